@@ -1,0 +1,485 @@
+//! The fake server's state and its write path: create and update with the real server's checks
+//! (conflicts, system fields, status subresource, generation, finalizers, schema, managed fields).
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::fields;
+use super::object::{self, meta_mut};
+use super::registry::Registry;
+use super::resource::ResourceInfo;
+use super::schema;
+use super::server::Options;
+use super::status::ApiStatus;
+use super::store::Store;
+
+/// How a write is attributed and whether it is kept.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WriteOpts {
+    /// Field manager of the write; `None` records no managed fields (seeding).
+    pub(crate) manager: Option<String>,
+    /// `dryRun=All`: run every check, keep nothing.
+    pub(crate) dry_run: bool,
+}
+
+/// Who decided the managed fields of a write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ownership {
+    /// An ordinary write: the manager takes the fields it changed.
+    Update,
+    /// Server-side apply already set `managedFields`.
+    Applied,
+}
+
+/// Objects, history and served resources, under one lock so that every verb is atomic.
+pub(crate) struct Core {
+    pub(crate) store: Store,
+    pub(crate) registry: Registry,
+    pub(crate) options: Options,
+}
+
+impl Core {
+    pub(crate) fn new(options: Options) -> Self {
+        Self {
+            store: Store::new(options.history_limit, options.watch_buffer),
+            registry: Registry::default(),
+            options,
+        }
+    }
+
+    pub(crate) fn info(&self, group: &str, version: &str, plural: &str) -> Arc<ResourceInfo> {
+        self.registry
+            .find(group, version, plural)
+            .cloned()
+            .expect("built-in resource is registered")
+    }
+
+    /// Creates namespace `name` if it does not exist.
+    pub(crate) fn ensure_namespace(&mut self, name: &str) {
+        let info = self.info("", "v1", "namespaces");
+        if self
+            .store
+            .get(&info.storage_key(), &(String::new(), name.to_owned()))
+            .is_none()
+        {
+            let namespace = json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": { "name": name } });
+            self.create(&info, None, namespace, &WriteOpts::default())
+                .expect("a fresh namespace is valid");
+        }
+    }
+
+    /// Stores a seed object of any registered kind.
+    pub(crate) fn seed(&mut self, value: Value) -> Result<Arc<Value>, ApiStatus> {
+        let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+        let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let info = self.registry.by_kind(api_version, kind).cloned().ok_or_else(|| {
+            ApiStatus::bad_request(format!(
+                "no resource is registered for apiVersion {api_version:?} kind {kind:?}: register its CRD or type first"
+            ))
+        })?;
+        let namespace = object::namespace(&value).to_owned();
+        let namespace = (info.namespaced).then(|| {
+            if namespace.is_empty() {
+                "default".to_owned()
+            } else {
+                namespace
+            }
+        });
+        if let Some(ns) = &namespace {
+            self.ensure_namespace(ns);
+        }
+        self.create(&info, namespace.as_deref(), value, &WriteOpts::default())
+    }
+
+    /// Looks up an object or answers NotFound.
+    pub(crate) fn get_object(
+        &self,
+        info: &ResourceInfo,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Arc<Value>, ApiStatus> {
+        let key = (namespace.unwrap_or("").to_owned(), name.to_owned());
+        self.store
+            .get(&info.storage_key(), &key)
+            .cloned()
+            .ok_or_else(|| ApiStatus::not_found(info, name))
+    }
+
+    /// POST: create an object in `namespace` (`None` for cluster-scoped resources).
+    pub(crate) fn create(
+        &mut self,
+        info: &Arc<ResourceInfo>,
+        namespace: Option<&str>,
+        mut body: Value,
+        opts: &WriteOpts,
+    ) -> Result<Arc<Value>, ApiStatus> {
+        check_type_meta(&mut body, info)?;
+        set_namespace(&mut body, info, namespace)?;
+        if let Some(ns) = namespace {
+            self.check_namespace_open(ns)?;
+        }
+        let meta = meta_mut(&mut body);
+        let name = meta.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let name = if name.is_empty() {
+            let prefix = meta.get("generateName").and_then(Value::as_str).unwrap_or_default();
+            if prefix.is_empty() {
+                let causes = [(
+                    "metadata.name".to_owned(),
+                    "Required value: name or generateName is required".to_owned(),
+                )];
+                return Err(ApiStatus::invalid(info, "", &causes));
+            }
+            let generated = format!("{prefix}{}", random_suffix());
+            meta.insert("name".to_owned(), json!(generated));
+            generated
+        } else {
+            name
+        };
+        if !meta
+            .get("resourceVersion")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .is_empty()
+        {
+            return Err(ApiStatus::internal(
+                "resourceVersion should not be set on objects to be created",
+            ));
+        }
+        for field in ["deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+            meta.remove(field);
+        }
+        if opts.manager.is_some() {
+            // Managed fields are the server's to write; without a manager (seeding, apply) they
+            // are kept as given.
+            meta.remove("managedFields");
+        }
+        meta.insert("uid".to_owned(), json!(uuid::Uuid::new_v4().to_string()));
+        meta.insert("creationTimestamp".to_owned(), json!(object::now()));
+        meta.insert("generation".to_owned(), json!(1));
+        validate_metadata(info, &body)?;
+        if info.status_subresource {
+            // Status is the controllers' to write: kube-apiserver drops it on create.
+            body.as_object_mut().expect("checked object").remove("status");
+        }
+        if info.builtin && info.kind == "Namespace" {
+            body["status"] = json!({ "phase": "Active" });
+        }
+        schema::admit(info, &mut body)?;
+        let key = (namespace.unwrap_or("").to_owned(), name.clone());
+        if self.store.get(&info.storage_key(), &key).is_some() {
+            return Err(ApiStatus::already_exists(info, &name));
+        }
+        let crd_infos = crd_infos(info, &body)?;
+        if let Some(manager) = &opts.manager {
+            fields::record_update(None, &mut body, manager, &info.api_version(), None, &object::now());
+        }
+        if opts.dry_run {
+            return Ok(Arc::new(body));
+        }
+        let stored = self.store.put(&info.storage_key(), body);
+        if let Some(infos) = crd_infos {
+            return Ok(self.establish_crd(&stored, infos));
+        }
+        Ok(stored)
+    }
+
+    /// PUT: replace an object, or only its status when `subresource` is `status`.
+    pub(crate) fn update(
+        &mut self,
+        info: &Arc<ResourceInfo>,
+        namespace: Option<&str>,
+        name: &str,
+        mut body: Value,
+        subresource: Option<&str>,
+        opts: &WriteOpts,
+    ) -> Result<Arc<Value>, ApiStatus> {
+        check_type_meta(&mut body, info)?;
+        set_namespace(&mut body, info, namespace)?;
+        let body_name = object::name(&body);
+        if body_name.is_empty() {
+            meta_mut(&mut body).insert("name".to_owned(), json!(name));
+        } else if body_name != name {
+            return Err(ApiStatus::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )));
+        }
+        let old = self.get_object(info, namespace, name)?;
+        let rv = object::resource_version(&body);
+        if !rv.is_empty() && rv != object::resource_version(&old) {
+            return Err(ApiStatus::stale(info, name));
+        }
+        self.commit_update(info, old, body, subresource, opts, Ownership::Update)
+    }
+
+    /// The shared tail of update, patch and apply: `new` replaces `old` after the server's rules.
+    pub(crate) fn commit_update(
+        &mut self,
+        info: &Arc<ResourceInfo>,
+        old: Arc<Value>,
+        mut new: Value,
+        subresource: Option<&str>,
+        opts: &WriteOpts,
+        ownership: Ownership,
+    ) -> Result<Arc<Value>, ApiStatus> {
+        let name = object::name(&old).to_owned();
+        if !new.is_object() {
+            return Err(ApiStatus::bad_request("the request body must be a JSON object"));
+        }
+        match subresource {
+            Some("status") => {
+                // `/status` changes status alone (and the managed fields that record it).
+                let status = new.get("status").cloned();
+                let managed = new.pointer("/metadata/managedFields").cloned();
+                new = (*old).clone();
+                match status {
+                    Some(status) => new["status"] = status,
+                    None => {
+                        new.as_object_mut().expect("object").remove("status");
+                    }
+                }
+                if let Some(managed) = managed.filter(|_| ownership == Ownership::Applied) {
+                    meta_mut(&mut new).insert("managedFields".to_owned(), managed);
+                }
+            }
+            _ if info.status_subresource => match old.get("status") {
+                Some(status) => new["status"] = status.clone(),
+                None => {
+                    new.as_object_mut().expect("object").remove("status");
+                }
+            },
+            _ => {}
+        }
+        preserve_system_fields(&old, &mut new);
+        validate_metadata(info, &new)?;
+        if object::is_deleting(&old) {
+            let before = object::finalizers(&old);
+            let added: Vec<String> = object::finalizers(&new)
+                .into_iter()
+                .filter(|f| !before.contains(f))
+                .collect();
+            if !added.is_empty() {
+                let message = format!(
+                    "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers {added:?}"
+                );
+                return Err(ApiStatus::invalid(
+                    info,
+                    &name,
+                    &[("metadata.finalizers".to_owned(), message)],
+                ));
+            }
+        }
+        schema::admit(info, &mut new)?;
+        let with_status = !info.status_subresource;
+        if object::spec_part(&old, with_status) != object::spec_part(&new, with_status) {
+            meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
+        }
+        let crd_infos = crd_infos(info, &new)?;
+        if ownership == Ownership::Update
+            && let Some(manager) = &opts.manager
+        {
+            fields::record_update(
+                Some(&old),
+                &mut new,
+                manager,
+                &info.api_version(),
+                subresource,
+                &object::now(),
+            );
+        }
+        if unchanged(&old, &new) {
+            // A no-op write changes nothing, not even the resourceVersion, and tells no watch.
+            return Ok(old);
+        }
+        if opts.dry_run {
+            return Ok(Arc::new(new));
+        }
+        if object::is_deleting(&new) && object::finalizers(&new).is_empty() {
+            return Ok(self.finish_delete(info, new));
+        }
+        let stored = self.store.put(&info.storage_key(), new);
+        if let Some(infos) = crd_infos {
+            self.register_crd(infos);
+        }
+        self.after_update(info, &stored);
+        Ok(stored)
+    }
+
+    /// Refuses writes into a namespace that is missing or being deleted.
+    fn check_namespace_open(&mut self, namespace: &str) -> Result<(), ApiStatus> {
+        let info = self.info("", "v1", "namespaces");
+        match self
+            .store
+            .get(&info.storage_key(), &(String::new(), namespace.to_owned()))
+        {
+            Some(ns) if object::is_deleting(ns) => Err(ApiStatus::forbidden(format!(
+                "unable to create new content in namespace {namespace} because it is being terminated"
+            ))),
+            Some(_) => Ok(()),
+            None if self.options.auto_create_namespaces => {
+                self.ensure_namespace(namespace);
+                Ok(())
+            }
+            None => Err(ApiStatus::namespace_not_found(namespace)),
+        }
+    }
+}
+
+/// Fills in or checks `apiVersion` and `kind`; objects are stored under the served version.
+fn check_type_meta(body: &mut Value, info: &ResourceInfo) -> Result<(), ApiStatus> {
+    let Some(map) = body.as_object_mut() else {
+        return Err(ApiStatus::bad_request("the request body must be a JSON object"));
+    };
+    let expected = info.api_version();
+    let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    if !api_version.is_empty() && group != info.group {
+        return Err(ApiStatus::bad_request(format!(
+            "the API version in the data ({api_version}) does not match the expected API version ({expected})"
+        )));
+    }
+    let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if !kind.is_empty() && kind != info.kind {
+        return Err(ApiStatus::bad_request(format!(
+            "the kind in the data ({kind}) does not match the expected kind ({})",
+            info.kind
+        )));
+    }
+    map.insert("apiVersion".to_owned(), json!(expected));
+    map.insert("kind".to_owned(), json!(info.kind));
+    Ok(())
+}
+
+fn set_namespace(body: &mut Value, info: &ResourceInfo, namespace: Option<&str>) -> Result<(), ApiStatus> {
+    let meta = meta_mut(body);
+    match namespace {
+        Some(ns) if info.namespaced => {
+            match meta.get("namespace").and_then(Value::as_str) {
+                Some(own) if !own.is_empty() && own != ns => {
+                    return Err(ApiStatus::bad_request(
+                        "the namespace of the provided object does not match the namespace sent on the request",
+                    ));
+                }
+                _ => meta.insert("namespace".to_owned(), json!(ns)),
+            };
+        }
+        _ => {
+            meta.remove("namespace");
+        }
+    }
+    Ok(())
+}
+
+/// Keeps what only the server may set.
+fn preserve_system_fields(old: &Value, new: &mut Value) {
+    let old_meta = old
+        .get("metadata")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let meta = meta_mut(new);
+    for field in [
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+        "namespace",
+        "resourceVersion",
+    ] {
+        match old_meta.get(field) {
+            Some(value) => meta.insert(field.to_owned(), value.clone()),
+            None => meta.remove(field),
+        };
+    }
+    meta.remove("selfLink");
+}
+
+/// Metadata shape checks kube-apiserver's validation makes.
+fn validate_metadata(info: &ResourceInfo, object: &Value) -> Result<(), ApiStatus> {
+    let name = object::name(object);
+    let mut causes = Vec::new();
+    if !object::is_dns_subdomain(name) {
+        causes.push(("metadata.name".to_owned(), format!(
+            "Invalid value: {name:?}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
+        )));
+    }
+    for map in ["labels", "annotations"] {
+        if let Some(values) = object.pointer(&format!("/metadata/{map}"))
+            && !values.as_object().is_some_and(|m| m.values().all(Value::is_string))
+        {
+            causes.push((
+                format!("metadata.{map}"),
+                "Invalid value: must be a map of strings".to_owned(),
+            ));
+        }
+    }
+    let owners = object::owner_references(object);
+    for (i, owner) in owners.iter().enumerate() {
+        for field in ["apiVersion", "kind", "name", "uid"] {
+            if owner.get(field).and_then(Value::as_str).unwrap_or_default().is_empty() {
+                causes.push((
+                    format!("metadata.ownerReferences[{i}].{field}"),
+                    "Required value".to_owned(),
+                ));
+            }
+        }
+    }
+    if owners
+        .iter()
+        .filter(|o| o.get("controller").and_then(Value::as_bool) == Some(true))
+        .count()
+        > 1
+    {
+        causes.push((
+            "metadata.ownerReferences".to_owned(),
+            "Invalid value: Only one reference can have Controller set to true".to_owned(),
+        ));
+    }
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiStatus::invalid(info, name, &causes))
+    }
+}
+
+/// Whether a write would change nothing a client can see besides managed-field timestamps.
+fn unchanged(old: &Value, new: &Value) -> bool {
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        for entry in v
+            .pointer_mut("/metadata/managedFields")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            entry.as_object_mut().map(|e| e.remove("time"));
+        }
+        v
+    };
+    strip(old) == strip(new)
+}
+
+/// For CRD objects: the resources they define, or Invalid when they define none.
+fn crd_infos(info: &ResourceInfo, object: &Value) -> Result<Option<Vec<ResourceInfo>>, ApiStatus> {
+    if !(info.builtin && info.kind == "CustomResourceDefinition") {
+        return Ok(None);
+    }
+    ResourceInfo::from_crd(object).map(Some).map_err(|why| {
+        ApiStatus::invalid(
+            info,
+            object::name(object),
+            &[("spec".to_owned(), format!("Invalid value: {why}"))],
+        )
+    })
+}
+
+/// The five characters kube-apiserver appends to `generateName`.
+fn random_suffix() -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let bytes = uuid::Uuid::new_v4().into_bytes();
+    bytes[..5]
+        .iter()
+        .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
+        .collect()
+}

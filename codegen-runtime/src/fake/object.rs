@@ -1,0 +1,197 @@
+//! Reading and writing the standard fields of objects the fake API server stores as JSON.
+
+use serde_json::{Map, Value};
+
+/// The `metadata` map of an object, created when missing (a non-object `metadata` is replaced).
+pub(crate) fn meta_mut(object: &mut Value) -> &mut Map<String, Value> {
+    if !object.is_object() {
+        *object = Value::Object(Map::new());
+    }
+    let map = object.as_object_mut().expect("object checked above");
+    let meta = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    if !meta.is_object() {
+        *meta = Value::Object(Map::new());
+    }
+    meta.as_object_mut().expect("metadata checked above")
+}
+
+/// A string field of `metadata`, or `""`.
+pub(crate) fn meta_str<'a>(object: &'a Value, field: &str) -> &'a str {
+    object
+        .get("metadata")
+        .and_then(|m| m.get(field))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// `metadata.name`, or `""`.
+pub(crate) fn name(object: &Value) -> &str {
+    meta_str(object, "name")
+}
+
+/// `metadata.namespace`, or `""`.
+pub(crate) fn namespace(object: &Value) -> &str {
+    meta_str(object, "namespace")
+}
+
+/// `metadata.uid`, or `""`.
+pub(crate) fn uid(object: &Value) -> &str {
+    meta_str(object, "uid")
+}
+
+/// `metadata.resourceVersion`, or `""`.
+pub(crate) fn resource_version(object: &Value) -> &str {
+    meta_str(object, "resourceVersion")
+}
+
+/// Whether `metadata.deletionTimestamp` is set.
+pub(crate) fn is_deleting(object: &Value) -> bool {
+    !meta_str(object, "deletionTimestamp").is_empty()
+}
+
+/// `metadata.labels`, when present.
+pub(crate) fn labels(object: &Value) -> Option<&Map<String, Value>> {
+    object.get("metadata")?.get("labels")?.as_object()
+}
+
+/// `metadata.finalizers` as strings.
+pub(crate) fn finalizers(object: &Value) -> Vec<String> {
+    string_list(object.get("metadata").and_then(|m| m.get("finalizers")))
+}
+
+/// Replaces `metadata.finalizers`, dropping the field when the list is empty.
+pub(crate) fn set_finalizers(object: &mut Value, finalizers: &[String]) {
+    let meta = meta_mut(object);
+    if finalizers.is_empty() {
+        meta.remove("finalizers");
+    } else {
+        meta.insert("finalizers".to_owned(), Value::from(finalizers.to_vec()));
+    }
+}
+
+/// `metadata.ownerReferences` entries.
+pub(crate) fn owner_references(object: &Value) -> &[Value] {
+    object
+        .get("metadata")
+        .and_then(|m| m.get("ownerReferences"))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// `metadata.generation`, 0 when unset.
+pub(crate) fn generation(object: &Value) -> i64 {
+    object
+        .get("metadata")
+        .and_then(|m| m.get("generation"))
+        .and_then(Value::as_i64)
+        .unwrap_or(0)
+}
+
+fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| items.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+/// The current time as kube-apiserver writes timestamps (RFC 3339, whole seconds, UTC).
+pub(crate) fn now() -> String {
+    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// Seconds since the epoch of an RFC 3339 timestamp.
+pub(crate) fn timestamp_seconds(text: &str) -> Option<i64> {
+    text.parse::<jiff::Timestamp>().ok().map(|t| t.as_second())
+}
+
+/// The value at a dotted path (`status.phase`, `.spec.replicas`, `metadata.labels.app`), if any.
+pub(crate) fn field<'a>(object: &'a Value, path: &str) -> Option<&'a Value> {
+    path.trim_start_matches('.')
+        .split('.')
+        .filter(|s| !s.is_empty())
+        .try_fold(object, |value, segment| value.get(segment))
+}
+
+/// The value at a dotted path rendered as text (strings unquoted), if any.
+pub(crate) fn field_text(object: &Value, path: &str) -> Option<String> {
+    field(object, path).map(|v| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    })
+}
+
+/// Sets the value at a dotted path, creating intermediate objects.
+pub(crate) fn set_field(object: &mut Value, path: &str, new: Value) {
+    let segments: Vec<&str> = path
+        .trim_start_matches('.')
+        .split('.')
+        .filter(|s| !s.is_empty())
+        .collect();
+    let mut current = object;
+    for segment in &segments[..segments.len().saturating_sub(1)] {
+        if !current.get(*segment).is_some_and(Value::is_object) {
+            current[*segment] = Value::Object(Map::new());
+        }
+        current = &mut current[*segment];
+    }
+    if let Some(last) = segments.last() {
+        current[*last] = new;
+    }
+}
+
+/// Whether `name` is a valid DNS-1123 subdomain, the rule for most object names.
+pub(crate) fn is_dns_subdomain(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        })
+}
+
+/// The value with `metadata` (and `status`, when `with_status` is false) removed: what decides
+/// whether `metadata.generation` moves.
+pub(crate) fn spec_part(object: &Value, with_status: bool) -> Value {
+    let mut copy = object.as_object().cloned().unwrap_or_default();
+    copy.remove("metadata");
+    copy.remove("apiVersion");
+    copy.remove("kind");
+    if !with_status {
+        copy.remove("status");
+    }
+    Value::Object(copy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn field_should_follow_dotted_paths() {
+        let object = json!({"status": {"server": {"usage": {"cpu": 12.5}}}, "metadata": {"name": "vm"}});
+        assert_eq!(field_text(&object, ".status.server.usage.cpu").as_deref(), Some("12.5"));
+        assert_eq!(field_text(&object, "metadata.name").as_deref(), Some("vm"));
+        assert_eq!(field(&object, ".status.missing"), None);
+    }
+
+    #[test]
+    fn set_field_should_create_intermediate_objects() {
+        let mut object = json!({});
+        set_field(&mut object, ".spec.replicas", json!(3));
+        assert_eq!(object, json!({"spec": {"replicas": 3}}));
+    }
+
+    #[test]
+    fn names_should_follow_dns_subdomain_rules() {
+        assert!(is_dns_subdomain("test-vm.example"));
+        assert!(!is_dns_subdomain("Test"));
+        assert!(!is_dns_subdomain("-a"));
+        assert!(!is_dns_subdomain(""));
+    }
+}

@@ -1,0 +1,272 @@
+//! Admission of custom resources against their CRD's structural schema: pruning of unknown
+//! fields, defaulting, and validation, in that order, as kube-apiserver does.
+
+use serde_json::{Map, Value};
+
+use super::object;
+use super::resource::ResourceInfo;
+use super::status::ApiStatus;
+
+/// Prunes, defaults and validates `object` when `info` carries a schema; Invalid lists every
+/// violation found.
+pub(crate) fn admit(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiStatus> {
+    let Some(schema) = &info.schema else { return Ok(()) };
+    let mut errors = Vec::new();
+    if let Some(map) = object.as_object_mut() {
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let preserve = preserves_unknown(schema);
+        let keys: Vec<String> = map.keys().cloned().collect();
+        for key in keys {
+            if matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
+                continue;
+            }
+            match properties.and_then(|p| p.get(&key)) {
+                Some(child) => check(child, map.get_mut(&key).expect("key listed"), &key, &mut errors),
+                None if preserve => {}
+                None => {
+                    map.remove(&key);
+                }
+            }
+        }
+        apply_defaults(schema, map, "", &mut errors);
+        required(schema, map, "", &mut errors);
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiStatus::invalid(info, object::name(object), &errors))
+    }
+}
+
+fn preserves_unknown(schema: &Value) -> bool {
+    schema
+        .get("x-kubernetes-preserve-unknown-fields")
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn check(schema: &Value, value: &mut Value, path: &str, errors: &mut Vec<(String, String)>) {
+    if value.is_null() && schema.get("nullable").and_then(Value::as_bool) == Some(true) {
+        return;
+    }
+    let int_or_string = schema.get("x-kubernetes-int-or-string").and_then(Value::as_bool) == Some(true);
+    if let Some(expected) = schema.get("type").and_then(Value::as_str) {
+        let ok = match expected {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string() || (int_or_string && (value.is_i64() || value.is_u64())),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
+            _ => true,
+        };
+        if !ok {
+            let actual = match value {
+                Value::Null => "null",
+                Value::Bool(_) => "boolean",
+                Value::Number(n) if n.is_f64() => "number",
+                Value::Number(_) => "integer",
+                Value::String(_) => "string",
+                Value::Array(_) => "array",
+                Value::Object(_) => "object",
+            };
+            errors.push((
+                path.to_owned(),
+                format!("Invalid value: {value}: {path} in body must be of type {expected}: \"{actual}\""),
+            ));
+            return;
+        }
+    }
+    if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
+        && !allowed.contains(value)
+    {
+        let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+        errors.push((
+            path.to_owned(),
+            format!("Unsupported value: {value}: supported values: {}", list.join(", ")),
+        ));
+    }
+    bounds(schema, value, path, errors);
+    match value {
+        Value::Object(map) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+            let preserve = preserves_unknown(schema) || schema.get("additionalProperties") == Some(&Value::Bool(true));
+            let keys: Vec<String> = map.keys().cloned().collect();
+            for key in keys {
+                let child_path = join(path, &key);
+                match properties.and_then(|p| p.get(&key)).or(additional) {
+                    Some(child) => check(child, map.get_mut(&key).expect("key listed"), &child_path, errors),
+                    None if preserve
+                        || (properties.is_none() && additional.is_none() && schema.get("type").is_none()) => {}
+                    None => {
+                        map.remove(&key);
+                    }
+                }
+            }
+            apply_defaults(schema, map, path, errors);
+            required(schema, map, path, errors);
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for (i, item) in items.iter_mut().enumerate() {
+                    check(item_schema, item, &format!("{path}[{i}]"), errors);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn apply_defaults(schema: &Value, map: &mut Map<String, Value>, path: &str, errors: &mut Vec<(String, String)>) {
+    for (key, child) in schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if let (false, Some(default)) = (map.contains_key(key), child.get("default")) {
+            let mut value = default.clone();
+            check(child, &mut value, &join(path, key), errors);
+            map.insert(key.clone(), value);
+        }
+    }
+}
+
+fn required(schema: &Value, map: &Map<String, Value>, path: &str, errors: &mut Vec<(String, String)>) {
+    for key in schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !map.contains_key(key) {
+            errors.push((join(path, key), "Required value".to_owned()));
+        }
+    }
+}
+
+fn bounds(schema: &Value, value: &Value, path: &str, errors: &mut Vec<(String, String)>) {
+    let limit = |key: &str| schema.get(key).and_then(Value::as_f64);
+    let mut fail = |message: String| {
+        errors.push((
+            path.to_owned(),
+            format!("Invalid value: {value}: {path} in body {message}"),
+        ))
+    };
+    if let Some(n) = value.as_f64() {
+        if let Some(min) = limit("minimum").filter(|min| n < *min) {
+            fail(format!("should be greater than or equal to {min}"));
+        }
+        if let Some(max) = limit("maximum").filter(|max| n > *max) {
+            fail(format!("should be less than or equal to {max}"));
+        }
+    }
+    let length = value
+        .as_str()
+        .map(|s| s.chars().count())
+        .or_else(|| value.as_array().map(Vec::len));
+    if let Some(len) = length {
+        let (min_key, max_key) = if value.is_string() {
+            ("minLength", "maxLength")
+        } else {
+            ("minItems", "maxItems")
+        };
+        if let Some(min) = limit(min_key).filter(|min| (len as f64) < *min) {
+            fail(format!(
+                "should have at least {min} {}",
+                if value.is_string() { "chars long" } else { "items" }
+            ));
+        }
+        if let Some(max) = limit(max_key).filter(|max| (len as f64) > *max) {
+            fail(format!(
+                "may not have more than {max} {}",
+                if value.is_string() { "chars" } else { "items" }
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn info() -> ResourceInfo {
+        let mut info = ResourceInfo::builtin("cloudnative.tw", "v1alpha1", "VirtualMachine", "virtualmachines");
+        info.schema = Some(json!({
+            "type": "object",
+            "properties": {
+                "spec": {
+                    "type": "object",
+                    "required": ["cpu"],
+                    "properties": {
+                        "cpu": { "type": "integer", "minimum": 1 },
+                        "memory": { "type": "string", "default": "1Gi" },
+                        "mode": { "type": "string", "enum": ["fast", "slow"] },
+                        "labels": { "type": "object", "additionalProperties": { "type": "string" } }
+                    }
+                },
+                "status": { "type": "object", "x-kubernetes-preserve-unknown-fields": true }
+            }
+        }));
+        info
+    }
+
+    #[test]
+    fn admit_should_prune_unknown_fields_and_apply_defaults() {
+        let mut object = json!({
+            "metadata": { "name": "vm" },
+            "spec": { "cpu": 2, "bogus": true, "labels": { "a": "b" } },
+            "status": { "anything": 1 },
+            "extra": 1
+        });
+        admit(&info(), &mut object).unwrap();
+        assert_eq!(
+            object["spec"],
+            json!({ "cpu": 2, "memory": "1Gi", "labels": { "a": "b" } })
+        );
+        assert_eq!(object["status"], json!({ "anything": 1 }));
+        assert!(object.get("extra").is_none());
+    }
+
+    #[test]
+    fn admit_should_report_every_violation() {
+        let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": "two", "mode": "medium" } });
+        let status = admit(&info(), &mut object).unwrap_err();
+        assert_eq!(status.code, 422);
+        assert!(
+            status.message.contains("spec.cpu in body must be of type integer"),
+            "{}",
+            status.message
+        );
+        assert!(
+            status.message.contains("spec.mode: Unsupported value"),
+            "{}",
+            status.message
+        );
+        let mut zero = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 0 } });
+        assert!(
+            admit(&info(), &mut zero)
+                .unwrap_err()
+                .message
+                .contains("greater than or equal to 1")
+        );
+        let mut missing = json!({ "metadata": { "name": "vm" }, "spec": {} });
+        assert!(
+            admit(&info(), &mut missing)
+                .unwrap_err()
+                .message
+                .contains("spec.cpu: Required value")
+        );
+    }
+}

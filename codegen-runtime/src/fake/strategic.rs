@@ -1,0 +1,147 @@
+//! Strategic merge patch for the built-in types: lists with a patch merge key are merged by that
+//! key, `finalizers` merge as sets, and the `$patch` directives are honoured.
+
+use serde_json::{Map, Value};
+
+/// The patch merge key of the keyed lists of the built-in types the fake server serves.
+fn merge_key(field: &str, items: &[Value]) -> Option<&'static str> {
+    match field {
+        "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "env" | "imagePullSecrets" => {
+            Some("name")
+        }
+        "volumeMounts" | "volumeDevices" => Some("mountPath"),
+        "ownerReferences" => Some("uid"),
+        "conditions" => Some("type"),
+        "hostAliases" => Some("ip"),
+        "topologySpreadConstraints" => Some("topologyKey"),
+        // Container ports merge by containerPort, Service ports by port.
+        "ports" if items.iter().any(|p| p.get("containerPort").is_some()) => Some("containerPort"),
+        "ports" => Some("port"),
+        _ => None,
+    }
+}
+
+/// Lists of scalars whose patch strategy is `merge`.
+fn is_set_list(field: &str) -> bool {
+    field == "finalizers"
+}
+
+/// Applies a strategic merge patch to `target`.
+pub(crate) fn apply(target: &mut Value, patch: &Value) -> Result<(), String> {
+    let Some(patch_map) = patch.as_object() else {
+        return Err("a strategic merge patch must be a JSON object".to_owned());
+    };
+    if patch_map.get("$patch").and_then(Value::as_str) == Some("replace") {
+        let mut replacement = patch_map.clone();
+        replacement.remove("$patch");
+        *target = Value::Object(replacement);
+        return Ok(());
+    }
+    if !target.is_object() {
+        *target = Value::Object(Map::new());
+    }
+    let map = target.as_object_mut().expect("made an object above");
+    for (key, value) in patch_map {
+        if let Some(field) = key.strip_prefix("$deleteFromPrimitiveList/") {
+            let remove: Vec<&Value> = value.as_array().map(|a| a.iter().collect()).unwrap_or_default();
+            if let Some(Value::Array(items)) = map.get_mut(field) {
+                items.retain(|item| !remove.contains(&item));
+            }
+            continue;
+        }
+        if key.starts_with('$') {
+            // `$setElementOrder/…` and `$retainKeys` only order or narrow; the result is the same
+            // set of fields for the fake server's purposes.
+            continue;
+        }
+        match (map.get_mut(key), value) {
+            (_, Value::Null) => {
+                map.remove(key);
+            }
+            (Some(existing @ Value::Object(_)), Value::Object(_)) => apply(existing, value)?,
+            (Some(Value::Array(existing)), Value::Array(items)) => merge_list(key, existing, items)?,
+            _ => {
+                let mut fresh = Value::Null;
+                if value.is_object() {
+                    apply(&mut fresh, value)?;
+                } else {
+                    fresh = value.clone();
+                }
+                map.insert(key.clone(), fresh);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn merge_list(field: &str, existing: &mut Vec<Value>, patch: &[Value]) -> Result<(), String> {
+    if is_set_list(field) {
+        for item in patch {
+            if !existing.contains(item) {
+                existing.push(item.clone());
+            }
+        }
+        return Ok(());
+    }
+    let Some(key) = merge_key(field, existing).or_else(|| merge_key(field, patch)) else {
+        *existing = patch.to_vec();
+        return Ok(());
+    };
+    for item in patch {
+        let id = item
+            .get(key)
+            .ok_or_else(|| format!("map: {item} does not contain declared merge key: {key}"))?;
+        let position = existing.iter().position(|e| e.get(key) == Some(id));
+        match (position, item.get("$patch").and_then(Value::as_str)) {
+            (Some(i), Some("delete")) => {
+                existing.remove(i);
+            }
+            (None, Some("delete")) => {}
+            (Some(i), _) => apply(&mut existing[i], item)?,
+            (None, _) => {
+                let mut fresh = Value::Null;
+                apply(&mut fresh, item)?;
+                existing.push(fresh);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn strategic_patch_should_merge_containers_by_name() {
+        let mut deployment = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "app", "image": "app:1"}, {"name": "sidecar", "image": "proxy:1"}
+        ]}}}, "metadata": {"finalizers": ["a"]}});
+        let patch = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "app", "image": "app:2"}, {"name": "sidecar", "$patch": "delete"}, {"name": "new", "image": "n"}
+        ]}}}, "metadata": {"finalizers": ["b"]}});
+        apply(&mut deployment, &patch).unwrap();
+        assert_eq!(
+            deployment["spec"]["template"]["spec"]["containers"],
+            json!([
+                {"name": "app", "image": "app:2"}, {"name": "new", "image": "n"}
+            ])
+        );
+        assert_eq!(deployment["metadata"]["finalizers"], json!(["a", "b"]));
+    }
+
+    #[test]
+    fn strategic_patch_should_replace_unkeyed_lists_and_delete_nulls() {
+        let mut object = json!({"spec": {"args": ["a", "b"], "x": 1}});
+        apply(&mut object, &json!({"spec": {"args": ["c"], "x": null}})).unwrap();
+        assert_eq!(object, json!({"spec": {"args": ["c"]}}));
+        let mut object = json!({"metadata": {"finalizers": ["a", "b"]}});
+        apply(
+            &mut object,
+            &json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["a"]}}),
+        )
+        .unwrap();
+        assert_eq!(object, json!({"metadata": {"finalizers": ["b"]}}));
+    }
+}
