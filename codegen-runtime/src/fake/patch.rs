@@ -141,7 +141,16 @@ fn patch_value(info: &ResourceInfo, media: &str, mut target: Value, patch: &Valu
         "application/json-patch+json" => {
             let operations: json_patch::Patch = serde_json::from_value(patch.clone())
                 .map_err(|e| ApiStatus::bad_request(format!("invalid JSON patch: {e}")))?;
-            json_patch::patch(&mut target, &operations).map_err(|e| invalid(e.to_string()))?;
+            for operation in operations.0 {
+                // kube-apiserver's JSON patch treats a missing path as null in `test`, which is
+                // what kube-runtime's finalizer helper relies on; RFC 6902 would fail instead.
+                if let json_patch::PatchOperation::Test(test) = &operation {
+                    if test.value.is_null() && target.pointer(test.path.as_str()).is_none() {
+                        continue;
+                    }
+                }
+                json_patch::patch(&mut target, &[operation]).map_err(|e| invalid(e.to_string()))?;
+            }
         }
         "application/merge-patch+json" => json_patch::merge(&mut target, patch),
         "application/strategic-merge-patch+json" if info.builtin => {

@@ -1,0 +1,136 @@
+//! list: selectors, pagination with consistent continuations, resourceVersions.
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ListParams, PostParams, VersionMatch};
+
+use crate::common::*;
+
+#[tokio::test]
+async fn list_should_filter_by_label_and_field_selectors() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    api.create(
+        &PostParams::default(),
+        &configmap("web", &[("app", "web"), ("tier", "front")]),
+    )
+    .await
+    .unwrap();
+    api.create(
+        &PostParams::default(),
+        &configmap("db", &[("app", "db"), ("tier", "back")]),
+    )
+    .await
+    .unwrap();
+    api.create(&PostParams::default(), &configmap("cache", &[("app", "cache")]))
+        .await
+        .unwrap();
+    let names = |list: kube::core::ObjectList<ConfigMap>| -> Vec<String> {
+        list.items.into_iter().map(|c| c.metadata.name.unwrap()).collect()
+    };
+
+    assert_eq!(
+        names(api.list(&ListParams::default().labels("app=web")).await.unwrap()),
+        ["web"]
+    );
+    assert_eq!(
+        names(
+            api.list(&ListParams::default().labels("tier in (front,back)"))
+                .await
+                .unwrap()
+        ),
+        ["db", "web"]
+    );
+    assert_eq!(
+        names(api.list(&ListParams::default().labels("!tier")).await.unwrap()),
+        ["cache"]
+    );
+    assert_eq!(
+        names(
+            api.list(&ListParams::default().labels("tier,app notin (db)"))
+                .await
+                .unwrap()
+        ),
+        ["web"]
+    );
+    assert_eq!(
+        names(
+            api.list(&ListParams::default().fields("metadata.name!=web"))
+                .await
+                .unwrap()
+        ),
+        ["cache", "db"]
+    );
+    let unsupported = api_error(api.list(&ListParams::default().fields("data.x=1")).await);
+    assert_eq!(
+        (unsupported.code, unsupported.message.as_str()),
+        (400, "field label not supported: data.x")
+    );
+}
+
+#[tokio::test]
+async fn list_should_paginate_a_consistent_snapshot() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    create_configmaps(&api, 25, &[("app", "x")]).await;
+
+    let first = api.list(&ListParams::default().limit(10)).await.unwrap();
+    assert_eq!(first.items.len(), 10);
+    assert_eq!(first.metadata.remaining_item_count, Some(15));
+    let snapshot_rv = first.metadata.resource_version.clone();
+    // Changes after the first page must not leak into later pages.
+    api.delete("cm-020", &Default::default()).await.unwrap();
+    api.create(&PostParams::default(), &configmap("cm-999", &[]))
+        .await
+        .unwrap();
+
+    let mut names: Vec<String> = first.items.iter().map(|c| c.metadata.name.clone().unwrap()).collect();
+    let mut token = first.metadata.continue_;
+    while let Some(next) = token {
+        let page = api
+            .list(&ListParams::default().limit(10).continue_token(&next))
+            .await
+            .unwrap();
+        assert_eq!(page.metadata.resource_version, snapshot_rv);
+        names.extend(page.items.iter().map(|c| c.metadata.name.clone().unwrap()));
+        token = page.metadata.continue_;
+    }
+    let expected: Vec<String> = (0..25).map(|i| format!("cm-{i:03}")).collect();
+    assert_eq!(names, expected);
+
+    server.expire_resource_versions();
+    let first = api.list(&ListParams::default().limit(10)).await.unwrap();
+    api.create(&PostParams::default(), &configmap("late", &[]))
+        .await
+        .unwrap();
+    server.expire_resource_versions();
+    let gone = api_error(
+        api.list(
+            &ListParams::default()
+                .limit(10)
+                .continue_token(&first.metadata.continue_.unwrap()),
+        )
+        .await,
+    );
+    assert_eq!((gone.code, gone.reason.as_str()), (410, "Expired"));
+}
+
+#[tokio::test]
+async fn list_should_serve_an_exact_resource_version() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    create_configmaps(&api, 3, &[]).await;
+    let rv = api
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap();
+    api.delete("cm-000", &Default::default()).await.unwrap();
+    let then = api
+        .list(&ListParams::default().at(&rv).matching(VersionMatch::Exact))
+        .await
+        .unwrap();
+    assert_eq!(then.items.len(), 3);
+    assert_eq!(api.list(&ListParams::default()).await.unwrap().items.len(), 2);
+}

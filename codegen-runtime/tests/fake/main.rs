@@ -1,0 +1,13 @@
+//! The in-memory API server, tested only through `kube::Api`, kube-runtime's watcher and HTTP —
+//! never through its internals — so the tests state the Kubernetes API contract it keeps.
+
+mod common;
+
+mod aids;
+mod crd;
+mod delete;
+mod list;
+mod patch;
+mod served;
+mod watch;
+mod write;
