@@ -144,10 +144,11 @@ fn patch_value(info: &ResourceInfo, media: &str, mut target: Value, patch: &Valu
             for operation in operations.0 {
                 // kube-apiserver's JSON patch treats a missing path as null in `test`, which is
                 // what kube-runtime's finalizer helper relies on; RFC 6902 would fail instead.
-                if let json_patch::PatchOperation::Test(test) = &operation {
-                    if test.value.is_null() && target.pointer(test.path.as_str()).is_none() {
-                        continue;
-                    }
+                if let json_patch::PatchOperation::Test(test) = &operation
+                    && test.value.is_null()
+                    && target.pointer(test.path.as_str()).is_none()
+                {
+                    continue;
                 }
                 json_patch::patch(&mut target, &[operation]).map_err(|e| invalid(e.to_string()))?;
             }
