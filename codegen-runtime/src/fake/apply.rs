@@ -21,6 +21,7 @@ pub(crate) struct ApplyRequest<'a> {
     pub(crate) manager: &'a str,
     pub(crate) force: bool,
     pub(crate) dry_run: bool,
+    pub(crate) strict: bool,
 }
 
 impl Core {
@@ -63,6 +64,7 @@ impl Core {
         let opts = WriteOpts {
             manager: None,
             dry_run: request.dry_run,
+            strict: request.strict,
         };
         let Ok(old) = self.get_object(info, request.namespace, request.name) else {
             if request.subresource.is_some() {
@@ -87,10 +89,21 @@ impl Core {
                     .collect::<Vec<_>>()
             })
             .collect();
+        // Moving from client-side to server-side apply takes over the fields kubectl last
+        // applied without conflict, as kube-apiserver's last-applied manager allows.
+        let last_applied = last_applied_configuration(&old);
+        let (upgraded, conflicts): (Vec<_>, Vec<_>) = conflicts.into_iter().partition(|(manager, _, path)| {
+            manager == CLIENT_SIDE_APPLY
+                && last_applied
+                    .as_ref()
+                    .is_some_and(|l| fields::value_at(l, path).is_some())
+        });
+        let blocking = !conflicts.is_empty() && !request.force;
+        if blocking {
+            return Err(conflict_status(info, request.name, &conflicts));
+        }
+        let conflicts: Vec<_> = conflicts.into_iter().chain(upgraded).collect();
         if !conflicts.is_empty() {
-            if !request.force {
-                return Err(conflict_status(info, request.name, &conflicts));
-            }
             let taken: BTreeSet<&FieldPath> = conflicts.iter().map(|(_, _, p)| p).collect();
             for e in entries.iter_mut().filter(|e| e.manager != request.manager) {
                 e.fields.retain(|p| !taken.contains(p));
@@ -115,6 +128,18 @@ impl Core {
         let stored = self.commit_update(info, old, new, request.subresource, &opts, Ownership::Applied)?;
         Ok((stored, false))
     }
+}
+
+/// The field manager of `kubectl apply` without `--server-side`.
+const CLIENT_SIDE_APPLY: &str = "kubectl-client-side-apply";
+
+/// The object kubectl's client-side apply recorded in its annotation, if any.
+fn last_applied_configuration(object: &Value) -> Option<Value> {
+    let text = object
+        .pointer("/metadata/annotations")?
+        .get("kubectl.kubernetes.io/last-applied-configuration")?
+        .as_str()?;
+    serde_json::from_str(text).ok()
 }
 
 /// With a status subresource, the main resource's apply ignores status and `/status` applies

@@ -21,6 +21,8 @@ pub(crate) struct WriteOpts {
     pub(crate) manager: Option<String>,
     /// `dryRun=All`: run every check, keep nothing.
     pub(crate) dry_run: bool,
+    /// `fieldValidation=Strict`: unknown fields are an error, not pruned.
+    pub(crate) strict: bool,
 }
 
 /// Who decided the managed fields of a write.
@@ -165,7 +167,7 @@ impl Core {
         if info.builtin && info.kind == "Namespace" {
             body["status"] = json!({ "phase": "Active" });
         }
-        schema::admit(info, &mut body)?;
+        schema::admit(info, &mut body, opts.strict)?;
         let key = (namespace.unwrap_or("").to_owned(), name.clone());
         if self.store.get(&info.storage_key(), &key).is_some() {
             return Err(ApiStatus::already_exists(info, &name));
@@ -269,13 +271,19 @@ impl Core {
                 ));
             }
         }
-        schema::admit(info, &mut new)?;
+        schema::admit(info, &mut new, opts.strict)?;
         let with_status = !info.status_subresource;
         if object::spec_part(&old, with_status) != object::spec_part(&new, with_status) {
             meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
         }
         let crd_infos = crd_infos(info, &new)?;
+        // A client that sends managed fields other than the stored ones replaces them (kubectl
+        // does so when it migrates client-side apply to server-side apply); an omitted list
+        // keeps them.
+        let given = new.pointer("/metadata/managedFields");
+        let replaced = given.is_some() && given != old.pointer("/metadata/managedFields");
         if ownership == Ownership::Update
+            && !replaced
             && let Some(manager) = &opts.manager
         {
             fields::record_update(

@@ -63,7 +63,6 @@ impl Inner {
             Route::Groups => discovery::groups(&self.core().registry),
             Route::Group(group) => discovery::group(&self.core().registry, &group)?,
             Route::Resources { group, version } => discovery::resources(&self.core().registry, &group, &version)?,
-            Route::OpenApiV2 => openapi::v2(&self.core().registry),
             Route::OpenApiV3Root => openapi::v3_root(&self.core().registry),
             Route::OpenApiV3 { group, version } => openapi::v3_group_version(&self.core().registry, &group, &version)?,
         };
@@ -153,6 +152,7 @@ impl Inner {
         let opts = WriteOpts {
             manager: Some(manager.clone()),
             dry_run: query.dry_run,
+            strict: query.strict,
         };
         let object = |code: StatusCode, value: &Value| -> Answer {
             let shown = if subresource == Some("scale") {
@@ -207,6 +207,7 @@ impl Inner {
                     explicit_manager: query.field_manager.is_some(),
                     force: query.force,
                     dry_run: query.dry_run,
+                    strict: query.strict,
                 };
                 let (patched, created) = core.patch(info, &request)?;
                 object(if created { StatusCode::CREATED } else { StatusCode::OK }, &patched)

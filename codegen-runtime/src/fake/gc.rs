@@ -133,6 +133,7 @@ impl Core {
         let opts = WriteOpts {
             manager: Some("generic-garbage-collector".to_owned()),
             dry_run: false,
+            strict: false,
         };
         if let Err(status) = self.commit_update(&info, current, updated, None, &opts, Ownership::Update) {
             tracing::warn!(%status, "garbage collector could not update owner references");

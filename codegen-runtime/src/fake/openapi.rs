@@ -1,6 +1,7 @@
-//! OpenAPI documents (v2 and v3) with just what clients read from them: per-kind schemas tagged
+//! OpenAPI v3 documents with just what clients read from them: per-kind schemas tagged
 //! with `x-kubernetes-group-version-kind`, and the PATCH parameters kubectl checks before it
-//! relies on server-side field validation.
+//! relies on server-side field validation. `/openapi/v2` is not served: kubectl asks for it in
+//! protobuf only, and takes a 404 as "use v3".
 
 use serde_json::{Map, Value, json};
 
@@ -64,17 +65,6 @@ fn path_item(info: &ResourceInfo) -> Value {
         })
     };
     json!({ "patch": operation("patch"), "put": operation("put") })
-}
-
-/// `/openapi/v2`: one Swagger document for every served resource.
-pub(crate) fn v2(registry: &Registry) -> Value {
-    let mut paths = Map::new();
-    let mut definitions = Map::new();
-    for info in registry.all() {
-        paths.insert(object_path(info), path_item(info));
-        definitions.insert(schema_name(info), schema(info));
-    }
-    json!({ "swagger": "2.0", "info": { "title": "Kubernetes", "version": "fake" }, "paths": paths, "definitions": definitions })
 }
 
 /// `/openapi/v3`: where each group-version's document lives.

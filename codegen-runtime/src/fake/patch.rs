@@ -23,6 +23,7 @@ pub(crate) struct PatchRequest<'a> {
     pub(crate) explicit_manager: bool,
     pub(crate) force: bool,
     pub(crate) dry_run: bool,
+    pub(crate) strict: bool,
 }
 
 /// Decodes a request body; apply configurations may be YAML.
@@ -61,6 +62,7 @@ impl Core {
                 manager: request.manager,
                 force: request.force,
                 dry_run: request.dry_run,
+                strict: request.strict,
             };
             return self.apply(info, config, &apply);
         }
@@ -79,6 +81,7 @@ impl Core {
         let opts = WriteOpts {
             manager: Some(request.manager.to_owned()),
             dry_run: request.dry_run,
+            strict: request.strict,
         };
         if request.subresource == Some("scale") {
             return Ok((self.write_scale(info, old, &patched, &opts)?, false));

@@ -18,6 +18,7 @@ pub(crate) struct Query {
     pub(crate) timeout_seconds: Option<u64>,
     pub(crate) field_manager: Option<String>,
     pub(crate) force: bool,
+    pub(crate) strict: bool,
     pub(crate) dry_run: bool,
     pub(crate) propagation_policy: Option<String>,
 }
@@ -45,6 +46,7 @@ impl Query {
                 "timeoutSeconds" => query.timeout_seconds = Some(number(&key, &value)?),
                 "fieldManager" if !value.is_empty() => query.field_manager = Some(value),
                 "force" => query.force = truthy(&value),
+                "fieldValidation" => query.strict = value == "Strict",
                 "dryRun" => query.dry_run = value == "All",
                 "propagationPolicy" if !value.is_empty() => query.propagation_policy = Some(value),
                 _ => {}

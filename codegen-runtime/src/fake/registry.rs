@@ -70,11 +70,6 @@ impl Registry {
             .filter(|i| i.group == group && i.version == version)
             .collect()
     }
-
-    /// Every served resource.
-    pub(crate) fn all(&self) -> impl Iterator<Item = &Arc<ResourceInfo>> {
-        self.resources.values()
-    }
 }
 
 #[cfg(test)]

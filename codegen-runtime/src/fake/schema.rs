@@ -7,11 +7,21 @@ use super::object;
 use super::resource::ResourceInfo;
 use super::status::ApiStatus;
 
+/// What admission found besides the object it fixed up.
+#[derive(Default)]
+struct Findings {
+    /// `(field, message)` for each violation.
+    errors: Vec<(String, String)>,
+    /// Paths of the fields pruned because the schema does not know them.
+    unknown: Vec<String>,
+}
+
 /// Prunes, defaults and validates `object` when `info` carries a schema; Invalid lists every
-/// violation found.
-pub(crate) fn admit(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiStatus> {
+/// violation found. With `strict` (`fieldValidation=Strict`, kubectl's default) unknown fields
+/// are a BadRequest instead of being pruned silently.
+pub(crate) fn admit(info: &ResourceInfo, object: &mut Value, strict: bool) -> Result<(), ApiStatus> {
     let Some(schema) = &info.schema else { return Ok(()) };
-    let mut errors = Vec::new();
+    let mut found = Findings::default();
     if let Some(map) = object.as_object_mut() {
         let properties = schema.get("properties").and_then(Value::as_object);
         let preserve = preserves_unknown(schema);
@@ -21,20 +31,28 @@ pub(crate) fn admit(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiSt
                 continue;
             }
             match properties.and_then(|p| p.get(&key)) {
-                Some(child) => check(child, map.get_mut(&key).expect("key listed"), &key, &mut errors),
+                Some(child) => check(child, map.get_mut(&key).expect("key listed"), &key, &mut found),
                 None if preserve => {}
                 None => {
                     map.remove(&key);
+                    found.unknown.push(key);
                 }
             }
         }
-        apply_defaults(schema, map, "", &mut errors);
-        required(schema, map, "", &mut errors);
+        apply_defaults(schema, map, "", &mut found);
+        required(schema, map, "", &mut found);
     }
-    if errors.is_empty() {
+    if strict && !found.unknown.is_empty() {
+        let fields: Vec<String> = found.unknown.iter().map(|f| format!("unknown field \"{f}\"")).collect();
+        return Err(ApiStatus::bad_request(format!(
+            "strict decoding error: {}",
+            fields.join(", ")
+        )));
+    }
+    if found.errors.is_empty() {
         Ok(())
     } else {
-        Err(ApiStatus::invalid(info, object::name(object), &errors))
+        Err(ApiStatus::invalid(info, object::name(object), &found.errors))
     }
 }
 
@@ -53,7 +71,7 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-fn check(schema: &Value, value: &mut Value, path: &str, errors: &mut Vec<(String, String)>) {
+fn check(schema: &Value, value: &mut Value, path: &str, found: &mut Findings) {
     if value.is_null() && schema.get("nullable").and_then(Value::as_bool) == Some(true) {
         return;
     }
@@ -78,7 +96,7 @@ fn check(schema: &Value, value: &mut Value, path: &str, errors: &mut Vec<(String
                 Value::Array(_) => "array",
                 Value::Object(_) => "object",
             };
-            errors.push((
+            found.errors.push((
                 path.to_owned(),
                 format!("Invalid value: {value}: {path} in body must be of type {expected}: \"{actual}\""),
             ));
@@ -89,12 +107,12 @@ fn check(schema: &Value, value: &mut Value, path: &str, errors: &mut Vec<(String
         && !allowed.contains(value)
     {
         let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
-        errors.push((
+        found.errors.push((
             path.to_owned(),
             format!("Unsupported value: {value}: supported values: {}", list.join(", ")),
         ));
     }
-    bounds(schema, value, path, errors);
+    bounds(schema, value, path, found);
     match value {
         Value::Object(map) => {
             let properties = schema.get("properties").and_then(Value::as_object);
@@ -104,21 +122,22 @@ fn check(schema: &Value, value: &mut Value, path: &str, errors: &mut Vec<(String
             for key in keys {
                 let child_path = join(path, &key);
                 match properties.and_then(|p| p.get(&key)).or(additional) {
-                    Some(child) => check(child, map.get_mut(&key).expect("key listed"), &child_path, errors),
+                    Some(child) => check(child, map.get_mut(&key).expect("key listed"), &child_path, found),
                     None if preserve
                         || (properties.is_none() && additional.is_none() && schema.get("type").is_none()) => {}
                     None => {
                         map.remove(&key);
+                        found.unknown.push(child_path);
                     }
                 }
             }
-            apply_defaults(schema, map, path, errors);
-            required(schema, map, path, errors);
+            apply_defaults(schema, map, path, found);
+            required(schema, map, path, found);
         }
         Value::Array(items) => {
             if let Some(item_schema) = schema.get("items") {
                 for (i, item) in items.iter_mut().enumerate() {
-                    check(item_schema, item, &format!("{path}[{i}]"), errors);
+                    check(item_schema, item, &format!("{path}[{i}]"), found);
                 }
             }
         }
@@ -126,7 +145,7 @@ fn check(schema: &Value, value: &mut Value, path: &str, errors: &mut Vec<(String
     }
 }
 
-fn apply_defaults(schema: &Value, map: &mut Map<String, Value>, path: &str, errors: &mut Vec<(String, String)>) {
+fn apply_defaults(schema: &Value, map: &mut Map<String, Value>, path: &str, found: &mut Findings) {
     for (key, child) in schema
         .get("properties")
         .and_then(Value::as_object)
@@ -135,13 +154,13 @@ fn apply_defaults(schema: &Value, map: &mut Map<String, Value>, path: &str, erro
     {
         if let (false, Some(default)) = (map.contains_key(key), child.get("default")) {
             let mut value = default.clone();
-            check(child, &mut value, &join(path, key), errors);
+            check(child, &mut value, &join(path, key), found);
             map.insert(key.clone(), value);
         }
     }
 }
 
-fn required(schema: &Value, map: &Map<String, Value>, path: &str, errors: &mut Vec<(String, String)>) {
+fn required(schema: &Value, map: &Map<String, Value>, path: &str, found: &mut Findings) {
     for key in schema
         .get("required")
         .and_then(Value::as_array)
@@ -150,15 +169,15 @@ fn required(schema: &Value, map: &Map<String, Value>, path: &str, errors: &mut V
         .filter_map(Value::as_str)
     {
         if !map.contains_key(key) {
-            errors.push((join(path, key), "Required value".to_owned()));
+            found.errors.push((join(path, key), "Required value".to_owned()));
         }
     }
 }
 
-fn bounds(schema: &Value, value: &Value, path: &str, errors: &mut Vec<(String, String)>) {
+fn bounds(schema: &Value, value: &Value, path: &str, found: &mut Findings) {
     let limit = |key: &str| schema.get(key).and_then(Value::as_f64);
     let mut fail = |message: String| {
-        errors.push((
+        found.errors.push((
             path.to_owned(),
             format!("Invalid value: {value}: {path} in body {message}"),
         ))
@@ -230,7 +249,7 @@ mod tests {
             "status": { "anything": 1 },
             "extra": 1
         });
-        admit(&info(), &mut object).unwrap();
+        admit(&info(), &mut object, false).unwrap();
         assert_eq!(
             object["spec"],
             json!({ "cpu": 2, "memory": "1Gi", "labels": { "a": "b" } })
@@ -240,9 +259,20 @@ mod tests {
     }
 
     #[test]
+    fn strict_admission_should_name_unknown_fields() {
+        let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 2, "bogus": true }, "extra": 1 });
+        let status = admit(&info(), &mut object, true).unwrap_err();
+        assert_eq!(status.code, 400);
+        assert_eq!(
+            status.message,
+            "strict decoding error: unknown field \"spec.bogus\", unknown field \"extra\""
+        );
+    }
+
+    #[test]
     fn admit_should_report_every_violation() {
         let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": "two", "mode": "medium" } });
-        let status = admit(&info(), &mut object).unwrap_err();
+        let status = admit(&info(), &mut object, false).unwrap_err();
         assert_eq!(status.code, 422);
         assert!(
             status.message.contains("spec.cpu in body must be of type integer"),
@@ -256,14 +286,14 @@ mod tests {
         );
         let mut zero = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 0 } });
         assert!(
-            admit(&info(), &mut zero)
+            admit(&info(), &mut zero, false)
                 .unwrap_err()
                 .message
                 .contains("greater than or equal to 1")
         );
         let mut missing = json!({ "metadata": { "name": "vm" }, "spec": {} });
         assert!(
-            admit(&info(), &mut missing)
+            admit(&info(), &mut missing, false)
                 .unwrap_err()
                 .message
                 .contains("spec.cpu: Required value")

@@ -95,7 +95,7 @@ impl ApiStatus {
         let message = format!("{} \"{name}\" is invalid: {}", info.kind, summary.join(", "));
         let causes: Vec<Value> = causes
             .iter()
-            .map(|(field, msg)| json!({ "reason": "FieldValueInvalid", "message": msg, "field": field }))
+            .map(|(field, msg)| json!({ "reason": cause_reason(msg), "message": msg, "field": field }))
             .collect();
         let mut status = Self::new(422, "Invalid", message);
         status.details = Some(json!({
@@ -165,6 +165,19 @@ impl ApiStatus {
             status["details"] = details.clone();
         }
         status
+    }
+}
+
+/// The cause reason kube-apiserver gives a field error, read off the message's leading words.
+fn cause_reason(message: &str) -> &'static str {
+    if message.starts_with("Required value") {
+        "FieldValueRequired"
+    } else if message.starts_with("Unsupported value") {
+        "FieldValueNotSupported"
+    } else if message.starts_with("Forbidden") {
+        "FieldValueForbidden"
+    } else {
+        "FieldValueInvalid"
     }
 }
 

@@ -41,17 +41,19 @@ impl Render {
         Render::Table(include)
     }
 
-    /// The object of one watch event.
-    pub(crate) fn event_object(self, info: &ResourceInfo, object: &Value) -> Value {
+    /// The object of one watch event; tables carry their column definitions on the first event
+    /// of a stream only, as kube-apiserver sends them.
+    pub(crate) fn event_object(self, info: &ResourceInfo, object: &Value, first: bool) -> Value {
         match self {
             Render::Object => object.clone(),
-            Render::Table(include) => table(
-                info,
-                std::iter::once(object),
-                include,
-                object::resource_version(object),
-                None,
-            ),
+            Render::Table(include) => {
+                let rv = object::resource_version(object);
+                let mut table = table(info, std::iter::once(object), include, rv, None);
+                if !first {
+                    table["columnDefinitions"] = Value::Null;
+                }
+                table
+            }
         }
     }
 }

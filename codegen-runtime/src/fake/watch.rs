@@ -37,6 +37,8 @@ pub(crate) struct WatchPlan {
     bookmark_interval: Duration,
     timeout: Duration,
     render: Render,
+    /// Whether an event was sent yet (tables send column definitions with the first only).
+    sent_any: bool,
 }
 
 impl Core {
@@ -101,6 +103,7 @@ impl Core {
             bookmark_interval: self.options.bookmark_interval,
             timeout,
             render,
+            sent_any: false,
         })
     }
 }
@@ -131,10 +134,11 @@ fn visible(
 }
 
 impl WatchPlan {
-    fn line(&self, kind: &str, object: &Value) -> Bytes {
+    fn line(&mut self, kind: &str, object: &Value) -> Bytes {
+        let first = !std::mem::replace(&mut self.sent_any, true);
         let object = self
             .render
-            .event_object(&self.info, present(&self.info, object).as_ref());
+            .event_object(&self.info, present(&self.info, object).as_ref(), first);
         let mut line = serde_json::to_vec(&json!({ "type": kind, "object": object })).expect("JSON values serialize");
         line.push(b'\n');
         Bytes::from(line)

@@ -35,6 +35,19 @@ pub struct VirtualMachineStatus {
     pub phase: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerStatus>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+pub struct ServerStatus {
+    pub usage: ServerUsage,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+pub struct ServerUsage {
+    pub cpu: f64,
+    pub memory: f64,
 }
 
 /// A server with the VirtualMachine CRD installed.

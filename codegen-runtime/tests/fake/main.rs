@@ -6,6 +6,7 @@ mod common;
 mod aids;
 mod crd;
 mod delete;
+mod kubectl;
 mod list;
 mod patch;
 mod served;

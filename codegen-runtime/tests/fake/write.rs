@@ -125,6 +125,7 @@ async fn status_subresource_should_split_spec_and_status_writes() {
     with_status.status = Some(VirtualMachineStatus {
         phase: "Ignored".into(),
         reason: None,
+        server: None,
     });
     let created = api.create(&PostParams::default(), &with_status).await.unwrap();
     assert_eq!(
@@ -136,6 +137,7 @@ async fn status_subresource_should_split_spec_and_status_writes() {
     status_write.status = Some(VirtualMachineStatus {
         phase: "Active".into(),
         reason: None,
+        server: None,
     });
     status_write.spec.resource.cpu = 99;
     let after = api
@@ -151,6 +153,7 @@ async fn status_subresource_should_split_spec_and_status_writes() {
     spec_write.status = Some(VirtualMachineStatus {
         phase: "Tampered".into(),
         reason: None,
+        server: None,
     });
     let after = api
         .replace("test-vm", &PostParams::default(), &spec_write)
