@@ -265,7 +265,7 @@ mod tests {
         assert_eq!(status.code, 400);
         assert_eq!(
             status.message,
-            "strict decoding error: unknown field \"spec.bogus\", unknown field \"extra\""
+            "strict decoding error: unknown field \"extra\", unknown field \"spec.bogus\""
         );
     }
 
