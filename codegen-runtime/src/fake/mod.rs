@@ -10,6 +10,7 @@
 //! [`FakeApiServer::set_latency`]).
 
 mod apply;
+mod checks;
 mod core;
 mod crd;
 mod delete;
