@@ -4,6 +4,7 @@
 mod common;
 
 mod aids;
+mod builtins;
 mod crd;
 mod delete;
 mod kubectl;
