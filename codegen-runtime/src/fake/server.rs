@@ -95,7 +95,7 @@ impl FakeApiServer {
             options: Options {
                 auto_create_namespaces: false,
                 garbage_collection: true,
-                history_limit: 100_000,
+                history_limit: 20_000,
                 watch_buffer: 1 << 16,
                 bookmark_interval: Duration::from_secs(5),
                 version: "v1.33.0".to_owned(),
@@ -197,7 +197,7 @@ impl FakeApiServerBuilder {
         self
     }
 
-    /// How many changes are kept for watches and list continuations (default 100 000); older
+    /// How many changes are kept for watches and list continuations (default 20 000, a few minutes of a busy cluster); older
     /// resourceVersions get 410 Gone.
     pub fn history_limit(mut self, changes: usize) -> Self {
         self.options.history_limit = changes;

@@ -20,7 +20,10 @@ async fn events_and_leases_should_be_served() {
     }))
     .unwrap();
     core_events.create(&PostParams::default(), &event).await.unwrap();
-    let selected = core_events.list(&ListParams::default().fields("involvedObject.name=test-vm,type=Normal")).await.unwrap();
+    let selected = core_events
+        .list(&ListParams::default().fields("involvedObject.name=test-vm,type=Normal"))
+        .await
+        .unwrap();
     assert_eq!(selected.items.len(), 1);
 
     let events: Api<EventsV1Event> = Api::default_namespaced(server.client());
@@ -32,10 +35,24 @@ async fn events_and_leases_should_be_served() {
     }))
     .unwrap();
     events.create(&PostParams::default(), &event).await.unwrap();
-    assert_eq!(events.list(&ListParams::default().fields("regarding.name=test-vm")).await.unwrap().items.len(), 1);
+    assert_eq!(
+        events
+            .list(&ListParams::default().fields("regarding.name=test-vm"))
+            .await
+            .unwrap()
+            .items
+            .len(),
+        1
+    );
 
     let leases: Api<Lease> = Api::namespaced(server.client(), "kube-system");
-    let lease = Lease { metadata: ObjectMeta { name: Some("controller".into()), ..Default::default() }, spec: None };
+    let lease = Lease {
+        metadata: ObjectMeta {
+            name: Some("controller".into()),
+            ..Default::default()
+        },
+        spec: None,
+    };
     let created = leases.create(&PostParams::default(), &lease).await.unwrap();
     assert_eq!(created.metadata.namespace.as_deref(), Some("kube-system"));
 }
@@ -43,23 +60,35 @@ async fn events_and_leases_should_be_served() {
 #[tokio::test]
 async fn verbs_a_resource_does_not_serve_should_be_refused() {
     let server = FakeApiServer::new();
-    let put_on_collection = http::Request::put("/api/v1/namespaces/default/configmaps").body(b"{}".to_vec()).unwrap();
+    let put_on_collection = http::Request::put("/api/v1/namespaces/default/configmaps")
+        .body(b"{}".to_vec())
+        .unwrap();
     let refused = api_error(server.client().request::<serde_json::Value>(put_on_collection).await);
     assert_eq!((refused.code, refused.reason.as_str()), (405, "MethodNotAllowed"));
 
-    let unknown = http::Request::get("/apis/nowhere.example/v1/things").body(Vec::new()).unwrap();
+    let unknown = http::Request::get("/apis/nowhere.example/v1/things")
+        .body(Vec::new())
+        .unwrap();
     let missing = api_error(server.client().request::<serde_json::Value>(unknown).await);
     assert_eq!((missing.code, missing.reason.as_str()), (404, "NotFound"));
 
-    let no_status = http::Request::get("/api/v1/namespaces/default/configmaps/a/status").body(Vec::new()).unwrap();
-    assert_eq!(api_error(server.client().request::<serde_json::Value>(no_status).await).code, 404);
+    let no_status = http::Request::get("/api/v1/namespaces/default/configmaps/a/status")
+        .body(Vec::new())
+        .unwrap();
+    assert_eq!(
+        api_error(server.client().request::<serde_json::Value>(no_status).await).code,
+        404
+    );
 }
 
 #[tokio::test]
 async fn dry_run_should_check_everything_and_keep_nothing() {
     let server = FakeApiServer::new();
     let configmaps: Api<ConfigMap> = Api::default_namespaced(server.client());
-    let dry = PostParams { dry_run: true, ..PostParams::default() };
+    let dry = PostParams {
+        dry_run: true,
+        ..PostParams::default()
+    };
     let answered = configmaps.create(&dry, &configmap("dry", &[])).await.unwrap();
     assert!(answered.metadata.uid.is_some());
     assert!(api_error(configmaps.get("dry").await).is_not_found());
