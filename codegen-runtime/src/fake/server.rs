@@ -197,8 +197,8 @@ impl FakeApiServerBuilder {
         self
     }
 
-    /// How many changes are kept for watches and list continuations (default 20 000, a few minutes of a busy cluster); older
-    /// resourceVersions get 410 Gone.
+    /// How many changes are kept for watches and list continuations (default 20 000, a few
+    /// minutes of a busy cluster); older resourceVersions get 410 Gone.
     pub fn history_limit(mut self, changes: usize) -> Self {
         self.options.history_limit = changes;
         self
