@@ -63,6 +63,13 @@ impl Inner {
             Route::Groups => discovery::groups(&self.core().registry),
             Route::Group(group) => discovery::group(&self.core().registry, &group)?,
             Route::Resources { group, version } => discovery::resources(&self.core().registry, &group, &version)?,
+            Route::OpenApiV2 if header_text(&parts.headers, header::ACCEPT).contains(openapi::V2_PROTOBUF) => {
+                // `@` is not a token character, so Go's mime parser refuses the requested type
+                // as a Content-Type; kubectl decodes the body whatever it is labelled.
+                let body = Bytes::from(openapi::v2_protobuf());
+                return Ok(plain_response(StatusCode::OK, body, "application/octet-stream"));
+            }
+            Route::OpenApiV2 => return Err(ApiStatus::no_route(path)),
             Route::OpenApiV3Root => openapi::v3_root(&self.core().registry),
             Route::OpenApiV3 { group, version } => openapi::v3_group_version(&self.core().registry, &group, &version)?,
         };

@@ -1,7 +1,8 @@
 //! OpenAPI v3 documents with just what clients read from them: per-kind schemas tagged
 //! with `x-kubernetes-group-version-kind`, and the PATCH parameters kubectl checks before it
-//! relies on server-side field validation. `/openapi/v2` is not served: kubectl asks for it in
-//! protobuf only, and takes a 404 as "use v3".
+//! relies on server-side field validation. `/openapi/v2` is served only as kubectl asks for it,
+//! in protobuf, and only as an empty document: kubectl then validates nothing on the client and
+//! leaves validation to the server.
 
 use serde_json::{Map, Value, json};
 
@@ -67,6 +68,22 @@ fn path_item(info: &ResourceInfo) -> Value {
     json!({ "patch": operation("patch"), "put": operation("put") })
 }
 
+/// The media type kubectl asks `/openapi/v2` for.
+pub(crate) const V2_PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+
+/// `/openapi/v2` as an empty gnostic `openapi_v2.Document` (swagger `2.0`, an `info`, no paths
+/// or definitions), hand-encoded: kubectl before 1.27 refuses to apply without one, and any
+/// kubectl skips client-side validation for kinds the document does not define.
+pub(crate) fn v2_protobuf() -> Vec<u8> {
+    fn field(number: u8, bytes: &[u8]) -> Vec<u8> {
+        // Wire type 2 (length-delimited); every length here is below 128, a one-byte varint.
+        let length = u8::try_from(bytes.len()).expect("short field");
+        [&[(number << 3) | 2, length][..], bytes].concat()
+    }
+    let info = [field(1, b"Kubernetes"), field(2, b"fake")].concat();
+    [field(1, b"2.0"), field(2, &info), field(8, b"")].concat()
+}
+
 /// `/openapi/v3`: where each group-version's document lives.
 pub(crate) fn v3_root(registry: &Registry) -> Value {
     let mut paths = Map::new();
@@ -107,6 +124,15 @@ pub(crate) fn v3_group_version(registry: &Registry, group: &str, version: &str) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn v2_document_should_be_a_valid_protobuf_message() {
+        let bytes = v2_protobuf();
+        assert_eq!(&bytes[..5], &[0x0a, 3, b'2', b'.', b'0']);
+        assert_eq!(bytes[5], 0x12, "field 2 (info) follows");
+        assert_eq!(usize::from(bytes[6]), 12 + 6);
+        assert_eq!(&bytes[bytes.len() - 2..], &[0x42, 0], "field 8 (paths), empty");
+    }
 
     #[test]
     fn v3_documents_should_tag_patch_with_the_kind_and_field_validation() {

@@ -54,6 +54,7 @@ pub(crate) enum Route {
     Groups,
     Group(String),
     Resources { group: String, version: String },
+    OpenApiV2,
     OpenApiV3Root,
     OpenApiV3 { group: String, version: String },
     Resource(ResourceRoute),
@@ -87,6 +88,7 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
             group: group.to_owned(),
             version: version.to_owned(),
         }),
+        ["openapi", "v2"] => Some(Route::OpenApiV2),
         ["openapi", "v3"] => Some(Route::OpenApiV3Root),
         ["openapi", "v3", "api", version] => Some(Route::OpenApiV3 {
             group: String::new(),
