@@ -53,6 +53,26 @@ pub(crate) fn set_namespace(body: &mut Value, info: &ResourceInfo, namespace: Op
     Ok(())
 }
 
+/// Name, namespace and uid cannot change: a write (typically a patch) that sets them to other
+/// values is Invalid; leaving them out keeps them.
+pub(crate) fn check_identity_unchanged(info: &ResourceInfo, old: &Value, new: &Value) -> Result<(), ApiStatus> {
+    let mut causes = Vec::new();
+    for field in ["name", "namespace", "uid"] {
+        let (before, after) = (object::meta_str(old, field), object::meta_str(new, field));
+        if !after.is_empty() && after != before {
+            causes.push((
+                format!("metadata.{field}"),
+                format!("Invalid value: {after:?}: field is immutable"),
+            ));
+        }
+    }
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiStatus::invalid(info, object::name(old), &causes))
+    }
+}
+
 /// Keeps what only the server may set.
 pub(crate) fn preserve_system_fields(old: &Value, new: &mut Value) {
     let old_meta = old
@@ -62,6 +82,7 @@ pub(crate) fn preserve_system_fields(old: &Value, new: &mut Value) {
         .unwrap_or_default();
     let meta = meta_mut(new);
     for field in [
+        "name",
         "uid",
         "creationTimestamp",
         "deletionTimestamp",

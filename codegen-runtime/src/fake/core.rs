@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use super::checks::{check_type_meta, preserve_system_fields, set_namespace, unchanged, validate_metadata};
+use super::checks::{
+    check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged, validate_metadata,
+};
+use super::crd::CRD_CLEANUP_FINALIZER;
 use super::fields;
 use super::object::{self, meta_mut};
 use super::registry::Registry;
@@ -59,7 +62,7 @@ impl Core {
     }
 
     /// Creates namespace `name` if it does not exist.
-    pub(crate) fn ensure_namespace(&mut self, name: &str) {
+    pub(crate) fn ensure_namespace(&mut self, name: &str) -> Result<(), ApiStatus> {
         let info = self.info("", "v1", "namespaces");
         if self
             .store
@@ -67,9 +70,9 @@ impl Core {
             .is_none()
         {
             let namespace = json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": { "name": name } });
-            self.create(&info, None, namespace, &WriteOpts::default())
-                .expect("a fresh namespace is valid");
+            self.create(&info, None, namespace, &WriteOpts::default())?;
         }
+        Ok(())
     }
 
     /// Stores a seed object of any registered kind.
@@ -90,7 +93,7 @@ impl Core {
             }
         });
         if let Some(ns) = &namespace {
-            self.ensure_namespace(ns);
+            self.ensure_namespace(ns)?;
         }
         self.create(&info, namespace.as_deref(), value, &WriteOpts::default())
     }
@@ -159,7 +162,9 @@ impl Core {
         }
         meta.insert("uid".to_owned(), json!(uuid::Uuid::new_v4().to_string()));
         meta.insert("creationTimestamp".to_owned(), json!(object::now()));
-        meta.insert("generation".to_owned(), json!(1));
+        if info.has_generation {
+            meta.insert("generation".to_owned(), json!(1));
+        }
         validate_metadata(info, &body)?;
         if info.status_subresource {
             // Status is the controllers' to write: kube-apiserver drops it on create.
@@ -173,7 +178,15 @@ impl Core {
         if self.store.get(&info.storage_key(), &key).is_some() {
             return Err(ApiStatus::already_exists(info, &name));
         }
-        let crd_infos = crd_infos(info, &body)?;
+        let crd_infos = self.crd_resources(info, &body)?;
+        if crd_infos.is_some() {
+            let mut finalizers = object::finalizers(&body);
+            if !finalizers.iter().any(|f| f == CRD_CLEANUP_FINALIZER) {
+                finalizers.push(CRD_CLEANUP_FINALIZER.to_owned());
+                object::set_finalizers(&mut body, &finalizers);
+            }
+        }
+        self.check_crd_not_terminating(info)?;
         if let Some(manager) = &opts.manager {
             fields::record_update(None, &mut body, manager, &info.api_version(), None, &object::now());
         }
@@ -209,6 +222,13 @@ impl Core {
         }
         let old = self.get_object(info, namespace, name)?;
         let rv = object::resource_version(&body);
+        if rv.is_empty() && !info.allow_unconditional_update {
+            let cause = (
+                "metadata.resourceVersion".to_owned(),
+                "Invalid value: 0x0: must be specified for an update".to_owned(),
+            );
+            return Err(ApiStatus::invalid(info, name, &[cause]));
+        }
         if !rv.is_empty() && rv != object::resource_version(&old) {
             return Err(ApiStatus::stale(info, name));
         }
@@ -253,6 +273,7 @@ impl Core {
             },
             _ => {}
         }
+        check_identity_unchanged(info, &old, &new)?;
         preserve_system_fields(&old, &mut new);
         validate_metadata(info, &new)?;
         if object::is_deleting(&old) {
@@ -274,10 +295,10 @@ impl Core {
         }
         schema::admit(info, &mut new, opts.strict)?;
         let with_status = !info.status_subresource;
-        if object::spec_part(&old, with_status) != object::spec_part(&new, with_status) {
+        if info.has_generation && object::spec_part(&old, with_status) != object::spec_part(&new, with_status) {
             meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
         }
-        let crd_infos = crd_infos(info, &new)?;
+        let crd_infos = self.crd_resources(info, &new)?;
         // A client that sends managed fields other than the stored ones replaces them (kubectl
         // does so when it migrates client-side apply to server-side apply); an omitted list
         // keeps them.
@@ -325,27 +346,13 @@ impl Core {
                 "unable to create new content in namespace {namespace} because it is being terminated"
             ))),
             Some(_) => Ok(()),
-            None if self.options.auto_create_namespaces => {
-                self.ensure_namespace(namespace);
-                Ok(())
+            // A name no namespace can have is simply a namespace that does not exist.
+            None if self.options.auto_create_namespaces && object::is_dns_label(namespace) => {
+                self.ensure_namespace(namespace)
             }
             None => Err(ApiStatus::namespace_not_found(namespace)),
         }
     }
-}
-
-/// For CRD objects: the resources they define, or Invalid when they define none.
-fn crd_infos(info: &ResourceInfo, object: &Value) -> Result<Option<Vec<ResourceInfo>>, ApiStatus> {
-    if !(info.builtin && info.kind == "CustomResourceDefinition") {
-        return Ok(None);
-    }
-    ResourceInfo::from_crd(object).map(Some).map_err(|why| {
-        ApiStatus::invalid(
-            info,
-            object::name(object),
-            &[("spec".to_owned(), format!("Invalid value: {why}"))],
-        )
-    })
 }
 
 /// The five characters kube-apiserver appends to `generateName`.

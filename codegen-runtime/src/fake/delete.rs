@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::core::{Core, Ownership, WriteOpts};
+use super::crd::is_crd;
 use super::object::{self, meta_mut};
 use super::resource::ResourceInfo;
 use super::status::ApiStatus;
@@ -20,6 +21,8 @@ pub(crate) struct DeleteOpts {
     pub(crate) uid: Option<String>,
     pub(crate) resource_version: Option<String>,
     pub(crate) propagation: Option<String>,
+    /// The deprecated `orphanDependents`, which alone decides between 200 and 202.
+    pub(crate) orphan_dependents: Option<bool>,
     pub(crate) dry_run: bool,
 }
 
@@ -44,6 +47,7 @@ impl DeleteOpts {
             uid: text("/preconditions/uid"),
             resource_version: text("/preconditions/resourceVersion"),
             propagation,
+            orphan_dependents: orphan,
             dry_run,
         }
     }
@@ -90,7 +94,11 @@ impl Core {
                 Some("Foreground") => Some(FOREGROUND_FINALIZER),
                 _ => None,
             };
-            if let Some(f) = policy_finalizer.filter(|f| !finalizers.iter().any(|x| x == f)) {
+            // A stated policy replaces whichever one an earlier delete asked for.
+            if opts.propagation.is_some() {
+                finalizers.retain(|f| f != ORPHAN_FINALIZER && f != FOREGROUND_FINALIZER);
+            }
+            if let Some(f) = policy_finalizer {
                 finalizers.push(f.to_owned());
             }
         }
@@ -103,7 +111,9 @@ impl Core {
             let meta = meta_mut(&mut marked);
             meta.insert("deletionTimestamp".to_owned(), json!(object::now()));
             meta.insert("deletionGracePeriodSeconds".to_owned(), json!(0));
-            meta.insert("generation".to_owned(), json!(object::generation(&old) + 1));
+            if info.has_generation {
+                meta.insert("generation".to_owned(), json!(object::generation(&old) + 1));
+            }
         }
         if *old == marked {
             return Ok((old, false));
@@ -121,12 +131,14 @@ impl Core {
     /// lifecycles react.
     pub(crate) fn finish_delete(&mut self, info: &Arc<ResourceInfo>, last: Value) -> Arc<Value> {
         let key = (object::namespace(&last).to_owned(), object::name(&last).to_owned());
-        let removed = self
-            .store
-            .remove(&info.storage_key(), &key, Some(last))
-            .expect("caller found the object");
-        if info.builtin && info.kind == "CustomResourceDefinition" {
-            self.remove_crd_objects(&removed);
+        let Some(removed) = self.store.remove(&info.storage_key(), &key, Some(last.clone())) else {
+            // Already gone (a cascade got there first): nothing is left to react to.
+            return Arc::new(last);
+        };
+        if is_crd(info) {
+            self.stop_serving_crd(&removed);
+        } else if !info.builtin {
+            self.release_crd_if_empty(&info.storage_key());
         }
         self.after_remove(&removed);
         if info.namespaced {
@@ -161,13 +173,15 @@ impl Core {
     /// Marks a namespace Terminating, deletes its contents, and removes it once it is empty.
     fn terminate_namespace(&mut self, info: &Arc<ResourceInfo>, old: Arc<Value>) -> Arc<Value> {
         let name = object::name(&old).to_owned();
-        if !object::is_deleting(&old) {
+        let marked = if object::is_deleting(&old) {
+            old
+        } else {
             let mut marked = (*old).clone();
             meta_mut(&mut marked).insert("deletionTimestamp".to_owned(), json!(object::now()));
             marked["spec"] = json!({ "finalizers": ["kubernetes"] });
             marked["status"] = json!({ "phase": "Terminating" });
-            self.store.put(&info.storage_key(), marked);
-        }
+            self.store.put(&info.storage_key(), marked)
+        };
         for storage in self.store.storage_keys() {
             let Some(resource) = self.registry.preferred(&storage).cloned() else {
                 continue;
@@ -185,7 +199,8 @@ impl Core {
             }
         }
         self.finish_namespace_if_empty(&name);
-        self.get_object(info, None, &name).unwrap_or(old)
+        // The namespace as the request left it: Terminating, possibly already gone.
+        self.get_object(info, None, &name).unwrap_or(marked)
     }
 
     /// Removes a terminating namespace when nothing is left in it.
@@ -207,18 +222,6 @@ impl Core {
             let key = (String::new(), namespace.to_owned());
             self.store.remove(&info.storage_key(), &key, Some(last));
         }
-    }
-
-    /// A CRD is gone: its objects go with it and its resources stop being served.
-    fn remove_crd_objects(&mut self, crd: &Value) {
-        let Ok(infos) = ResourceInfo::from_crd(crd) else { return };
-        let Some(first) = infos.first() else { return };
-        let storage = first.storage_key();
-        let keys: Vec<_> = self.store.iter(&storage, None).map(|(key, _)| key.clone()).collect();
-        for key in keys {
-            self.store.remove(&storage, &key, None);
-        }
-        self.registry.remove(&storage);
     }
 
     /// Removes `finalizer` from a stored object through the normal update path.

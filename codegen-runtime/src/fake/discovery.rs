@@ -98,7 +98,11 @@ fn resource_entry(info: &ResourceInfo) -> Value {
         "singularName": info.singular,
         "namespaced": info.namespaced,
         "kind": info.kind,
-        "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+        "verbs": if info.builtin && info.kind == "Namespace" {
+            json!(["create", "delete", "get", "list", "patch", "update", "watch"])
+        } else {
+            json!(["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"])
+        },
     });
     if !info.short_names.is_empty() {
         entry["shortNames"] = json!(info.short_names);

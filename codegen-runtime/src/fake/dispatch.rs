@@ -20,7 +20,7 @@ use super::query::Query;
 use super::read::{Filter, list_body, present};
 use super::route::{ResourceRoute, Route, Verb, route};
 use super::server::Inner;
-use super::status::{ApiStatus, success_status};
+use super::status::{ApiStatus, deleted_status};
 use super::table::{self, Render};
 use super::testing::Action;
 
@@ -85,6 +85,14 @@ impl Inner {
         body: Bytes,
     ) -> Result<Response<ResponseBody>, ApiStatus> {
         let needs_namespace = route.info.namespaced && route.namespace.is_none();
+        let namespaces_collection =
+            route.info.builtin && route.info.kind == "Namespace" && route.verb == Verb::DeleteCollection;
+        if namespaces_collection || (needs_namespace && route.verb == Verb::DeleteCollection) {
+            return Err(ApiStatus::method_not_allowed(
+                "DELETE",
+                &format!("collection of {}", route.info.plural),
+            ));
+        }
         if needs_namespace && route.verb == Verb::Create {
             return Err(ApiStatus::method_not_allowed(
                 "POST",
@@ -170,6 +178,9 @@ impl Inner {
             Ok((code, render_one(info, render, shown)))
         };
         let mut core = self.core();
+        if core.registry.find(&info.group, &info.version, &info.plural).is_none() {
+            return Err(ApiStatus::no_route(&info.plural));
+        }
         match route.verb {
             Verb::Get => {
                 let found = core.get_object(info, namespace, name)?;
@@ -223,10 +234,18 @@ impl Inner {
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
                 let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run);
                 let (last, gone) = core.delete(info, namespace, name, &opts)?;
-                if info.builtin && info.kind == "Namespace" && gone {
-                    return Ok((StatusCode::OK, success_status().to_string().into_bytes()));
+                // kube-apiserver answers 202 only for a pending delete that asked for
+                // `orphanDependents: false`, and a success Status for an immediate delete unless
+                // the resource returns deleted objects (pods, services, CRDs...).
+                let code = if !gone && opts.orphan_dependents == Some(false) {
+                    StatusCode::ACCEPTED
+                } else {
+                    StatusCode::OK
+                };
+                if gone && !info.returns_deleted_object {
+                    return Ok((code, deleted_status(info, &last).to_string().into_bytes()));
                 }
-                object(if gone { StatusCode::OK } else { StatusCode::ACCEPTED }, &last)
+                object(code, &last)
             }
             Verb::DeleteCollection => {
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::core::{Core, Ownership, WriteOpts};
+use super::crd::{CRD_CLEANUP_FINALIZER, is_crd};
 use super::delete::{DeleteOpts, FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
 use super::object;
 use super::resource::ResourceInfo;
@@ -14,7 +15,13 @@ use super::store::StoredRef;
 impl Core {
     /// Reacts to an object that was just written while being deleted.
     pub(crate) fn after_update(&mut self, info: &Arc<ResourceInfo>, stored: &Arc<Value>) {
-        if !self.options.garbage_collection || !object::is_deleting(stored) {
+        if !object::is_deleting(stored) {
+            return;
+        }
+        if is_crd(info) && object::finalizers(stored).iter().any(|f| f == CRD_CLEANUP_FINALIZER) {
+            self.clean_up_crd(stored);
+        }
+        if !self.options.garbage_collection {
             return;
         }
         let finalizers = object::finalizers(stored);
@@ -27,16 +34,26 @@ impl Core {
                 self.drop_finalizer(info, &current, ORPHAN_FINALIZER);
             }
         } else if finalizers.iter().any(|f| f == FOREGROUND_FINALIZER) {
-            let foreground = DeleteOpts {
-                propagation: Some("Foreground".to_owned()),
-                ..DeleteOpts::default()
-            };
             for (storage, key) in self.store.dependents_of(&uid) {
                 let Some(dependent_info) = self.registry.preferred(&storage).cloned() else {
                     continue;
                 };
+                let Some(dependent) = self.store.get(&storage, &key).cloned() else {
+                    continue;
+                };
+                // Like the garbage collector: dependents with dependents of their own go in the
+                // foreground too, leaves in the background.
+                let policy = if self.store.dependents_of(object::uid(&dependent)).is_empty() {
+                    "Background"
+                } else {
+                    "Foreground"
+                };
+                let opts = DeleteOpts {
+                    propagation: Some(policy.to_owned()),
+                    ..DeleteOpts::default()
+                };
                 let namespace = dependent_info.namespaced.then_some(key.0.as_str());
-                let _ = self.delete(&dependent_info, namespace, &key.1, &foreground);
+                let _ = self.delete(&dependent_info, namespace, &key.1, &opts);
             }
             self.release_foreground(info, ns_of(info, stored), object::name(stored));
         }
@@ -85,7 +102,20 @@ impl Core {
         };
         let waiting =
             object::is_deleting(&owner) && object::finalizers(&owner).iter().any(|f| f == FOREGROUND_FINALIZER);
-        if waiting && self.store.dependents_of(object::uid(&owner)).is_empty() {
+        // Only dependents that block their owner's deletion are waited for.
+        let uid = object::uid(&owner);
+        let blocking = self
+            .store
+            .dependents_of(uid)
+            .into_iter()
+            .filter_map(|d| self.lookup(&d))
+            .any(|dependent| {
+                object::owner_references(&dependent).iter().any(|reference| {
+                    reference_uid(reference) == uid
+                        && reference.get("blockOwnerDeletion").and_then(Value::as_bool) == Some(true)
+                })
+            });
+        if waiting && !blocking {
             self.drop_finalizer(info, &owner, FOREGROUND_FINALIZER);
         }
     }

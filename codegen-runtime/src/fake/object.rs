@@ -140,6 +140,11 @@ pub(crate) fn set_field(object: &mut Value, path: &str, new: Value) {
     }
 }
 
+/// Whether `name` is a valid DNS-1123 label, the rule for namespace names.
+pub(crate) fn is_dns_label(name: &str) -> bool {
+    name.len() <= 63 && !name.contains('.') && is_dns_subdomain(name)
+}
+
 /// Whether `name` is a valid DNS-1123 subdomain, the rule for most object names.
 pub(crate) fn is_dns_subdomain(name: &str) -> bool {
     !name.is_empty()

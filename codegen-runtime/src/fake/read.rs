@@ -77,12 +77,15 @@ impl Core {
                 .map(|(_, object)| object.clone())
                 .collect()
         } else {
-            self.store.snapshot(&storage, namespace, rv, after.as_ref()).ok_or_else(|| {
-                ApiStatus::expired(format!(
-                    "The provided continue parameter is too old to display a consistent list result (resourceVersion {rv}). \
-                     You can start a new list without the continue parameter."
-                ))
-            })?
+            self.store
+                .snapshot(&storage, namespace, rv, after.as_ref())
+                .ok_or_else(|| match after {
+                    Some(_) => ApiStatus::expired(
+                        "The provided continue parameter is too old to display a consistent list result. \
+                     You can start a new list without the continue parameter.",
+                    ),
+                    None => ApiStatus::expired(format!("too old resource version: {rv} ({})", self.store.oldest_rv())),
+                })?
         };
         let mut selected = candidates.into_iter().filter(|o| filter.matches(o));
         let items: Vec<Arc<Value>> = match query.limit {

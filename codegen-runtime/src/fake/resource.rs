@@ -61,6 +61,12 @@ pub struct ResourceInfo {
     pub schema: Option<Value>,
     /// Whether this is a built-in type (strategic merge patch is accepted only for those).
     pub builtin: bool,
+    /// Whether `metadata.generation` is kept (custom resources, workloads; not ConfigMaps).
+    pub has_generation: bool,
+    /// Whether PUT may omit `metadata.resourceVersion` (built-ins yes; custom resources no).
+    pub allow_unconditional_update: bool,
+    /// Whether an immediate DELETE answers with the object rather than a success `Status`.
+    pub returns_deleted_object: bool,
 }
 
 impl ResourceInfo {
@@ -81,6 +87,9 @@ impl ResourceInfo {
             selectable_fields: Vec::new(),
             schema: None,
             builtin: true,
+            has_generation: false,
+            allow_unconditional_update: true,
+            returns_deleted_object: false,
         }
     }
 
@@ -94,6 +103,8 @@ impl ResourceInfo {
         let mut info = Self::builtin(&K::group(&()), &K::version(&()), &K::kind(&()), &K::plural(&()));
         info.namespaced = K::Scope::NAMESPACED;
         info.builtin = false;
+        info.has_generation = true;
+        info.allow_unconditional_update = false;
         info
     }
 
@@ -117,6 +128,18 @@ impl ResourceInfo {
             status_replicas: ".status.replicas".to_owned(),
             label_selector: label_selector.map(str::to_owned),
         });
+        self
+    }
+
+    /// Keeps `metadata.generation`, as workloads and CRDs do.
+    pub fn with_generation(mut self) -> Self {
+        self.has_generation = true;
+        self
+    }
+
+    /// Answers an immediate DELETE with the deleted object, as pods and services do.
+    pub fn returning_deleted_object(mut self) -> Self {
+        self.returns_deleted_object = true;
         self
     }
 
@@ -269,6 +292,9 @@ impl ResourceInfo {
                 selectable_fields,
                 schema: version.pointer("/schema/openAPIV3Schema").cloned(),
                 builtin: false,
+                has_generation: true,
+                allow_unconditional_update: false,
+                returns_deleted_object: false,
             });
         }
         if infos.is_empty() {
@@ -322,18 +348,26 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .with_short_names(&["ns"]),
         b("", "v1", "ConfigMap", "configmaps").with_short_names(&["cm"]),
         b("", "v1", "Secret", "secrets"),
-        b("", "v1", "ServiceAccount", "serviceaccounts").with_short_names(&["sa"]),
+        b("", "v1", "ServiceAccount", "serviceaccounts")
+            .returning_deleted_object()
+            .with_short_names(&["sa"]),
         b("", "v1", "Service", "services")
             .with_status()
+            .returning_deleted_object()
             .with_short_names(&["svc"]),
-        b("", "v1", "Pod", "pods").with_status().with_short_names(&["po"]),
+        b("", "v1", "Pod", "pods")
+            .with_status()
+            .returning_deleted_object()
+            .with_short_names(&["po"]),
         b("", "v1", "Event", "events").with_short_names(&["ev"]),
         b("apps", "v1", "Deployment", "deployments")
             .with_status()
+            .with_generation()
             .with_scale(Some(".spec.selector"))
             .with_short_names(&["deploy"]),
         b("apps", "v1", "ReplicaSet", "replicasets")
             .with_status()
+            .with_generation()
             .with_scale(Some(".spec.selector"))
             .with_short_names(&["rs"]),
         b("events.k8s.io", "v1", "Event", "events").with_short_names(&["ev"]),
@@ -356,6 +390,8 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
         )
         .cluster_scoped()
         .with_status()
+        .with_generation()
+        .returning_deleted_object()
         .with_short_names(&["crd", "crds"]),
     ]
 }

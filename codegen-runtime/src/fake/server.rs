@@ -56,8 +56,9 @@ pub(crate) struct Inner {
 }
 
 impl Inner {
-    /// The storage and registry; a panic while holding the lock cannot leave it half-written
-    /// (each verb checks before it writes), so a poisoned lock is still usable.
+    /// The storage and registry. A panic while the lock is held is a bug in this server; the
+    /// lock is taken over rather than poisoning every later request, since a test that hit
+    /// the bug has already failed.
     pub(crate) fn core(&self) -> MutexGuard<'_, Core> {
         self.core.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -256,7 +257,8 @@ impl FakeApiServerBuilder {
             core.registry.insert(info);
         }
         for namespace in ["default", "kube-system", "kube-public", "kube-node-lease"] {
-            core.ensure_namespace(namespace);
+            core.ensure_namespace(namespace)
+                .expect("the default namespaces have valid names");
         }
         for object in self.objects {
             if let Err(status) = core.seed(object) {

@@ -181,10 +181,15 @@ fn cause_reason(message: &str) -> &'static str {
     }
 }
 
-/// The `Status` body of a successful call that returns no object (e.g. deleting a namespace's
-/// contents).
-pub(crate) fn success_status() -> Value {
-    json!({ "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 200 })
+/// The `Status` kube-apiserver answers an immediate delete with, for resources that do not
+/// return the deleted object.
+pub(crate) fn deleted_status(info: &ResourceInfo, deleted: &Value) -> Value {
+    let meta = deleted.get("metadata");
+    let text = |key: &str| meta.and_then(|m| m.get(key)).cloned().unwrap_or(Value::Null);
+    json!({
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+        "details": { "name": text("name"), "group": info.group, "kind": info.plural, "uid": text("uid") },
+    })
 }
 
 #[cfg(test)]

@@ -65,7 +65,9 @@ impl Store {
             history_limit: history_limit.max(1),
             compacted: 0,
             dependents: HashMap::new(),
-            sender: broadcast::channel(watch_buffer.max(16)).0,
+            // A watcher further behind than the history could not resume anyway, so the ring
+            // (which keeps changes alive) is never larger than the history.
+            sender: broadcast::channel(watch_buffer.min(history_limit).max(16)).0,
         }
     }
 

@@ -86,8 +86,10 @@ impl Core {
                 }
             }
         }
+        // `timeoutSeconds=0` means the server's default, as upstream.
         let timeout = query
             .timeout_seconds
+            .filter(|seconds| *seconds > 0)
             .map_or(MAX_WATCH, Duration::from_secs)
             .min(MAX_WATCH);
         Ok(WatchPlan {
@@ -122,15 +124,19 @@ fn visible(
     let selected = |o: &Value| namespace.is_none_or(|ns| object::namespace(o) == ns) && filter.matches(o);
     let before = change.previous.as_deref().is_some_and(selected);
     let after = selected(&change.object);
-    let kind = match (change.kind, before, after) {
-        (ChangeKind::Deleted, true, _) => "DELETED",
-        (ChangeKind::Deleted, false, _) => return None,
-        (_, true, true) => "MODIFIED",
-        (_, false, true) => "ADDED",
-        (_, true, false) => "DELETED",
-        (_, false, false) => return None,
-    };
-    Some((kind, change.object.clone()))
+    match (change.kind, before, after) {
+        (ChangeKind::Deleted, true, _) => Some(("DELETED", change.object.clone())),
+        (ChangeKind::Deleted, false, _) | (_, false, false) => None,
+        (_, true, true) => Some(("MODIFIED", change.object.clone())),
+        (_, false, true) => Some(("ADDED", change.object.clone())),
+        (_, true, false) => {
+            // Leaving the selection reads as a delete of what the watcher last saw, at this
+            // change's resourceVersion, as kube-apiserver's watch cache sends it.
+            let mut last_seen = change.previous.as_deref().cloned().unwrap_or_default();
+            object::meta_mut(&mut last_seen).insert("resourceVersion".to_owned(), change.rv.to_string().into());
+            Some(("DELETED", Arc::new(last_seen)))
+        }
+    }
 }
 
 impl WatchPlan {

@@ -87,3 +87,58 @@ async fn types_should_register_without_a_crd() {
         .unwrap();
     assert_eq!(vms(&server).list(&ListParams::default()).await.unwrap().items.len(), 1);
 }
+
+#[tokio::test]
+async fn crds_should_be_named_and_grouped_like_kube_apiserver_requires() {
+    let server = FakeApiServer::new();
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    let mut misnamed = VirtualMachine::crd();
+    misnamed.metadata.name = Some("vms.cloudnative.tw".into());
+    let invalid = api_error(crds.create(&PostParams::default(), &misnamed).await);
+    assert!(
+        invalid.message.contains("must be spec.names.plural+\".\"+spec.group"),
+        "{}",
+        invalid.message
+    );
+
+    let mut dotless = VirtualMachine::crd();
+    dotless.spec.group = "cloudnative".into();
+    dotless.metadata.name = Some("virtualmachines.cloudnative".into());
+    let invalid = api_error(crds.create(&PostParams::default(), &dotless).await);
+    assert!(invalid.message.contains("spec.group"), "{}", invalid.message);
+
+    // A CRD may not take over a built-in resource.
+    let mut builtin = VirtualMachine::crd();
+    builtin.spec.group = "apiextensions.k8s.io".into();
+    builtin.spec.names.plural = "customresourcedefinitions".into();
+    builtin.metadata.name = Some("customresourcedefinitions.apiextensions.k8s.io".into());
+    builtin.metadata.annotations = Some([("api-approved.kubernetes.io".to_owned(), "yes".to_owned())].into());
+    assert_eq!(api_error(crds.create(&PostParams::default(), &builtin).await).code, 422);
+    assert!(crds.list(&ListParams::default()).await.unwrap().items.is_empty());
+}
+
+#[tokio::test]
+async fn deleting_a_crd_should_wait_for_its_objects_finalizers() {
+    let server = server();
+    let api = vms(&server);
+    let mut held = vm("held", 1);
+    held.metadata.finalizers = Some(vec!["finalizer.cloudnative.tw".into()]);
+    api.create(&PostParams::default(), &held).await.unwrap();
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    crds.delete("virtualmachines.cloudnative.tw", &DeleteParams::default())
+        .await
+        .unwrap();
+
+    let terminating = crds.get("virtualmachines.cloudnative.tw").await.unwrap();
+    assert!(terminating.metadata.deletion_timestamp.is_some());
+    assert!(api.get("held").await.unwrap().metadata.deletion_timestamp.is_some());
+    let refused = api_error(api.create(&PostParams::default(), &vm("late", 1)).await);
+    assert_eq!((refused.code, refused.reason.as_str()), (405, "MethodNotAllowed"));
+
+    let release = kube::api::Patch::Merge(serde_json::json!({ "metadata": { "finalizers": null } }));
+    api.patch("held", &kube::api::PatchParams::default(), &release)
+        .await
+        .unwrap();
+    assert!(api_error(crds.get("virtualmachines.cloudnative.tw").await).is_not_found());
+    assert!(api_error(api.list(&ListParams::default()).await).is_not_found());
+}

@@ -114,7 +114,11 @@ async fn foreground_and_orphan_policies_should_be_honoured() {
     let owner = api.create(&PostParams::default(), &vm("owner", 1)).await.unwrap();
     let mut blocked = owned_by("blocked", &owner);
     blocked.metadata.finalizers = Some(vec!["example.com/hold".into()]);
+    blocked.metadata.owner_references.as_mut().unwrap()[0].block_owner_deletion = Some(true);
     configmaps.create(&PostParams::default(), &blocked).await.unwrap();
+    let mut not_blocking = owned_by("not-blocking", &owner);
+    not_blocking.metadata.finalizers = Some(vec!["example.com/hold".into()]);
+    configmaps.create(&PostParams::default(), &not_blocking).await.unwrap();
 
     api.delete("owner", &DeleteParams::foreground()).await.unwrap();
     let waiting = api.get("owner").await.unwrap();
@@ -222,4 +226,52 @@ async fn namespace_deletion_should_terminate_and_empty_it() {
     .await
     .unwrap();
     assert!(api_error(namespaces.get("team").await).is_not_found());
+}
+
+#[tokio::test]
+async fn delete_should_answer_like_kube_apiserver() {
+    let server = server();
+    let configmaps: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let created = configmaps
+        .create(&PostParams::default(), &configmap("gone", &[]))
+        .await
+        .unwrap();
+    let status = configmaps
+        .delete("gone", &DeleteParams::default())
+        .await
+        .unwrap()
+        .right()
+        .expect("a Status, not the object");
+    let details = status.details.unwrap();
+    assert_eq!(
+        (details.name.as_str(), details.kind.as_str(), Some(details.uid)),
+        ("gone", "configmaps", created.metadata.uid)
+    );
+
+    let pods: Api<k8s_openapi::api::core::v1::Pod> = Api::default_namespaced(server.client());
+    let pod: k8s_openapi::api::core::v1::Pod = serde_json::from_value(json!({
+        "metadata": { "name": "p" }, "spec": { "containers": [{ "name": "c", "image": "busybox" }] }
+    }))
+    .unwrap();
+    pods.create(&PostParams::default(), &pod).await.unwrap();
+    assert!(
+        pods.delete("p", &DeleteParams::default()).await.unwrap().is_left(),
+        "pods return the deleted object"
+    );
+
+    let everywhere: Api<ConfigMap> = Api::all(server.client());
+    let refused = api_error(
+        everywhere
+            .delete_collection(&DeleteParams::default(), &ListParams::default())
+            .await,
+    );
+    assert_eq!((refused.code, refused.reason.as_str()), (405, "MethodNotAllowed"));
+    let namespaces: Api<Namespace> = Api::all(server.client());
+    let refused = api_error(
+        namespaces
+            .delete_collection(&DeleteParams::default(), &ListParams::default())
+            .await,
+    );
+    assert_eq!(refused.code, 405);
+    assert!(namespaces.get("kube-system").await.is_ok());
 }

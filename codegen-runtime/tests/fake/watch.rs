@@ -96,6 +96,32 @@ async fn watch_should_report_objects_leaving_a_selector_as_deleted() {
 }
 
 #[tokio::test]
+async fn leaving_a_selector_should_deliver_the_object_as_last_seen() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let params = WatchParams::default().labels("app=web").disable_bookmarks();
+    api.create(&PostParams::default(), &configmap("a", &[("app", "web")]))
+        .await
+        .unwrap();
+    let mut stream = api.watch(&params, &server.resource_version()).await.unwrap().boxed();
+    let moved = api
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "metadata": { "labels": { "app": "db" } } })),
+        )
+        .await
+        .unwrap();
+    match stream.try_next().await.unwrap().unwrap() {
+        WatchEvent::Deleted(last_seen) => {
+            assert_eq!(last_seen.labels()["app"], "web");
+            assert_eq!(last_seen.resource_version(), moved.resource_version());
+        }
+        other => panic!("expected DELETED, got {}", describe(&other)),
+    }
+}
+
+#[tokio::test]
 async fn watch_should_send_bookmarks_and_end_at_its_timeout() {
     let server = FakeApiServer::builder()
         .bookmark_interval(Duration::from_millis(20))

@@ -230,3 +230,67 @@ async fn builtins_should_keep_deployment_status_for_the_controller() {
         .unwrap();
     assert_eq!(updated.status.unwrap().available_replicas, Some(1));
 }
+
+#[tokio::test]
+async fn identity_fields_should_be_immutable() {
+    use kube::api::{DeleteParams, Patch, PatchParams};
+    let server = server();
+    let api = vms(&server);
+    let mut held = vm("test-vm", 2);
+    held.metadata.finalizers = Some(vec!["finalizer.cloudnative.tw".into()]);
+    api.create(&PostParams::default(), &held).await.unwrap();
+    let rename = Patch::Merge(json!({ "metadata": { "name": "other" } }));
+    let invalid = api_error(api.patch("test-vm", &PatchParams::default(), &rename).await);
+    assert_eq!(invalid.code, 422);
+    assert!(
+        invalid
+            .message
+            .contains("metadata.name: Invalid value: \"other\": field is immutable"),
+        "{}",
+        invalid.message
+    );
+
+    api.delete("test-vm", &DeleteParams::default()).await.unwrap();
+    let rename_and_release = Patch::Merge(json!({ "metadata": { "name": "other", "finalizers": null } }));
+    assert_eq!(
+        api_error(api.patch("test-vm", &PatchParams::default(), &rename_and_release).await).code,
+        422
+    );
+    assert!(api_error(api.get("other").await).is_not_found());
+}
+
+#[tokio::test]
+async fn custom_resources_should_need_a_resource_version_to_update() {
+    let server = server();
+    let api = vms(&server);
+    api.create(&PostParams::default(), &vm("test-vm", 2)).await.unwrap();
+    let invalid = api_error(api.replace("test-vm", &PostParams::default(), &vm("test-vm", 3)).await);
+    assert!(
+        invalid
+            .message
+            .contains("metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"),
+        "{}",
+        invalid.message
+    );
+
+    let configmaps: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let created = configmaps
+        .create(&PostParams::default(), &configmap("cm", &[]))
+        .await
+        .unwrap();
+    assert_eq!(created.metadata.generation, None, "ConfigMaps have no generation");
+    configmaps
+        .replace("cm", &PostParams::default(), &configmap("cm", &[("a", "b")]))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn invalid_namespace_names_should_not_be_auto_created() {
+    let server = codegen_runtime::fake::FakeApiServer::builder()
+        .auto_create_namespaces(true)
+        .build();
+    let bad: Api<ConfigMap> = Api::namespaced(server.client(), "Bad_NS");
+    let missing = api_error(bad.create(&PostParams::default(), &configmap("a", &[])).await);
+    assert_eq!(missing.code, 404);
+}
