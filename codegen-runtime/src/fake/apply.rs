@@ -8,7 +8,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::core::{Core, Ownership, WriteOpts};
-use super::fields::{self, FieldPath, ManagedEntry};
+use super::fieldpath::{self, FieldPath, Shape, merge_into, remove_path, value_at};
+use super::fields::{self, ManagedEntry};
 use super::object;
 use super::resource::ResourceInfo;
 use super::status::ApiStatus;
@@ -57,7 +58,8 @@ impl Core {
         }
         scope_to_subresource(info, &mut config, request.subresource);
         let now = object::now();
-        let applied = fields::leaf_paths(&config);
+        let shape = Shape::of(info);
+        let applied = fieldpath::leaf_paths(&config, shape);
         let own = |e: &ManagedEntry| {
             e.manager == request.manager && e.operation == "Apply" && e.subresource.as_deref() == request.subresource
         };
@@ -84,7 +86,7 @@ impl Core {
             .flat_map(|e| {
                 e.fields
                     .intersection(&applied)
-                    .filter(|p| fields::value_at(&old, p) != fields::value_at(&config, p))
+                    .filter(|p| value_at(&old, p) != value_at(&config, p))
                     .map(|p| (e.manager.clone(), e.api_version.clone(), p.clone()))
                     .collect::<Vec<_>>()
             })
@@ -93,10 +95,7 @@ impl Core {
         // applied without conflict, as kube-apiserver's last-applied manager allows.
         let last_applied = last_applied_configuration(&old);
         let (upgraded, conflicts): (Vec<_>, Vec<_>) = conflicts.into_iter().partition(|(manager, _, path)| {
-            manager == CLIENT_SIDE_APPLY
-                && last_applied
-                    .as_ref()
-                    .is_some_and(|l| fields::value_at(l, path).is_some())
+            manager == CLIENT_SIDE_APPLY && last_applied.as_ref().is_some_and(|l| value_at(l, path).is_some())
         });
         let blocking = !conflicts.is_empty() && !request.force;
         if blocking {
@@ -118,10 +117,10 @@ impl Core {
         for path in previously.difference(&applied) {
             let owned_elsewhere = entries.iter().any(|e| !own(e) && e.fields.contains(path));
             if !owned_elsewhere {
-                fields::remove_path(&mut new, path);
+                remove_path(&mut new, path);
             }
         }
-        merge_into(&mut new, &config);
+        merge_into(&mut new, &config, shape, &[]);
         entries.retain(|e| !own(e));
         entries.push(entry(request, &info.api_version(), &now, applied));
         fields::write(&mut new, &entries);
@@ -171,27 +170,10 @@ fn entry(request: &ApplyRequest<'_>, api_version: &str, now: &str, applied: BTre
     }
 }
 
-/// Merges maps recursively; anything else in `config` replaces what is live.
-fn merge_into(live: &mut Value, config: &Value) {
-    match (live, config) {
-        (Value::Object(live), Value::Object(config)) => {
-            for (key, value) in config {
-                match live.get_mut(key) {
-                    Some(existing) if existing.is_object() && value.is_object() => merge_into(existing, value),
-                    _ => {
-                        live.insert(key.clone(), value.clone());
-                    }
-                }
-            }
-        }
-        (live, config) => *live = config.clone(),
-    }
-}
-
 fn conflict_status(info: &ResourceInfo, name: &str, conflicts: &[(String, String, FieldPath)]) -> ApiStatus {
     let describe = |(manager, api_version, path): &(String, String, FieldPath)| {
         (
-            format!(".{}", path.join(".")),
+            fieldpath::display(path),
             format!("conflict with \"{manager}\" using {api_version}"),
         )
     };

@@ -9,6 +9,7 @@ use super::checks::{
     check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged, validate_metadata,
 };
 use super::crd::CRD_CLEANUP_FINALIZER;
+use super::fieldpath::Shape;
 use super::fields;
 use super::object::{self, meta_mut};
 use super::registry::Registry;
@@ -188,7 +189,15 @@ impl Core {
         }
         self.check_crd_not_terminating(info)?;
         if let Some(manager) = &opts.manager {
-            fields::record_update(None, &mut body, manager, &info.api_version(), None, &object::now());
+            fields::record_update(
+                None,
+                &mut body,
+                Shape::of(info),
+                manager,
+                &info.api_version(),
+                None,
+                &object::now(),
+            );
         }
         if opts.dry_run {
             return Ok(Arc::new(body));
@@ -311,6 +320,7 @@ impl Core {
             fields::record_update(
                 Some(&old),
                 &mut new,
+                Shape::of(info),
                 manager,
                 &info.api_version(),
                 subresource,

@@ -3,89 +3,10 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-/// A leaf field path, e.g. `["spec", "replicas"]`. Lists are atomic: the path ends at the list.
-pub(crate) type FieldPath = Vec<String>;
-
-/// Metadata fields the server owns; they never appear in managed fields.
-const SYSTEM_FIELDS: [&str; 9] = [
-    "name",
-    "namespace",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "managedFields",
-];
-
-/// The leaf paths a (partial) object sets.
-pub(crate) fn leaf_paths(object: &Value) -> BTreeSet<FieldPath> {
-    let mut paths = BTreeSet::new();
-    if let Some(map) = object.as_object() {
-        for (key, value) in map {
-            if key == "apiVersion" || key == "kind" {
-                continue;
-            }
-            collect(value, vec![key.clone()], &mut paths);
-        }
-    }
-    paths
-}
-
-fn collect(value: &Value, path: FieldPath, out: &mut BTreeSet<FieldPath>) {
-    if path.len() == 2 && path[0] == "metadata" && SYSTEM_FIELDS.contains(&path[1].as_str()) {
-        return;
-    }
-    match value {
-        Value::Object(map) if !map.is_empty() => {
-            for (key, child) in map {
-                let mut child_path = path.clone();
-                child_path.push(key.clone());
-                collect(child, child_path, out);
-            }
-        }
-        _ => {
-            out.insert(path);
-        }
-    }
-}
-
-/// The value at a leaf path.
-pub(crate) fn value_at<'a>(object: &'a Value, path: &[String]) -> Option<&'a Value> {
-    path.iter().try_fold(object, |value, key| value.get(key))
-}
-
-/// Leaf paths whose value differs between `old` and `new`, including removed ones.
-pub(crate) fn changed_paths(old: &Value, new: &Value) -> BTreeSet<FieldPath> {
-    let (before, after) = (leaf_paths(old), leaf_paths(new));
-    before
-        .union(&after)
-        .filter(|path| value_at(old, path) != value_at(new, path))
-        .cloned()
-        .collect()
-}
-
-/// Removes the value at a leaf path and any map it leaves empty.
-pub(crate) fn remove_path(object: &mut Value, path: &[String]) {
-    let Some((last, parents)) = path.split_last() else {
-        return;
-    };
-    if let Some(parent) = parents.iter().try_fold(&mut *object, |v, key| v.get_mut(key))
-        && let Some(map) = parent.as_object_mut()
-    {
-        map.remove(last);
-    }
-    if !parents.is_empty()
-        && value_at(object, parents)
-            .and_then(Value::as_object)
-            .is_some_and(Map::is_empty)
-    {
-        remove_path(object, parents);
-    }
-}
+pub(crate) use super::fieldpath::FieldPath;
+use super::fieldpath::{Shape, changed_paths, leaf_paths, value_at};
 
 /// One `managedFields` entry.
 #[derive(Clone, Debug, PartialEq)]
@@ -128,7 +49,7 @@ fn trie_paths(trie: &Value, path: FieldPath, out: &mut BTreeSet<FieldPath>) {
         .as_object()
         .into_iter()
         .flatten()
-        .filter(|(k, _)| k.starts_with("f:"))
+        .filter(|(k, _)| k.starts_with("f:") || k.starts_with("k:") || k.starts_with("v:"))
         .collect();
     if children.is_empty() {
         if !path.is_empty() {
@@ -138,7 +59,7 @@ fn trie_paths(trie: &Value, path: FieldPath, out: &mut BTreeSet<FieldPath>) {
     }
     for (key, child) in children {
         let mut child_path = path.clone();
-        child_path.push(key[2..].to_owned());
+        child_path.push(key.clone());
         trie_paths(child, child_path, out);
     }
 }
@@ -156,7 +77,7 @@ pub(crate) fn write(object: &mut Value, entries: &[ManagedEntry]) {
                     node = node
                         .as_object_mut()
                         .expect("trie nodes are objects")
-                        .entry(format!("f:{key}"))
+                        .entry(key.clone())
                         .or_insert(json!({}));
                 }
             }
@@ -183,14 +104,15 @@ pub(crate) fn write(object: &mut Value, entries: &[ManagedEntry]) {
 pub(crate) fn record_update(
     old: Option<&Value>,
     new: &mut Value,
+    shape: Shape<'_>,
     manager: &str,
     api_version: &str,
     subresource: Option<&str>,
     now: &str,
 ) {
     let changed = match old {
-        Some(old) => changed_paths(old, new),
-        None => leaf_paths(new),
+        Some(old) => changed_paths(old, new, shape),
+        None => leaf_paths(new, shape),
     };
     let mut entries = old.map(read).unwrap_or_default();
     if changed.is_empty() {
@@ -226,48 +148,44 @@ pub(crate) fn record_update(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fake::resource::ResourceInfo;
+
+    fn path(segments: &[&str]) -> FieldPath {
+        segments.iter().map(|s| (*s).to_owned()).collect()
+    }
 
     #[test]
     fn managed_fields_should_round_trip_through_fields_v1() {
-        let mut object =
-            json!({"metadata": {"name": "a", "labels": {"app": "web"}}, "spec": {"replicas": 2, "ports": [1]}});
-        record_update(None, &mut object, "ctl", "apps/v1", None, "t");
+        let info = ResourceInfo::builtin("apps", "v1", "Deployment", "deployments");
+        let mut object = json!({"metadata": {"name": "a", "labels": {"app": "web"}, "finalizers": ["x"]},
+                                "spec": {"replicas": 2, "ports": [1]}});
+        record_update(None, &mut object, Shape::of(&info), "ctl", "apps/v1", None, "t");
         let entries = read(&object);
         assert_eq!(entries.len(), 1);
         let expected: BTreeSet<FieldPath> = [
-            vec!["metadata".into(), "labels".into(), "app".into()],
-            vec!["spec".into(), "ports".into()],
-            vec!["spec".into(), "replicas".into()],
+            path(&["f:metadata", "f:finalizers", "v:\"x\""]),
+            path(&["f:metadata", "f:labels", "f:app"]),
+            path(&["f:spec", "f:ports"]),
+            path(&["f:spec", "f:replicas"]),
         ]
         .into();
         assert_eq!(entries[0].fields, expected);
-        assert_eq!(
-            object["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:replicas"],
-            json!({})
-        );
+        let trie = &object["metadata"]["managedFields"][0]["fieldsV1"];
+        assert_eq!(trie["f:spec"]["f:replicas"], json!({}));
+        assert_eq!(trie["f:metadata"]["f:finalizers"]["v:\"x\""], json!({}));
     }
 
     #[test]
     fn updates_should_take_changed_fields_from_other_managers() {
+        let info = ResourceInfo::builtin("apps", "v1", "Deployment", "deployments");
         let mut old = json!({"spec": {"replicas": 2, "paused": false}});
-        record_update(None, &mut old, "first", "v1", None, "t");
+        record_update(None, &mut old, Shape::of(&info), "first", "v1", None, "t");
         let mut new = old.clone();
         new["spec"]["replicas"] = json!(3);
-        record_update(Some(&old), &mut new, "second", "v1", None, "t");
+        record_update(Some(&old), &mut new, Shape::of(&info), "second", "v1", None, "t");
         let entries = read(&new);
         assert_eq!(entries[0].fields.len(), 1, "first keeps only spec.paused");
         assert_eq!(entries[1].manager, "second");
-        assert!(
-            entries[1]
-                .fields
-                .contains(&vec!["spec".to_owned(), "replicas".to_owned()])
-        );
-    }
-
-    #[test]
-    fn remove_path_should_prune_emptied_maps() {
-        let mut object = json!({"spec": {"a": {"b": 1}}, "x": 1});
-        remove_path(&mut object, &["spec".into(), "a".into(), "b".into()]);
-        assert_eq!(object, json!({"x": 1}));
+        assert!(entries[1].fields.contains(&path(&["f:spec", "f:replicas"])));
     }
 }

@@ -10,12 +10,14 @@
 //! [`FakeApiServer::set_latency`]).
 
 mod apply;
+mod builtin;
 mod checks;
 mod core;
 mod crd;
 mod delete;
 mod discovery;
 mod dispatch;
+mod fieldpath;
 mod fields;
 mod gc;
 mod object;

@@ -6,8 +6,9 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::builtin::builtins;
 use super::core::Core;
-use super::resource::{ResourceInfo, ScopeKind, builtins};
+use super::resource::{ResourceInfo, ScopeKind};
 use super::status::ApiStatus;
 use super::testing::{Action, Reaction, Testing};
 

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 /// The patch merge key of the keyed lists of the built-in types the fake server serves.
-fn merge_key(field: &str, items: &[Value]) -> Option<&'static str> {
+pub(crate) fn merge_key(field: &str, items: &[Value]) -> Option<&'static str> {
     match field {
         "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "env" | "imagePullSecrets" => {
             Some("name")
@@ -22,7 +22,7 @@ fn merge_key(field: &str, items: &[Value]) -> Option<&'static str> {
 }
 
 /// Lists of scalars whose patch strategy is `merge`.
-fn is_set_list(field: &str) -> bool {
+pub(crate) fn is_set_list(field: &str) -> bool {
     field == "finalizers"
 }
 

@@ -237,3 +237,85 @@ async fn scale_subresource_should_read_and_write_replicas() {
     assert_eq!(patched.spec.unwrap().replicas, Some(4));
     assert_eq!(deployments.get("web").await.unwrap().spec.replicas, Some(4));
 }
+
+#[tokio::test]
+async fn server_side_apply_should_merge_set_and_keyed_lists_per_element() {
+    let server = server();
+    let configmaps: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let with_finalizer = |finalizer: Option<&str>| -> ConfigMap {
+        serde_json::from_value(json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": { "name": "shared", "finalizers": finalizer.into_iter().collect::<Vec<_>>() }
+        }))
+        .unwrap()
+    };
+    configmaps
+        .patch(
+            "shared",
+            &PatchParams::apply("a"),
+            &Patch::Apply(with_finalizer(Some("a.io/x"))),
+        )
+        .await
+        .unwrap();
+    let both = configmaps
+        .patch(
+            "shared",
+            &PatchParams::apply("b"),
+            &Patch::Apply(with_finalizer(Some("b.io/y"))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        both.metadata.finalizers,
+        Some(vec!["a.io/x".to_owned(), "b.io/y".to_owned()]),
+        "finalizers are a set"
+    );
+    let after = configmaps
+        .patch("shared", &PatchParams::apply("a"), &Patch::Apply(with_finalizer(None)))
+        .await
+        .unwrap();
+    assert_eq!(
+        after.metadata.finalizers,
+        Some(vec!["b.io/y".to_owned()]),
+        "a removes only its own"
+    );
+
+    // Containers are keyed by name: a second manager adding a sidecar conflicts with nobody.
+    let deployments: Api<Deployment> = Api::default_namespaced(server.client());
+    let mut app = deployment("web", 1);
+    app.spec.template.spec.as_mut().unwrap().containers.truncate(1);
+    deployments
+        .patch("web", &PatchParams::apply("app-team"), &Patch::Apply(&app))
+        .await
+        .unwrap();
+    let sidecar = json!({ "apiVersion": "apps/v1", "kind": "Deployment", "metadata": { "name": "web" },
+        "spec": { "template": { "spec": { "containers": [{ "name": "proxy", "image": "envoy:2" }] } } } });
+    let merged = deployments
+        .patch("web", &PatchParams::apply("mesh"), &Patch::Apply(&sidecar))
+        .await
+        .unwrap();
+    let names: Vec<String> = merged
+        .spec
+        .template
+        .spec
+        .unwrap()
+        .containers
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(names, ["app", "proxy"]);
+    let takeover = json!({ "apiVersion": "apps/v1", "kind": "Deployment", "metadata": { "name": "web" },
+        "spec": { "template": { "spec": { "containers": [{ "name": "app", "image": "nginx:9" }] } } } });
+    let conflict = api_error(
+        deployments
+            .patch("web", &PatchParams::apply("mesh"), &Patch::Apply(&takeover))
+            .await,
+    );
+    assert!(
+        conflict
+            .message
+            .contains(".spec.template.spec.containers[name=\"app\"].image"),
+        "{}",
+        conflict.message
+    );
+}
