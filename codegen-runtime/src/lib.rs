@@ -1,5 +1,7 @@
 //! Runtime used by kube-codegen generated code and controllers.
 //!
 //! - [`fake`]: an in-memory Kubernetes API server that runs under the real `kube::Client`.
+//! - [`workqueue`]: a rate-limited work queue with client-go's contract and metrics.
 
 pub mod fake;
+pub mod workqueue;
