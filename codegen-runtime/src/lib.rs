@@ -1,7 +1,9 @@
 //! Runtime used by kube-codegen generated code and controllers.
 //!
+//! - [`cache`]: indexed store, listers and shared informers (client-go's `tools/cache`).
 //! - [`fake`]: an in-memory Kubernetes API server that runs under the real `kube::Client`.
 //! - [`workqueue`]: a rate-limited work queue with client-go's contract and metrics.
 
+pub mod cache;
 pub mod fake;
 pub mod workqueue;

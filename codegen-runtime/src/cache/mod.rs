@@ -1,0 +1,13 @@
+//! client-go's `tools/cache` on kube-runtime: an indexed store, listers, and shared informers
+//! with event handlers, tombstones, resync and subscriptions.
+
+mod decode;
+mod handler;
+mod informer;
+mod lister;
+mod store;
+
+pub use handler::{Deleted, DeletedFinalStateUnknown, EventHandler, HandlerFns, Notification, Subscription};
+pub use informer::{HandlerRegistration, InformerObject, InformerOptions, SharedIndexInformer, Transform};
+pub use lister::{Lister, NamespaceLister, NotFound};
+pub use store::{IndexFn, NAMESPACE_INDEX, Store, StoreError, key_of, object_key, split_key};

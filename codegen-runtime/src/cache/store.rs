@@ -1,0 +1,327 @@
+//! The indexed cache behind informers and listers: objects keyed `namespace/name`, handed out as
+//! `Arc<K>`, with a built-in namespace index and user indexers (client-go's `cache.Indexer`).
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use kube::Resource;
+
+/// The name of the built-in index from namespace to objects.
+pub const NAMESPACE_INDEX: &str = "namespace";
+
+/// An index function: the index values of an object (none, one or many).
+pub type IndexFn<K> = Arc<dyn Fn(&K) -> Vec<String> + Send + Sync>;
+
+/// Why an index query failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// No indexer of that name was added.
+    #[error("index {0:?} does not exist: add it with Store::add_indexer before querying it")]
+    NoSuchIndex(String),
+    /// An indexer of that name exists already.
+    #[error("indexer {0:?} conflicts with an existing indexer: choose another name")]
+    IndexExists(String),
+}
+
+/// The key of an object: `namespace/name`, or `name` for cluster-scoped objects (client-go's
+/// `MetaNamespaceKeyFunc`).
+pub fn object_key<K: Resource>(object: &K) -> String {
+    let meta = object.meta();
+    key_of(meta.namespace.as_deref(), meta.name.as_deref().unwrap_or_default())
+}
+
+/// The key of `name` in `namespace`.
+pub fn key_of(namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(ns) if !ns.is_empty() => format!("{ns}/{name}"),
+        _ => name.to_owned(),
+    }
+}
+
+/// Splits a key into namespace and name (client-go's `SplitMetaNamespaceKey`).
+pub fn split_key(key: &str) -> (Option<&str>, &str) {
+    match key.split_once('/') {
+        Some((namespace, name)) => (Some(namespace), name),
+        None => (None, key),
+    }
+}
+
+struct Cache<K> {
+    items: HashMap<String, Arc<K>>,
+    indexers: HashMap<String, IndexFn<K>>,
+    /// index name → index value → keys.
+    indices: HashMap<String, HashMap<String, BTreeSet<String>>>,
+}
+
+impl<K> Cache<K> {
+    fn index(&mut self, key: &str, object: &K, add: bool) {
+        for (name, index) in &self.indexers {
+            let values = self.indices.entry(name.clone()).or_default();
+            for value in index(object) {
+                if add {
+                    values.entry(value).or_default().insert(key.to_owned());
+                } else if let Some(keys) = values.get_mut(&value) {
+                    keys.remove(key);
+                    if keys.is_empty() {
+                        values.remove(&value);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A thread-safe indexed cache; clones share it. Readers take a read lock for a lookup; the
+/// single writer (the informer) holds the write lock per object, and swaps in whole relists.
+pub struct Store<K> {
+    cache: Arc<RwLock<Cache<K>>>,
+}
+
+impl<K> Clone for Store<K> {
+    fn clone(&self) -> Self {
+        Self {
+            cache: self.cache.clone(),
+        }
+    }
+}
+
+impl<K: Resource + Send + Sync + 'static> Default for Store<K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Resource + Send + Sync + 'static> Store<K> {
+    /// An empty store with the namespace index.
+    pub fn new() -> Self {
+        let namespace: IndexFn<K> = Arc::new(|object: &K| object.meta().namespace.iter().cloned().collect());
+        let cache = Cache {
+            items: HashMap::new(),
+            indexers: HashMap::from([(NAMESPACE_INDEX.to_owned(), namespace)]),
+            indices: HashMap::new(),
+        };
+        Self {
+            cache: Arc::new(RwLock::new(cache)),
+        }
+    }
+
+    // Writers never panic while holding the lock, so a poisoned lock only means a reader
+    // panicked; the data is intact.
+    fn read(&self) -> RwLockReadGuard<'_, Cache<K>> {
+        self.cache.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Cache<K>> {
+        self.cache.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The object stored under `key` (`namespace/name` or `name`).
+    pub fn get(&self, key: &str) -> Option<Arc<K>> {
+        self.read().items.get(key).cloned()
+    }
+
+    /// Every stored object, in no particular order.
+    pub fn list(&self) -> Vec<Arc<K>> {
+        self.read().items.values().cloned().collect()
+    }
+
+    /// Every stored key.
+    pub fn list_keys(&self) -> Vec<String> {
+        self.read().items.keys().cloned().collect()
+    }
+
+    /// How many objects are stored.
+    pub fn len(&self) -> usize {
+        self.read().items.len()
+    }
+
+    /// Whether the store is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Adds an index; it covers the objects already stored too.
+    pub fn add_indexer(
+        &self,
+        name: &str,
+        index: impl Fn(&K) -> Vec<String> + Send + Sync + 'static,
+    ) -> Result<(), StoreError> {
+        let mut cache = self.write();
+        if cache.indexers.contains_key(name) {
+            return Err(StoreError::IndexExists(name.to_owned()));
+        }
+        let index: IndexFn<K> = Arc::new(index);
+        let mut values: HashMap<String, BTreeSet<String>> = HashMap::new();
+        for (key, object) in &cache.items {
+            for value in index(object) {
+                values.entry(value).or_default().insert(key.clone());
+            }
+        }
+        cache.indices.insert(name.to_owned(), values);
+        cache.indexers.insert(name.to_owned(), index);
+        Ok(())
+    }
+
+    /// The keys whose objects have `value` in index `index`.
+    pub fn index_keys(&self, index: &str, value: &str) -> Result<Vec<String>, StoreError> {
+        let cache = self.read();
+        if !cache.indexers.contains_key(index) {
+            return Err(StoreError::NoSuchIndex(index.to_owned()));
+        }
+        let keys = cache.indices.get(index).and_then(|values| values.get(value));
+        Ok(keys.map(|keys| keys.iter().cloned().collect()).unwrap_or_default())
+    }
+
+    /// The objects that have `value` in index `index`.
+    pub fn by_index(&self, index: &str, value: &str) -> Result<Vec<Arc<K>>, StoreError> {
+        let cache = self.read();
+        if !cache.indexers.contains_key(index) {
+            return Err(StoreError::NoSuchIndex(index.to_owned()));
+        }
+        let keys = cache.indices.get(index).and_then(|values| values.get(value));
+        Ok(keys
+            .into_iter()
+            .flatten()
+            .filter_map(|key| cache.items.get(key).cloned())
+            .collect())
+    }
+
+    /// Every value of index `index` that some object has (client-go's `ListIndexFuncValues`).
+    pub fn index_values(&self, index: &str) -> Result<Vec<String>, StoreError> {
+        let cache = self.read();
+        if !cache.indexers.contains_key(index) {
+            return Err(StoreError::NoSuchIndex(index.to_owned()));
+        }
+        let mut values: Vec<String> = cache
+            .indices
+            .get(index)
+            .map(|values| values.keys().cloned().collect())
+            .unwrap_or_default();
+        values.sort();
+        Ok(values)
+    }
+
+    /// Stores `object`, returning what it replaced.
+    pub(crate) fn apply(&self, object: Arc<K>) -> Option<Arc<K>> {
+        let key = object_key(object.as_ref());
+        let mut cache = self.write();
+        let old = cache.items.insert(key.clone(), object.clone());
+        if let Some(old) = &old {
+            cache.index(&key, old, false);
+        }
+        cache.index(&key, &object, true);
+        old
+    }
+
+    /// Removes the object under `key`, returning it.
+    pub(crate) fn delete(&self, key: &str) -> Option<Arc<K>> {
+        let mut cache = self.write();
+        let old = cache.items.remove(key)?;
+        cache.index(key, &old, false);
+        Some(old)
+    }
+
+    /// Replaces everything with `objects` (a relist); returns the previous contents. The new
+    /// cache is built before the lock is taken, so readers wait only for the swap.
+    pub(crate) fn replace(&self, objects: Vec<Arc<K>>) -> HashMap<String, Arc<K>> {
+        let indexers = self.read().indexers.clone();
+        let mut fresh = Cache {
+            items: HashMap::with_capacity(objects.len()),
+            indexers,
+            indices: HashMap::new(),
+        };
+        for object in objects {
+            let key = object_key(object.as_ref());
+            fresh.index(&key, &object, true);
+            fresh.items.insert(key, object);
+        }
+        let mut cache = self.write();
+        // An indexer added while the relist was being built is kept and applied.
+        let late: Vec<(String, IndexFn<K>)> = cache
+            .indexers
+            .iter()
+            .filter(|(name, _)| !fresh.indexers.contains_key(*name))
+            .map(|(name, index)| (name.clone(), index.clone()))
+            .collect();
+        for (name, index) in late {
+            fresh.indexers.insert(name.clone(), index.clone());
+            let mut values: HashMap<String, BTreeSet<String>> = HashMap::new();
+            for (key, object) in &fresh.items {
+                for value in index(object) {
+                    values.entry(value).or_default().insert(key.clone());
+                }
+            }
+            fresh.indices.insert(name, values);
+        }
+        std::mem::replace(&mut *cache, fresh).items
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::ObjectMeta;
+
+    fn cm(namespace: &str, name: &str, team: &str) -> Arc<ConfigMap> {
+        Arc::new(ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                namespace: Some(namespace.into()),
+                labels: Some([("team".to_owned(), team.to_owned())].into()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        })
+    }
+
+    fn team(object: &ConfigMap) -> Vec<String> {
+        object
+            .metadata
+            .labels
+            .iter()
+            .flatten()
+            .filter(|(k, _)| *k == "team")
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    #[test]
+    fn store_should_index_by_namespace_and_custom_indexers() {
+        let store = Store::new();
+        store.apply(cm("a", "one", "red"));
+        store.apply(cm("a", "two", "blue"));
+        store.apply(cm("b", "one", "red"));
+        store.add_indexer("team", team).unwrap();
+        assert_eq!(store.index_keys(NAMESPACE_INDEX, "a").unwrap(), ["a/one", "a/two"]);
+        assert_eq!(store.index_keys("team", "red").unwrap(), ["a/one", "b/one"]);
+        store.apply(cm("a", "one", "blue"));
+        assert_eq!(store.index_keys("team", "red").unwrap(), ["b/one"]);
+        assert_eq!(store.by_index("team", "blue").unwrap().len(), 2);
+        store.delete("a/two");
+        assert_eq!(store.index_keys("team", "blue").unwrap(), ["a/one"]);
+        assert_eq!(store.index_values("team").unwrap(), ["blue", "red"]);
+        assert_eq!(
+            store.by_index("colour", "x").unwrap_err(),
+            StoreError::NoSuchIndex("colour".into())
+        );
+        assert_eq!(
+            store.add_indexer("team", team).unwrap_err(),
+            StoreError::IndexExists("team".into())
+        );
+    }
+
+    #[test]
+    fn replace_should_swap_contents_and_keep_indexes() {
+        let store = Store::new();
+        store.add_indexer("team", team).unwrap();
+        store.apply(cm("a", "gone", "red"));
+        let previous = store.replace(vec![cm("a", "kept", "red"), cm("c", "new", "green")]);
+        assert!(previous.contains_key("a/gone"));
+        assert_eq!(store.index_keys("team", "red").unwrap(), ["a/kept"]);
+        assert_eq!(store.index_keys(NAMESPACE_INDEX, "c").unwrap(), ["c/new"]);
+        assert!(store.get("a/gone").is_none());
+        assert_eq!(split_key("a/kept"), (Some("a"), "kept"));
+        assert_eq!(split_key("node-1"), (None, "node-1"));
+    }
+}

@@ -1,0 +1,284 @@
+//! Shared informers on the in-memory API server: ordered notifications, tombstones after a
+//! forced 410, late handlers, independent handlers, resync, transform, bad objects.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use codegen_runtime::cache::{Deleted, EventHandler, HandlerFns, InformerOptions, Notification, SharedIndexInformer};
+use codegen_runtime::fake::{ApiStatus, FakeApiServer};
+use futures::StreamExt;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
+use kube::{Client, ResourceExt};
+use serde_json::json;
+use tokio::sync::mpsc;
+
+fn configmap(name: &str) -> ConfigMap {
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// Records what a handler sees as short strings: `add a (initial)`, `update a`, `delete b (tombstone)`.
+struct Recorder(mpsc::UnboundedSender<String>);
+
+impl EventHandler<ConfigMap> for Recorder {
+    fn on_add(&mut self, object: Arc<ConfigMap>, in_initial_list: bool) {
+        let initial = if in_initial_list { " (initial)" } else { "" };
+        let _ = self.0.send(format!("add {}{initial}", object.name_any()));
+    }
+
+    fn on_update(&mut self, _old: Arc<ConfigMap>, new: Arc<ConfigMap>) {
+        let _ = self.0.send(format!("update {}", new.name_any()));
+    }
+
+    fn on_delete(&mut self, deleted: Deleted<ConfigMap>) {
+        let how = if matches!(deleted, Deleted::Tombstone(_)) {
+            " (tombstone)"
+        } else {
+            ""
+        };
+        let _ = self.0.send(format!("delete {}{how}", deleted.object().name_any()));
+    }
+}
+
+fn informer(client: Client) -> SharedIndexInformer<ConfigMap> {
+    let options = InformerOptions {
+        namespace: Some("default".into()),
+        ..InformerOptions::default()
+    };
+    SharedIndexInformer::new(client, options)
+}
+
+async fn take(receiver: &mut mpsc::UnboundedReceiver<String>, count: usize) -> Vec<String> {
+    let mut seen = Vec::new();
+    while seen.len() < count {
+        let next = tokio::time::timeout(Duration::from_secs(20), receiver.recv()).await;
+        seen.push(next.expect("the handler hears in time").expect("the handler is alive"));
+    }
+    seen
+}
+
+#[tokio::test]
+async fn handlers_should_see_adds_updates_and_deletes_in_order() {
+    let server = FakeApiServer::new();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    api.create(&PostParams::default(), &configmap("existing"))
+        .await
+        .unwrap();
+    let informer = informer(server.client());
+    let (sender, mut events) = mpsc::unbounded_channel();
+    let registration = informer.add_event_handler(Recorder(sender));
+    informer.run();
+    assert!(informer.wait_for_sync().await);
+    assert_eq!(take(&mut events, 1).await, ["add existing (initial)"]);
+
+    api.create(&PostParams::default(), &configmap("a")).await.unwrap();
+    api.patch(
+        "a",
+        &PatchParams::default(),
+        &Patch::Merge(json!({ "data": { "k": "v" } })),
+    )
+    .await
+    .unwrap();
+    api.delete("a", &DeleteParams::default()).await.unwrap();
+    assert_eq!(take(&mut events, 3).await, ["add a", "update a", "delete a"]);
+    assert!(registration.has_synced());
+    assert_eq!(
+        informer
+            .lister()
+            .namespaced("default")
+            .get("existing")
+            .unwrap()
+            .name_any(),
+        "existing"
+    );
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_forced_relist_should_report_missed_deletes_as_tombstones() {
+    let server = FakeApiServer::new();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    for name in ["a", "b", "c"] {
+        api.create(&PostParams::default(), &configmap(name)).await.unwrap();
+    }
+    let informer = informer(server.client());
+    let (sender, mut events) = mpsc::unbounded_channel();
+    informer.add_event_handler(Recorder(sender));
+    informer.run();
+    informer.wait_for_sync().await;
+    assert_eq!(take(&mut events, 3).await.len(), 3);
+
+    // Disconnect, keep the informer out for one retry, and change things meanwhile.
+    server.fail_next(1, "watch", "configmaps", ApiStatus::internal("injected"));
+    server.cut_watches();
+    api.delete("b", &DeleteParams::default()).await.unwrap();
+    api.create(&PostParams::default(), &configmap("d")).await.unwrap();
+    server.expire_resource_versions();
+
+    let seen = take(&mut events, 4).await;
+    assert_eq!(
+        seen,
+        ["delete b (tombstone)", "update a", "update c", "add d"],
+        "tombstones first, then the list"
+    );
+    let mut cached: Vec<String> = informer.store().list_keys();
+    cached.sort();
+    assert_eq!(cached, ["default/a", "default/c", "default/d"]);
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_late_handler_should_first_receive_the_cache() {
+    let server = FakeApiServer::new();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    for name in ["a", "b"] {
+        api.create(&PostParams::default(), &configmap(name)).await.unwrap();
+    }
+    let informer = informer(server.client());
+    informer.run();
+    informer.wait_for_sync().await;
+    let (sender, mut events) = mpsc::unbounded_channel();
+    let registration = informer.add_event_handler(Recorder(sender));
+    let mut seen = take(&mut events, 2).await;
+    seen.sort();
+    assert_eq!(seen, ["add a (initial)", "add b (initial)"]);
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while !registration.has_synced() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the late handler syncs");
+    informer.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_handler_should_not_delay_another() {
+    let server = FakeApiServer::new();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let informer = informer(server.client());
+    let slow_seen = Arc::new(Mutex::new(0));
+    let counter = slow_seen.clone();
+    informer.add_event_handler(HandlerFns::new().on_add(move |_, _| {
+        std::thread::sleep(Duration::from_millis(300));
+        *counter.lock().unwrap() += 1;
+    }));
+    let (sender, mut events) = mpsc::unbounded_channel();
+    informer.add_event_handler(Recorder(sender));
+    informer.run();
+    informer.wait_for_sync().await;
+    let started = std::time::Instant::now();
+    for i in 0..10 {
+        api.create(&PostParams::default(), &configmap(&format!("cm-{i}")))
+            .await
+            .unwrap();
+    }
+    take(&mut events, 10).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the fast handler waited {:?}",
+        started.elapsed()
+    );
+    assert!(*slow_seen.lock().unwrap() < 10, "the slow handler is still behind");
+    informer.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn resync_should_redeliver_the_cache_per_handler() {
+    let server = FakeApiServer::new();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    api.create(&PostParams::default(), &configmap("a")).await.unwrap();
+    let informer = informer(server.client());
+    let (sender, mut events) = mpsc::unbounded_channel();
+    informer.add_event_handler_with_resync(Recorder(sender), Some(Duration::from_secs(30)));
+    let (quiet_sender, mut quiet) = mpsc::unbounded_channel();
+    informer.add_event_handler(Recorder(quiet_sender));
+    informer.run();
+    informer.wait_for_sync().await;
+    assert_eq!(take(&mut events, 1).await, ["add a (initial)"]);
+    assert_eq!(take(&mut quiet, 1).await, ["add a (initial)"]);
+    tokio::time::sleep(Duration::from_secs(31)).await;
+    assert_eq!(take(&mut events, 1).await, ["update a"]);
+    assert!(quiet.try_recv().is_err(), "a handler without resync gets none");
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn subscribers_transforms_and_removal_should_work() {
+    let server = FakeApiServer::new();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let options = InformerOptions {
+        namespace: Some("default".into()),
+        transform: Some(Arc::new(|cm: &mut ConfigMap| cm.metadata.managed_fields = None)),
+        ..InformerOptions::default()
+    };
+    let informer = SharedIndexInformer::new(server.client(), options);
+    let mut subscription = informer.subscribe();
+    let (sender, mut events) = mpsc::unbounded_channel();
+    let registration = informer.add_event_handler(Recorder(sender));
+    informer.run();
+    informer.wait_for_sync().await;
+    informer.remove_handler(&registration);
+
+    let mut with_data = configmap("a");
+    with_data.data = Some([("k".to_owned(), "v".to_owned())].into());
+    let created = api.create(&PostParams::default(), &with_data).await.unwrap();
+    assert!(created.metadata.managed_fields.is_some());
+    match tokio::time::timeout(Duration::from_secs(10), subscription.next())
+        .await
+        .unwrap()
+        .unwrap()
+    {
+        Notification::Add {
+            object,
+            in_initial_list,
+        } => {
+            assert_eq!((object.name_any(), in_initial_list), ("a".to_owned(), false));
+            assert!(
+                object.metadata.managed_fields.is_none(),
+                "the transform ran before the store"
+            );
+        }
+        other => panic!("expected an add, got {other:?}"),
+    }
+    assert!(subscription.has_synced());
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(events.try_recv().is_err(), "a removed handler hears nothing more");
+    informer.shutdown().await;
+    assert!(
+        subscription.next().await.is_none(),
+        "subscriptions end with the informer"
+    );
+}
+
+#[tokio::test]
+async fn an_object_that_does_not_decode_should_be_skipped() {
+    let server = FakeApiServer::new();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    api.create(&PostParams::default(), &configmap("good")).await.unwrap();
+    // A ConfigMap whose data is not a map of strings cannot decode into k8s-openapi's type.
+    server.insert(&json!({ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": "bad", "namespace": "default" }, "data": { "n": 1 } })).unwrap();
+    let informer = informer(server.client());
+    informer.run();
+    assert!(
+        tokio::time::timeout(Duration::from_secs(10), informer.wait_for_sync())
+            .await
+            .unwrap()
+    );
+    assert_eq!(informer.store().list_keys(), ["default/good"]);
+    api.create(&PostParams::default(), &configmap("after")).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while informer.store().get("default/after").is_none() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("the informer goes on after the bad object");
+    informer.shutdown().await;
+}
