@@ -31,9 +31,11 @@ impl<K: DeserializeOwned> Lenient<K> {
         match serde_json::from_str::<K>(text) {
             Ok(object) => Lenient::Decoded(object),
             Err(error) => Lenient::Failed {
-                metadata: serde_json::from_str::<MetadataOnly>(text)
-                    .map(|m| m.metadata)
-                    .unwrap_or_default(),
+                metadata: Box::new(
+                    serde_json::from_str::<MetadataOnly>(text)
+                        .map(|m| m.metadata)
+                        .unwrap_or_default(),
+                ),
                 error: error.to_string(),
             },
         }
@@ -44,9 +46,11 @@ impl<K: DeserializeOwned> Lenient<K> {
         match serde_json::from_value::<K>(value) {
             Ok(object) => Lenient::Decoded(object),
             Err(error) => Lenient::Failed {
-                metadata: metadata
-                    .and_then(|m| serde_json::from_value(m).ok())
-                    .unwrap_or_default(),
+                metadata: Box::new(
+                    metadata
+                        .and_then(|m| serde_json::from_value(m).ok())
+                        .unwrap_or_default(),
+                ),
                 error: error.to_string(),
             },
         }
