@@ -7,3 +7,6 @@
 pub mod cache;
 pub mod fake;
 pub mod workqueue;
+
+mod scope;
+pub use scope::ScopeKind;

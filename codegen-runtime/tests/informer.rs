@@ -282,3 +282,88 @@ async fn an_object_that_does_not_decode_should_be_skipped() {
     .expect("the informer goes on after the bad object");
     informer.shutdown().await;
 }
+
+#[tokio::test]
+async fn the_factory_should_open_one_watch_per_type_for_all_consumers() {
+    use codegen_runtime::cache::SharedInformerFactory;
+    use codegen_runtime::fake::Verb;
+    use k8s_openapi::api::apps::v1::Deployment;
+
+    let server = FakeApiServer::new();
+    let api: Api<ConfigMap> = Api::namespaced(server.client(), "kube-system");
+    api.create(&PostParams::default(), &configmap("elsewhere"))
+        .await
+        .unwrap();
+    Api::<ConfigMap>::default_namespaced(server.client())
+        .create(&PostParams::default(), &configmap("here"))
+        .await
+        .unwrap();
+    server.clear_actions();
+    let factory = SharedInformerFactory::builder(server.client())
+        .namespace("default")
+        .transform(|cm: &mut ConfigMap| cm.metadata.annotations = Some([("seen".to_owned(), "yes".to_owned())].into()))
+        .build();
+    let (sender, mut events) = mpsc::unbounded_channel();
+    for _ in 0..3 {
+        factory
+            .informer::<ConfigMap>()
+            .add_event_handler(Recorder(sender.clone()));
+    }
+    factory.start();
+    factory.start();
+    let synced = factory.wait_for_cache_sync().await;
+    assert_eq!(synced.values().collect::<Vec<_>>(), [&true]);
+    assert_eq!(
+        take(&mut events, 3).await,
+        ["add here (initial)"; 3],
+        "three consumers, one namespace"
+    );
+    let cached = factory
+        .informer::<ConfigMap>()
+        .lister()
+        .namespaced("default")
+        .get("here")
+        .unwrap();
+    assert_eq!(cached.annotations()["seen"], "yes");
+
+    // Requested after start: runs on the next start.
+    let deployments = factory.informer::<Deployment>();
+    assert!(!deployments.has_synced());
+    factory.start();
+    assert_eq!(factory.wait_for_cache_sync().await.len(), 2);
+    assert!(factory.has_synced());
+
+    let watches = |resource: &str| {
+        server
+            .actions()
+            .iter()
+            .filter(|a| a.verb == Verb::Watch && a.resource == resource)
+            .count()
+    };
+    let lists = |resource: &str| {
+        server
+            .actions()
+            .iter()
+            .filter(|a| a.verb == Verb::List && a.resource == resource)
+            .count()
+    };
+    // Each watch opens just after its list: wait for both, then make sure no second one comes.
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while watches("configmaps") == 0 || watches("deployments") == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("both watches open");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!((lists("configmaps"), watches("configmaps")), (1, 1));
+    assert_eq!((lists("deployments"), watches("deployments")), (1, 1));
+
+    factory.shutdown().await;
+    assert!(factory.informer::<ConfigMap>().is_stopped());
+    factory.start();
+    assert!(
+        factory.informer::<ConfigMap>().is_stopped(),
+        "start after shutdown does nothing"
+    );
+}

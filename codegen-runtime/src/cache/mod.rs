@@ -1,12 +1,14 @@
-//! client-go's `tools/cache` on kube-runtime: an indexed store, listers, and shared informers
-//! with event handlers, tombstones, resync and subscriptions.
+//! client-go's `tools/cache` on kube-runtime: an indexed store, listers, shared informers with
+//! event handlers, tombstones, resync and subscriptions, and the shared informer factory.
 
 mod decode;
+mod factory;
 mod handler;
 mod informer;
 mod lister;
 mod store;
 
+pub use factory::{SharedInformerFactory, SharedInformerFactoryBuilder, TweakWatcher};
 pub use handler::{Deleted, DeletedFinalStateUnknown, EventHandler, HandlerFns, Notification, Subscription};
 pub use informer::{HandlerRegistration, InformerObject, InformerOptions, SharedIndexInformer, Transform};
 pub use lister::{Lister, NamespaceLister, NotFound};

@@ -40,8 +40,9 @@ mod table;
 mod testing;
 mod watch;
 
+pub use crate::scope::ScopeKind;
 pub use dispatch::ResponseBody;
-pub use resource::{PrinterColumn, ResourceInfo, ScalePaths, ScopeKind};
+pub use resource::{PrinterColumn, ResourceInfo, ScalePaths};
 pub use route::Verb;
 pub use serve::{ServeError, ServedApiServer};
 pub use server::{FakeApiServer, FakeApiServerBuilder};

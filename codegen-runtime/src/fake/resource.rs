@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use crate::scope::ScopeKind;
+
 /// Where a scale subresource reads and writes replicas, as in a CRD's `subresources.scale`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScalePaths {
@@ -277,20 +279,6 @@ fn printer_column(column: &Value) -> Option<PrinterColumn> {
 pub(crate) struct StorageKey {
     pub(crate) group: String,
     pub(crate) plural: String,
-}
-
-/// Tells whether a `kube::Resource::Scope` is namespaced, so types can be registered by type.
-pub trait ScopeKind {
-    /// True for namespaced resources.
-    const NAMESPACED: bool;
-}
-
-impl ScopeKind for k8s_openapi::NamespaceResourceScope {
-    const NAMESPACED: bool = true;
-}
-
-impl ScopeKind for k8s_openapi::ClusterResourceScope {
-    const NAMESPACED: bool = false;
 }
 
 #[cfg(test)]

@@ -8,9 +8,10 @@ use serde_json::Value;
 
 use super::builtin::builtins;
 use super::core::Core;
-use super::resource::{ResourceInfo, ScopeKind};
+use super::resource::ResourceInfo;
 use super::status::ApiStatus;
 use super::testing::{Action, Reaction, Testing};
+use crate::scope::ScopeKind;
 
 /// Options of a [`FakeApiServer`], set through [`FakeApiServerBuilder`].
 #[derive(Clone, Debug)]
