@@ -1,0 +1,149 @@
+//! Leader election between candidates on one in-memory API server, under paused time.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::Duration;
+
+use codegen_runtime::fake::{ApiStatus, FakeApiServer};
+use codegen_runtime::leader::{LeaderCallbacks, LeaderElectionConfig, LeaderElector};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+fn config(identity: &str, release_on_cancel: bool) -> LeaderElectionConfig {
+    let mut config = LeaderElectionConfig::new("kube-system", "controller101", identity);
+    config.release_on_cancel = release_on_cancel;
+    config
+}
+
+/// How many candidates lead right now, and the most that ever led at once.
+#[derive(Default)]
+struct Leaders {
+    current: AtomicI32,
+    peak: AtomicI32,
+}
+
+/// Starts a candidate; reports `(identity, true)` when it starts leading and `(identity, false)`
+/// when its leading token is cancelled; counts how many lead at once.
+fn candidate(
+    server: &FakeApiServer,
+    config: LeaderElectionConfig,
+    events: mpsc::UnboundedSender<(String, bool, Instant)>,
+    leaders: Arc<Leaders>,
+) -> (Arc<LeaderElector>, CancellationToken, tokio::task::JoinHandle<()>) {
+    let identity = config.identity.clone();
+    let elector = Arc::new(LeaderElector::new(server.client(), config).unwrap());
+    let cancel = CancellationToken::new();
+    let callbacks = LeaderCallbacks::new(
+        move |leading: CancellationToken| {
+            let now_leading = leaders.current.fetch_add(1, Ordering::SeqCst) + 1;
+            leaders.peak.fetch_max(now_leading, Ordering::SeqCst);
+            let _ = events.send((identity.clone(), true, Instant::now()));
+            tokio::spawn(async move {
+                leading.cancelled().await;
+                leaders.current.fetch_sub(1, Ordering::SeqCst);
+                let _ = events.send((identity, false, Instant::now()));
+            });
+        },
+        || {},
+    );
+    let task = tokio::spawn({
+        let (elector, cancel) = (elector.clone(), cancel.clone());
+        async move { elector.run(cancel, callbacks).await }
+    });
+    (elector, cancel, task)
+}
+
+async fn next(events: &mut mpsc::UnboundedReceiver<(String, bool, Instant)>) -> (String, bool, Instant) {
+    tokio::time::timeout(Duration::from_secs(120), events.recv())
+        .await
+        .expect("an election event")
+        .unwrap()
+}
+
+async fn takeover(release_on_cancel: bool) -> Duration {
+    let server = FakeApiServer::new();
+    let (events, mut seen) = mpsc::unbounded_channel();
+    let leaders = Arc::new(Leaders::default());
+    let (a, cancel_a, task_a) = candidate(&server, config("a", release_on_cancel), events.clone(), leaders.clone());
+    let (first, started, _) = next(&mut seen).await;
+    assert_eq!((first.as_str(), started), ("a", true));
+    let (b, _cancel_b, _task_b) = candidate(&server, config("b", release_on_cancel), events, leaders.clone());
+    tokio::time::sleep(Duration::from_secs(30)).await;
+    assert!(a.is_leader() && !b.is_leader(), "exactly one leads");
+    assert_eq!(b.leader().as_deref(), Some("a"));
+
+    let stopped_at = Instant::now();
+    cancel_a.cancel();
+    task_a.await.unwrap();
+    assert_eq!(next(&mut seen).await.0, "a");
+    let (successor, started, at) = next(&mut seen).await;
+    assert_eq!((successor.as_str(), started), ("b", true));
+    assert_eq!(leaders.peak.load(Ordering::SeqCst), 1, "never two leaders at once");
+    at - stopped_at
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_released_lease_should_pass_on_within_a_retry() {
+    let waited = takeover(true).await;
+    // Defaults: retry 2 s with jitter up to 1.2 × 2 s.
+    assert!(waited <= Duration::from_millis(4_500), "took over after {waited:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_abandoned_lease_should_pass_on_after_it_expires() {
+    let waited = takeover(false).await;
+    // Defaults: lease 15 s, counted from b's last observation of a renewal.
+    assert!(
+        waited >= Duration::from_secs(11) && waited <= Duration::from_secs(20),
+        "took over after {waited:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_leader_that_cannot_renew_should_step_down_before_its_lease_expires() {
+    let server = FakeApiServer::new();
+    let (events, mut seen) = mpsc::unbounded_channel();
+    let leaders = Arc::new(Leaders::default());
+    let (_a, _cancel_a, task_a) = candidate(&server, config("a", false), events.clone(), leaders.clone());
+    let (_, _, started_at) = next(&mut seen).await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    server.fail_next(1000, "update", "leases", ApiStatus::internal("etcd unavailable"));
+    let failing_since = Instant::now();
+    let (who, started, stopped_at) = next(&mut seen).await;
+    assert_eq!((who.as_str(), started), ("a", false));
+    let stepped_down_after = stopped_at - failing_since;
+    // The next renewal starts within a retry period (2 s) and gives up after the renew deadline
+    // (10 s): well before the 15 s lease could expire for anyone watching it.
+    assert!(
+        stepped_down_after <= Duration::from_secs(12),
+        "stepped down after {stepped_down_after:?}"
+    );
+    assert!(stepped_down_after < Duration::from_secs(15));
+    assert!(stopped_at - started_at > Duration::from_secs(5));
+    task_a.await.unwrap();
+    assert_eq!(leaders.current.load(Ordering::SeqCst), 0);
+    assert_eq!(leaders.peak.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn config_should_follow_client_go_rules() {
+    let mut bad = config("a", false);
+    bad.renew_deadline = Duration::from_secs(20);
+    let error = bad.validate().unwrap_err().to_string();
+    assert!(
+        error.contains("lease duration (15s) must be greater than renew deadline (20s)"),
+        "{error}"
+    );
+    let mut bad = config("a", false);
+    bad.retry_period = Duration::from_secs(9);
+    assert!(bad.validate().unwrap_err().to_string().contains("1.2 × retry period"));
+    assert!(
+        config("", false)
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("identity")
+    );
+    assert!(config("a", false).validate().is_ok());
+}
