@@ -19,6 +19,25 @@ struct Args {
     /// Create namespaces on first use instead of answering 404.
     #[arg(long)]
     auto_create_namespaces: bool,
+    /// Seed this many ConfigMaps of about 1.5 KB, spread over 100 namespaces (for benchmarks).
+    #[arg(long, default_value_t = 0)]
+    seed_configmaps: usize,
+}
+
+/// Seeds `count` ConfigMaps of about 1.5 KB in namespaces `bench-00` … `bench-99`.
+fn seed(server: &FakeApiServer, count: usize) -> Result<(), codegen_runtime::fake::ApiStatus> {
+    for i in 0..count {
+        let namespace = format!("bench-{:02}", i % 100);
+        let data: serde_json::Map<String, serde_json::Value> = (0..12)
+            .map(|k| (format!("key-{k}"), serde_json::Value::from("x".repeat(100))))
+            .collect();
+        server.insert(&serde_json::json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": { "name": format!("cm-{i:06}"), "namespace": namespace, "labels": { "app": "bench", "shard": (i % 7).to_string() } },
+            "data": data,
+        }))?;
+    }
+    Ok(())
 }
 
 #[tokio::main]
@@ -27,6 +46,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = FakeApiServer::builder()
         .auto_create_namespaces(args.auto_create_namespaces)
         .build();
+    seed(&server, args.seed_configmaps)?;
     let served = server.serve(args.addr).await?;
     served.write_kubeconfig(&args.kubeconfig)?;
     println!("in-memory Kubernetes API server listening on {}", served.url());

@@ -70,14 +70,16 @@ impl Core {
                 _ => (self.store.current_rv(), None),
             },
         };
-        let candidates: Vec<Arc<Value>> = if rv == self.store.current_rv() {
-            self.store
-                .iter(&storage, namespace)
-                .filter(|(key, _)| after.as_ref().is_none_or(|after| *key > after))
-                .map(|(_, object)| object.clone())
-                .collect()
+        let limit = query.limit.unwrap_or(usize::MAX);
+        let (items, rest) = if rv == self.store.current_rv() {
+            let candidates = self
+                .store
+                .iter_after(&storage, namespace, after.as_ref())
+                .map(|(_, object)| object);
+            take_page(candidates, &filter, limit)
         } else {
-            self.store
+            let snapshot = self
+                .store
                 .snapshot(&storage, namespace, rv, after.as_ref())
                 .ok_or_else(|| match after {
                     Some(_) => ApiStatus::expired(
@@ -85,14 +87,9 @@ impl Core {
                      You can start a new list without the continue parameter.",
                     ),
                     None => ApiStatus::expired(format!("too old resource version: {rv} ({})", self.store.oldest_rv())),
-                })?
+                })?;
+            take_page(snapshot.iter(), &filter, limit)
         };
-        let mut selected = candidates.into_iter().filter(|o| filter.matches(o));
-        let items: Vec<Arc<Value>> = match query.limit {
-            Some(limit) => selected.by_ref().take(limit).collect(),
-            None => selected.by_ref().collect(),
-        };
-        let rest = selected.count();
         let continue_token = (rest > 0).then(|| {
             let last = items.last().expect("a limit of at least one item was reached");
             encode_continue(rv, &(object::namespace(last).to_owned(), object::name(last).to_owned()))
@@ -115,6 +112,32 @@ impl Core {
             .cloned()
             .collect()
     }
+}
+
+/// Up to `limit` selected objects, and how many more follow: exactly, for unselective lists
+/// (their `remainingItemCount`), else 1 or 0. The rest is counted without filtering or cloning,
+/// so paging through a large collection stays linear.
+fn take_page<'a>(
+    mut candidates: impl Iterator<Item = &'a Arc<Value>>,
+    filter: &Filter,
+    limit: usize,
+) -> (Vec<Arc<Value>>, usize) {
+    let mut items = Vec::new();
+    while let Some(object) = candidates.next() {
+        if items.len() == limit {
+            let more = filter.matches(object) || candidates.any(|o| filter.matches(o));
+            let rest = match (more, filter.selective) {
+                (false, _) => 0,
+                (true, true) => 1,
+                (true, false) => 1 + candidates.count(),
+            };
+            return (items, rest);
+        }
+        if filter.matches(object) {
+            items.push(object.clone());
+        }
+    }
+    (items, 0)
 }
 
 fn encode_continue(rv: u64, key: &ObjectKey) -> String {

@@ -2,6 +2,7 @@
 //! watches and consistent paginated lists, and the broadcast that feeds open watches.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::ops::Bound;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -91,10 +92,24 @@ impl Store {
         storage: &StorageKey,
         namespace: Option<&'a str>,
     ) -> impl Iterator<Item = (&'a ObjectKey, &'a Arc<Value>)> + 'a {
+        self.iter_after(storage, namespace, None)
+    }
+
+    /// Like [`Store::iter`], starting after `after` (a list continuation) without scanning the
+    /// keys before it.
+    pub(crate) fn iter_after<'a>(
+        &'a self,
+        storage: &StorageKey,
+        namespace: Option<&'a str>,
+        after: Option<&ObjectKey>,
+    ) -> impl Iterator<Item = (&'a ObjectKey, &'a Arc<Value>)> + 'a {
+        let start = match after {
+            Some(key) => Bound::Excluded(key.clone()),
+            None => Bound::Included((namespace.unwrap_or("").to_owned(), String::new())),
+        };
         let map = self.objects.get(storage);
-        let start = (namespace.unwrap_or("").to_owned(), String::new());
         map.into_iter()
-            .flat_map(move |m| m.range(start.clone()..))
+            .flat_map(move |m| m.range((start.clone(), Bound::Unbounded)))
             .take_while(move |(key, _)| namespace.is_none_or(|ns| key.0 == ns))
     }
 
