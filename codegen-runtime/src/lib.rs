@@ -1,10 +1,13 @@
-//! Runtime used by kube-codegen generated code and controllers.
+//! Runtime used by kube-codegen generated code and controllers: client-go's toolbox on kube-rs.
 //!
-//! - [`cache`]: indexed store, listers and shared informers (client-go's `tools/cache`).
+//! - [`cache`]: indexed store, listers, shared informers and the informer factory (client-go's
+//!   `tools/cache`).
+//! - [`workqueue`]: a rate-limited work queue with client-go's contract and metrics.
+//! - [`leader`]: Lease-based leader election with client-go's semantics.
 //! - [`events`]: event recording, with a test double.
 //! - [`fake`]: an in-memory Kubernetes API server that runs under the real `kube::Client`.
-//! - [`leader`]: Lease-based leader election with client-go's semantics.
-//! - [`workqueue`]: a rate-limited work queue with client-go's contract and metrics.
+//!
+//! The entry points are re-exported here.
 
 pub mod cache;
 pub mod events;
@@ -13,4 +16,13 @@ pub mod leader;
 pub mod workqueue;
 
 mod scope;
+
+pub use cache::{
+    Deleted, EventHandler, HandlerFns, Lister, NamespaceLister, Notification, SharedIndexInformer,
+    SharedInformerFactory, Store,
+};
+pub use events::{EventRecorder, FakeRecorder};
+pub use fake::FakeApiServer;
+pub use leader::{LeaderCallbacks, LeaderElectionConfig, LeaderElector};
 pub use scope::ScopeKind;
+pub use workqueue::WorkQueue;
