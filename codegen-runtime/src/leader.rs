@@ -100,7 +100,8 @@ pub struct LeaderCallbacks {
 
 impl LeaderCallbacks {
     /// `started` runs once this candidate leads, with a token cancelled when it stops leading;
-    /// `stopped` runs whenever the elector returns, leader or not.
+    /// `stopped` runs whenever the elector returns, leader or not. Callbacks run on the election
+    /// task: spawn the work they start and return, or renewals wait for them.
     pub fn new(
         started: impl FnOnce(CancellationToken) + Send + 'static,
         stopped: impl FnOnce() + Send + 'static,
@@ -203,7 +204,13 @@ impl LeaderElector {
 
     async fn acquire(&self, cancel: &CancellationToken) -> bool {
         loop {
-            if self.try_acquire_or_renew().await {
+            // kube's client has no request timeout by default: bound every attempt ourselves.
+            let attempt = tokio::time::timeout(self.config.renew_deadline, self.try_acquire_or_renew());
+            let acquired = tokio::select! {
+                () = cancel.cancelled() => return false,
+                acquired = attempt => acquired.unwrap_or(false),
+            };
+            if acquired {
                 tracing::info!(lease = %self.config.lease_name, identity = %self.config.identity, "acquired the lease");
                 return true;
             }
@@ -214,21 +221,22 @@ impl LeaderElector {
         }
     }
 
-    /// Renews every retry period; a renewal that keeps failing for the renew deadline loses.
+    /// Renews every retry period; a renewal that does not succeed within the renew deadline —
+    /// failing, or hanging in a request — loses, as client-go's context timeout makes it.
     async fn renew(&self, cancel: &CancellationToken) {
         loop {
             let deadline = Instant::now() + self.config.renew_deadline;
-            let renewed = loop {
-                if self.try_acquire_or_renew().await {
-                    break true;
+            let attempts = async {
+                loop {
+                    if self.try_acquire_or_renew().await {
+                        return;
+                    }
+                    tokio::time::sleep(self.config.retry_period).await;
                 }
-                if Instant::now() + self.config.retry_period > deadline {
-                    break false;
-                }
-                tokio::select! {
-                    () = cancel.cancelled() => return,
-                    () = tokio::time::sleep(self.config.retry_period) => {}
-                }
+            };
+            let renewed = tokio::select! {
+                () = cancel.cancelled() => return,
+                within = tokio::time::timeout_at(deadline, attempts) => within.is_ok(),
             };
             if !renewed {
                 tracing::warn!(lease = %self.config.lease_name, "failed to renew the lease within the renew deadline; stepping down");
@@ -334,32 +342,47 @@ impl LeaderElector {
         });
     }
 
-    /// Gives the lease up: no holder, a one-second duration, so a successor takes over at once.
+    /// Gives the lease up (within the renew deadline, as client-go bounds it).
     async fn release(&self) {
-        if !self.is_leader() {
-            return;
-        }
-        let Ok(Some(mut lease)) = self.api.get_opt(&self.config.lease_name).await else {
-            return;
-        };
-        let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
-        if spec.holder_identity.as_deref() != Some(self.config.identity.as_str()) {
-            return;
-        }
-        let now = MicroTime(jiff::Timestamp::now());
-        spec.holder_identity = None;
-        spec.lease_duration_seconds = Some(1);
-        spec.renew_time = Some(now.clone());
-        spec.acquire_time = Some(now);
-        match self
-            .api
-            .replace(&lease.name_any(), &PostParams::default(), &lease)
+        if tokio::time::timeout(self.config.renew_deadline, self.try_release())
             .await
+            .is_err()
         {
-            Ok(stored) => {
-                self.observe(stored.spec);
+            tracing::warn!(lease = %self.config.lease_name, "could not release the lease within the renew deadline");
+        }
+    }
+
+    /// No holder and a one-second duration, so a successor takes over at once; retried on
+    /// conflicts with a concurrent write.
+    async fn try_release(&self) {
+        while self.is_leader() {
+            let Ok(Some(mut lease)) = self.api.get_opt(&self.config.lease_name).await else {
+                return;
+            };
+            let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
+            if spec.holder_identity.as_deref() != Some(self.config.identity.as_str()) {
+                return;
             }
-            Err(error) => tracing::warn!(%error, "could not release the lease"),
+            let now = MicroTime(jiff::Timestamp::now());
+            spec.holder_identity = None;
+            spec.lease_duration_seconds = Some(1);
+            spec.renew_time = Some(now.clone());
+            spec.acquire_time = Some(now);
+            match self
+                .api
+                .replace(&lease.name_any(), &PostParams::default(), &lease)
+                .await
+            {
+                Ok(stored) => {
+                    self.observe(stored.spec);
+                    return;
+                }
+                Err(kube::Error::Api(status)) if status.code == 409 => continue,
+                Err(error) => {
+                    tracing::warn!(%error, "could not release the lease");
+                    return;
+                }
+            }
         }
     }
 }

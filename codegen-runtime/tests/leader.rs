@@ -126,6 +126,23 @@ async fn a_leader_that_cannot_renew_should_step_down_before_its_lease_expires() 
     assert_eq!(leaders.peak.load(Ordering::SeqCst), 1);
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_leader_whose_renewals_hang_should_step_down_by_the_deadline() {
+    let server = FakeApiServer::new();
+    let (events, mut seen) = mpsc::unbounded_channel();
+    let leaders = Arc::new(Leaders::default());
+    let (_a, _cancel_a, _task_a) = candidate(&server, config("a", false), events, leaders.clone());
+    next(&mut seen).await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    // Requests now take an hour, as on a half-open connection; kube's client has no timeout.
+    server.set_latency(Duration::from_secs(3600));
+    let hanging_since = Instant::now();
+    let (who, started, stopped_at) = next(&mut seen).await;
+    assert_eq!((who.as_str(), started), ("a", false));
+    let after = stopped_at - hanging_since;
+    assert!(after <= Duration::from_secs(12), "stepped down after {after:?}");
+}
+
 #[test]
 fn config_should_follow_client_go_rules() {
     let mut bad = config("a", false);

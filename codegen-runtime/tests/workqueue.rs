@@ -99,6 +99,24 @@ async fn shutdown_with_drain_should_wait_for_items_in_progress() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn shutdown_should_end_a_drain_that_is_waiting() {
+    let queue = queue();
+    queue.add("stuck");
+    assert_eq!(next(&queue).await, Some("stuck"));
+    let drain = tokio::spawn({
+        let queue = queue.clone();
+        async move { queue.shutdown_with_drain().await }
+    });
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    assert!(!drain.is_finished());
+    queue.shutdown();
+    tokio::time::timeout(Duration::from_secs(1), drain)
+        .await
+        .expect("shutdown cancels the drain")
+        .unwrap();
+}
+
+#[tokio::test(start_paused = true)]
 async fn add_after_should_delay_and_keep_the_earliest_time() {
     let queue = queue();
     queue.add_after("a", Duration::from_secs(5));

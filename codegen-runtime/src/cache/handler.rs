@@ -162,21 +162,36 @@ impl<K> Listener<K> {
     }
 }
 
-/// Runs `handler` over a consumer's buffer until the informer or the registration goes away.
+/// Runs `handler` over a consumer's buffer until the informer goes away or the handler is
+/// removed. A panicking call is logged and skipped, like client-go's `HandleCrash`: one bad
+/// notification must not silence the handler for good.
 pub(crate) async fn drive<K>(
     mut receiver: mpsc::UnboundedReceiver<Message<K>>,
     mut handler: impl EventHandler<K>,
     synced: Arc<AtomicBool>,
+    removed: Arc<AtomicBool>,
 ) {
     while let Some(message) = receiver.recv().await {
-        match message {
-            Message::Notify(Notification::Add {
+        if removed.load(Ordering::Acquire) {
+            return;
+        }
+        let notification = match message {
+            Message::Notify(notification) => notification,
+            Message::Synced => {
+                synced.store(true, Ordering::Release);
+                continue;
+            }
+        };
+        let call = std::panic::AssertUnwindSafe(|| match notification {
+            Notification::Add {
                 object,
                 in_initial_list,
-            }) => handler.on_add(object, in_initial_list),
-            Message::Notify(Notification::Update { old, new }) => handler.on_update(old, new),
-            Message::Notify(Notification::Delete(deleted)) => handler.on_delete(deleted),
-            Message::Synced => synced.store(true, Ordering::Release),
+            } => handler.on_add(object, in_initial_list),
+            Notification::Update { old, new } => handler.on_update(old, new),
+            Notification::Delete(deleted) => handler.on_delete(deleted),
+        });
+        if std::panic::catch_unwind(call).is_err() {
+            tracing::error!("informer: an event handler panicked; the notification was skipped");
         }
     }
 }
@@ -185,11 +200,22 @@ pub(crate) async fn drive<K>(
 pub struct Subscription<K> {
     pub(crate) receiver: mpsc::UnboundedReceiver<Message<K>>,
     pub(crate) synced: Arc<AtomicBool>,
+    /// A notification taken early by `has_synced`, handed out next.
+    pub(crate) peeked: Option<Notification<K>>,
 }
 
 impl<K> Subscription<K> {
-    /// Whether every notification of the initial list has been taken from this stream.
-    pub fn has_synced(&self) -> bool {
+    /// Whether every notification of the initial list has been taken from this stream (true as
+    /// soon as the last one was, so `while !s.has_synced() { s.next().await }` terminates).
+    pub fn has_synced(&mut self) -> bool {
+        if !self.synced.load(Ordering::Acquire) && self.peeked.is_none() {
+            // The sync marker directly follows the last initial notification: look one ahead.
+            match self.receiver.try_recv() {
+                Ok(Message::Synced) => self.synced.store(true, Ordering::Release),
+                Ok(Message::Notify(notification)) => self.peeked = Some(notification),
+                Err(_) => {}
+            }
+        }
         self.synced.load(Ordering::Acquire)
     }
 }
@@ -198,6 +224,9 @@ impl<K> Stream for Subscription<K> {
     type Item = Notification<K>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if let Some(notification) = self.peeked.take() {
+            return Poll::Ready(Some(notification));
+        }
         loop {
             match self.receiver.poll_recv(cx) {
                 Poll::Ready(Some(Message::Notify(notification))) => return Poll::Ready(Some(notification)),

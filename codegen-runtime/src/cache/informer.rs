@@ -3,6 +3,7 @@
 //! tombstones for deletes found by a relist, late handlers replayed the cache, per-handler
 //! resync and sync state, a transform before the store.
 
+use std::collections::HashSet;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -11,9 +12,9 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use kube::runtime::{WatchStreamExt, watcher};
-use kube::{Api, Client, Resource};
+use kube::{Api, Client, Resource, ResourceExt};
 use serde::de::DeserializeOwned;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Notify, mpsc, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -68,6 +69,7 @@ impl<K> InformerObject for K where
 pub struct HandlerRegistration {
     id: u64,
     delivered: Arc<AtomicBool>,
+    removed: Arc<AtomicBool>,
     informer_synced: watch::Receiver<bool>,
 }
 
@@ -94,6 +96,8 @@ struct Shared<K> {
     next_id: AtomicU64,
     stop: CancellationToken,
     task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Wakes the run loop to recompute when the next resync is due.
+    listeners_changed: Notify,
 }
 
 /// A shared informer over objects of type `K`; clones share it.
@@ -137,6 +141,7 @@ impl<K: InformerObject> SharedIndexInformer<K> {
             next_id: AtomicU64::new(0),
             stop: CancellationToken::new(),
             task: Mutex::new(None),
+            listeners_changed: Notify::new(),
         };
         Self {
             shared: Arc::new(shared),
@@ -166,7 +171,12 @@ impl<K: InformerObject> SharedIndexInformer<K> {
         resync: Option<Duration>,
     ) -> HandlerRegistration {
         let (receiver, registration) = self.register(resync);
-        tokio::spawn(drive(receiver, handler, registration.delivered.clone()));
+        tokio::spawn(drive(
+            receiver,
+            handler,
+            registration.delivered.clone(),
+            registration.removed.clone(),
+        ));
         registration
     }
 
@@ -176,11 +186,14 @@ impl<K: InformerObject> SharedIndexInformer<K> {
         Subscription {
             receiver,
             synced: registration.delivered,
+            peeked: None,
         }
     }
 
-    /// Stops sending to a handler; it finishes what is already in its buffer.
+    /// Stops a handler: at most the notification it is handling completes; the rest of its
+    /// buffer is dropped, as client-go's `RemoveEventHandler` does.
     pub fn remove_handler(&self, registration: &HandlerRegistration) {
+        registration.removed.store(true, Ordering::Release);
         let mut dispatch = lock(&self.shared.dispatch);
         dispatch.listeners.retain(|l| l.id != registration.id);
         dispatch.unsynced.retain(|id| *id != registration.id);
@@ -196,6 +209,18 @@ impl<K: InformerObject> SharedIndexInformer<K> {
             resync,
             next_resync: resync.map(|r| Instant::now() + r),
         };
+        let registration = HandlerRegistration {
+            id,
+            delivered: Arc::default(),
+            removed: Arc::default(),
+            informer_synced: self.shared.synced.subscribe(),
+        };
+        if self.shared.stop.is_cancelled() {
+            // A stopped informer takes no handlers (client-go refuses them too): dropping the
+            // sender ends the handler's task or the subscription at once.
+            tracing::warn!("informer: a handler was added after shutdown and will receive nothing");
+            return (receiver, registration);
+        }
         let mut dispatch = lock(&self.shared.dispatch);
         // Under the dispatch lock the cache cannot change, so nothing is missed or doubled.
         for object in self.shared.store.list() {
@@ -210,11 +235,8 @@ impl<K: InformerObject> SharedIndexInformer<K> {
             dispatch.unsynced.push(id);
         }
         dispatch.listeners.push(listener);
-        let registration = HandlerRegistration {
-            id,
-            delivered: Arc::default(),
-            informer_synced: self.shared.synced.subscribe(),
-        };
+        drop(dispatch);
+        self.shared.listeners_changed.notify_one();
         (receiver, registration)
     }
 
@@ -260,25 +282,45 @@ async fn run_loop<K: InformerObject>(shared: Arc<Shared<K>>) {
     let stream = watcher(shared.api.clone(), shared.options.watcher.clone()).default_backoff();
     let mut stream = std::pin::pin!(stream);
     let mut relist: Vec<Arc<K>> = Vec::new();
+    // Keys listed but not decodable: still there, so a relist must not report them deleted.
+    let mut undecodable: HashSet<String> = HashSet::new();
     loop {
         let next_resync = shared.next_resync();
         tokio::select! {
             () = shared.stop.cancelled() => return,
             () = sleep_until(next_resync) => shared.resync_due(),
+            // A handler with a resync may have been added while this loop slept.
+            () = shared.listeners_changed.notified() => {}
             event = stream.next() => match event {
                 None => return,
                 Some(Err(error)) => {
                     tracing::warn!(kind = %K::kind(&K::DynamicType::default()), %error, "informer: list or watch failed; retrying with backoff");
                 }
-                Some(Ok(watcher::Event::Init)) => relist.clear(),
-                Some(Ok(watcher::Event::InitApply(object))) => relist.extend(shared.decode(object).map(Arc::new)),
-                Some(Ok(watcher::Event::InitDone)) => shared.replace(std::mem::take(&mut relist)),
+                Some(Ok(watcher::Event::Init)) => {
+                    relist.clear();
+                    undecodable.clear();
+                }
+                Some(Ok(watcher::Event::InitApply(object))) => {
+                    let key = object_key(&object);
+                    match shared.decode(object) {
+                        Some(object) => relist.push(Arc::new(object)),
+                        None => {
+                            undecodable.insert(key);
+                        }
+                    }
+                }
+                Some(Ok(watcher::Event::InitDone)) => {
+                    shared.replace(std::mem::take(&mut relist), &std::mem::take(&mut undecodable));
+                }
                 Some(Ok(watcher::Event::Apply(object))) => {
                     if let Some(object) = shared.decode(object) {
                         shared.apply(Arc::new(object));
                     }
                 }
-                Some(Ok(watcher::Event::Delete(object))) => shared.delete(&object_key(&object)),
+                Some(Ok(watcher::Event::Delete(object))) => {
+                    let key = object_key(&object);
+                    shared.delete(&key, shared.decode(object).map(Arc::new));
+                }
             },
         }
     }
@@ -331,20 +373,30 @@ impl<K: InformerObject> Shared<K> {
         }
     }
 
-    fn delete(&self, key: &str) {
+    /// Removes `key`; handlers get the watch's final state, or the cached one if it did not
+    /// decode.
+    fn delete(&self, key: &str, final_state: Option<Arc<K>>) {
         let mut dispatch = lock(&self.dispatch);
-        if let Some(last) = self.store.delete(key) {
+        if let Some(cached) = self.store.delete(key) {
+            let last = final_state.unwrap_or(cached);
             self.notify(&mut dispatch, || Notification::Delete(Deleted::Object(last.clone())));
         }
     }
 
-    /// A complete list: swap it in, then report what vanished as tombstones, then the rest in
-    /// list order, as client-go's atomic replace does.
-    fn replace(&self, objects: Vec<Arc<K>>) {
+    /// A complete list: swap it in, then report what vanished as tombstones, then what is new
+    /// or changed in list order, as client-go's atomic replace does. Objects listed but not
+    /// decodable keep their cached state; objects whose resourceVersion did not change are not
+    /// announced again (client-go sends those only to handlers due a resync).
+    fn replace(&self, mut objects: Vec<Arc<K>>, undecodable: &HashSet<String>) {
         let mut dispatch = lock(&self.dispatch);
+        for key in undecodable {
+            if let Some(cached) = self.store.get(key) {
+                objects.push(cached);
+            }
+        }
         let mut previous = self.store.replace(objects.clone());
         let first_list = !dispatch.synced;
-        let present: std::collections::HashSet<String> = objects.iter().map(|o| object_key(o.as_ref())).collect();
+        let present: HashSet<String> = objects.iter().map(|o| object_key(o.as_ref())).collect();
         let mut vanished: Vec<(String, Arc<K>)> = previous
             .iter()
             .filter(|(key, _)| !present.contains(*key))
@@ -361,6 +413,7 @@ impl<K: InformerObject> Shared<K> {
         }
         for object in objects {
             match previous.remove(&object_key(object.as_ref())) {
+                Some(old) if old.resource_version() == object.resource_version() => {}
                 Some(old) => self.notify(&mut dispatch, || Notification::Update {
                     old: old.clone(),
                     new: object.clone(),

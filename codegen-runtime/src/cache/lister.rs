@@ -109,8 +109,12 @@ where
         self.lister.store.get(&key).ok_or_else(|| self.lister.not_found(name))
     }
 
-    /// The namespace's objects the selector selects, found through the namespace index.
+    /// The namespace's objects the selector selects, found through the namespace index (all
+    /// namespaces for `""`, client-go's `NamespaceAll`).
     pub fn list(&self, selector: &Selector) -> Vec<Arc<K>> {
+        if self.namespace.is_empty() {
+            return self.lister.list(selector);
+        }
         let objects = self
             .lister
             .store

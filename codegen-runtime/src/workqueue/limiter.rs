@@ -54,7 +54,7 @@ impl<T: QueueKey> RateLimiter<T> for ItemExponentialFailure<T> {
         if nanos >= self.max.as_nanos() {
             self.max
         } else {
-            Duration::from_nanos(nanos as u64)
+            Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
         }
     }
 

@@ -92,9 +92,6 @@ impl<T: QueueKey> WorkQueue<T> {
     /// Queues `item` after the rate limiter's delay, counting one more retry.
     pub fn add_rate_limited(&self, item: T) {
         let delay = self.limiter.when(&item);
-        if let Some(metrics) = &self.queue.shared.metrics {
-            metrics.retry();
-        }
         self.queue.add_after(item, delay);
     }
 

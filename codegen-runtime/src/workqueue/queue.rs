@@ -156,6 +156,9 @@ impl<T: QueueKey> Queue<T> {
         if state.shutting_down {
             return;
         }
+        if let Some(metrics) = &self.shared.metrics {
+            metrics.retry();
+        }
         if delay.is_zero() {
             self.insert(&mut state, item);
             return;
@@ -239,20 +242,27 @@ impl<T: QueueKey> Queue<T> {
         self.state().queue.len()
     }
 
-    /// Ignores new adds; `get` hands out what is queued, then answers `None`.
+    /// Ignores new adds; `get` hands out what is queued, then answers `None`. Also ends a
+    /// `shutdown_with_drain` that is waiting, as client-go's `ShutDown` does.
     pub(crate) fn shutdown(&self) {
+        self.stop(false);
+        self.shared.drained.notify_waiters();
+    }
+
+    fn stop(&self, drain: bool) {
         let mut state = self.state();
         state.shutting_down = true;
+        state.drain = drain;
         state.waiting.clear();
         state.due.clear();
         drop(state);
         self.shared.ready.notify_waiters();
     }
 
-    /// Shuts down, then waits until every item handed out has been marked `done`.
+    /// Shuts down, then waits until every item handed out has been marked `done` (or until a
+    /// plain `shutdown` cancels the wait).
     pub(crate) async fn shutdown_with_drain(&self) {
-        self.state().drain = true;
-        self.shutdown();
+        self.stop(true);
         loop {
             let drained = self.shared.drained.notified();
             tokio::pin!(drained);
