@@ -2,6 +2,7 @@
 //! event handlers, tombstones, resync and subscriptions, and the shared informer factory.
 
 mod decode;
+mod distribute;
 mod factory;
 mod handler;
 mod informer;
