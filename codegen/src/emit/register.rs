@@ -1,0 +1,79 @@
+//! Registration: the group and version constants of a version module and `kube::Resource` for
+//! each `+genclient` type (what register-gen and `Resource()` give Go types).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::model::{Package, TypeDef};
+
+/// The constants and `kube::Resource` impls of a package.
+pub fn registration(package: &Package) -> TokenStream {
+    let (group, version) = (&package.group, &package.version);
+    let group_doc = format!(" The API group of the types in this module: `{group}`.");
+    let version_doc = format!(" The API version of the types in this module: `{version}`.");
+    let resources = package
+        .types
+        .iter()
+        .filter(|t| t.genclient.is_some())
+        .map(|t| resource(package, t));
+    quote! {
+        #[doc = #group_doc]
+        pub const GROUP_NAME: &str = #group;
+        #[doc = #version_doc]
+        pub const VERSION: &str = #version;
+        #(#resources)*
+    }
+}
+
+fn resource(package: &Package, def: &TypeDef) -> TokenStream {
+    let ident = &def.ident;
+    let kind = ident.to_string();
+    let (group, version, plural) = (&package.group, &package.version, &def.resource);
+    let api_version = if group.is_empty() {
+        version.clone()
+    } else {
+        format!("{group}/{version}")
+    };
+    let namespaced = def.genclient.as_ref().is_some_and(|g| g.namespaced);
+    let scope = if namespaced {
+        quote!(::k8s_openapi::NamespaceResourceScope)
+    } else {
+        quote!(::k8s_openapi::ClusterResourceScope)
+    };
+    let meta = quote!(::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta);
+    let cow = quote!(::std::borrow::Cow<'_, str>);
+    quote! {
+        impl ::kube::Resource for #ident {
+            type DynamicType = ();
+            type Scope = #scope;
+
+            fn kind(_: &()) -> #cow {
+                ::std::borrow::Cow::Borrowed(#kind)
+            }
+
+            fn group(_: &()) -> #cow {
+                ::std::borrow::Cow::Borrowed(#group)
+            }
+
+            fn version(_: &()) -> #cow {
+                ::std::borrow::Cow::Borrowed(#version)
+            }
+
+            fn api_version(_: &()) -> #cow {
+                ::std::borrow::Cow::Borrowed(#api_version)
+            }
+
+            fn plural(_: &()) -> #cow {
+                ::std::borrow::Cow::Borrowed(#plural)
+            }
+
+            fn meta(&self) -> &#meta {
+                &self.metadata
+            }
+
+            fn meta_mut(&mut self) -> &mut #meta {
+                &mut self.metadata
+            }
+        }
+    }
+}

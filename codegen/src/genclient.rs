@@ -1,0 +1,426 @@
+//! `+genclient` and its options, turned into the verbs a typed client offers, with client-gen's
+//! rules (`cmd/client-gen/generators/util/tags.go`) and its error cases.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::Span;
+
+use crate::diag::{Diagnostic, Diagnostics, did_you_mean};
+use crate::tags::Tag;
+
+/// A verb of a typed client, in client-gen's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verb {
+    /// `create`.
+    Create,
+    /// `update`.
+    Update,
+    /// `updateStatus`.
+    UpdateStatus,
+    /// `delete`.
+    Delete,
+    /// `deleteCollection`.
+    DeleteCollection,
+    /// `get`.
+    Get,
+    /// `list`.
+    List,
+    /// `watch`.
+    Watch,
+    /// `patch`.
+    Patch,
+    /// `apply`.
+    Apply,
+    /// `applyStatus`.
+    ApplyStatus,
+}
+
+impl Verb {
+    /// Every verb, in client-gen's `SupportedVerbs` order.
+    pub const ALL: [Verb; 11] = [
+        Verb::Create,
+        Verb::Update,
+        Verb::UpdateStatus,
+        Verb::Delete,
+        Verb::DeleteCollection,
+        Verb::Get,
+        Verb::List,
+        Verb::Watch,
+        Verb::Patch,
+        Verb::Apply,
+        Verb::ApplyStatus,
+    ];
+
+    /// The verb as tags write it, e.g. `updateStatus`.
+    pub fn tag_name(self) -> &'static str {
+        match self {
+            Verb::Create => "create",
+            Verb::Update => "update",
+            Verb::UpdateStatus => "updateStatus",
+            Verb::Delete => "delete",
+            Verb::DeleteCollection => "deleteCollection",
+            Verb::Get => "get",
+            Verb::List => "list",
+            Verb::Watch => "watch",
+            Verb::Patch => "patch",
+            Verb::Apply => "apply",
+            Verb::ApplyStatus => "applyStatus",
+        }
+    }
+
+    fn parse(name: &str) -> Option<Verb> {
+        Verb::ALL.into_iter().find(|v| v.tag_name() == name)
+    }
+}
+
+/// A `+genclient:method=Name,verb=…` extension method.
+#[derive(Clone, Debug)]
+pub struct Method {
+    /// The Go-style method name, e.g. `GetScale`.
+    pub name: String,
+    /// The verb whose template it follows: create, update, get, list, patch or apply.
+    pub verb: Verb,
+    /// The subresource it addresses, e.g. `scale`.
+    pub subresource: Option<String>,
+    /// The request body type (create, update, apply).
+    pub input: Option<String>,
+    /// The response type.
+    pub result: Option<String>,
+    /// The tag, for diagnostics.
+    pub span: Span,
+}
+
+/// What `+genclient` tags ask of a type's typed client.
+#[derive(Clone, Debug)]
+pub struct GenClient {
+    /// Whether the getter takes a namespace (not `+genclient:nonNamespaced`).
+    pub namespaced: bool,
+    /// `+genclient:noVerbs`: no client methods at all, and no informer.
+    pub no_verbs: bool,
+    /// The verbs the typed client has.
+    pub verbs: BTreeSet<Verb>,
+    /// Extension methods.
+    pub methods: Vec<Method>,
+    /// The `+genclient` tag, for diagnostics.
+    pub span: Span,
+}
+
+const OPTIONS: [&str; 8] = [
+    "genclient",
+    "genclient:nonNamespaced",
+    "genclient:noVerbs",
+    "genclient:noStatus",
+    "genclient:readonly",
+    "genclient:onlyVerbs",
+    "genclient:skipVerbs",
+    "genclient:method",
+];
+
+/// Reads the `genclient` tags of a type; `None` when it has no `+genclient`. `has_status`: the
+/// struct has a `status` field (client-gen's rule for `UpdateStatus`/`ApplyStatus`).
+pub fn genclient(tags: &[Tag], has_status: bool, diagnostics: &mut Diagnostics) -> Option<GenClient> {
+    let ours: Vec<&Tag> = tags
+        .iter()
+        .filter(|t| t.key == "genclient" || t.key.starts_with("genclient:"))
+        .collect();
+    let root = ours.iter().copied().find(|t| t.key == "genclient");
+    let Some(root) = root else {
+        if let Some(orphan) = ours.first() {
+            diagnostics.push(
+                Diagnostic::new(orphan.span, format!("+{} has no effect without +genclient", orphan.key))
+                    .help("add +genclient on the line above, or remove this tag"),
+            );
+        }
+        return None;
+    };
+    let mut client = GenClient {
+        namespaced: true,
+        no_verbs: false,
+        verbs: BTreeSet::new(),
+        methods: Vec::new(),
+        span: root.span,
+    };
+    let (mut no_status, mut readonly) = (false, false);
+    let (mut only, mut skip): (Option<BTreeSet<Verb>>, BTreeSet<Verb>) = (None, BTreeSet::new());
+    let mut skip_span = root.span;
+    for tag in ours.iter().copied() {
+        let flag = |diagnostics: &mut Diagnostics| {
+            if !tag.value.is_empty() {
+                diagnostics.push(
+                    Diagnostic::new(tag.span, format!("+{} takes no value, found {:?}", tag.key, tag.value))
+                        .help(format!("write +{} alone, or omit it", tag.key)),
+                );
+            }
+        };
+        match tag.key.as_str() {
+            "genclient" => flag(diagnostics),
+            "genclient:nonNamespaced" => {
+                flag(diagnostics);
+                client.namespaced = false;
+            }
+            "genclient:noVerbs" => {
+                flag(diagnostics);
+                client.no_verbs = true;
+            }
+            "genclient:noStatus" => {
+                flag(diagnostics);
+                no_status = true;
+            }
+            "genclient:readonly" => {
+                flag(diagnostics);
+                readonly = true;
+            }
+            "genclient:onlyVerbs" => only = Some(verb_list(tag, diagnostics)),
+            "genclient:skipVerbs" => {
+                skip_span = tag.span;
+                skip.extend(verb_list(tag, diagnostics));
+            }
+            "genclient:method" => client.methods.extend(method(tag, diagnostics)),
+            unknown => {
+                let mut diagnostic = Diagnostic::new(tag.span, format!("unknown tag +{unknown}"));
+                if let Some(close) = did_you_mean(unknown, OPTIONS) {
+                    diagnostic = diagnostic.help(format!("did you mean +{close}?"));
+                } else {
+                    diagnostic = diagnostic.help(format!("the genclient options are {}", OPTIONS[1..].join(", ")));
+                }
+                diagnostics.push(diagnostic);
+            }
+        }
+    }
+    if readonly {
+        if only.is_some() {
+            diagnostics.push(
+                Diagnostic::new(
+                    root.span,
+                    "+genclient:readonly and +genclient:onlyVerbs both limit the verbs",
+                )
+                .help("keep one: readonly means onlyVerbs=get,list,watch"),
+            );
+        }
+        only = Some([Verb::Get, Verb::List, Verb::Watch].into());
+    }
+    if let Some(only) = &only {
+        for both in only.intersection(&skip) {
+            diagnostics.push(
+                Diagnostic::new(
+                    skip_span,
+                    format!(
+                        "verb {:?} used both in genclient:skipVerbs and genclient:onlyVerbs",
+                        both.tag_name()
+                    ),
+                )
+                .help("list each verb in one of them only"),
+            );
+        }
+    }
+    client.verbs = if client.no_verbs {
+        BTreeSet::new()
+    } else {
+        let allowed = only.unwrap_or_else(|| Verb::ALL.into());
+        allowed.difference(&skip).copied().collect()
+    };
+    if !has_status || no_status {
+        client.verbs.remove(&Verb::UpdateStatus);
+        client.verbs.remove(&Verb::ApplyStatus);
+    }
+    Some(client)
+}
+
+fn verb_list(tag: &Tag, diagnostics: &mut Diagnostics) -> BTreeSet<Verb> {
+    let mut verbs = BTreeSet::new();
+    for name in tag.value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        match Verb::parse(name) {
+            Some(verb) => {
+                verbs.insert(verb);
+            }
+            None => {
+                let names = Verb::ALL.map(Verb::tag_name);
+                let help = match did_you_mean(name, names) {
+                    Some(close) => format!("did you mean {close}?"),
+                    None => format!("the verbs are {}", names.join(", ")),
+                };
+                diagnostics
+                    .push(Diagnostic::new(tag.span, format!("unknown verb {name:?} in +{}", tag.key)).help(help));
+            }
+        }
+    }
+    if tag.value.trim().is_empty() {
+        diagnostics.push(
+            Diagnostic::new(tag.span, format!("+{} needs a list of verbs", tag.key))
+                .help(format!("e.g. +{}=get,list,watch", tag.key)),
+        );
+    }
+    verbs
+}
+
+/// `Name,verb=V[,subresource=S][,input=T][,result=T]`, checked as client-gen checks it.
+fn method(tag: &Tag, diagnostics: &mut Diagnostics) -> Option<Method> {
+    let mut parts = tag.value.split(',').map(str::trim);
+    let name = parts.next().unwrap_or_default().to_owned();
+    let error = |message: String, help: &str| Diagnostic::new(tag.span, message).help(help.to_owned());
+    let valid_name =
+        name.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && name.chars().all(|c| c.is_ascii_alphanumeric());
+    if !valid_name {
+        diagnostics.push(error(
+            format!("+genclient:method needs a method name first, found {name:?}"),
+            "write +genclient:method=GetScale,verb=get,subresource=scale,result=…",
+        ));
+        return None;
+    }
+    let (mut verb, mut subresource, mut input, mut result) = (None, None, None, None);
+    for part in parts {
+        let (key, value) = part.split_once('=').unwrap_or((part, ""));
+        let slot = match key {
+            "verb" => &mut verb,
+            "subresource" => &mut subresource,
+            "input" => &mut input,
+            "result" => &mut result,
+            other => {
+                diagnostics.push(error(
+                    format!("unknown key {other:?} in +genclient:method={name}"),
+                    "the keys are verb, subresource, input and result",
+                ));
+                continue;
+            }
+        };
+        *slot = Some(value.to_owned());
+    }
+    let Some(verb_name) = verb else {
+        diagnostics.push(error(
+            format!("+genclient:method={name} needs a verb"),
+            "add verb=get (or create, update, list, patch, apply)",
+        ));
+        return None;
+    };
+    let verb = match Verb::parse(&verb_name) {
+        Some(verb @ (Verb::Create | Verb::Update | Verb::Get | Verb::List | Verb::Patch | Verb::Apply)) => verb,
+        _ => {
+            diagnostics.push(error(
+                format!("verb {verb_name:?} of +genclient:method={name} is not supported by the extension generator"),
+                "use create, update, get, list, patch or apply",
+            ));
+            return None;
+        }
+    };
+    if input.is_some() && !matches!(verb, Verb::Create | Verb::Update | Verb::Apply) {
+        diagnostics.push(error(
+            format!("+genclient:method={name}: input is only for create, update and apply"),
+            "remove input=",
+        ));
+    }
+    Some(Method {
+        name,
+        verb,
+        subresource,
+        input,
+        result,
+        span: tag.span,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tags(lines: &[&str]) -> Vec<Tag> {
+        lines
+            .iter()
+            .map(|line| {
+                let (key, value) = line.split_once('=').unwrap_or((line, ""));
+                Tag {
+                    key: key.to_owned(),
+                    value: value.to_owned(),
+                    span: Span::call_site(),
+                }
+            })
+            .collect()
+    }
+
+    fn verbs(lines: &[&str], has_status: bool) -> (Vec<&'static str>, Vec<String>) {
+        let mut diagnostics = Diagnostics::default();
+        let client = genclient(&tags(lines), has_status, &mut diagnostics);
+        let verbs = client
+            .map(|c| c.verbs.into_iter().map(Verb::tag_name).collect())
+            .unwrap_or_default();
+        (verbs, diagnostics.into_vec().into_iter().map(|d| d.text()).collect())
+    }
+
+    #[test]
+    fn verbs_should_follow_client_gen() {
+        assert_eq!(verbs(&["genclient"], true).0.len(), 11);
+        assert!(
+            !verbs(&["genclient"], false).0.contains(&"updateStatus"),
+            "no status field, no UpdateStatus"
+        );
+        assert!(
+            !verbs(&["genclient", "genclient:noStatus"], true)
+                .0
+                .contains(&"applyStatus")
+        );
+        assert_eq!(
+            verbs(&["genclient", "genclient:readonly"], true).0,
+            ["get", "list", "watch"]
+        );
+        assert_eq!(
+            verbs(&["genclient", "genclient:onlyVerbs=create,get"], true).0,
+            ["create", "get"]
+        );
+        assert!(
+            !verbs(&["genclient", "genclient:skipVerbs=watch,patch"], true)
+                .0
+                .contains(&"watch")
+        );
+        assert!(verbs(&["genclient", "genclient:noVerbs"], true).0.is_empty());
+    }
+
+    #[test]
+    fn bad_tags_should_be_reported_with_a_fix() {
+        let (_, errors) = verbs(&["genclient", "genclient:nonNamespace"], true);
+        assert_eq!(
+            errors,
+            ["unknown tag +genclient:nonNamespace; did you mean +genclient:nonNamespaced?"]
+        );
+        let (_, errors) = verbs(&["genclient", "genclient:onlyVerbs=get,lsit"], true);
+        assert_eq!(
+            errors,
+            ["unknown verb \"lsit\" in +genclient:onlyVerbs; did you mean list?"]
+        );
+        let (_, errors) = verbs(&["genclient=false"], true);
+        assert!(errors[0].starts_with("+genclient takes no value"), "{errors:?}");
+        let (_, errors) = verbs(
+            &["genclient", "genclient:onlyVerbs=get", "genclient:skipVerbs=get"],
+            true,
+        );
+        assert_eq!(
+            errors,
+            [
+                "verb \"get\" used both in genclient:skipVerbs and genclient:onlyVerbs; list each verb in one of them only"
+            ]
+        );
+        let (_, errors) = verbs(&["genclient:noStatus"], true);
+        assert!(errors[0].contains("has no effect without +genclient"));
+    }
+
+    #[test]
+    fn methods_should_be_checked_like_client_gen() {
+        let mut diagnostics = Diagnostics::default();
+        let lines = [
+            "genclient",
+            "genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale",
+            "genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale",
+            "genclient:method=Evict,verb=deleteCollection",
+            "genclient:method=Bad,verb=get,input=X",
+            "genclient:method=NoVerb",
+        ];
+        let client = genclient(&tags(&lines), true, &mut diagnostics).unwrap();
+        assert_eq!(
+            client.methods.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),
+            ["GetScale", "UpdateScale", "Bad"]
+        );
+        let errors: Vec<String> = diagnostics.into_vec().into_iter().map(|d| d.message).collect();
+        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert!(errors[0].contains("not supported by the extension generator"));
+        assert!(errors[1].contains("input is only for create, update and apply"));
+        assert!(errors[2].contains("needs a verb"));
+    }
+}
