@@ -26,3 +26,12 @@ pub use fake::FakeApiServer;
 pub use leader::{LeaderCallbacks, LeaderElectionConfig, LeaderElector};
 pub use scope::ScopeKind;
 pub use workqueue::WorkQueue;
+
+/// What generated code names through this crate, so user crates need not depend on it
+/// themselves. Not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use either::Either;
+    pub use futures::Stream;
+    pub use serde_json;
+}

@@ -12,3 +12,19 @@ pub mod genclient;
 pub mod model;
 pub mod names;
 pub mod tags;
+
+/// Settings of the generated code.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The path generated code names the runtime crate by (default `::codegen_runtime`), for
+    /// crates that re-export it.
+    pub runtime: syn::Path,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            runtime: syn::parse_quote!(::codegen_runtime),
+        }
+    }
+}

@@ -272,7 +272,9 @@ fn type_def(item: &Item, deepcopy_package: bool, options: &Options, diagnostics:
         ident: item.ident.clone(),
         description: description(attrs),
         genclient,
-        deepcopy: deepcopy && !derives(attrs, "Clone"),
+        // A client's type must be Clone (Go's runtime.Object needs DeepCopyObject), so
+        // +genclient selects it for deepcopy too.
+        deepcopy: (deepcopy || wants_client) && !derives(attrs, "Clone"),
         plural,
         resource,
         item,

@@ -49,6 +49,39 @@ fn deepcopy_should_match_its_snapshots() {
 }
 
 #[test]
+fn clients_should_match_their_snapshots() {
+    let config = codegen::Config::default();
+    for (group, version) in FIXTURES {
+        insta::assert_snapshot!(
+            format!("clients__{group}_{version}"),
+            pretty(emit::clients(&load(group, version), &config))
+        );
+    }
+}
+
+#[test]
+fn listers_should_match_their_snapshots() {
+    let config = codegen::Config::default();
+    for (group, version) in FIXTURES {
+        insta::assert_snapshot!(
+            format!("listers__{group}_{version}"),
+            pretty(emit::listers(&load(group, version), &config))
+        );
+    }
+}
+
+#[test]
+fn informers_should_match_their_snapshots() {
+    let config = codegen::Config::default();
+    for (group, version) in FIXTURES {
+        insta::assert_snapshot!(
+            format!("informers__{group}_{version}"),
+            pretty(emit::informers(&load(group, version), &config))
+        );
+    }
+}
+
+#[test]
 fn the_model_should_follow_the_tags() {
     let edge = load("edge", "v1");
     assert_eq!(

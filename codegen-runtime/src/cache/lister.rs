@@ -98,6 +98,15 @@ pub struct NamespaceLister<K> {
     namespace: String,
 }
 
+impl<K> Clone for NamespaceLister<K> {
+    fn clone(&self) -> Self {
+        Self {
+            lister: self.lister.clone(),
+            namespace: self.namespace.clone(),
+        }
+    }
+}
+
 impl<K> NamespaceLister<K>
 where
     K: Resource + Send + Sync + 'static,

@@ -1,0 +1,352 @@
+//! Typed clients: per resource, only the verbs its tags allow (plus `+genclient:method`
+//! extensions), and a client per group-version handing them out — client-gen's typed package,
+//! over `kube::Api`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::Config;
+use crate::genclient::{Method, Verb};
+use crate::model::{Package, TypeDef};
+use crate::names;
+
+/// The typed clients of a package and its group-version client.
+pub fn clients(package: &Package, config: &Config) -> TokenStream {
+    let typed = package
+        .types
+        .iter()
+        .filter(|t| t.genclient.is_some())
+        .map(|t| typed_client(t, config));
+    let group_version = group_version_client(package);
+    quote!(#(#typed)* #group_version)
+}
+
+/// The name of a package's group-version client, e.g. `CloudnativeV1alpha1Client`.
+pub fn group_version_client_ident(package: &Package) -> syn::Ident {
+    format_ident!("{}{}Client", package.group_go_name, upper_first(&package.version))
+}
+
+/// The accessor of a package's group-version client, e.g. `cloudnative_v1alpha1`.
+pub fn group_version_method(package: &Package) -> syn::Ident {
+    format_ident!(
+        "{}",
+        names::method(&format!("{}{}", package.group_go_name, upper_first(&package.version)))
+    )
+}
+
+pub(crate) fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+fn client_ident(def: &TypeDef) -> syn::Ident {
+    format_ident!("{}Client", def.ident)
+}
+
+fn group_version_client(package: &Package) -> TokenStream {
+    let ident = group_version_client_ident(package);
+    let doc = format!(
+        " Typed clients for the `{}/{}` API group version.",
+        package.group, package.version
+    );
+    let getters = package.types.iter().filter(|t| t.genclient.is_some()).map(|def| {
+        let client = client_ident(def);
+        let ty = &def.ident;
+        let getter = format_ident!("{}", names::method(&def.plural));
+        let namespaced = def.genclient.as_ref().is_some_and(|g| g.namespaced);
+        if namespaced {
+            let doc = format!(" The {} in `namespace`.", def.plural);
+            quote! {
+                #[doc = #doc]
+                pub fn #getter(&self, namespace: &str) -> #client {
+                    #client {
+                        api: ::kube::Api::<#ty>::namespaced(self.client.clone(), namespace),
+                        client: self.client.clone(),
+                        namespace: ::std::option::Option::Some(::std::string::String::from(namespace)),
+                    }
+                }
+            }
+        } else {
+            let doc = format!(" The {} (cluster-scoped).", def.plural);
+            quote! {
+                #[doc = #doc]
+                pub fn #getter(&self) -> #client {
+                    #client {
+                        api: ::kube::Api::<#ty>::all(self.client.clone()),
+                        client: self.client.clone(),
+                        namespace: ::std::option::Option::None,
+                    }
+                }
+            }
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone)]
+        pub struct #ident {
+            client: ::kube::Client,
+        }
+
+        impl #ident {
+            /// A client over `client`, real or in-memory.
+            pub fn new(client: ::kube::Client) -> Self {
+                Self { client }
+            }
+
+            #(#getters)*
+        }
+    }
+}
+
+fn typed_client(def: &TypeDef, config: &Config) -> TokenStream {
+    let genclient = def.genclient.as_ref().expect("filtered to +genclient types");
+    let ty = &def.ident;
+    let client = client_ident(def);
+    let scope = if genclient.namespaced {
+        "in one namespace"
+    } else {
+        "cluster-scoped"
+    };
+    let doc = format!(
+        " A typed client for {} ({scope}), with the verbs its tags allow.",
+        def.plural
+    );
+    let verbs = genclient.verbs.iter().map(|verb| verb_method(def, *verb, config));
+    let methods = genclient
+        .methods
+        .iter()
+        .map(|method| custom_method(def, method, config));
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone)]
+        pub struct #client {
+            api: ::kube::Api<#ty>,
+            #[allow(dead_code)]
+            client: ::kube::Client,
+            #[allow(dead_code)]
+            namespace: ::std::option::Option<::std::string::String>,
+        }
+
+        impl #client {
+            /// The underlying `kube::Api`, for anything the typed methods do not cover.
+            pub fn api(&self) -> &::kube::Api<#ty> {
+                &self.api
+            }
+
+            #(#verbs)*
+            #(#methods)*
+        }
+    }
+}
+
+fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
+    let rt = &config.runtime;
+    let ty = &def.ident;
+    let kind = ty.to_string();
+    let result = quote!(::std::result::Result);
+    let error = quote!(::kube::Error);
+    let name_of = quote! {
+        ::kube::ResourceExt::name_any(object)
+    };
+    match verb {
+        Verb::Create => {
+            let doc = format!(" Creates a {kind} and returns the server's representation of it.");
+            quote! {
+                #[doc = #doc]
+                pub async fn create(&self, object: &#ty, params: &::kube::api::PostParams) -> #result<#ty, #error> {
+                    self.api.create(params, object).await
+                }
+            }
+        }
+        Verb::Update => {
+            let doc =
+                format!(" Replaces a {kind} (named by its metadata) and returns the server's representation of it.");
+            quote! {
+                #[doc = #doc]
+                pub async fn update(&self, object: &#ty, params: &::kube::api::PostParams) -> #result<#ty, #error> {
+                    self.api.replace(&#name_of, params, object).await
+                }
+            }
+        }
+        Verb::UpdateStatus => {
+            let doc = format!(" Replaces the status of a {kind} through its `/status` subresource.");
+            quote! {
+                #[doc = #doc]
+                pub async fn update_status(&self, object: &#ty, params: &::kube::api::PostParams) -> #result<#ty, #error> {
+                    self.api.replace_status(&#name_of, params, object).await
+                }
+            }
+        }
+        Verb::Delete => {
+            let doc =
+                format!(" Deletes the {kind} `name`: the object while finalizers hold it, else the server's Status.");
+            quote! {
+                #[doc = #doc]
+                pub async fn delete(&self, name: &str, params: &::kube::api::DeleteParams) -> #result<#rt::__private::Either<#ty, ::kube::core::Status>, #error> {
+                    self.api.delete(name, params).await
+                }
+            }
+        }
+        Verb::DeleteCollection => {
+            let doc = format!(" Deletes the {} the list parameters select.", def.plural);
+            quote! {
+                #[doc = #doc]
+                pub async fn delete_collection(&self, params: &::kube::api::DeleteParams, list: &::kube::api::ListParams) -> #result<#rt::__private::Either<::kube::core::ObjectList<#ty>, ::kube::core::Status>, #error> {
+                    self.api.delete_collection(params, list).await
+                }
+            }
+        }
+        Verb::Get => {
+            let doc = format!(" Gets the {kind} `name`.");
+            quote! {
+                #[doc = #doc]
+                pub async fn get(&self, name: &str) -> #result<#ty, #error> {
+                    self.api.get(name).await
+                }
+            }
+        }
+        Verb::List => {
+            let doc = format!(" Lists the {} the parameters select.", def.plural);
+            quote! {
+                #[doc = #doc]
+                pub async fn list(&self, params: &::kube::api::ListParams) -> #result<::kube::core::ObjectList<#ty>, #error> {
+                    self.api.list(params).await
+                }
+            }
+        }
+        Verb::Watch => {
+            let doc = format!(" Watches {} from `resource_version` on.", def.plural);
+            quote! {
+                #[doc = #doc]
+                pub async fn watch(
+                    &self,
+                    params: &::kube::api::WatchParams,
+                    resource_version: &str,
+                ) -> #result<impl #rt::__private::Stream<Item = #result<::kube::api::WatchEvent<#ty>, #error>> + use<>, #error> {
+                    self.api.watch(params, resource_version).await
+                }
+            }
+        }
+        Verb::Patch => {
+            let doc = format!(" Patches the {kind} `name` and returns the server's representation of it.");
+            quote! {
+                #[doc = #doc]
+                pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> #result<#ty, #error> {
+                    self.api.patch(name, params, patch).await
+                }
+
+                /// Patches the status of `name` through its `/status` subresource.
+                pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> #result<#ty, #error> {
+                    self.api.patch_status(name, params, patch).await
+                }
+            }
+        }
+        Verb::Apply => {
+            let doc = format!(" Server-side applies `object` as the field manager in `params` (required).");
+            quote! {
+                #[doc = #doc]
+                pub async fn apply(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
+                    self.api.patch(&#name_of, params, &::kube::api::Patch::Apply(object)).await
+                }
+            }
+        }
+        Verb::ApplyStatus => {
+            let doc = format!(" Server-side applies the status of `object` through its `/status` subresource.");
+            quote! {
+                #[doc = #doc]
+                pub async fn apply_status(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
+                    self.api.patch_status(&#name_of, params, &::kube::api::Patch::Apply(object)).await
+                }
+            }
+        }
+    }
+}
+
+/// A Go type named in `input=`/`result=` as a Rust path: `k8s.io/api/<group>/<version>.<Type>`
+/// and apimachinery's meta types map into k8s-openapi; a bare name is a type of this module.
+pub fn rust_type(go: &str) -> TokenStream {
+    let (package, name) = go.rsplit_once('.').unwrap_or(("", go));
+    let name = format_ident!("{}", name);
+    if let Some(rest) = package.strip_prefix("k8s.io/api/") {
+        let segments = rest.split('/').map(|s| format_ident!("{}", s.replace('-', "_")));
+        return quote!(::k8s_openapi::api::#(#segments)::*::#name);
+    }
+    if let Some(rest) = package.strip_prefix("k8s.io/apimachinery/pkg/") {
+        let segments = rest.split('/').map(|s| format_ident!("{}", s));
+        return quote!(::k8s_openapi::apimachinery::pkg::#(#segments)::*::#name);
+    }
+    quote!(#name)
+}
+
+/// A `+genclient:method`: a request on the resource or its subresource, typed as the tag says,
+/// built with `kube::core::Request` and sent with the client.
+fn custom_method(def: &TypeDef, method: &Method, config: &Config) -> TokenStream {
+    let rt = &config.runtime;
+    let ty = &def.ident;
+    let ident = format_ident!("{}", names::method(&method.name));
+    let result = method.result.as_deref().map(rust_type).unwrap_or_else(|| quote!(#ty));
+    let input = method.input.as_deref().map(rust_type).unwrap_or_else(|| quote!(#ty));
+    let sub = method.subresource.as_deref().unwrap_or("");
+    let doc = format!(
+        " `{}`: {} on {}{}.",
+        method.name,
+        method.verb.tag_name(),
+        def.plural,
+        if sub.is_empty() {
+            String::new()
+        } else {
+            format!("/{sub}")
+        }
+    );
+    let post = quote!(params: &::kube::api::PostParams);
+    let serialize = quote!(let body = #rt::__private::serde_json::to_vec(input).map_err(::kube::Error::SerdeError)?;);
+    let (args, prelude, build) = match (method.verb, sub) {
+        (Verb::Get, "") => (
+            quote!(name: &str),
+            quote!(),
+            quote!(get(name, &::kube::api::GetParams::default())),
+        ),
+        (Verb::Get, sub) => (quote!(name: &str), quote!(), quote!(get_subresource(#sub, name))),
+        (Verb::List, _) => (quote!(params: &::kube::api::ListParams), quote!(), quote!(list(params))),
+        (Verb::Create, "") => (quote!(input: &#input, #post), serialize, quote!(create(params, body))),
+        (Verb::Create, sub) => (
+            quote!(name: &str, input: &#input, #post),
+            serialize,
+            quote!(create_subresource(#sub, name, params, body)),
+        ),
+        (Verb::Update, "") => (
+            quote!(name: &str, input: &#input, #post),
+            serialize,
+            quote!(replace(name, params, body)),
+        ),
+        (Verb::Update, sub) => (
+            quote!(name: &str, input: &#input, #post),
+            serialize,
+            quote!(replace_subresource(#sub, name, params, body)),
+        ),
+        (Verb::Patch | Verb::Apply, "") => (
+            quote!(name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<#input>),
+            quote!(),
+            quote!(patch(name, params, patch)),
+        ),
+        (Verb::Patch | Verb::Apply, sub) => (
+            quote!(name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<#input>),
+            quote!(),
+            quote!(patch_subresource(#sub, name, params, patch)),
+        ),
+        (other, _) => unreachable!("the model accepts only extension verbs, not {other:?}"),
+    };
+    quote! {
+        #[doc = #doc]
+        pub async fn #ident(&self, #args) -> ::std::result::Result<#result, ::kube::Error> {
+            #prelude
+            let request = ::kube::core::Request::new(<#ty as ::kube::Resource>::url_path(&(), self.namespace.as_deref()))
+                .#build
+                .map_err(::kube::Error::BuildRequest)?;
+            self.client.request::<#result>(request).await
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Informers: per type, access to the factory's shared informer and its lister; per group
+//! version, the accessors (informer-gen's `XInformer` and version interface).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::client::upper_first;
+use super::lister::{has_lister, lister_ident};
+use crate::Config;
+use crate::genclient::Verb;
+use crate::model::{Package, TypeDef};
+use crate::names;
+
+/// informer-gen's rule: `+genclient` types with `list` and `watch`, not `noVerbs`.
+pub fn has_informer(def: &TypeDef) -> bool {
+    def.genclient
+        .as_ref()
+        .is_some_and(|g| !g.no_verbs && g.verbs.contains(&Verb::List) && g.verbs.contains(&Verb::Watch))
+}
+
+/// The name of a package's informer accessor, e.g. `CloudnativeV1alpha1Informers`.
+pub fn version_informers_ident(package: &Package) -> syn::Ident {
+    format_ident!("{}{}Informers", package.group_go_name, upper_first(&package.version))
+}
+
+/// The informers of a package and its version accessor.
+pub fn informers(package: &Package, config: &Config) -> TokenStream {
+    let rt = &config.runtime;
+    let per_type = package
+        .types
+        .iter()
+        .filter(|t| has_informer(t))
+        .map(|t| informer(t, config));
+    let ident = version_informers_ident(package);
+    let doc = format!(
+        " The shared informers of the `{}/{}` API group version.",
+        package.group, package.version
+    );
+    let accessors = package.types.iter().filter(|t| has_informer(t)).map(|def| {
+        let informer = format_ident!("{}Informer", def.ident);
+        let getter = format_ident!("{}", names::method(&def.plural));
+        let doc = format!(" The shared informer and lister of {}.", def.plural);
+        quote! {
+            #[doc = #doc]
+            pub fn #getter(&self) -> #informer {
+                #informer::new(self.factory.clone())
+            }
+        }
+    });
+    quote! {
+        #(#per_type)*
+
+        #[doc = #doc]
+        #[derive(Clone)]
+        pub struct #ident {
+            factory: #rt::cache::SharedInformerFactory,
+        }
+
+        impl #ident {
+            /// The accessors over `factory`.
+            pub fn new(factory: #rt::cache::SharedInformerFactory) -> Self {
+                Self { factory }
+            }
+
+            #(#accessors)*
+        }
+    }
+}
+
+fn informer(def: &TypeDef, config: &Config) -> TokenStream {
+    let rt = &config.runtime;
+    let ty = &def.ident;
+    let ident = format_ident!("{}Informer", def.ident);
+    let doc = format!(
+        " The shared informer of {}: one watch for every consumer of the factory.",
+        def.plural
+    );
+    let lister = has_lister(def).then(|| {
+        let lister = lister_ident(def);
+        quote! {
+            /// A lister over the informer's cache.
+            pub fn lister(&self) -> #lister {
+                #lister::new(self.informer().lister())
+            }
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone)]
+        pub struct #ident {
+            factory: #rt::cache::SharedInformerFactory,
+        }
+
+        impl #ident {
+            /// Access through `factory`.
+            pub fn new(factory: #rt::cache::SharedInformerFactory) -> Self {
+                Self { factory }
+            }
+
+            /// The shared informer; it runs once the factory is started.
+            pub fn informer(&self) -> #rt::cache::SharedIndexInformer<#ty> {
+                self.factory.informer::<#ty>()
+            }
+
+            #lister
+        }
+    }
+}

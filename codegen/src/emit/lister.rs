@@ -1,0 +1,112 @@
+//! Listers: typed reads of an informer's cache (lister-gen's `XLister`, `XNamespaceLister`).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::Config;
+use crate::genclient::Verb;
+use crate::model::{Package, TypeDef};
+use crate::names;
+
+/// lister-gen's rule: `+genclient` types with `list` and `get` (also under `noVerbs`).
+pub fn has_lister(def: &TypeDef) -> bool {
+    def.genclient
+        .as_ref()
+        .is_some_and(|g| g.no_verbs || (g.verbs.contains(&Verb::List) && g.verbs.contains(&Verb::Get)))
+}
+
+/// The name of a type's lister, e.g. `VirtualMachineLister`.
+pub fn lister_ident(def: &TypeDef) -> syn::Ident {
+    format_ident!("{}Lister", def.ident)
+}
+
+/// The listers of a package.
+pub fn listers(package: &Package, config: &Config) -> TokenStream {
+    let listers = package
+        .types
+        .iter()
+        .filter(|t| has_lister(t))
+        .map(|t| lister(t, config));
+    quote!(#(#listers)*)
+}
+
+fn lister(def: &TypeDef, config: &Config) -> TokenStream {
+    let rt = &config.runtime;
+    let ty = &def.ident;
+    let ident = lister_ident(def);
+    let arc = quote!(::std::sync::Arc<#ty>);
+    let selector = quote!(::kube::core::Selector);
+    let doc = format!(
+        " Lists {} from an informer's cache. The objects are shared: treat them as read-only.",
+        def.plural
+    );
+    let list_doc = format!(" The cached {} the selector selects, in all namespaces.", def.plural);
+    let namespaced = def.genclient.as_ref().is_some_and(|g| g.namespaced);
+    let scoped = if namespaced {
+        let namespace_lister = format_ident!("{}NamespaceLister", def.ident);
+        let getter = format_ident!("{}", names::method(&def.plural));
+        let getter_doc = format!(" The cached {} of `namespace`.", def.plural);
+        let namespace_doc = format!(" Lists {} of one namespace from an informer's cache.", def.plural);
+        let get_doc = format!(" The cached {} `name`, or NotFound.", def.ident);
+        let ns_list_doc = format!(
+            " The namespace's cached {} the selector selects (through the namespace index).",
+            def.plural
+        );
+        quote! {
+            impl #ident {
+                #[doc = #getter_doc]
+                pub fn #getter(&self, namespace: &str) -> #namespace_lister {
+                    #namespace_lister { lister: self.lister.namespaced(namespace) }
+                }
+            }
+
+            #[doc = #namespace_doc]
+            pub struct #namespace_lister {
+                lister: #rt::cache::NamespaceLister<#ty>,
+            }
+
+            impl #namespace_lister {
+                #[doc = #ns_list_doc]
+                pub fn list(&self, selector: &#selector) -> ::std::vec::Vec<#arc> {
+                    self.lister.list(selector)
+                }
+
+                #[doc = #get_doc]
+                pub fn get(&self, name: &str) -> ::std::result::Result<#arc, #rt::cache::NotFound> {
+                    self.lister.get(name)
+                }
+            }
+        }
+    } else {
+        let get_doc = format!(" The cached {} `name`, or NotFound.", def.ident);
+        quote! {
+            impl #ident {
+                #[doc = #get_doc]
+                pub fn get(&self, name: &str) -> ::std::result::Result<#arc, #rt::cache::NotFound> {
+                    self.lister.get(name)
+                }
+            }
+        }
+    };
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone)]
+        pub struct #ident {
+            lister: #rt::cache::Lister<#ty>,
+        }
+
+        impl #ident {
+            /// A lister over a cache, usually an informer's.
+            pub fn new(lister: #rt::cache::Lister<#ty>) -> Self {
+                Self { lister }
+            }
+
+            #[doc = #list_doc]
+            pub fn list(&self, selector: &#selector) -> ::std::vec::Vec<#arc> {
+                self.lister.list(selector)
+            }
+        }
+
+        #scoped
+    }
+}
