@@ -245,7 +245,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             }
         }
         Verb::Apply => {
-            let doc = format!(" Server-side applies `object` as the field manager in `params` (required).");
+            let doc = format!(" Server-side applies the {kind} `object` as the field manager in `params` (required).");
             quote! {
                 #[doc = #doc]
                 pub async fn apply(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
@@ -254,7 +254,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             }
         }
         Verb::ApplyStatus => {
-            let doc = format!(" Server-side applies the status of `object` through its `/status` subresource.");
+            let doc = format!(" Server-side applies the status of the {kind} `object` through its `/status` subresource.");
             quote! {
                 #[doc = #doc]
                 pub async fn apply_status(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
