@@ -9,9 +9,12 @@
 pub mod diag;
 pub mod emit;
 pub mod genclient;
+mod generate;
 pub mod model;
 pub mod names;
 pub mod tags;
+
+pub use generate::{Source, SourceDiagnostic, generate};
 
 /// Settings of the generated code.
 #[derive(Clone, Debug)]

@@ -77,10 +77,12 @@ pub struct SharedInformerFactory {
     registry: Arc<Mutex<Registry>>,
 }
 
-/// Configures a [`SharedInformerFactory`].
-pub struct SharedInformerFactoryBuilder {
+/// Configures a [`SharedInformerFactory`]; `build` returns `F`, so a generated factory that
+/// wraps this one offers every option without repeating them.
+pub struct SharedInformerFactoryBuilder<F = SharedInformerFactory> {
     client: Client,
     options: Options,
+    build: std::marker::PhantomData<fn() -> F>,
 }
 
 impl SharedInformerFactory {
@@ -91,9 +93,15 @@ impl SharedInformerFactory {
 
     /// Starts configuring a factory.
     pub fn builder(client: Client) -> SharedInformerFactoryBuilder {
+        Self::builder_for(client)
+    }
+
+    /// Starts configuring a factory that `build` wraps into `F` (e.g. a generated factory).
+    pub fn builder_for<F: From<SharedInformerFactory>>(client: Client) -> SharedInformerFactoryBuilder<F> {
         SharedInformerFactoryBuilder {
             client,
             options: Options::default(),
+            build: std::marker::PhantomData,
         }
     }
 
@@ -212,7 +220,7 @@ impl SharedInformerFactory {
     }
 }
 
-impl SharedInformerFactoryBuilder {
+impl<F: From<SharedInformerFactory>> SharedInformerFactoryBuilder<F> {
     /// Watch one namespace (cluster-scoped types still watch everything).
     pub fn namespace(mut self, namespace: impl Into<String>) -> Self {
         self.options.namespace = Some(namespace.into());
@@ -257,15 +265,15 @@ impl SharedInformerFactoryBuilder {
     }
 
     /// Builds the factory.
-    pub fn build(self) -> SharedInformerFactory {
+    pub fn build(self) -> F {
         let registry = Registry {
             informers: HashMap::new(),
             shut_down: false,
         };
-        SharedInformerFactory {
+        F::from(SharedInformerFactory {
             client: self.client,
             options: Arc::new(self.options),
             registry: Arc::new(Mutex::new(registry)),
-        }
+        })
     }
 }

@@ -151,6 +151,21 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
     let name_of = quote! {
         ::kube::ResourceExt::name_any(object)
     };
+    // An applied configuration must say what it is; the Rust types carry no TypeMeta.
+    let apply_body = quote! {{
+        let mut body = #rt::__private::serde_json::to_value(object).map_err(::kube::Error::SerdeError)?;
+        if let ::std::option::Option::Some(map) = body.as_object_mut() {
+            map.insert(
+                ::std::string::String::from("apiVersion"),
+                #rt::__private::serde_json::Value::from(<#ty as ::kube::Resource>::api_version(&()).into_owned()),
+            );
+            map.insert(
+                ::std::string::String::from("kind"),
+                #rt::__private::serde_json::Value::from(<#ty as ::kube::Resource>::kind(&()).into_owned()),
+            );
+        }
+        body
+    }};
     match verb {
         Verb::Create => {
             let doc = format!(" Creates a {kind} and returns the server's representation of it.");
@@ -249,16 +264,19 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 pub async fn apply(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
-                    self.api.patch(&#name_of, params, &::kube::api::Patch::Apply(object)).await
+                    let body = #apply_body;
+                    self.api.patch(&#name_of, params, &::kube::api::Patch::Apply(body)).await
                 }
             }
         }
         Verb::ApplyStatus => {
-            let doc = format!(" Server-side applies the status of the {kind} `object` through its `/status` subresource.");
+            let doc =
+                format!(" Server-side applies the status of the {kind} `object` through its `/status` subresource.");
             quote! {
                 #[doc = #doc]
                 pub async fn apply_status(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
-                    self.api.patch_status(&#name_of, params, &::kube::api::Patch::Apply(object)).await
+                    let body = #apply_body;
+                    self.api.patch_status(&#name_of, params, &::kube::api::Patch::Apply(body)).await
                 }
             }
         }

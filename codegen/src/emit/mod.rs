@@ -1,12 +1,14 @@
 //! Emitters: one pure function per artifact, from the model to tokens. Emitters never read raw
 //! tags; everything they need is in the model.
 
+mod aggregate;
 mod client;
 mod deepcopy;
 mod informer;
 mod lister;
 mod register;
 
+pub use aggregate::{PackageModule, aggregate};
 pub use client::{clients, group_version_client_ident, group_version_method, rust_type};
 pub use deepcopy::{clone_impl, deepcopy};
 pub use informer::{has_informer, informers, version_informers_ident};

@@ -1,0 +1,122 @@
+//! `codegen-cli`: generates checked-in clientsets, listers, informers, registration and `Clone`
+//! impls from tagged API types, or checks that the checked-in files are current.
+
+mod output;
+mod source;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use codegen::model::Options;
+
+/// Generate kube-codegen output from tagged Rust API types.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// Directory holding `<group>/<version>.rs` API modules.
+    #[arg(long)]
+    input: PathBuf,
+    /// Directory for generated files (only files with the @generated header are ever replaced or deleted).
+    #[arg(long)]
+    output: PathBuf,
+    /// Rust path of the input directory's module, e.g. `crate::apis`.
+    #[arg(long, default_value = "crate::apis")]
+    api_module: String,
+    /// Rust path of the runtime crate in generated code.
+    #[arg(long, default_value = "::codegen_runtime")]
+    runtime: String,
+    /// Plural exceptions as `Type:plural`, comma-separated (client-gen's --plural-exceptions).
+    #[arg(long, value_delimiter = ',')]
+    plural_exceptions: Vec<String>,
+    /// Write nothing; exit 1 with a diff when the output is not current.
+    #[arg(long)]
+    check: bool,
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> Result<ExitCode, String> {
+    let api_module: syn::Path = syn::parse_str(&args.api_module)
+        .map_err(|e| format!("--api-module {:?} is not a Rust path: {e}", args.api_module))?;
+    let runtime: syn::Path =
+        syn::parse_str(&args.runtime).map_err(|e| format!("--runtime {:?} is not a Rust path: {e}", args.runtime))?;
+    let mut options = Options::default();
+    for exception in &args.plural_exceptions {
+        let (singular, plural) = exception
+            .split_once(':')
+            .ok_or_else(|| format!("--plural-exceptions entry {exception:?} must look like Type:plural"))?;
+        options.plural_exceptions.insert(singular.to_owned(), plural.to_owned());
+    }
+    let (inputs, mut errors) = source::read_tree(&args.input).map_err(|e| e.to_string())?;
+    for warning in inputs.iter().flat_map(source::plain_comment_warnings) {
+        eprintln!("{warning}");
+    }
+    let paths: Vec<PathBuf> = inputs.iter().map(|i| i.path.clone()).collect();
+    let sources: Vec<codegen::Source> = inputs.into_iter().map(|i| i.source).collect();
+    let config = codegen::Config { runtime };
+    let files = match codegen::generate(&sources, &api_module, &options, &config) {
+        Ok(files) if errors.is_empty() => files,
+        Ok(_) => BTreeMap::new(),
+        Err(problems) => {
+            for (index, diagnostic) in problems {
+                let start = diagnostic.span.start();
+                let path = paths[index].display();
+                errors.push(format!(
+                    "{path}:{}:{}: {}",
+                    start.line,
+                    start.column + 1,
+                    diagnostic.text()
+                ));
+            }
+            BTreeMap::new()
+        }
+    };
+    if !errors.is_empty() {
+        errors.sort();
+        for error in &errors {
+            eprintln!("{error}");
+        }
+        eprintln!("error: {} problem(s); nothing was written", errors.len());
+        return Ok(ExitCode::FAILURE);
+    }
+    if sources.is_empty() {
+        return Err(format!(
+            "no <group>/<version>.rs API modules under {}",
+            args.input.display()
+        ));
+    }
+    let wanted = output::render(files);
+    let changes =
+        output::changes(&args.output, &wanted).map_err(|e| format!("cannot read {}: {e}", args.output.display()))?;
+    if args.check {
+        if changes.diffs.is_empty() {
+            return Ok(ExitCode::SUCCESS);
+        }
+        for diff in &changes.diffs {
+            print!("{diff}");
+        }
+        eprintln!(
+            "error: generated code in {} is out of date; run hack/update-codegen.sh",
+            args.output.display()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    output::apply(&changes).map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
+    eprintln!(
+        "{} file(s) written, {} deleted, {} up to date",
+        changes.write.len(),
+        changes.delete.len(),
+        wanted.len() - changes.write.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,120 @@
+//! The whole pipeline as one pure function, and `targets`, the one place that decides which
+//! file holds what: `<group>/<version>.rs` per package, `<group>/mod.rs`, and `mod.rs` with the
+//! clientset and the informer factory.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::Config;
+use crate::diag::Diagnostic;
+use crate::emit::{self, PackageModule};
+use crate::model::{Options, Package, package};
+
+/// One version module of the input: `<group>/<version>.rs`.
+pub struct Source {
+    /// The group directory's name, also the group's default API name.
+    pub group_dir: String,
+    /// The version, the file's name.
+    pub version: String,
+    /// The parsed file.
+    pub file: syn::File,
+}
+
+/// A diagnostic and the source it is about (index into the sources).
+pub type SourceDiagnostic = (usize, Diagnostic);
+
+/// Generates every file for `sources`: relative path → tokens. `api_module` is the Rust path
+/// of the input tree (e.g. `crate::apis`), so generated code can name the API types. Nothing
+/// is generated when any source has a problem; all problems are returned.
+pub fn generate(
+    sources: &[Source],
+    api_module: &syn::Path,
+    options: &Options,
+    config: &Config,
+) -> Result<BTreeMap<PathBuf, TokenStream>, Vec<SourceDiagnostic>> {
+    let mut packages = Vec::new();
+    let mut problems = Vec::new();
+    for (index, source) in sources.iter().enumerate() {
+        match package(&source.file, &source.group_dir, &source.version, options) {
+            Ok(package) => packages.push((source, package)),
+            Err(diagnostics) => problems.extend(diagnostics.into_vec().into_iter().map(|d| (index, d))),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(targets(&packages, api_module, config))
+}
+
+fn targets(packages: &[(&Source, Package)], api_module: &syn::Path, config: &Config) -> BTreeMap<PathBuf, TokenStream> {
+    let mut files = BTreeMap::new();
+    let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (source, package) in packages {
+        groups.entry(&source.group_dir).or_default().push(&source.version);
+        let (group, version) = (
+            format_ident!("{}", source.group_dir),
+            format_ident!("{}", source.version),
+        );
+        let doc = format!(
+            " Generated code for the `{}/{}` API types.",
+            package.group, package.version
+        );
+        let artifacts = [
+            emit::registration(package),
+            emit::deepcopy(package),
+            emit::clients(package, config),
+            emit::listers(package, config),
+            emit::informers(package, config),
+        ];
+        files.insert(
+            PathBuf::from(&source.group_dir).join(format!("{}.rs", source.version)),
+            quote! {
+                #![doc = #doc]
+                #![allow(unused_imports)]
+                use #api_module::#group::#version::*;
+                #(#artifacts)*
+            },
+        );
+    }
+    for (group, versions) in &groups {
+        let declarations = versions.iter().map(|version| {
+            let (ident, doc) = (format_ident!("{version}"), format!(" Version `{version}`."));
+            quote!(#[doc = #doc] pub mod #ident;)
+        });
+        let doc = format!(" Generated code for the `{group}` API types, by version.");
+        files.insert(
+            PathBuf::from(group).join("mod.rs"),
+            quote!(#![doc = #doc] #(#declarations)*),
+        );
+    }
+    let declarations = groups.keys().map(|group| {
+        let (ident, doc) = (format_ident!("{group}"), format!(" The `{group}` API types."));
+        quote!(#[doc = #doc] pub mod #ident;)
+    });
+    let modules: Vec<PackageModule<'_>> = packages
+        .iter()
+        .map(|(source, package)| {
+            let (group, version) = (
+                format_ident!("{}", source.group_dir),
+                format_ident!("{}", source.version),
+            );
+            PackageModule {
+                package,
+                module: syn::parse_quote!(#group::#version),
+            }
+        })
+        .collect();
+    let aggregate = emit::aggregate(&modules, config);
+    files.insert(
+        PathBuf::from("mod.rs"),
+        quote! {
+            #![doc = " Generated clientset, informers and listers. Regenerate with `hack/update-codegen.sh`."]
+            #(#declarations)*
+            #aggregate
+        },
+    );
+    files
+}

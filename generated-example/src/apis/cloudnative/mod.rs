@@ -1,0 +1,3 @@
+//! The `cloudnative.tw` API group.
+
+pub mod v1alpha1;

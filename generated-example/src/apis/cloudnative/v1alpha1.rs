@@ -1,0 +1,84 @@
+//! Version v1alpha1 of the `cloudnative.tw` API: controller101's VirtualMachine.
+//!
+//! +k8s:deepcopy-gen=package
+//! +groupName=cloudnative.tw
+
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use serde::{Deserialize, Serialize};
+
+/// VirtualMachine is a specification for a VirtualMachine resource.
+///
+/// +genclient
+/// +genclient:noStatus
+/// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct VirtualMachine {
+    /// Standard object metadata.
+    pub metadata: ObjectMeta,
+    /// What the VirtualMachine should be.
+    pub spec: VirtualMachineSpec,
+    /// What the controller observed; written with Update, as controller101 does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<VirtualMachineStatus>,
+}
+
+/// VirtualMachineSpec is the spec for a VirtualMachine resource.
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VirtualMachineSpec {
+    /// What to do with the server, e.g. `active`.
+    #[serde(default)]
+    pub action: String,
+    /// The resources the server gets.
+    pub resource: ResourceRequest,
+}
+
+/// ResourceRequest is the resources a VirtualMachine asks for.
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceRequest {
+    /// CPU, e.g. `2`.
+    pub cpu: Quantity,
+    /// Memory, e.g. `1Gi`.
+    pub memory: Quantity,
+    /// Root disk, e.g. `40Gi`.
+    pub root_disk: Quantity,
+}
+
+/// VirtualMachineStatus is the status for a VirtualMachine resource.
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VirtualMachineStatus {
+    /// Creating, Active, Failed or Terminating.
+    pub phase: String,
+    /// Why the VirtualMachine is in its phase.
+    #[serde(default)]
+    pub reason: String,
+    /// The server behind the VirtualMachine.
+    #[serde(default)]
+    pub server: ServerStatus,
+    /// When the status was last written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_update_time: Option<Time>,
+}
+
+/// ServerStatus is the state of the server backing a VirtualMachine.
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerStatus {
+    /// The driver's server id.
+    pub id: String,
+    /// The driver's server state.
+    pub state: String,
+    /// What the server uses.
+    pub usage: ResourceUsage,
+}
+
+/// ResourceUsage is what a server uses, in percent.
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResourceUsage {
+    /// CPU usage.
+    pub cpu: f64,
+    /// Memory usage.
+    pub memory: f64,
+}
