@@ -97,3 +97,66 @@ async fn the_generated_factory_should_share_informers_and_listers() {
     assert_eq!(lister.list(&Default::default()).len(), 1);
     factory.shutdown().await;
 }
+
+#[tokio::test]
+async fn edge_cases_should_work_end_to_end() {
+    use codegen_runtime::fake::ResourceInfo;
+    use generated_example::apis::examplegroup::v1::{ClusterTestType, DNSRecord, ReplicaSpec};
+    use generated_example::apis::examplegroup::v2::TestType;
+
+    let server = FakeApiServer::new();
+    server.register(ResourceInfo::of::<ClusterTestType>().with_status().with_scale(None));
+    server.register_type::<DNSRecord>();
+    server.register_type::<TestType>();
+    let clientset = Clientset::new(server.client());
+
+    // Cluster-scoped, with the typed scale methods of +genclient:method.
+    let clusters = clientset.example_group_v1().cluster_test_types();
+    let object = ClusterTestType {
+        metadata: ObjectMeta {
+            name: Some("wide".into()),
+            ..ObjectMeta::default()
+        },
+        spec: ReplicaSpec { replicas: 2 },
+        status: None,
+    };
+    let created = clusters.create(&object, &PostParams::default()).await.unwrap();
+    assert_eq!(created.metadata.namespace, None);
+    let mut scale = clusters.get_scale("wide").await.unwrap();
+    assert_eq!(scale.spec.as_ref().and_then(|s| s.replicas), Some(2));
+    scale.spec.as_mut().unwrap().replicas = Some(5);
+    let scaled = clusters
+        .update_scale("wide", &scale, &PostParams::default())
+        .await
+        .unwrap();
+    assert_eq!(scaled.spec.and_then(|s| s.replicas), Some(5));
+    assert_eq!(clusters.get("wide").await.unwrap().spec.replicas, 5);
+
+    // A mixed-case kind and a second version of the group.
+    let records = clientset.example_group_v1().dns_records("default");
+    let record = DNSRecord {
+        metadata: ObjectMeta {
+            name: Some("www".into()),
+            ..ObjectMeta::default()
+        },
+    };
+    records.create(&record, &PostParams::default()).await.unwrap();
+    let v2 = clientset.example_group_v2().test_types("default");
+    let test = TestType {
+        metadata: ObjectMeta {
+            name: Some("t".into()),
+            ..ObjectMeta::default()
+        },
+        spec: Default::default(),
+    };
+    v2.create(&test, &PostParams::default()).await.unwrap();
+    let factory = SharedInformerFactory::new(&clientset);
+    // As in client-go, asking for a lister (or informer) is what registers it; then start.
+    let v1_records = factory.example_group().v1().dns_records().lister();
+    let v2_tests = factory.example_group().v2().test_types().lister();
+    factory.start();
+    assert_eq!(factory.wait_for_cache_sync().await.len(), 2);
+    assert!(v1_records.dns_records("default").get("www").is_ok());
+    assert!(v2_tests.test_types("default").get("t").is_ok());
+    factory.shutdown().await;
+}

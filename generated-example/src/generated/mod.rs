@@ -3,6 +3,8 @@
 //! Generated clientset, informers and listers. Regenerate with `hack/update-codegen.sh`.
 /// The `cloudnative` API types.
 pub mod cloudnative;
+/// The `examplegroup` API types.
+pub mod examplegroup;
 /// The `samplecontroller` API types.
 pub mod samplecontroller;
 /// The typed clientset: a client per API group version, over one `kube::Client` (real or
@@ -25,6 +27,14 @@ impl Clientset {
         &self,
     ) -> cloudnative::v1alpha1::CloudnativeV1alpha1Client {
         cloudnative::v1alpha1::CloudnativeV1alpha1Client::new(self.client.clone())
+    }
+    /// The typed clients of `example-group.hyphens.dev/v1`.
+    pub fn example_group_v1(&self) -> examplegroup::v1::ExampleGroupV1Client {
+        examplegroup::v1::ExampleGroupV1Client::new(self.client.clone())
+    }
+    /// The typed clients of `example-group.hyphens.dev/v2`.
+    pub fn example_group_v2(&self) -> examplegroup::v2::ExampleGroupV2Client {
+        examplegroup::v2::ExampleGroupV2Client::new(self.client.clone())
     }
     /// The typed clients of `samplecontroller.k8s.io/v1alpha1`.
     pub fn samplecontroller_v1alpha1(
@@ -83,6 +93,12 @@ impl SharedInformerFactory {
             factory: self.inner.clone(),
         }
     }
+    /// The informers of the `example-group.hyphens.dev` API group.
+    pub fn example_group(&self) -> ExampleGroupInformers {
+        ExampleGroupInformers {
+            factory: self.inner.clone(),
+        }
+    }
     /// The informers of the `samplecontroller.k8s.io` API group.
     pub fn samplecontroller(&self) -> SamplecontrollerInformers {
         SamplecontrollerInformers {
@@ -99,6 +115,21 @@ impl CloudnativeInformers {
     /// The informers of `cloudnative.tw/v1alpha1`.
     pub fn v1alpha1(&self) -> cloudnative::v1alpha1::CloudnativeV1alpha1Informers {
         cloudnative::v1alpha1::CloudnativeV1alpha1Informers::new(self.factory.clone())
+    }
+}
+/// The shared informers of the `example-group.hyphens.dev` API group, by version.
+#[derive(Clone)]
+pub struct ExampleGroupInformers {
+    factory: ::codegen_runtime::cache::SharedInformerFactory,
+}
+impl ExampleGroupInformers {
+    /// The informers of `example-group.hyphens.dev/v1`.
+    pub fn v1(&self) -> examplegroup::v1::ExampleGroupV1Informers {
+        examplegroup::v1::ExampleGroupV1Informers::new(self.factory.clone())
+    }
+    /// The informers of `example-group.hyphens.dev/v2`.
+    pub fn v2(&self) -> examplegroup::v2::ExampleGroupV2Informers {
+        examplegroup::v2::ExampleGroupV2Informers::new(self.factory.clone())
     }
 }
 /// The shared informers of the `samplecontroller.k8s.io` API group, by version.

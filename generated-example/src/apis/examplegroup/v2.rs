@@ -1,0 +1,19 @@
+//! Version v2 of `example-group.hyphens.dev`: a second version in the same group.
+//!
+//! +groupName=example-group.hyphens.dev
+//! +k8s:deepcopy-gen=package
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Deserialize, Serialize};
+
+/// TestType is namespaced in v2.
+///
+/// +genclient
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TestType {
+    /// Standard object metadata.
+    pub metadata: ObjectMeta,
+    /// Anything.
+    #[serde(default)]
+    pub spec: ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+}
