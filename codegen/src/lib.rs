@@ -10,6 +10,7 @@ pub mod diag;
 pub mod emit;
 pub mod genclient;
 mod generate;
+pub mod markers;
 pub mod model;
 pub mod names;
 pub mod tags;

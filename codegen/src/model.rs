@@ -9,6 +9,7 @@ use syn::{Fields, Ident, Item, ItemStruct};
 
 use crate::diag::{Diagnostic, Diagnostics, did_you_mean};
 use crate::genclient::{GenClient, genclient};
+use crate::markers::{self, Marker, Target};
 use crate::names;
 use crate::tags::{Tag, description, tags};
 
@@ -47,6 +48,10 @@ pub struct TypeDef {
     pub plural: String,
     /// REST resource name, e.g. `virtualmachines` (`+resourceName` overrides).
     pub resource: String,
+    /// controller-gen markers on the type (`+kubebuilder:resource:…`, printer columns, …).
+    pub markers: Vec<Marker>,
+    /// Markers on each named field, in field order (validation, defaults, list types).
+    pub field_markers: Vec<(Ident, Vec<Marker>)>,
     /// The struct, for its fields and spans.
     pub item: ItemStruct,
 }
@@ -58,19 +63,6 @@ const TYPE_TAGS: [&str; 4] = [
     "k8s:deepcopy-gen",
     "k8s:deepcopy-gen:interfaces",
     "k8s:deepcopy-gen:nonpointer-interfaces",
-];
-
-/// The controller-gen markers this generator understands (checked again where used).
-const KUBEBUILDER_MARKERS: [&str; 9] = [
-    "kubebuilder:resource",
-    "kubebuilder:subresource:status",
-    "kubebuilder:subresource:scale",
-    "kubebuilder:printcolumn",
-    "kubebuilder:object:root",
-    "kubebuilder:storageversion",
-    "kubebuilder:skipversion",
-    "kubebuilder:rbac",
-    "kubebuilder:selectablefield",
 ];
 
 /// code-generator tags for generators this project does not have: a clear error, not silence.
@@ -157,7 +149,7 @@ fn unknown_tag(tag: &Tag, known: &[&str], place: &str, diagnostics: &mut Diagnos
             "+{} drives a code-generator tool this project does not have; remove it",
             tag.key
         ));
-    } else if let Some(close) = did_you_mean(&tag.key, known.iter().copied().chain(KUBEBUILDER_MARKERS)) {
+    } else if let Some(close) = did_you_mean(&tag.key, known.iter().copied()) {
         diagnostic = diagnostic.help(format!("did you mean +{close}?"));
     } else {
         diagnostic = diagnostic.help(format!(
@@ -177,13 +169,11 @@ fn type_def(item: &Item, deepcopy_package: bool, options: &Options, diagnostics:
     let type_tags = tags(attrs);
     let mut deepcopy = deepcopy_package && is_pub;
     let mut resource_name = None;
+    let mut type_markers = Vec::new();
     for tag in &type_tags {
         match tag.key.as_str() {
             key if key == "genclient" || key.starts_with("genclient:") => {}
-            key if KUBEBUILDER_MARKERS
-                .iter()
-                .any(|m| key == *m || key.starts_with(&format!("{m}:"))) => {}
-            key if key.starts_with("kubebuilder:validation:") || key == "kubebuilder:default" => {}
+            key if markers::is_marker_key(key) => type_markers.extend(markers::parse(tag, Target::Type, diagnostics)),
             "k8s:deepcopy-gen" => match tag.value.as_str() {
                 "true" => deepcopy = true,
                 "false" => deepcopy = false,
@@ -250,6 +240,7 @@ fn type_def(item: &Item, deepcopy_package: bool, options: &Options, diagnostics:
         );
     }
     let genclient = genclient(&type_tags, field("status"), diagnostics);
+    let field_markers = field_markers(&item, diagnostics);
     let kind = item.ident.to_string();
     let plural = names::plural(&kind, &options.plural_exceptions);
     let resource = match resource_name {
@@ -277,8 +268,39 @@ fn type_def(item: &Item, deepcopy_package: bool, options: &Options, diagnostics:
         deepcopy: (deepcopy || wants_client) && !derives(attrs, "Clone"),
         plural,
         resource,
+        markers: type_markers,
+        field_markers,
         item,
     })
+}
+
+/// The markers on each named field; any other tag on a field is reported.
+fn field_markers(item: &ItemStruct, diagnostics: &mut Diagnostics) -> Vec<(Ident, Vec<Marker>)> {
+    let Fields::Named(named) = &item.fields else {
+        return Vec::new();
+    };
+    named
+        .named
+        .iter()
+        .filter_map(|field| {
+            let ident = field.ident.clone()?;
+            let mut found = Vec::new();
+            for tag in tags(&field.attrs) {
+                if markers::is_marker_key(&tag.key) {
+                    found.extend(markers::parse(&tag, Target::Field, diagnostics));
+                } else {
+                    let diagnostic = Diagnostic::new(tag.span, format!("unknown tag +{} on field {ident}", tag.key));
+                    diagnostics.push(match did_you_mean(&tag.key, markers::field_marker_names()) {
+                        Some(close) => diagnostic.help(format!("did you mean +{close}?")),
+                        None => diagnostic.help(
+                            "fields take +optional, +required, +nullable, +default=, +listType= and +kubebuilder:validation:… markers",
+                        ),
+                    });
+                }
+            }
+            Some((ident, found))
+        })
+        .collect()
 }
 
 /// Whether `#[derive(…)]` among `attrs` names `trait_name`.

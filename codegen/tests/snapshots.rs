@@ -104,6 +104,30 @@ fn the_model_should_follow_the_tags() {
         .unwrap()
         .deepcopy;
     assert!(!derived, "types that derive Clone get no generated impl");
+    let columns = vm
+        .markers
+        .iter()
+        .filter(|m| m.name == "kubebuilder:printcolumn")
+        .count();
+    assert_eq!(columns, 4);
+    let foo = &load("samplecontroller", "v1alpha1").types[0];
+    let spec = &load("samplecontroller", "v1alpha1").types[1];
+    assert!(foo.markers.iter().any(|m| m.name == "kubebuilder:subresource:status"));
+    let replicas = &spec
+        .field_markers
+        .iter()
+        .find(|(field, _)| field == "replicas")
+        .unwrap()
+        .1;
+    let names: Vec<&str> = replicas.iter().map(|m| m.name).collect();
+    assert_eq!(
+        names,
+        [
+            "optional",
+            "kubebuilder:validation:Minimum",
+            "kubebuilder:validation:Maximum"
+        ]
+    );
 }
 
 #[test]

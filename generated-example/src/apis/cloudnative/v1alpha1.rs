@@ -12,6 +12,11 @@ use serde::{Deserialize, Serialize};
 /// +genclient
 /// +genclient:noStatus
 /// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+/// +kubebuilder:resource:shortName=vm;vms
+/// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=".status.phase"
+/// +kubebuilder:printcolumn:name="CPU",type=number,JSONPath=".status.server.usage.cpu"
+/// +kubebuilder:printcolumn:name="Memory",type=number,JSONPath=".status.server.usage.memory"
+/// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct VirtualMachine {
     /// Standard object metadata.

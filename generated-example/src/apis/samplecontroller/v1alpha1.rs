@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// Foo is a specification for a Foo resource.
 ///
 /// +genclient
+/// +kubebuilder:subresource:status
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Foo {
     /// Standard object metadata.
@@ -27,6 +28,10 @@ pub struct FooSpec {
     /// The name of the Deployment the Foo owns.
     pub deployment_name: String,
     /// How many replicas the Deployment runs.
+    ///
+    /// +optional
+    /// +kubebuilder:validation:Minimum=1
+    /// +kubebuilder:validation:Maximum=10
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
 }
