@@ -8,6 +8,11 @@ use proc_macro2::Span;
 use crate::diag::{Diagnostic, Diagnostics, did_you_mean};
 use crate::tags::Tag;
 
+mod method;
+
+pub use method::Method;
+use method::method;
+
 /// A verb of a typed client, in client-gen's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Verb {
@@ -68,26 +73,9 @@ impl Verb {
         }
     }
 
-    fn parse(name: &str) -> Option<Verb> {
+    pub(crate) fn parse(name: &str) -> Option<Verb> {
         Verb::ALL.into_iter().find(|v| v.tag_name() == name)
     }
-}
-
-/// A `+genclient:method=Name,verb=…` extension method.
-#[derive(Clone, Debug)]
-pub struct Method {
-    /// The Go-style method name, e.g. `GetScale`.
-    pub name: String,
-    /// The verb whose template it follows: create, update, get, list, patch or apply.
-    pub verb: Verb,
-    /// The subresource it addresses, e.g. `scale`.
-    pub subresource: Option<String>,
-    /// The request body type (create, update, apply).
-    pub input: Option<String>,
-    /// The response type.
-    pub result: Option<String>,
-    /// The tag, for diagnostics.
-    pub span: Span,
 }
 
 /// What `+genclient` tags ask of a type's typed client.
@@ -253,71 +241,6 @@ fn verb_list(tag: &Tag, diagnostics: &mut Diagnostics) -> BTreeSet<Verb> {
     verbs
 }
 
-/// `Name,verb=V[,subresource=S][,input=T][,result=T]`, checked as client-gen checks it.
-fn method(tag: &Tag, diagnostics: &mut Diagnostics) -> Option<Method> {
-    let mut parts = tag.value.split(',').map(str::trim);
-    let name = parts.next().unwrap_or_default().to_owned();
-    let error = |message: String, help: &str| Diagnostic::new(tag.span, message).help(help.to_owned());
-    let valid_name =
-        name.chars().next().is_some_and(|c| c.is_ascii_uppercase()) && name.chars().all(|c| c.is_ascii_alphanumeric());
-    if !valid_name {
-        diagnostics.push(error(
-            format!("+genclient:method needs a method name first, found {name:?}"),
-            "write +genclient:method=GetScale,verb=get,subresource=scale,result=…",
-        ));
-        return None;
-    }
-    let (mut verb, mut subresource, mut input, mut result) = (None, None, None, None);
-    for part in parts {
-        let (key, value) = part.split_once('=').unwrap_or((part, ""));
-        let slot = match key {
-            "verb" => &mut verb,
-            "subresource" => &mut subresource,
-            "input" => &mut input,
-            "result" => &mut result,
-            other => {
-                diagnostics.push(error(
-                    format!("unknown key {other:?} in +genclient:method={name}"),
-                    "the keys are verb, subresource, input and result",
-                ));
-                continue;
-            }
-        };
-        *slot = Some(value.to_owned());
-    }
-    let Some(verb_name) = verb else {
-        diagnostics.push(error(
-            format!("+genclient:method={name} needs a verb"),
-            "add verb=get (or create, update, list, patch, apply)",
-        ));
-        return None;
-    };
-    let verb = match Verb::parse(&verb_name) {
-        Some(verb @ (Verb::Create | Verb::Update | Verb::Get | Verb::List | Verb::Patch | Verb::Apply)) => verb,
-        _ => {
-            diagnostics.push(error(
-                format!("verb {verb_name:?} of +genclient:method={name} is not supported by the extension generator"),
-                "use create, update, get, list, patch or apply",
-            ));
-            return None;
-        }
-    };
-    if input.is_some() && !matches!(verb, Verb::Create | Verb::Update | Verb::Apply) {
-        diagnostics.push(error(
-            format!("+genclient:method={name}: input is only for create, update and apply"),
-            "remove input=",
-        ));
-    }
-    Some(Method {
-        name,
-        verb,
-        subresource,
-        input,
-        result,
-        span: tag.span,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -399,28 +322,5 @@ mod tests {
         );
         let (_, errors) = verbs(&["genclient:noStatus"], true);
         assert!(errors[0].contains("has no effect without +genclient"));
-    }
-
-    #[test]
-    fn methods_should_be_checked_like_client_gen() {
-        let mut diagnostics = Diagnostics::default();
-        let lines = [
-            "genclient",
-            "genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale",
-            "genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale",
-            "genclient:method=Evict,verb=deleteCollection",
-            "genclient:method=Bad,verb=get,input=X",
-            "genclient:method=NoVerb",
-        ];
-        let client = genclient(&tags(&lines), true, &mut diagnostics).unwrap();
-        assert_eq!(
-            client.methods.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),
-            ["GetScale", "UpdateScale", "Bad"]
-        );
-        let errors: Vec<String> = diagnostics.into_vec().into_iter().map(|d| d.message).collect();
-        assert_eq!(errors.len(), 3, "{errors:?}");
-        assert!(errors[0].contains("not supported by the extension generator"));
-        assert!(errors[1].contains("input is only for create, update and apply"));
-        assert!(errors[2].contains("needs a verb"));
     }
 }

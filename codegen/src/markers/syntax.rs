@@ -1,0 +1,114 @@
+//! controller-gen's value syntax: strings bare, "quoted" or `backticked`; lists `a;b` or
+//! `{a,b}`; named arguments `a=1,b="x,y"` split on top-level commas.
+
+use super::table::Kind;
+
+/// A marker argument's value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A string (bare, quoted or backticked).
+    String(String),
+    /// An integer.
+    Int(i64),
+    /// A number.
+    Number(f64),
+    /// `true` or `false`.
+    Bool(bool),
+    /// `a;b;c` or `{a,b,c}`.
+    List(Vec<String>),
+    /// Any value, kept as written (e.g. a default), to be read as JSON where it is used.
+    Raw(String),
+}
+
+pub(super) fn example(kind: Kind) -> &'static str {
+    match kind {
+        Kind::String => "\"text\"",
+        Kind::Int => "10",
+        Kind::Number => "1.5",
+        Kind::Bool => "true",
+        Kind::List => "a;b",
+        Kind::Raw => "{\"key\":\"value\"}",
+        Kind::OneOf(values) => values[0],
+    }
+}
+
+/// Splits `a=1,b="x,y",c={p,q}` on its top-level commas into `(key, raw value)` pairs.
+pub(super) fn split_args(text: &str) -> Vec<(String, String)> {
+    let mut parts = Vec::new();
+    let (mut depth, mut quote, mut start) = (0usize, None::<char>, 0usize);
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '`') => quote = Some(c),
+            (None, '{') => depth += 1,
+            (None, '}') => depth = depth.saturating_sub(1),
+            (None, ',') if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+        .into_iter()
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| {
+            let (key, value) = p.split_once('=').unwrap_or((p, ""));
+            (key.trim().to_owned(), value.trim().to_owned())
+        })
+        .collect()
+}
+
+fn unquote(raw: &str) -> String {
+    let raw = raw.trim();
+    for q in ['"', '`'] {
+        if raw.len() >= 2 && raw.starts_with(q) && raw.ends_with(q) {
+            let inner = &raw[1..raw.len() - 1];
+            return if q == '"' {
+                inner.replace("\\\"", "\"").replace("\\\\", "\\")
+            } else {
+                inner.to_owned()
+            };
+        }
+    }
+    raw.to_owned()
+}
+
+pub(super) fn typed(raw: &str, kind: Kind) -> Result<Value, String> {
+    let raw = raw.trim();
+    match kind {
+        Kind::String => Ok(Value::String(unquote(raw))),
+        Kind::Raw => Ok(Value::Raw(raw.to_owned())),
+        Kind::Int => raw
+            .parse()
+            .map(Value::Int)
+            .map_err(|_| format!("expected an integer, found {raw:?}")),
+        Kind::Number => raw
+            .parse()
+            .map(Value::Number)
+            .map_err(|_| format!("expected a number, found {raw:?}")),
+        Kind::Bool => match raw {
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(format!("expected true or false, found {raw:?}")),
+        },
+        Kind::List => {
+            let inner = raw.strip_prefix('{').and_then(|r| r.strip_suffix('}'));
+            let items: Vec<String> = match inner {
+                Some(inner) => inner.split(',').map(unquote).collect(),
+                None => raw.split(';').map(unquote).collect(),
+            };
+            Ok(Value::List(items.into_iter().filter(|i| !i.is_empty()).collect()))
+        }
+        Kind::OneOf(values) => {
+            let value = unquote(raw);
+            if values.contains(&value.as_str()) {
+                Ok(Value::String(value))
+            } else {
+                Err(format!("expected one of {}, found {value:?}", values.join(", ")))
+            }
+        }
+    }
+}
