@@ -45,6 +45,35 @@ fn main() -> ExitCode {
     }
 }
 
+/// The output must not be, contain or lie inside the input: generated files are laid out like
+/// the input and would replace the API sources.
+fn check_disjoint(input: &std::path::Path, output: &std::path::Path) -> Result<(), String> {
+    let canonical = |path: &std::path::Path| {
+        // The output may not exist yet: resolve its nearest existing ancestor.
+        let mut probe = path.to_path_buf();
+        let mut tail = Vec::new();
+        while !probe.exists() {
+            let Some(name) = probe.file_name().map(|n| n.to_owned()) else {
+                break;
+            };
+            tail.push(name);
+            probe.pop();
+        }
+        let mut resolved = probe.canonicalize().unwrap_or(probe);
+        resolved.extend(tail.into_iter().rev());
+        resolved
+    };
+    let (input, output) = (canonical(input), canonical(output));
+    if input.starts_with(&output) || output.starts_with(&input) {
+        return Err(format!(
+            "--output {} overlaps --input {}: generated files would replace the API sources; use a separate directory",
+            output.display(),
+            input.display()
+        ));
+    }
+    Ok(())
+}
+
 fn run(args: Args) -> Result<ExitCode, String> {
     let api_module: syn::Path = syn::parse_str(&args.api_module)
         .map_err(|e| format!("--api-module {:?} is not a Rust path: {e}", args.api_module))?;
@@ -57,7 +86,11 @@ fn run(args: Args) -> Result<ExitCode, String> {
             .ok_or_else(|| format!("--plural-exceptions entry {exception:?} must look like Type:plural"))?;
         options.plural_exceptions.insert(singular.to_owned(), plural.to_owned());
     }
-    let (inputs, mut errors) = source::read_tree(&args.input).map_err(|e| e.to_string())?;
+    check_disjoint(&args.input, &args.output)?;
+    let (inputs, errors) = source::read_tree(&args.input).map_err(|e| e.to_string())?;
+    // (path, line, column, message): sorted as numbers, not text.
+    let mut errors: Vec<(String, usize, usize, String)> =
+        errors.into_iter().map(|e| (String::new(), 0, 0, e)).collect();
     for warning in inputs.iter().flat_map(source::plain_comment_warnings) {
         eprintln!("{warning}");
     }
@@ -71,20 +104,19 @@ fn run(args: Args) -> Result<ExitCode, String> {
             for (index, diagnostic) in problems {
                 let start = diagnostic.span.start();
                 let path = paths[index].display();
-                errors.push(format!(
-                    "{path}:{}:{}: {}",
-                    start.line,
-                    start.column + 1,
-                    diagnostic.text()
-                ));
+                errors.push((path.to_string(), start.line, start.column + 1, diagnostic.text()));
             }
             BTreeMap::new()
         }
     };
     if !errors.is_empty() {
         errors.sort();
-        for error in &errors {
-            eprintln!("{error}");
+        for (path, line, column, message) in &errors {
+            if path.is_empty() {
+                eprintln!("{message}");
+            } else {
+                eprintln!("{path}:{line}:{column}: {message}");
+            }
         }
         eprintln!("error: {} problem(s); nothing was written", errors.len());
         return Ok(ExitCode::FAILURE);

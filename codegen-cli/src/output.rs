@@ -31,12 +31,23 @@ pub struct Changes {
     pub diffs: Vec<String>,
 }
 
-/// Compares `wanted` (relative paths) with what is under `output`.
-pub fn changes(output: &Path, wanted: &BTreeMap<PathBuf, String>) -> std::io::Result<Changes> {
+/// Compares `wanted` (relative paths) with what is under `output`. A wanted path holding a
+/// file without the header is an error: it is someone's hand-written file.
+pub fn changes(output: &Path, wanted: &BTreeMap<PathBuf, String>) -> Result<Changes, String> {
     let mut changes = Changes::default();
     for (relative, text) in wanted {
         let path = output.join(relative);
-        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        let current = match std::fs::read_to_string(&path) {
+            Ok(current) if current.starts_with(HEADER) => current,
+            Ok(_) => {
+                return Err(format!(
+                    "refusing to overwrite {}: it has no `{HEADER}` header, so it was not generated; move it or choose another --output",
+                    path.display()
+                ));
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(error) => return Err(format!("cannot read {}: {error}", path.display())),
+        };
         if current != *text {
             let diff = TextDiff::from_lines(&current, text);
             let label = path.display().to_string();
@@ -46,7 +57,8 @@ pub fn changes(output: &Path, wanted: &BTreeMap<PathBuf, String>) -> std::io::Re
             changes.write.insert(path, text.clone());
         }
     }
-    for path in generated_files(output)? {
+    let existing = generated_files(output).map_err(|e| format!("cannot read {}: {e}", output.display()))?;
+    for path in existing {
         let relative = path.strip_prefix(output).unwrap_or(&path).to_owned();
         if !wanted.contains_key(&relative) {
             changes.diffs.push(format!(
@@ -59,17 +71,20 @@ pub fn changes(output: &Path, wanted: &BTreeMap<PathBuf, String>) -> std::io::Re
     Ok(changes)
 }
 
-/// Files under `dir` whose first line is the header.
+/// Files under `dir` whose first line is the header; symbolic links are not followed, so
+/// nothing outside the output directory is ever considered.
 fn generated_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
-    if !dir.is_dir() {
+    if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
         return Ok(found);
     }
     for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let path = entry.path();
+        if kind.is_dir() {
             found.extend(generated_files(&path)?);
-        } else if std::fs::read_to_string(&path).is_ok_and(|text| text.starts_with(HEADER)) {
+        } else if kind.is_file() && std::fs::read_to_string(&path).is_ok_and(|text| text.starts_with(HEADER)) {
             found.push(path);
         }
     }
@@ -85,8 +100,12 @@ pub fn apply(changes: &Changes) -> std::io::Result<()> {
             std::fs::create_dir_all(parent)?;
         }
         let partial = path.with_extension("rs.partial");
-        std::fs::write(&partial, text)?;
-        std::fs::rename(&partial, path)?;
+        let written = std::fs::write(&partial, text).and_then(|()| std::fs::rename(&partial, path));
+        if let Err(error) = written {
+            // Leave no half-written file behind.
+            let _ = std::fs::remove_file(&partial);
+            return Err(error);
+        }
     }
     for path in &changes.delete {
         std::fs::remove_file(path)?;

@@ -125,7 +125,9 @@ pub fn plain_comment_warnings(input: &Input) -> Vec<String> {
         .filter_map(|(index, line)| {
             let trimmed = line.trim_start();
             let rest = trimmed.strip_prefix("//")?;
-            if rest.starts_with('/') || rest.starts_with('!') {
+            // `///` and `//!` are doc comments; `////` and longer are plain again, as in Rust.
+            let doc = (rest.starts_with('/') && !rest.starts_with("//")) || rest.starts_with('!');
+            if doc {
                 return None;
             }
             let tag = rest.trim_start().strip_prefix('+')?;

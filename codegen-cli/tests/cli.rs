@@ -102,3 +102,23 @@ fn generation_should_write_check_and_clean_up_only_its_own_files() {
     );
     assert!(run(&[&args[..], &["--check"]].concat()).status.success());
 }
+
+#[test]
+fn hand_written_files_and_overlapping_directories_should_be_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, out) = (dir.path().join("apis"), dir.path().join("generated"));
+    write(&input.join("example/v1.rs"), GOOD);
+    write(&out.join("example/v1.rs"), "// my own code\n");
+    let output = run(&["--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()]);
+    assert!(!output.status.success());
+    assert!(text(&output).contains("refusing to overwrite"), "{}", text(&output));
+    assert_eq!(
+        std::fs::read_to_string(out.join("example/v1.rs")).unwrap(),
+        "// my own code\n"
+    );
+
+    let same = run(&["--input", input.to_str().unwrap(), "--output", input.to_str().unwrap()]);
+    assert!(!same.status.success());
+    assert!(text(&same).contains("overlaps --input"), "{}", text(&same));
+    assert_eq!(std::fs::read_to_string(input.join("example/v1.rs")).unwrap(), GOOD);
+}

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use heck::ToSnakeCase;
 
-/// gengo's plural namer: exceptions first, then by the last letter(s).
+/// gengo's plural namer (`v2/namer/plural_namer.go`): exceptions first, then by the last
+/// letter. (The project reference's "on → a" rule is not in gengo; `Configuration` stays
+/// `Configurations`.)
 pub fn plural(singular: &str, exceptions: &BTreeMap<String, String>) -> String {
     if let Some(plural) = exceptions.get(singular) {
         return plural.clone();
@@ -15,17 +17,21 @@ pub fn plural(singular: &str, exceptions: &BTreeMap<String, String>) -> String {
         return singular.to_owned();
     }
     let (last, before) = (chars[chars.len() - 1], chars[chars.len() - 2]);
+    let without_last = &singular[..singular.len() - last.len_utf8()];
     match last {
         's' | 'x' | 'z' => format!("{singular}es"),
-        'y' if is_consonant(before) => format!("{}ies", &singular[..singular.len() - 1]),
+        'y' if is_consonant(before) => format!("{without_last}ies"),
         'h' if before == 'c' || before == 's' => format!("{singular}es"),
-        'n' if before == 'o' => format!("{}a", &singular[..singular.len() - 2]),
+        // gengo's vesPlural: Life → Lives, Leaf → Leaves.
+        'e' if before == 'f' => format!("{}ves", &without_last[..without_last.len() - 1]),
+        'f' => format!("{without_last}ves"),
         _ => format!("{singular}s"),
     }
 }
 
+/// gengo's consonants: lowercase only, as its `isConsonant` compares.
 fn is_consonant(c: char) -> bool {
-    c.is_ascii_alphabetic() && !"aeiouAEIOU".contains(c)
+    "bcdfghjklmnpqrstvwxyz".contains(c)
 }
 
 /// The REST resource (URL segment): the all-lowercase plural, e.g. `virtualmachines`.
@@ -89,7 +95,11 @@ mod tests {
             ("Branch", "Branches"),
             ("Bash", "Bashes"),
             ("Graph", "Graphs"),
-            ("Criterion", "Criteria"),
+            ("Configuration", "Configurations"),
+            ("Life", "Lives"),
+            ("Leaf", "Leaves"),
+            ("Fountain", "Fountains"),
+            ("Key", "Keys"),
             ("Endpoints", "Endpointses"),
             ("A", "A"),
         ];
