@@ -91,7 +91,12 @@ fn run(args: Args) -> Result<ExitCode, String> {
     // (path, line, column, message): sorted as numbers, not text.
     let mut errors: Vec<(String, usize, usize, String)> =
         errors.into_iter().map(|e| (String::new(), 0, 0, e)).collect();
-    for warning in inputs.iter().flat_map(source::plain_comment_warnings) {
+    let warnings = inputs.iter().flat_map(|i| {
+        source::plain_comment_warnings(i)
+            .into_iter()
+            .chain(source::out_of_line_module_warnings(i))
+    });
+    for warning in warnings {
         eprintln!("{warning}");
     }
     let paths: Vec<PathBuf> = inputs.iter().map(|i| i.path.clone()).collect();

@@ -115,6 +115,26 @@ pub fn read_tree(root: &Path) -> Result<(Vec<Input>, Vec<String>), InputError> {
     Ok((inputs, errors))
 }
 
+/// `path: warning` for each out-of-line `mod x;` in a version module: only the version file is
+/// read, so types in such a module would be missing from the generated code.
+pub fn out_of_line_module_warnings(input: &Input) -> Vec<String> {
+    input
+        .source
+        .file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Mod(m) if m.content.is_none() => Some(format!(
+                "{}:{}: warning: types in `mod {};` are not read; keep tagged API types in the version module itself",
+                input.path.display(),
+                m.ident.span().start().line,
+                m.ident
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
 /// `path:line: warning` for each `// +tag` comment: Rust drops plain comments before either
 /// front end sees them, so such a tag silently does nothing.
 pub fn plain_comment_warnings(input: &Input) -> Vec<String> {

@@ -67,12 +67,15 @@ fn generation_should_write_check_and_clean_up_only_its_own_files() {
     let dir = tempfile::tempdir().unwrap();
     let (input, out) = (dir.path().join("apis"), dir.path().join("generated"));
     write(&input.join("example/v1.rs"), GOOD);
-    write(&input.join("example/v2.rs"), "// +genclient\npub struct Forgotten;\n");
+    write(
+        &input.join("example/v2.rs"),
+        "//! +groupName=example.dev\n\n// +genclient\npub struct Forgotten;\n",
+    );
     let args = ["--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()];
     let first = run(&args);
     assert!(first.status.success(), "{}", text(&first));
     assert!(
-        text(&first).contains("example/v2.rs:1: warning: `// +genclient` is a plain comment"),
+        text(&first).contains("example/v2.rs:3: warning: `// +genclient` is a plain comment"),
         "{}",
         text(&first)
     );

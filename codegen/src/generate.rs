@@ -39,13 +39,48 @@ pub fn generate(
     let mut problems = Vec::new();
     for (index, source) in sources.iter().enumerate() {
         match package(&source.file, &source.group_dir, &source.version, options) {
-            Ok(package) => packages.push((source, package)),
+            Ok(package) => packages.push((index, source, package)),
             Err(diagnostics) => problems.extend(diagnostics.into_vec().into_iter().map(|d| (index, d))),
+        }
+    }
+    for (index, source) in sources.iter().enumerate() {
+        if syn::parse_str::<syn::Ident>(&source.group_dir).is_err() {
+            let message = format!("group directory {:?} is not a Rust module name", source.group_dir);
+            let help = "rename it to a lowercase identifier (the API group comes from +groupName)";
+            problems.push((
+                index,
+                Diagnostic::new(proc_macro2::Span::call_site(), message).help(help),
+            ));
+        }
+    }
+    // Accessors are named after the group's Go name: two groups may not share one.
+    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+    for (index, _, package) in &packages {
+        let index = *index;
+        match seen.get(package.group_go_name.as_str()) {
+            Some(group) if *group != package.group => problems.push((
+                index,
+                Diagnostic::new(
+                    proc_macro2::Span::call_site(),
+                    format!(
+                        "groups {group} and {} both have the Go name {}",
+                        package.group, package.group_go_name
+                    ),
+                )
+                .help("set +groupGoName=<Name> on one of them"),
+            )),
+            _ => {
+                seen.insert(&package.group_go_name, &package.group);
+            }
         }
     }
     if !problems.is_empty() {
         return Err(problems);
     }
+    let packages: Vec<(&Source, Package)> = packages
+        .into_iter()
+        .map(|(_, source, package)| (source, package))
+        .collect();
     Ok(targets(&packages, api_module, config))
 }
 

@@ -29,6 +29,8 @@ pub struct Package {
     pub group_go_name: String,
     /// API version, the module's name, e.g. `v1alpha1`.
     pub version: String,
+    /// Markers in the module's `//!` doc (`+kubebuilder:rbac:…`, defaults for the package).
+    pub markers: Vec<Marker>,
     /// Types in declaration order.
     pub types: Vec<TypeDef>,
 }
@@ -87,6 +89,7 @@ pub fn package(
     let mut group = default_group.to_owned();
     let mut group_go_name = None;
     let mut deepcopy_package = false;
+    let mut package_markers = Vec::new();
     for tag in &package_tags {
         match tag.key.as_str() {
             "groupName" => group = tag.value.trim().to_owned(),
@@ -100,6 +103,9 @@ pub fn package(
                 ),
             },
             "k8s:openapi-gen" => {}
+            key if markers::is_marker_key(key) => {
+                package_markers.extend(markers::parse(tag, Target::Package, &mut diagnostics));
+            }
             _ => unknown_tag(tag, &PACKAGE_TAGS, "in a version module's //! doc", &mut diagnostics),
         }
     }
@@ -123,22 +129,80 @@ pub fn package(
                 .help("set +groupName=<lowercase DNS name>, e.g. +groupName=cloudnative.tw"),
         );
     }
-    let group_go_name = group_go_name.unwrap_or_else(|| names::group_go_name(&group));
+    // client-gen applies namer.IC to +groupGoName: upper-case the first letter.
+    let group_go_name = match group_go_name {
+        Some(name) => crate::emit::upper_first(&name),
+        None => names::group_go_name(&group),
+    };
+    if syn::parse_str::<Ident>(&group_go_name).is_err() {
+        let span = package_tags
+            .iter()
+            .find(|t| t.key == "groupGoName")
+            .map_or(Span::call_site(), |t| t.span);
+        diagnostics.push(
+            Diagnostic::new(span, format!("group Go name {group_go_name:?} is not an identifier"))
+                .help("set +groupGoName=<Name> to a letter-led alphanumeric name, e.g. +groupGoName=ExampleGroup"),
+        );
+    }
     let mut types = Vec::new();
     for item in &file.items {
-        if let Some(def) = type_def(item, deepcopy_package, options, &mut diagnostics) {
+        if let Some(def) = type_def(item, &file.items, deepcopy_package, options, &mut diagnostics) {
             types.push(def);
         }
     }
+    check_collisions(file, &group_go_name, version, &types, &mut diagnostics);
     if diagnostics.is_empty() {
         Ok(Package {
             group,
             group_go_name,
             version: version.to_owned(),
+            markers: package_markers,
             types,
         })
     } else {
         Err(diagnostics)
+    }
+}
+
+/// Generated items live in a module that glob-imports the API module: an API item with a
+/// generated item's name would be silently shadowed, so it is an error.
+fn check_collisions(
+    file: &syn::File,
+    group_go_name: &str,
+    version: &str,
+    types: &[TypeDef],
+    diagnostics: &mut Diagnostics,
+) {
+    let version_go = crate::emit::upper_first(version);
+    let mut generated = vec![
+        "GROUP_NAME".to_owned(),
+        "VERSION".to_owned(),
+        format!("{group_go_name}{version_go}Client"),
+        format!("{group_go_name}{version_go}Informers"),
+    ];
+    for def in types.iter().filter(|t| t.genclient.is_some()) {
+        for suffix in ["Client", "Lister", "NamespaceLister", "Informer"] {
+            generated.push(format!("{}{suffix}", def.ident));
+        }
+    }
+    for item in &file.items {
+        let ident = match item {
+            Item::Struct(i) => &i.ident,
+            Item::Enum(i) => &i.ident,
+            Item::Const(i) => &i.ident,
+            Item::Static(i) => &i.ident,
+            Item::Type(i) => &i.ident,
+            Item::Fn(i) => &i.sig.ident,
+            Item::Trait(i) => &i.ident,
+            Item::Union(i) => &i.ident,
+            _ => continue,
+        };
+        if generated.iter().any(|g| ident == g) {
+            diagnostics.push(
+                Diagnostic::new(ident.span(), format!("{ident} is also the name of a generated item"))
+                    .help("rename it: generated code would not see it"),
+            );
+        }
     }
 }
 
@@ -160,7 +224,13 @@ fn unknown_tag(tag: &Tag, known: &[&str], place: &str, diagnostics: &mut Diagnos
     diagnostics.push(diagnostic);
 }
 
-fn type_def(item: &Item, deepcopy_package: bool, options: &Options, diagnostics: &mut Diagnostics) -> Option<TypeDef> {
+fn type_def(
+    item: &Item,
+    siblings: &[Item],
+    deepcopy_package: bool,
+    options: &Options,
+    diagnostics: &mut Diagnostics,
+) -> Option<TypeDef> {
     let (attrs, is_pub) = match item {
         Item::Struct(s) => (&s.attrs, matches!(s.vis, syn::Visibility::Public(_))),
         Item::Enum(e) => (&e.attrs, matches!(e.vis, syn::Visibility::Public(_))),
@@ -168,6 +238,7 @@ fn type_def(item: &Item, deepcopy_package: bool, options: &Options, diagnostics:
     };
     let type_tags = tags(attrs);
     let mut deepcopy = deepcopy_package && is_pub;
+    let mut deepcopy_opt_out = false;
     let mut resource_name = None;
     let mut type_markers = Vec::new();
     for tag in &type_tags {
@@ -176,7 +247,10 @@ fn type_def(item: &Item, deepcopy_package: bool, options: &Options, diagnostics:
             key if markers::is_marker_key(key) => type_markers.extend(markers::parse(tag, Target::Type, diagnostics)),
             "k8s:deepcopy-gen" => match tag.value.as_str() {
                 "true" => deepcopy = true,
-                "false" => deepcopy = false,
+                "false" => {
+                    deepcopy = false;
+                    deepcopy_opt_out = true;
+                }
                 other => diagnostics.push(
                     Diagnostic::new(
                         tag.span,
@@ -198,7 +272,13 @@ fn type_def(item: &Item, deepcopy_package: bool, options: &Options, diagnostics:
                     tag.key, tag.value
                 )),
             ),
-            _ => unknown_tag(tag, &TYPE_TAGS, "on a type", diagnostics),
+            _ => {
+                // Suggest among everything a type may carry, not just the plain type tags.
+                let mut candidates: Vec<&str> = TYPE_TAGS.to_vec();
+                candidates.extend(crate::genclient::OPTIONS);
+                candidates.extend(markers::type_marker_names());
+                unknown_tag(tag, &candidates, "on a type", diagnostics);
+            }
         }
     }
     let wants_client = type_tags.iter().any(|t| t.key == "genclient");
@@ -240,6 +320,20 @@ fn type_def(item: &Item, deepcopy_package: bool, options: &Options, diagnostics:
         );
     }
     let genclient = genclient(&type_tags, field("status"), diagnostics);
+    let has_clone = derives(attrs, "Clone") || implements_clone(siblings, &item.ident);
+    if wants_client && deepcopy_opt_out && !has_clone {
+        diagnostics.push(
+            Diagnostic::new(
+                item.ident.span(),
+                format!(
+                    "+genclient type {} has +k8s:deepcopy-gen=false and no Clone",
+                    item.ident
+                ),
+            )
+            .help("kube's clients need Clone: derive or implement it, or drop +k8s:deepcopy-gen=false"),
+        );
+    }
+    check_visibility(&item, wants_client, deepcopy || wants_client, diagnostics);
     let field_markers = field_markers(&item, diagnostics);
     let kind = item.ident.to_string();
     let plural = names::plural(&kind, &options.plural_exceptions);
@@ -265,13 +359,65 @@ fn type_def(item: &Item, deepcopy_package: bool, options: &Options, diagnostics:
         genclient,
         // A client's type must be Clone (Go's runtime.Object needs DeepCopyObject), so
         // +genclient selects it for deepcopy too.
-        deepcopy: (deepcopy || wants_client) && !derives(attrs, "Clone"),
+        deepcopy: (deepcopy || (wants_client && !deepcopy_opt_out)) && !has_clone,
         plural,
         resource,
         markers: type_markers,
         field_markers,
         item,
     })
+}
+
+/// Whether `items` hold a hand-written `impl Clone for <ident>`.
+fn implements_clone(items: &[Item], ident: &Ident) -> bool {
+    items.iter().any(|item| match item {
+        Item::Impl(imp) => {
+            let is_clone = imp.trait_.as_ref().is_some_and(|(path, _)| path.segments.last().is_some_and(|s| s.ident == "Clone"));
+            let for_type = matches!(&*imp.self_ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == *ident));
+            is_clone && for_type
+        }
+        _ => false,
+    })
+}
+
+/// Generated code lives in a sibling module: what it touches must be visible to the crate.
+fn check_visibility(item: &ItemStruct, client: bool, deepcopy: bool, diagnostics: &mut Diagnostics) {
+    let visible = |vis: &syn::Visibility| match vis {
+        syn::Visibility::Public(_) => true,
+        syn::Visibility::Restricted(r) => r.in_token.is_none() && r.path.is_ident("crate"),
+        syn::Visibility::Inherited => false,
+    };
+    if (client || deepcopy) && !visible(&item.vis) {
+        diagnostics.push(
+            Diagnostic::new(
+                item.ident.span(),
+                format!(
+                    "{} must be pub or pub(crate): generated code in another module uses it",
+                    item.ident
+                ),
+            )
+            .help("make the type pub"),
+        );
+        return;
+    }
+    let Fields::Named(named) = &item.fields else { return };
+    for field in &named.named {
+        let name = field.ident.as_ref().map(ToString::to_string).unwrap_or_default();
+        let needed = deepcopy || (client && name == "metadata");
+        if needed && !visible(&field.vis) {
+            diagnostics.push(
+                Diagnostic::new(
+                    field.span(),
+                    format!(
+                        "field {name} of {} must be pub or pub(crate): the generated {} reads it",
+                        item.ident,
+                        if deepcopy { "Clone" } else { "client" }
+                    ),
+                )
+                .help("make the field pub"),
+            );
+        }
+    }
 }
 
 /// The markers on each named field; any other tag on a field is reported.

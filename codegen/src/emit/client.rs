@@ -34,7 +34,8 @@ pub fn group_version_method(package: &Package) -> syn::Ident {
     )
 }
 
-pub(crate) fn upper_first(text: &str) -> String {
+/// The text with its first letter upper-cased (gengo's `IC`).
+pub fn upper_first(text: &str) -> String {
     let mut chars = text.chars();
     chars
         .next()
@@ -247,16 +248,22 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
         }
         Verb::Patch => {
             let doc = format!(" Patches the {kind} `name` and returns the server's representation of it.");
+            let status = def.genclient.as_ref().is_some_and(|g| g.status).then(|| {
+                quote! {
+                /// Patches the status of `name` through its `/status` subresource.
+                    pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> #result<#ty, #error> {
+                        self.api.patch_status(name, params, patch).await
+                    }
+                    }
+            });
             quote! {
                 #[doc = #doc]
                 pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> #result<#ty, #error> {
                     self.api.patch(name, params, patch).await
                 }
 
-                /// Patches the status of `name` through its `/status` subresource.
-                pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> #result<#ty, #error> {
-                    self.api.patch_status(name, params, patch).await
-                }
+                #status
+
             }
         }
         Verb::Apply => {
@@ -305,7 +312,12 @@ fn custom_method(def: &TypeDef, method: &Method, config: &Config) -> TokenStream
     let rt = &config.runtime;
     let ty = &def.ident;
     let ident = format_ident!("{}", names::method(&method.name));
-    let result = method.result.as_deref().map(rust_type).unwrap_or_else(|| quote!(#ty));
+    let single = method.result.as_deref().map(rust_type).unwrap_or_else(|| quote!(#ty));
+    let result = if method.verb == Verb::List {
+        quote!(::kube::core::ObjectList<#single>)
+    } else {
+        single
+    };
     let input = method.input.as_deref().map(rust_type).unwrap_or_else(|| quote!(#ty));
     let sub = method.subresource.as_deref().unwrap_or("");
     let doc = format!(
@@ -328,7 +340,9 @@ fn custom_method(def: &TypeDef, method: &Method, config: &Config) -> TokenStream
             quote!(get(name, &::kube::api::GetParams::default())),
         ),
         (Verb::Get, sub) => (quote!(name: &str), quote!(), quote!(get_subresource(#sub, name))),
-        (Verb::List, _) => (quote!(params: &::kube::api::ListParams), quote!(), quote!(list(params))),
+        (Verb::List, "") => (quote!(params: &::kube::api::ListParams), quote!(), quote!(list(params))),
+        // client-gen's listSubresourceTemplate: GET <name>/<subresource>, a list of results.
+        (Verb::List, sub) => (quote!(name: &str), quote!(), quote!(get_subresource(#sub, name))),
         (Verb::Create, "") => (quote!(input: &#input, #post), serialize, quote!(create(params, body))),
         (Verb::Create, sub) => (
             quote!(name: &str, input: &#input, #post),

@@ -8,11 +8,12 @@ use crate::genclient::Verb;
 use crate::model::{Package, TypeDef};
 use crate::names;
 
-/// lister-gen's rule: `+genclient` types with `list` and `get` (also under `noVerbs`).
+/// lister-gen's rule: `+genclient` types whose tags select `list` and `get` (`noVerbs` or not).
 pub fn has_lister(def: &TypeDef) -> bool {
+    // lister-gen ignores noVerbs and reads the verbs the tags select.
     def.genclient
         .as_ref()
-        .is_some_and(|g| g.no_verbs || (g.verbs.contains(&Verb::List) && g.verbs.contains(&Verb::Get)))
+        .is_some_and(|g| g.declared_verbs.contains(&Verb::List) && g.declared_verbs.contains(&Verb::Get))
 }
 
 /// The name of a type's lister, e.g. `VirtualMachineLister`.

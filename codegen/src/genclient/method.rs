@@ -24,6 +24,55 @@ pub struct Method {
     pub span: Span,
 }
 
+/// Whether a Go type in `input=`/`result=` maps to Rust: a k8s.io/api or apimachinery type, or
+/// a bare identifier of this module.
+fn mappable(go: &str) -> bool {
+    let (package, name) = go.rsplit_once('.').unwrap_or(("", go));
+    let identifier = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && syn::parse_str::<syn::Ident>(name).is_ok();
+    let known =
+        package.is_empty() || package.starts_with("k8s.io/api/") || package.starts_with("k8s.io/apimachinery/pkg/");
+    identifier && known
+}
+
+/// Extension methods must not clash with the generated verbs, with each other, or be keywords.
+pub(crate) fn check_names(methods: &[Method], diagnostics: &mut Diagnostics) {
+    const GENERATED: [&str; 13] = [
+        "api",
+        "create",
+        "update",
+        "update_status",
+        "delete",
+        "delete_collection",
+        "get",
+        "list",
+        "watch",
+        "patch",
+        "patch_status",
+        "apply",
+        "apply_status",
+    ];
+    let mut seen: Vec<String> = Vec::new();
+    for method in methods {
+        let rust = crate::names::method(&method.name);
+        let clash = GENERATED.contains(&rust.as_str()) || seen.contains(&rust);
+        if clash || syn::parse_str::<syn::Ident>(&rust).is_err() {
+            diagnostics.push(
+                Diagnostic::new(
+                    method.span,
+                    format!(
+                        "+genclient:method={} becomes `{rust}`, which is taken or a Rust keyword",
+                        method.name
+                    ),
+                )
+                .help("choose another method name"),
+            );
+        }
+        seen.push(rust);
+    }
+}
+
 /// `Name,verb=V[,subresource=S][,input=T][,result=T]`, checked as client-gen checks it.
 pub(super) fn method(tag: &Tag, diagnostics: &mut Diagnostics) -> Option<Method> {
     let mut parts = tag.value.split(',').map(str::trim);
@@ -40,7 +89,20 @@ pub(super) fn method(tag: &Tag, diagnostics: &mut Diagnostics) -> Option<Method>
     }
     let (mut verb, mut subresource, mut input, mut result) = (None, None, None, None);
     for part in parts {
-        let (key, value) = part.split_once('=').unwrap_or((part, ""));
+        let Some((key, value)) = part.split_once('=') else {
+            diagnostics.push(error(
+                format!("invalid extension tag specification {part:?} in +genclient:method={name}"),
+                "write key=value pairs: verb=…, subresource=…, input=…, result=…",
+            ));
+            continue;
+        };
+        if value.trim().is_empty() {
+            diagnostics.push(error(
+                format!("empty value of {key:?} for the {name} extension"),
+                "give it a value or remove it",
+            ));
+            continue;
+        }
         let slot = match key {
             "verb" => &mut verb,
             "subresource" => &mut subresource,
@@ -54,7 +116,16 @@ pub(super) fn method(tag: &Tag, diagnostics: &mut Diagnostics) -> Option<Method>
                 continue;
             }
         };
-        *slot = Some(value.to_owned());
+        *slot = Some(value.trim().to_owned());
+    }
+    for (key, ty) in [("input", &input), ("result", &result)] {
+        if let Some(ty) = ty.as_deref().filter(|ty| !mappable(ty)) {
+            diagnostics.push(error(
+                format!("{key}={ty} of +genclient:method={name} names a type the generator cannot map to Rust"),
+                "use a k8s.io/api/<group>/<version>.<Type> or k8s.io/apimachinery/pkg/….<Type> type, or a type of this module by its bare name",
+            ));
+            return None;
+        }
     }
     let Some(verb_name) = verb else {
         diagnostics.push(error(
@@ -118,16 +189,22 @@ mod tests {
             "genclient:method=Evict,verb=deleteCollection",
             "genclient:method=Bad,verb=get,input=X",
             "genclient:method=NoVerb",
+            "genclient:method=Empty,verb=get,result=",
+            "genclient:method=Foreign,verb=get,result=github.com/x/apis/v1.Bar",
+            "genclient:method=PatchStatus,verb=patch,subresource=status",
         ];
         let client = genclient(&tags(&lines), true, &mut diagnostics).unwrap();
         assert_eq!(
             client.methods.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),
-            ["GetScale", "UpdateScale", "Bad"]
+            ["GetScale", "UpdateScale", "Bad", "Empty", "PatchStatus"]
         );
         let errors: Vec<String> = diagnostics.into_vec().into_iter().map(|d| d.message).collect();
-        assert_eq!(errors.len(), 3, "{errors:?}");
+        assert_eq!(errors.len(), 6, "{errors:?}");
         assert!(errors[0].contains("not supported by the extension generator"));
         assert!(errors[1].contains("input is only for create, update and apply"));
         assert!(errors[2].contains("needs a verb"));
+        assert!(errors[3].contains("empty value of \"result\" for the Empty extension"));
+        assert!(errors[4].contains("names a type the generator cannot map"));
+        assert!(errors[5].contains("becomes `patch_status`, which is taken"));
     }
 }

@@ -87,13 +87,17 @@ pub struct GenClient {
     pub no_verbs: bool,
     /// The verbs the typed client has.
     pub verbs: BTreeSet<Verb>,
+    /// The verbs the tags select before `noVerbs` (lister-gen still reads these).
+    pub declared_verbs: BTreeSet<Verb>,
+    /// Whether status is its own resource path: a `status` field and no `noStatus`.
+    pub status: bool,
     /// Extension methods.
     pub methods: Vec<Method>,
     /// The `+genclient` tag, for diagnostics.
     pub span: Span,
 }
 
-const OPTIONS: [&str; 8] = [
+pub(crate) const OPTIONS: [&str; 8] = [
     "genclient",
     "genclient:nonNamespaced",
     "genclient:noVerbs",
@@ -125,11 +129,13 @@ pub fn genclient(tags: &[Tag], has_status: bool, diagnostics: &mut Diagnostics) 
         namespaced: true,
         no_verbs: false,
         verbs: BTreeSet::new(),
+        declared_verbs: BTreeSet::new(),
+        status: false,
         methods: Vec::new(),
         span: root.span,
     };
     let (mut no_status, mut readonly) = (false, false);
-    let (mut only, mut skip): (Option<BTreeSet<Verb>>, BTreeSet<Verb>) = (None, BTreeSet::new());
+    let (mut only, mut skip): (Option<BTreeSet<Verb>>, Option<BTreeSet<Verb>>) = (None, None);
     let mut skip_span = root.span;
     for tag in ours.iter().copied() {
         let flag = |diagnostics: &mut Diagnostics| {
@@ -158,10 +164,18 @@ pub fn genclient(tags: &[Tag], has_status: bool, diagnostics: &mut Diagnostics) 
                 flag(diagnostics);
                 readonly = true;
             }
+            // client-gen reads only the first of a repeated tag (`tags.go` takes `v[0]`).
+            "genclient:onlyVerbs" | "genclient:skipVerbs" if repeated(tag, &ours) => diagnostics.push(
+                Diagnostic::new(
+                    tag.span,
+                    format!("+{} is repeated; code-generator reads only the first", tag.key),
+                )
+                .help("merge the verbs into one tag"),
+            ),
             "genclient:onlyVerbs" => only = Some(verb_list(tag, diagnostics)),
             "genclient:skipVerbs" => {
                 skip_span = tag.span;
-                skip.extend(verb_list(tag, diagnostics));
+                skip = Some(verb_list(tag, diagnostics));
             }
             "genclient:method" => client.methods.extend(method(tag, diagnostics)),
             unknown => {
@@ -175,25 +189,24 @@ pub fn genclient(tags: &[Tag], has_status: bool, diagnostics: &mut Diagnostics) 
             }
         }
     }
+    // client-gen: readonly adds get, list and watch to whatever onlyVerbs lists.
+    let only_source = if readonly {
+        "genclient:readonly"
+    } else {
+        "genclient:onlyVerbs"
+    };
     if readonly {
-        if only.is_some() {
-            diagnostics.push(
-                Diagnostic::new(
-                    root.span,
-                    "+genclient:readonly and +genclient:onlyVerbs both limit the verbs",
-                )
-                .help("keep one: readonly means onlyVerbs=get,list,watch"),
-            );
-        }
-        only = Some([Verb::Get, Verb::List, Verb::Watch].into());
+        only.get_or_insert_with(BTreeSet::new)
+            .extend([Verb::Get, Verb::List, Verb::Watch]);
     }
+    let skip = skip.unwrap_or_default();
     if let Some(only) = &only {
         for both in only.intersection(&skip) {
             diagnostics.push(
                 Diagnostic::new(
                     skip_span,
                     format!(
-                        "verb {:?} used both in genclient:skipVerbs and genclient:onlyVerbs",
+                        "verb {:?} is both skipped by genclient:skipVerbs and selected by {only_source}",
                         both.tag_name()
                     ),
                 )
@@ -201,17 +214,30 @@ pub fn genclient(tags: &[Tag], has_status: bool, diagnostics: &mut Diagnostics) 
             );
         }
     }
-    client.verbs = if client.no_verbs {
-        BTreeSet::new()
-    } else {
-        let allowed = only.unwrap_or_else(|| Verb::ALL.into());
-        allowed.difference(&skip).copied().collect()
-    };
-    if !has_status || no_status {
-        client.verbs.remove(&Verb::UpdateStatus);
-        client.verbs.remove(&Verb::ApplyStatus);
+    client.status = has_status && !no_status;
+    client.declared_verbs = only
+        .unwrap_or_else(|| Verb::ALL.into())
+        .difference(&skip)
+        .copied()
+        .collect();
+    if !client.status {
+        client.declared_verbs.remove(&Verb::UpdateStatus);
+        client.declared_verbs.remove(&Verb::ApplyStatus);
     }
+    if client.no_verbs {
+        // client-gen generates nothing for the type, extensions included.
+        client.methods.clear();
+    } else {
+        client.verbs = client.declared_verbs.clone();
+    }
+    method::check_names(&client.methods, diagnostics);
     Some(client)
+}
+
+/// Whether an earlier tag has the same key.
+fn repeated(tag: &Tag, all: &[&Tag]) -> bool {
+    let first = all.iter().position(|t| t.key == tag.key);
+    first.is_some_and(|i| !std::ptr::eq(all[i], tag))
 }
 
 fn verb_list(tag: &Tag, diagnostics: &mut Diagnostics) -> BTreeSet<Verb> {
@@ -317,9 +343,20 @@ mod tests {
         assert_eq!(
             errors,
             [
-                "verb \"get\" used both in genclient:skipVerbs and genclient:onlyVerbs; list each verb in one of them only"
+                "verb \"get\" is both skipped by genclient:skipVerbs and selected by genclient:onlyVerbs; list each verb in one of them only"
             ]
         );
+        let (verbs_, errors) = verbs(&["genclient", "genclient:readonly", "genclient:onlyVerbs=create"], true);
+        assert_eq!(
+            (verbs_, errors.len()),
+            (vec!["create", "get", "list", "watch"], 0),
+            "readonly adds to onlyVerbs"
+        );
+        let (_, errors) = verbs(
+            &["genclient", "genclient:skipVerbs=get", "genclient:skipVerbs=list"],
+            true,
+        );
+        assert!(errors[0].contains("repeated"), "{errors:?}");
         let (_, errors) = verbs(&["genclient:noStatus"], true);
         assert!(errors[0].contains("has no effect without +genclient"));
     }

@@ -26,6 +26,8 @@ pub struct Marker {
     pub value: Option<Value>,
     /// The named arguments of a `+name:arg=value,…` marker.
     pub args: BTreeMap<String, Value>,
+    /// `+kubebuilder:validation:items:…`: the marker applies to a list's items.
+    pub items: bool,
     /// The tag, for diagnostics.
     pub span: Span,
 }
@@ -37,16 +39,44 @@ pub enum Target {
     Type,
     /// On a field.
     Field,
+    /// In a module's `//!` doc.
+    Package,
+}
+
+impl Target {
+    fn bit(self) -> u8 {
+        match self {
+            Target::Type => table::TYPE,
+            Target::Field => table::FIELD,
+            Target::Package => table::PACKAGE,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Target::Type => "a type",
+            Target::Field => "a field",
+            Target::Package => "a module's //! doc",
+        }
+    }
+}
+
+/// The names of the markers that go on types, for suggestions.
+pub fn type_marker_names() -> impl Iterator<Item = &'static str> {
+    SPECS.iter().filter(|s| s.places & table::TYPE != 0).map(|s| s.name)
 }
 
 /// The names of the markers that go on fields, for suggestions.
 pub fn field_marker_names() -> impl Iterator<Item = &'static str> {
-    SPECS.iter().filter(|s| s.on_field).map(|s| s.name)
+    SPECS.iter().filter(|s| s.places & table::FIELD != 0).map(|s| s.name)
 }
 
 /// Whether `key` (a tag's key) is meant as a marker this module reads.
 pub fn is_marker_key(key: &str) -> bool {
-    key.starts_with("kubebuilder:") || SPECS.iter().any(|s| !s.name.contains(':') && s.name == key)
+    key.starts_with("kubebuilder:")
+        || SPECS
+            .iter()
+            .any(|s| key == s.name || key.starts_with(&format!("{}:", s.name)))
 }
 
 /// Parses one tag as a marker written on `target`, reporting what is wrong.
@@ -57,7 +87,12 @@ pub fn parse(tag: &Tag, target: Target, diagnostics: &mut Diagnostics) -> Option
     } else {
         format!("{}={}", tag.key, tag.value)
     };
-    let text = text.trim_end_matches('=');
+    // `+kubebuilder:validation:items:X` is X for the items of a list.
+    let (text, items) = match text.strip_prefix("kubebuilder:validation:items:") {
+        Some(rest) => (format!("kubebuilder:validation:{rest}"), true),
+        None => (text, false),
+    };
+    let text = text.as_str();
     let spec = SPECS
         .iter()
         .filter(|s| {
@@ -74,19 +109,18 @@ pub fn parse(tag: &Tag, target: Target, diagnostics: &mut Diagnostics) -> Option
         diagnostics.push(diagnostic);
         return None;
     };
-    let allowed = match target {
-        Target::Type => spec.on_type,
-        Target::Field => spec.on_field,
-    };
-    if !allowed {
-        let (here, there) = if target == Target::Type {
-            ("a type", "a field")
-        } else {
-            ("a field", "a type")
-        };
+    if spec.places & target.bit() == 0 {
+        let there: Vec<&str> = [Target::Type, Target::Field, Target::Package]
+            .into_iter()
+            .filter(|t| spec.places & t.bit() != 0)
+            .map(Target::describe)
+            .collect();
         diagnostics.push(
-            Diagnostic::new(tag.span, format!("+{} does not belong on {here}", spec.name))
-                .help(format!("move it to {there}")),
+            Diagnostic::new(
+                tag.span,
+                format!("+{} does not belong on {}", spec.name, target.describe()),
+            )
+            .help(format!("move it to {}", there.join(" or "))),
         );
         return None;
     }
@@ -95,6 +129,7 @@ pub fn parse(tag: &Tag, target: Target, diagnostics: &mut Diagnostics) -> Option
         name: spec.name,
         value: None,
         args: BTreeMap::new(),
+        items,
         span: tag.span,
     };
     // Arguments written, valid or not: an invalid one is reported once, not also as missing.
@@ -228,5 +263,51 @@ mod tests {
         assert!(first("kubebuilder:subresource:status", Target::Field).contains("does not belong on a field"));
         assert!(first("listType=bag", Target::Field).contains("expected one of atomic, set, map"));
         assert!(first("kubebuilder:validation:MaxLength", Target::Field).contains("needs a value"));
+    }
+
+    #[test]
+    fn strings_lists_and_values_should_follow_controller_gen() {
+        let (m, errors) = parsed(
+            r#"kubebuilder:validation:XValidation:rule="self.a != \"x,y\"",message="line\nbreak""#,
+            Target::Field,
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let m = m.unwrap();
+        assert_eq!(m.args["rule"], Value::String("self.a != \"x,y\"".into()));
+        assert_eq!(m.args["message"], Value::String("line\nbreak".into()));
+        let (m, _) = parsed(r#"kubebuilder:validation:Enum={"a,b",c}"#, Target::Field);
+        assert_eq!(m.unwrap().value, Some(Value::List(vec!["a,b".into(), "c".into()])));
+        let (m, _) = parsed("kubebuilder:default=YQ==", Target::Field);
+        assert_eq!(
+            m.unwrap().value,
+            Some(Value::Raw("YQ==".into())),
+            "a value's own = signs stay"
+        );
+        let (m, errors) = parsed("kubebuilder:validation:items:MaxLength=63", Target::Field);
+        assert!(errors.is_empty() && m.as_ref().unwrap().items, "{errors:?}");
+    }
+
+    #[test]
+    fn placement_should_follow_controller_gen() {
+        assert!(
+            parsed("kubebuilder:validation:Enum=a;b", Target::Type).1.is_empty(),
+            "type-level validation exists"
+        );
+        assert!(parsed("listType=map", Target::Type).1.is_empty());
+        assert!(parsed("k8s:optional", Target::Field).1.is_empty());
+        let (m, errors) = parsed(
+            "kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch",
+            Target::Package,
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            m.unwrap().args["verbs"],
+            Value::List(vec!["get".into(), "list".into(), "watch".into()])
+        );
+        let misplaced = parsed("kubebuilder:rbac:verbs=get", Target::Type).1;
+        assert_eq!(
+            misplaced,
+            ["+kubebuilder:rbac does not belong on a type; move it to a module's //! doc"]
+        );
     }
 }

@@ -32,26 +32,33 @@ pub(super) fn example(kind: Kind) -> &'static str {
     }
 }
 
-/// Splits `a=1,b="x,y",c={p,q}` on its top-level commas into `(key, raw value)` pairs.
-pub(super) fn split_args(text: &str) -> Vec<(String, String)> {
+/// Splits on top-level `sep`: not inside quotes (with backslash escapes) or braces.
+fn split_top(text: &str, sep: char) -> Vec<&str> {
     let mut parts = Vec::new();
-    let (mut depth, mut quote, mut start) = (0usize, None::<char>, 0usize);
+    let (mut depth, mut quote, mut escaped, mut start) = (0usize, None::<char>, false, 0usize);
     for (i, c) in text.char_indices() {
         match (quote, c) {
+            (Some(_), _) if escaped => escaped = false,
+            (Some('"'), '\\') => escaped = true,
             (Some(q), c) if c == q => quote = None,
             (Some(_), _) => {}
             (None, '"' | '`') => quote = Some(c),
             (None, '{') => depth += 1,
             (None, '}') => depth = depth.saturating_sub(1),
-            (None, ',') if depth == 0 => {
+            (None, c) if c == sep && depth == 0 => {
                 parts.push(&text[start..i]);
-                start = i + 1;
+                start = i + c.len_utf8();
             }
             _ => {}
         }
     }
     parts.push(&text[start..]);
     parts
+}
+
+/// Splits `a=1,b="x,y",c={p,q}` on its top-level commas into `(key, raw value)` pairs.
+pub(super) fn split_args(text: &str) -> Vec<(String, String)> {
+    split_top(text, ',')
         .into_iter()
         .filter(|p| !p.trim().is_empty())
         .map(|p| {
@@ -61,19 +68,36 @@ pub(super) fn split_args(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A string as controller-gen reads it: `"…"` with Go's escapes (strconv.Unquote), `` `…` ``
+/// raw, anything else bare.
 fn unquote(raw: &str) -> String {
     let raw = raw.trim();
-    for q in ['"', '`'] {
-        if raw.len() >= 2 && raw.starts_with(q) && raw.ends_with(q) {
-            let inner = &raw[1..raw.len() - 1];
-            return if q == '"' {
-                inner.replace("\\\"", "\"").replace("\\\\", "\\")
-            } else {
-                inner.to_owned()
-            };
+    if raw.len() >= 2 && raw.starts_with('`') && raw.ends_with('`') {
+        return raw[1..raw.len() - 1].to_owned();
+    }
+    if !(raw.len() >= 2 && raw.starts_with('"') && raw.ends_with('"')) {
+        return raw.to_owned();
+    }
+    let mut out = String::new();
+    let mut chars = raw[1..raw.len() - 1].chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('u') => {
+                let hex: String = chars.by_ref().take(4).collect();
+                out.extend(u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32));
+            }
+            Some(other) => out.push(other),
+            None => out.push('\\'),
         }
     }
-    raw.to_owned()
+    out
 }
 
 pub(super) fn typed(raw: &str, kind: Kind) -> Result<Value, String> {
@@ -97,8 +121,8 @@ pub(super) fn typed(raw: &str, kind: Kind) -> Result<Value, String> {
         Kind::List => {
             let inner = raw.strip_prefix('{').and_then(|r| r.strip_suffix('}'));
             let items: Vec<String> = match inner {
-                Some(inner) => inner.split(',').map(unquote).collect(),
-                None => raw.split(';').map(unquote).collect(),
+                Some(inner) => split_top(inner, ',').into_iter().map(unquote).collect(),
+                None => split_top(raw, ';').into_iter().map(unquote).collect(),
             };
             Ok(Value::List(items.into_iter().filter(|i| !i.is_empty()).collect()))
         }

@@ -21,27 +21,32 @@ pub(super) struct Spec {
     /// `(argument, kind, required)`.
     pub(super) args: &'static [(&'static str, Kind, bool)],
     /// Where it may be written.
-    pub(super) on_field: bool,
-    pub(super) on_type: bool,
+    /// Where it may be written: a union of [`TYPE`], [`FIELD`] and [`PACKAGE`].
+    pub(super) places: u8,
 }
 
-const fn flag(name: &'static str, on_type: bool, on_field: bool) -> Spec {
+/// Written on a type.
+pub(super) const TYPE: u8 = 1;
+/// Written on a field.
+pub(super) const FIELD: u8 = 2;
+/// Written in a module's `//!` doc.
+pub(super) const PACKAGE: u8 = 4;
+
+const fn flag(name: &'static str, places: u8) -> Spec {
     Spec {
         name,
         value: None,
         args: &[],
-        on_field,
-        on_type,
+        places,
     }
 }
 
-const fn valued(name: &'static str, kind: Kind, on_type: bool, on_field: bool) -> Spec {
+const fn valued(name: &'static str, kind: Kind, places: u8) -> Spec {
     Spec {
         name,
         value: Some(kind),
         args: &[],
-        on_field,
-        on_type,
+        places,
     }
 }
 
@@ -58,10 +63,9 @@ pub(super) const SPECS: &[Spec] = &[
             ("categories", Kind::List, false),
             ("scope", Kind::OneOf(&["Namespaced", "Cluster"]), false),
         ],
-        on_field: false,
-        on_type: true,
+        places: TYPE,
     },
-    flag("kubebuilder:subresource:status", true, false),
+    flag("kubebuilder:subresource:status", TYPE),
     Spec {
         name: "kubebuilder:subresource:scale",
         value: None,
@@ -70,8 +74,7 @@ pub(super) const SPECS: &[Spec] = &[
             ("statuspath", Kind::String, true),
             ("selectorpath", Kind::String, false),
         ],
-        on_field: false,
-        on_type: true,
+        places: TYPE,
     },
     Spec {
         name: "kubebuilder:printcolumn",
@@ -84,40 +87,38 @@ pub(super) const SPECS: &[Spec] = &[
             ("format", Kind::String, false),
             ("priority", Kind::Int, false),
         ],
-        on_field: false,
-        on_type: true,
+        places: TYPE,
     },
     Spec {
         name: "kubebuilder:selectablefield",
         value: None,
         args: &[("JSONPath", Kind::String, true)],
-        on_field: false,
-        on_type: true,
+        places: TYPE,
     },
-    valued("kubebuilder:object:root", Kind::Bool, true, false),
-    flag("kubebuilder:storageversion", true, false),
-    flag("kubebuilder:skipversion", true, false),
-    valued("kubebuilder:validation:Minimum", Kind::Number, false, true),
-    valued("kubebuilder:validation:Maximum", Kind::Number, false, true),
-    valued("kubebuilder:validation:ExclusiveMinimum", Kind::Bool, false, true),
-    valued("kubebuilder:validation:ExclusiveMaximum", Kind::Bool, false, true),
-    valued("kubebuilder:validation:MultipleOf", Kind::Number, false, true),
-    valued("kubebuilder:validation:MinLength", Kind::Int, false, true),
-    valued("kubebuilder:validation:MaxLength", Kind::Int, false, true),
-    valued("kubebuilder:validation:MinItems", Kind::Int, false, true),
-    valued("kubebuilder:validation:MaxItems", Kind::Int, false, true),
-    valued("kubebuilder:validation:MinProperties", Kind::Int, true, true),
-    valued("kubebuilder:validation:MaxProperties", Kind::Int, true, true),
-    valued("kubebuilder:validation:UniqueItems", Kind::Bool, false, true),
-    valued("kubebuilder:validation:Pattern", Kind::String, false, true),
-    valued("kubebuilder:validation:Format", Kind::String, false, true),
-    valued("kubebuilder:validation:Type", Kind::String, false, true),
-    valued("kubebuilder:validation:Enum", Kind::List, true, true),
-    flag("kubebuilder:validation:Optional", true, true),
-    flag("kubebuilder:validation:Required", true, true),
-    flag("kubebuilder:validation:XPreserveUnknownFields", true, true),
-    flag("kubebuilder:validation:XEmbeddedResource", true, true),
-    flag("kubebuilder:validation:XIntOrString", true, true),
+    valued("kubebuilder:object:root", Kind::Bool, TYPE),
+    flag("kubebuilder:storageversion", TYPE),
+    flag("kubebuilder:skipversion", TYPE),
+    valued("kubebuilder:validation:Minimum", Kind::Number, TYPE | FIELD),
+    valued("kubebuilder:validation:Maximum", Kind::Number, TYPE | FIELD),
+    valued("kubebuilder:validation:ExclusiveMinimum", Kind::Bool, TYPE | FIELD),
+    valued("kubebuilder:validation:ExclusiveMaximum", Kind::Bool, TYPE | FIELD),
+    valued("kubebuilder:validation:MultipleOf", Kind::Number, TYPE | FIELD),
+    valued("kubebuilder:validation:MinLength", Kind::Int, TYPE | FIELD),
+    valued("kubebuilder:validation:MaxLength", Kind::Int, TYPE | FIELD),
+    valued("kubebuilder:validation:MinItems", Kind::Int, TYPE | FIELD),
+    valued("kubebuilder:validation:MaxItems", Kind::Int, TYPE | FIELD),
+    valued("kubebuilder:validation:MinProperties", Kind::Int, TYPE | FIELD),
+    valued("kubebuilder:validation:MaxProperties", Kind::Int, TYPE | FIELD),
+    valued("kubebuilder:validation:UniqueItems", Kind::Bool, TYPE | FIELD),
+    valued("kubebuilder:validation:Pattern", Kind::String, TYPE | FIELD),
+    valued("kubebuilder:validation:Format", Kind::String, TYPE | FIELD),
+    valued("kubebuilder:validation:Type", Kind::String, TYPE | FIELD),
+    valued("kubebuilder:validation:Enum", Kind::List, TYPE | FIELD),
+    flag("kubebuilder:validation:Optional", TYPE | FIELD | PACKAGE),
+    flag("kubebuilder:validation:Required", TYPE | FIELD | PACKAGE),
+    flag("kubebuilder:validation:XPreserveUnknownFields", TYPE | FIELD),
+    flag("kubebuilder:validation:XEmbeddedResource", TYPE | FIELD),
+    flag("kubebuilder:validation:XIntOrString", TYPE | FIELD),
     Spec {
         name: "kubebuilder:validation:XValidation",
         value: None,
@@ -129,17 +130,39 @@ pub(super) const SPECS: &[Spec] = &[
             ("fieldPath", Kind::String, false),
             ("optionalOldSelf", Kind::Bool, false),
         ],
-        on_field: true,
-        on_type: true,
+        places: TYPE | FIELD,
     },
-    valued("kubebuilder:default", Kind::Raw, false, true),
-    valued("default", Kind::Raw, false, true),
-    flag("kubebuilder:pruning:PreserveUnknownFields", true, true),
-    flag("optional", false, true),
-    flag("required", false, true),
-    flag("nullable", false, true),
-    valued("listType", Kind::OneOf(&["atomic", "set", "map"]), false, true),
-    valued("listMapKey", Kind::String, false, true),
-    valued("mapType", Kind::OneOf(&["atomic", "granular"]), false, true),
-    valued("structType", Kind::OneOf(&["atomic", "granular"]), false, true),
+    valued("kubebuilder:default", Kind::Raw, FIELD),
+    valued("default", Kind::Raw, FIELD),
+    flag("kubebuilder:pruning:PreserveUnknownFields", TYPE | FIELD),
+    flag("optional", FIELD),
+    flag("k8s:optional", FIELD),
+    flag("k8s:required", FIELD),
+    flag("k8s:immutable", FIELD),
+    flag("k8s:enum", TYPE),
+    flag("kubebuilder:validation:Schemaless", TYPE | FIELD),
+    flag("kubebuilder:validation:EmbeddedResource", TYPE | FIELD),
+    valued("kubebuilder:example", Kind::Raw, TYPE | FIELD),
+    valued("kubebuilder:object:generate", Kind::Bool, TYPE | PACKAGE),
+    flag("kubebuilder:skip", PACKAGE),
+    Spec {
+        name: "kubebuilder:rbac",
+        value: None,
+        args: &[
+            ("groups", Kind::List, false),
+            ("resources", Kind::List, false),
+            ("resourceNames", Kind::List, false),
+            ("verbs", Kind::List, true),
+            ("urls", Kind::List, false),
+            ("namespace", Kind::String, false),
+            ("roleName", Kind::String, false),
+        ],
+        places: PACKAGE,
+    },
+    flag("required", FIELD),
+    flag("nullable", FIELD),
+    valued("listType", Kind::OneOf(&["atomic", "set", "map"]), TYPE | FIELD),
+    valued("listMapKey", Kind::String, TYPE | FIELD),
+    valued("mapType", Kind::OneOf(&["atomic", "granular"]), TYPE | FIELD),
+    valued("structType", Kind::OneOf(&["atomic", "granular"]), TYPE | FIELD),
 ];

@@ -565,15 +565,6 @@ impl UndeletableTypeClient {
     ) -> ::std::result::Result<UndeletableType, ::kube::Error> {
         self.api.patch(name, params, patch).await
     }
-    /// Patches the status of `name` through its `/status` subresource.
-    pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(
-        &self,
-        name: &str,
-        params: &::kube::api::PatchParams,
-        patch: &::kube::api::Patch<P>,
-    ) -> ::std::result::Result<UndeletableType, ::kube::Error> {
-        self.api.patch_status(name, params, patch).await
-    }
     /// Server-side applies the UndeletableType `object` as the field manager in `params` (required).
     pub async fn apply(
         &self,
@@ -702,15 +693,6 @@ impl DNSRecordClient {
         patch: &::kube::api::Patch<P>,
     ) -> ::std::result::Result<DNSRecord, ::kube::Error> {
         self.api.patch(name, params, patch).await
-    }
-    /// Patches the status of `name` through its `/status` subresource.
-    pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(
-        &self,
-        name: &str,
-        params: &::kube::api::PatchParams,
-        patch: &::kube::api::Patch<P>,
-    ) -> ::std::result::Result<DNSRecord, ::kube::Error> {
-        self.api.patch_status(name, params, patch).await
     }
     /// Server-side applies the DNSRecord `object` as the field manager in `params` (required).
     pub async fn apply(

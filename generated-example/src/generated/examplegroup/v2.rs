@@ -136,15 +136,6 @@ impl TestTypeClient {
     ) -> ::std::result::Result<TestType, ::kube::Error> {
         self.api.patch(name, params, patch).await
     }
-    /// Patches the status of `name` through its `/status` subresource.
-    pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(
-        &self,
-        name: &str,
-        params: &::kube::api::PatchParams,
-        patch: &::kube::api::Patch<P>,
-    ) -> ::std::result::Result<TestType, ::kube::Error> {
-        self.api.patch_status(name, params, patch).await
-    }
     /// Server-side applies the TestType `object` as the field manager in `params` (required).
     pub async fn apply(
         &self,
