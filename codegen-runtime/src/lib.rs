@@ -34,4 +34,54 @@ pub mod __private {
     pub use either::Either;
     pub use futures::Stream;
     pub use serde_json;
+
+    /// The last segment of a `module_path!()`: a derived type's API version.
+    pub const fn module_version(path: &'static str) -> &'static str {
+        let bytes = path.as_bytes();
+        let mut start = bytes.len();
+        while start > 0 && bytes[start - 1] != b':' {
+            start -= 1;
+        }
+        match core::str::from_utf8(bytes.split_at(start).1) {
+            Ok(version) => version,
+            Err(_) => "",
+        }
+    }
+
+    /// Fails compilation unless the module is named like an API version (`v1`, `v1alpha1`,
+    /// `v2beta3`), as code-generator requires of version directories.
+    pub const fn check_version(path: &'static str) {
+        let version = module_version(path).as_bytes();
+        let ok = version.len() >= 2 && version[0] == b'v' && version[1].is_ascii_digit() && {
+            let mut i = 1;
+            while i < version.len() && version[i].is_ascii_digit() {
+                i += 1;
+            }
+            let rest = version.split_at(i).1;
+            rest.is_empty() || suffix_ok(rest, b"alpha") || suffix_ok(rest, b"beta")
+        };
+        if !ok {
+            panic!("a #[derive(Codegen)] type must be in a module named like an API version: v1, v1alpha1, v2beta3");
+        }
+    }
+
+    const fn suffix_ok(rest: &[u8], word: &[u8]) -> bool {
+        if rest.len() <= word.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < word.len() {
+            if rest[i] != word[i] {
+                return false;
+            }
+            i += 1;
+        }
+        while i < rest.len() {
+            if !rest[i].is_ascii_digit() {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
 }

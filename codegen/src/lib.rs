@@ -6,6 +6,7 @@
 //! into tokens, one function per artifact. Reading, formatting and writing files belong to the
 //! front ends (the derive and the CLI).
 
+mod derive;
 pub mod diag;
 pub mod emit;
 pub mod genclient;
@@ -15,6 +16,7 @@ pub mod model;
 pub mod names;
 pub mod tags;
 
+pub use derive::derive;
 pub use generate::{Source, SourceDiagnostic, generate};
 
 /// Settings of the generated code.

@@ -146,7 +146,7 @@ pub fn package(
     }
     let mut types = Vec::new();
     for item in &file.items {
-        if let Some(def) = type_def(item, &file.items, deepcopy_package, options, &mut diagnostics) {
+        if let Some(def) = type_def(item, &file.items, &group, deepcopy_package, options, &mut diagnostics) {
             types.push(def);
         }
     }
@@ -227,6 +227,7 @@ fn unknown_tag(tag: &Tag, known: &[&str], place: &str, diagnostics: &mut Diagnos
 fn type_def(
     item: &Item,
     siblings: &[Item],
+    group: &str,
     deepcopy_package: bool,
     options: &Options,
     diagnostics: &mut Diagnostics,
@@ -262,16 +263,19 @@ fn type_def(
             // Rust's Clone covers DeepCopyObject and friends; the tags are accepted as written.
             "k8s:deepcopy-gen:interfaces" | "k8s:deepcopy-gen:nonpointer-interfaces" => {}
             "resourceName" => resource_name = Some((tag.value.trim().to_owned(), tag.span)),
-            "groupName" | "groupGoName" => diagnostics.push(
+            // The derive cannot see the module's //! doc, so types may repeat the group; it
+            // must then agree with the module's.
+            "groupName" if tag.value.trim() != group => diagnostics.push(
                 Diagnostic::new(
                     tag.span,
-                    format!("+{} belongs to the version module, not to a type", tag.key),
+                    format!(
+                        "+groupName={} differs from the module's group {group}",
+                        tag.value.trim()
+                    ),
                 )
-                .help(format!(
-                    "move it to the module's inner doc: //! +{}={}",
-                    tag.key, tag.value
-                )),
+                .help("make them the same, or drop the type's +groupName"),
             ),
+            "groupName" | "groupGoName" => {}
             _ => {
                 // Suggest among everything a type may carry, not just the plain type tags.
                 let mut candidates: Vec<&str> = TYPE_TAGS.to_vec();

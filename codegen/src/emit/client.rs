@@ -55,7 +55,6 @@ fn group_version_client(package: &Package) -> TokenStream {
     );
     let getters = package.types.iter().filter(|t| t.genclient.is_some()).map(|def| {
         let client = client_ident(def);
-        let ty = &def.ident;
         let getter = format_ident!("{}", names::method(&def.plural));
         let namespaced = def.genclient.as_ref().is_some_and(|g| g.namespaced);
         if namespaced {
@@ -63,11 +62,7 @@ fn group_version_client(package: &Package) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 pub fn #getter(&self, namespace: &str) -> #client {
-                    #client {
-                        api: ::kube::Api::<#ty>::namespaced(self.client.clone(), namespace),
-                        client: self.client.clone(),
-                        namespace: ::std::option::Option::Some(::std::string::String::from(namespace)),
-                    }
+                    #client::namespaced(self.client.clone(), namespace)
                 }
             }
         } else {
@@ -75,11 +70,7 @@ fn group_version_client(package: &Package) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 pub fn #getter(&self) -> #client {
-                    #client {
-                        api: ::kube::Api::<#ty>::all(self.client.clone()),
-                        client: self.client.clone(),
-                        namespace: ::std::option::Option::None,
-                    }
+                    #client::all(self.client.clone())
                 }
             }
         }
@@ -102,7 +93,8 @@ fn group_version_client(package: &Package) -> TokenStream {
     }
 }
 
-fn typed_client(def: &TypeDef, config: &Config) -> TokenStream {
+/// The typed client of one `+genclient` type.
+pub fn typed_client(def: &TypeDef, config: &Config) -> TokenStream {
     let genclient = def.genclient.as_ref().expect("filtered to +genclient types");
     let ty = &def.ident;
     let client = client_ident(def);
@@ -115,6 +107,27 @@ fn typed_client(def: &TypeDef, config: &Config) -> TokenStream {
         " A typed client for {} ({scope}), with the verbs its tags allow.",
         def.plural
     );
+    let constructor = if genclient.namespaced {
+        let doc = format!(" A client for the {} in `namespace`.", def.plural);
+        quote! {
+            #[doc = #doc]
+            pub fn namespaced(client: ::kube::Client, namespace: &str) -> Self {
+                Self {
+                    api: ::kube::Api::<#ty>::namespaced(client.clone(), namespace),
+                    client,
+                    namespace: ::std::option::Option::Some(::std::string::String::from(namespace)),
+                }
+            }
+        }
+    } else {
+        let doc = format!(" A client for the {} (cluster-scoped).", def.plural);
+        quote! {
+            #[doc = #doc]
+            pub fn all(client: ::kube::Client) -> Self {
+                Self { api: ::kube::Api::<#ty>::all(client.clone()), client, namespace: ::std::option::Option::None }
+            }
+        }
+    };
     let verbs = genclient.verbs.iter().map(|verb| verb_method(def, *verb, config));
     let methods = genclient
         .methods
@@ -132,6 +145,8 @@ fn typed_client(def: &TypeDef, config: &Config) -> TokenStream {
         }
 
         impl #client {
+            #constructor
+
             /// The underlying `kube::Api`, for anything the typed methods do not cover.
             pub fn api(&self) -> &::kube::Api<#ty> {
                 &self.api

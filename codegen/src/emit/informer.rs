@@ -67,7 +67,8 @@ pub fn informers(package: &Package, config: &Config) -> TokenStream {
     }
 }
 
-fn informer(def: &TypeDef, config: &Config) -> TokenStream {
+/// The informer of one type (see [`has_informer`]).
+pub fn informer(def: &TypeDef, config: &Config) -> TokenStream {
     let rt = &config.runtime;
     let ty = &def.ident;
     let ident = format_ident!("{}Informer", def.ident);

@@ -31,7 +31,8 @@ pub fn listers(package: &Package, config: &Config) -> TokenStream {
     quote!(#(#listers)*)
 }
 
-fn lister(def: &TypeDef, config: &Config) -> TokenStream {
+/// The lister of one type (see [`has_lister`]).
+pub fn lister(def: &TypeDef, config: &Config) -> TokenStream {
     let rt = &config.runtime;
     let ty = &def.ident;
     let ident = lister_ident(def);

@@ -9,8 +9,8 @@ mod lister;
 mod register;
 
 pub use aggregate::{PackageModule, aggregate};
-pub use client::{clients, group_version_client_ident, group_version_method, rust_type, upper_first};
+pub use client::{clients, group_version_client_ident, group_version_method, rust_type, typed_client, upper_first};
 pub use deepcopy::{clone_impl, deepcopy};
-pub use informer::{has_informer, informers, version_informers_ident};
-pub use lister::{has_lister, lister_ident, listers};
-pub use register::registration;
+pub use informer::{has_informer, informer, informers, version_informers_ident};
+pub use lister::{has_lister, lister, lister_ident, listers};
+pub use register::{VersionSource, registration, resource};

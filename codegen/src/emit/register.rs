@@ -6,6 +6,15 @@ use quote::quote;
 
 use crate::model::{Package, TypeDef};
 
+/// Where generated code gets the API version from.
+pub enum VersionSource<'a> {
+    /// Known when generating: the version module's name.
+    Literal,
+    /// Known only where the code is compiled: the last segment of `module_path!()`, checked at
+    /// compile time (the derive's case), through the runtime at this path.
+    ModulePath(&'a syn::Path),
+}
+
 /// The constants and `kube::Resource` impls of a package.
 pub fn registration(package: &Package) -> TokenStream {
     let (group, version) = (&package.group, &package.version);
@@ -15,7 +24,7 @@ pub fn registration(package: &Package) -> TokenStream {
         .types
         .iter()
         .filter(|t| t.genclient.is_some())
-        .map(|t| resource(package, t));
+        .map(|t| resource(package, t, &VersionSource::Literal));
     quote! {
         #[doc = #group_doc]
         pub const GROUP_NAME: &str = #group;
@@ -25,14 +34,35 @@ pub fn registration(package: &Package) -> TokenStream {
     }
 }
 
-fn resource(package: &Package, def: &TypeDef) -> TokenStream {
+/// The `kube::Resource` impl of one `+genclient` type.
+pub fn resource(package: &Package, def: &TypeDef, version_source: &VersionSource<'_>) -> TokenStream {
     let ident = &def.ident;
     let kind = ident.to_string();
     let (group, version, plural) = (&package.group, &package.version, &def.resource);
-    let api_version = if group.is_empty() {
-        version.clone()
-    } else {
-        format!("{group}/{version}")
+    let (version_body, api_version_body, check) = match version_source {
+        VersionSource::Literal => {
+            let api_version = if group.is_empty() {
+                version.clone()
+            } else {
+                format!("{group}/{version}")
+            };
+            (
+                quote!(::std::borrow::Cow::Borrowed(#version)),
+                quote!(::std::borrow::Cow::Borrowed(#api_version)),
+                quote!(),
+            )
+        }
+        VersionSource::ModulePath(rt) => {
+            let version = quote!(#rt::__private::module_version(::core::module_path!()));
+            let api_version = if group.is_empty() {
+                quote!(::std::borrow::Cow::Borrowed(#version))
+            } else {
+                quote!(::std::borrow::Cow::Owned(::std::format!("{}/{}", #group, #version)))
+            };
+            // The version is the module's name: refuse to compile where it is not one.
+            let check = quote!(const _: () = #rt::__private::check_version(::core::module_path!()););
+            (quote!(::std::borrow::Cow::Borrowed(#version)), api_version, check)
+        }
     };
     let namespaced = def.genclient.as_ref().is_some_and(|g| g.namespaced);
     let scope = if namespaced {
@@ -43,6 +73,8 @@ fn resource(package: &Package, def: &TypeDef) -> TokenStream {
     let meta = quote!(::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta);
     let cow = quote!(::std::borrow::Cow<'_, str>);
     quote! {
+        #check
+
         impl ::kube::Resource for #ident {
             type DynamicType = ();
             type Scope = #scope;
@@ -56,11 +88,11 @@ fn resource(package: &Package, def: &TypeDef) -> TokenStream {
             }
 
             fn version(_: &()) -> #cow {
-                ::std::borrow::Cow::Borrowed(#version)
+                #version_body
             }
 
             fn api_version(_: &()) -> #cow {
-                ::std::borrow::Cow::Borrowed(#api_version)
+                #api_version_body
             }
 
             fn plural(_: &()) -> #cow {

@@ -97,6 +97,16 @@ pub struct VirtualMachineClient {
     namespace: ::std::option::Option<::std::string::String>,
 }
 impl VirtualMachineClient {
+    /// A client for the VirtualMachines in `namespace`.
+    pub fn namespaced(client: ::kube::Client, namespace: &str) -> Self {
+        Self {
+            api: ::kube::Api::<VirtualMachine>::namespaced(client.clone(), namespace),
+            client,
+            namespace: ::std::option::Option::Some(
+                ::std::string::String::from(namespace),
+            ),
+        }
+    }
     /// The underlying `kube::Api`, for anything the typed methods do not cover.
     pub fn api(&self) -> &::kube::Api<VirtualMachine> {
         &self.api
@@ -228,15 +238,7 @@ impl CloudnativeV1alpha1Client {
     }
     /// The VirtualMachines in `namespace`.
     pub fn virtual_machines(&self, namespace: &str) -> VirtualMachineClient {
-        VirtualMachineClient {
-            api: ::kube::Api::<
-                VirtualMachine,
-            >::namespaced(self.client.clone(), namespace),
-            client: self.client.clone(),
-            namespace: ::std::option::Option::Some(
-                ::std::string::String::from(namespace),
-            ),
-        }
+        VirtualMachineClient::namespaced(self.client.clone(), namespace)
     }
 }
 /// Lists VirtualMachines from an informer's cache. The objects are shared: treat them as read-only.

@@ -203,6 +203,14 @@ pub struct ClusterTestTypeClient {
     namespace: ::std::option::Option<::std::string::String>,
 }
 impl ClusterTestTypeClient {
+    /// A client for the ClusterTestTypes (cluster-scoped).
+    pub fn all(client: ::kube::Client) -> Self {
+        Self {
+            api: ::kube::Api::<ClusterTestType>::all(client.clone()),
+            client,
+            namespace: ::std::option::Option::None,
+        }
+    }
     /// The underlying `kube::Api`, for anything the typed methods do not cover.
     pub fn api(&self) -> &::kube::Api<ClusterTestType> {
         &self.api
@@ -428,6 +436,16 @@ pub struct ReadOnlyTypeClient {
     namespace: ::std::option::Option<::std::string::String>,
 }
 impl ReadOnlyTypeClient {
+    /// A client for the ReadOnlyTypes in `namespace`.
+    pub fn namespaced(client: ::kube::Client, namespace: &str) -> Self {
+        Self {
+            api: ::kube::Api::<ReadOnlyType>::namespaced(client.clone(), namespace),
+            client,
+            namespace: ::std::option::Option::Some(
+                ::std::string::String::from(namespace),
+            ),
+        }
+    }
     /// The underlying `kube::Api`, for anything the typed methods do not cover.
     pub fn api(&self) -> &::kube::Api<ReadOnlyType> {
         &self.api
@@ -473,6 +491,16 @@ pub struct CreateAndGetTypeClient {
     namespace: ::std::option::Option<::std::string::String>,
 }
 impl CreateAndGetTypeClient {
+    /// A client for the CreateAndGetTypes in `namespace`.
+    pub fn namespaced(client: ::kube::Client, namespace: &str) -> Self {
+        Self {
+            api: ::kube::Api::<CreateAndGetType>::namespaced(client.clone(), namespace),
+            client,
+            namespace: ::std::option::Option::Some(
+                ::std::string::String::from(namespace),
+            ),
+        }
+    }
     /// The underlying `kube::Api`, for anything the typed methods do not cover.
     pub fn api(&self) -> &::kube::Api<CreateAndGetType> {
         &self.api
@@ -503,6 +531,16 @@ pub struct UndeletableTypeClient {
     namespace: ::std::option::Option<::std::string::String>,
 }
 impl UndeletableTypeClient {
+    /// A client for the UndeletableTypes in `namespace`.
+    pub fn namespaced(client: ::kube::Client, namespace: &str) -> Self {
+        Self {
+            api: ::kube::Api::<UndeletableType>::namespaced(client.clone(), namespace),
+            client,
+            namespace: ::std::option::Option::Some(
+                ::std::string::String::from(namespace),
+            ),
+        }
+    }
     /// The underlying `kube::Api`, for anything the typed methods do not cover.
     pub fn api(&self) -> &::kube::Api<UndeletableType> {
         &self.api
@@ -610,6 +648,16 @@ pub struct DNSRecordClient {
     namespace: ::std::option::Option<::std::string::String>,
 }
 impl DNSRecordClient {
+    /// A client for the DNSRecords in `namespace`.
+    pub fn namespaced(client: ::kube::Client, namespace: &str) -> Self {
+        Self {
+            api: ::kube::Api::<DNSRecord>::namespaced(client.clone(), namespace),
+            client,
+            namespace: ::std::option::Option::Some(
+                ::std::string::String::from(namespace),
+            ),
+        }
+    }
     /// The underlying `kube::Api`, for anything the typed methods do not cover.
     pub fn api(&self) -> &::kube::Api<DNSRecord> {
         &self.api
@@ -740,55 +788,23 @@ impl ExampleGroupV1Client {
     }
     /// The ClusterTestTypes (cluster-scoped).
     pub fn cluster_test_types(&self) -> ClusterTestTypeClient {
-        ClusterTestTypeClient {
-            api: ::kube::Api::<ClusterTestType>::all(self.client.clone()),
-            client: self.client.clone(),
-            namespace: ::std::option::Option::None,
-        }
+        ClusterTestTypeClient::all(self.client.clone())
     }
     /// The ReadOnlyTypes in `namespace`.
     pub fn read_only_types(&self, namespace: &str) -> ReadOnlyTypeClient {
-        ReadOnlyTypeClient {
-            api: ::kube::Api::<ReadOnlyType>::namespaced(self.client.clone(), namespace),
-            client: self.client.clone(),
-            namespace: ::std::option::Option::Some(
-                ::std::string::String::from(namespace),
-            ),
-        }
+        ReadOnlyTypeClient::namespaced(self.client.clone(), namespace)
     }
     /// The CreateAndGetTypes in `namespace`.
     pub fn create_and_get_types(&self, namespace: &str) -> CreateAndGetTypeClient {
-        CreateAndGetTypeClient {
-            api: ::kube::Api::<
-                CreateAndGetType,
-            >::namespaced(self.client.clone(), namespace),
-            client: self.client.clone(),
-            namespace: ::std::option::Option::Some(
-                ::std::string::String::from(namespace),
-            ),
-        }
+        CreateAndGetTypeClient::namespaced(self.client.clone(), namespace)
     }
     /// The UndeletableTypes in `namespace`.
     pub fn undeletable_types(&self, namespace: &str) -> UndeletableTypeClient {
-        UndeletableTypeClient {
-            api: ::kube::Api::<
-                UndeletableType,
-            >::namespaced(self.client.clone(), namespace),
-            client: self.client.clone(),
-            namespace: ::std::option::Option::Some(
-                ::std::string::String::from(namespace),
-            ),
-        }
+        UndeletableTypeClient::namespaced(self.client.clone(), namespace)
     }
     /// The DNSRecords in `namespace`.
     pub fn dns_records(&self, namespace: &str) -> DNSRecordClient {
-        DNSRecordClient {
-            api: ::kube::Api::<DNSRecord>::namespaced(self.client.clone(), namespace),
-            client: self.client.clone(),
-            namespace: ::std::option::Option::Some(
-                ::std::string::String::from(namespace),
-            ),
-        }
+        DNSRecordClient::namespaced(self.client.clone(), namespace)
     }
 }
 /// Lists ClusterTestTypes from an informer's cache. The objects are shared: treat them as read-only.

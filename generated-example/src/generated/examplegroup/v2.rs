@@ -52,6 +52,16 @@ pub struct TestTypeClient {
     namespace: ::std::option::Option<::std::string::String>,
 }
 impl TestTypeClient {
+    /// A client for the TestTypes in `namespace`.
+    pub fn namespaced(client: ::kube::Client, namespace: &str) -> Self {
+        Self {
+            api: ::kube::Api::<TestType>::namespaced(client.clone(), namespace),
+            client,
+            namespace: ::std::option::Option::Some(
+                ::std::string::String::from(namespace),
+            ),
+        }
+    }
     /// The underlying `kube::Api`, for anything the typed methods do not cover.
     pub fn api(&self) -> &::kube::Api<TestType> {
         &self.api
@@ -182,13 +192,7 @@ impl ExampleGroupV2Client {
     }
     /// The TestTypes in `namespace`.
     pub fn test_types(&self, namespace: &str) -> TestTypeClient {
-        TestTypeClient {
-            api: ::kube::Api::<TestType>::namespaced(self.client.clone(), namespace),
-            client: self.client.clone(),
-            namespace: ::std::option::Option::Some(
-                ::std::string::String::from(namespace),
-            ),
-        }
+        TestTypeClient::namespaced(self.client.clone(), namespace)
     }
 }
 /// Lists TestTypes from an informer's cache. The objects are shared: treat them as read-only.

@@ -68,6 +68,16 @@ pub struct FooClient {
     namespace: ::std::option::Option<::std::string::String>,
 }
 impl FooClient {
+    /// A client for the Foos in `namespace`.
+    pub fn namespaced(client: ::kube::Client, namespace: &str) -> Self {
+        Self {
+            api: ::kube::Api::<Foo>::namespaced(client.clone(), namespace),
+            client,
+            namespace: ::std::option::Option::Some(
+                ::std::string::String::from(namespace),
+            ),
+        }
+    }
     /// The underlying `kube::Api`, for anything the typed methods do not cover.
     pub fn api(&self) -> &::kube::Api<Foo> {
         &self.api
@@ -244,13 +254,7 @@ impl SamplecontrollerV1alpha1Client {
     }
     /// The Foos in `namespace`.
     pub fn foos(&self, namespace: &str) -> FooClient {
-        FooClient {
-            api: ::kube::Api::<Foo>::namespaced(self.client.clone(), namespace),
-            client: self.client.clone(),
-            namespace: ::std::option::Option::Some(
-                ::std::string::String::from(namespace),
-            ),
-        }
+        FooClient::namespaced(self.client.clone(), namespace)
     }
 }
 /// Lists Foos from an informer's cache. The objects are shared: treat them as read-only.

@@ -1,0 +1,14 @@
+use codegen_macros::Codegen;
+
+mod v1 {
+    use super::*;
+
+    /// +genclient
+    /// +groupName=example.dev
+    #[derive(Codegen)]
+    pub struct Thing {
+        pub spec: String,
+    }
+}
+
+fn main() {}

@@ -1,0 +1,100 @@
+//! The derive and the command line emit the same items for the same tagged type: the same
+//! structs, trait impls and methods (bodies differ only where the derive reads the version from
+//! the module path at compile time).
+
+use std::collections::BTreeSet;
+
+use codegen::model::Options;
+use codegen::{Config, Source, derive, generate};
+use quote::ToTokens;
+
+const FIXTURES: [(&str, &str); 3] = [
+    ("cloudnative", "v1alpha1"),
+    ("samplecontroller", "v1alpha1"),
+    ("edge", "v1"),
+];
+
+fn parse(group: &str, version: &str) -> syn::File {
+    let path = format!("{}/tests/fixtures/{group}/{version}.rs", env!("CARGO_MANIFEST_DIR"));
+    syn::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// `struct X`, `impl Trait for X`, `fn X::method`: what a user can name, per item.
+fn signatures(items: &[syn::Item], owner: &str) -> BTreeSet<String> {
+    let ours = |name: &str| {
+        name == owner
+            || ["Client", "Lister", "NamespaceLister", "Informer"]
+                .iter()
+                .any(|s| name == format!("{owner}{s}"))
+    };
+    let mut out = BTreeSet::new();
+    for item in items {
+        match item {
+            syn::Item::Struct(s) if ours(&s.ident.to_string()) => {
+                out.insert(format!("struct {}", s.ident));
+            }
+            syn::Item::Impl(imp) => {
+                let self_ty = imp.self_ty.to_token_stream().to_string();
+                if !ours(&self_ty) {
+                    continue;
+                }
+                match &imp.trait_ {
+                    Some((path, _)) => {
+                        out.insert(format!("impl {} for {self_ty}", path.segments.last().unwrap().ident));
+                    }
+                    None => {
+                        for inner in &imp.items {
+                            if let syn::ImplItem::Fn(f) = inner {
+                                out.insert(format!("fn {self_ty}::{}/{}", f.sig.ident, f.sig.inputs.len()));
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn derive_and_cli_should_emit_the_same_items() {
+    let config = Config::default();
+    let mut compared = 0;
+    for (group, version) in FIXTURES {
+        let file = parse(group, version);
+        let source = Source {
+            group_dir: group.to_owned(),
+            version: version.to_owned(),
+            file: file.clone(),
+        };
+        let api: syn::Path = syn::parse_quote!(crate::apis);
+        let generated = generate(&[source], &api, &Options::default(), &config)
+            .unwrap_or_else(|_| panic!("{group}/{version} is valid"));
+        let cli: syn::File =
+            syn::parse2(generated[&std::path::PathBuf::from(format!("{group}/{version}.rs"))].clone()).unwrap();
+        let package = codegen::model::package(&file, group, version, &Options::default()).unwrap();
+        for item in &file.items {
+            let syn::Item::Struct(strukt) = item else { continue };
+            if !package
+                .types
+                .iter()
+                .any(|t| t.ident == strukt.ident && t.genclient.is_some())
+            {
+                continue;
+            }
+            // The derive reads the group from the type itself.
+            let mut with_group = strukt.clone();
+            let line = format!("+groupName={}", package.group);
+            with_group.attrs.push(syn::parse_quote!(#[doc = #line]));
+            let derived: syn::File = syn::parse2(derive(with_group.to_token_stream(), &config)).unwrap();
+            let owner = strukt.ident.to_string();
+            let (from_cli, from_derive) = (signatures(&cli.items, &owner), signatures(&derived.items, &owner));
+            assert!(!from_cli.is_empty());
+            assert_eq!(from_derive, from_cli, "{group}/{version} {owner}");
+            compared += 1;
+        }
+    }
+    // Every fixture has at least one client type: an empty loop would prove nothing.
+    assert!(compared >= FIXTURES.len(), "compared only {compared} types");
+}
