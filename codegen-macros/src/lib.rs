@@ -5,6 +5,9 @@
 //!
 //! A derive sees only its type: write the group on the type (`/// +groupName=cloudnative.tw`);
 //! the version is the name of the module the type is in (`v1alpha1`), checked at compile time.
+//!
+//! [`clientset!`] names the derived types by group and module and gives what the CLI writes in
+//! the generated tree's root: the `Clientset`, the `SharedInformerFactory` and their accessors.
 
 use proc_macro::TokenStream;
 
@@ -12,4 +15,21 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(Codegen)]
 pub fn derive_codegen(input: TokenStream) -> TokenStream {
     codegen::derive(input.into(), &codegen::Config::default()).into()
+}
+
+/// The aggregate `Clientset` and `SharedInformerFactory` over `#[derive(Codegen)]` types, named
+/// by group and version module (from the crate root), in the crate that derives them:
+///
+/// ```ignore
+/// codegen_macros::clientset! {
+///     "cloudnative.tw" => crate::apis::cloudnative::v1alpha1 { VirtualMachine },
+///     "example-group.dev" as ExampleGroup => crate::apis::example::v1 { Cluster, Widget },
+/// }
+/// ```
+///
+/// Each group's types get a module (`cloudnative::v1alpha1`) with the group-version client and
+/// version informers; the group must be the one on each type, checked at compile time.
+#[proc_macro]
+pub fn clientset(input: TokenStream) -> TokenStream {
+    codegen::clientset(input.into(), &codegen::Config::default()).into()
 }

@@ -65,6 +65,22 @@ pub mod __private {
         }
     }
 
+    /// Whether two strings are equal, in a const context (`clientset!` checks each type's group).
+    pub const fn str_eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
     const fn suffix_ok(rest: &[u8], word: &[u8]) -> bool {
         if rest.len() <= word.len() {
             return false;

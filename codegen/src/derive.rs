@@ -34,7 +34,7 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
             );
             return syn::Error::new(strukt.ident.span(), message).to_compile_error();
         }
-        return deepcopy_only(&item, config);
+        return deepcopy_only(&item);
     };
     // The package tags a module would carry, taken from the type.
     let line = format!("+groupName={}", group.value.trim());
@@ -62,11 +62,39 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
     let client = def.genclient.is_some().then(|| emit::typed_client(def, config));
     let lister = emit::has_lister(def).then(|| emit::lister(def, config));
     let informer = emit::has_informer(def).then(|| emit::informer(def, config));
-    quote!(#resource #clone #client #lister #informer)
+    let accessors = def.genclient.is_some().then(|| accessors(&package.group, def));
+    quote!(#resource #clone #client #lister #informer #accessors)
+}
+
+/// The name of the hidden macro through which `clientset!` reaches a derived type's accessors.
+pub(crate) fn accessors_macro(ty: &syn::Ident) -> syn::Ident {
+    quote::format_ident!("__codegen_accessors_{}", ty)
+}
+
+/// A hidden macro holding what `clientset!` cannot know when it expands: the type's group, and
+/// its group-version client and version informer accessors, which depend on the type's scope
+/// and verbs. Item paths in a `macro_rules!` body resolve where it is invoked, and `clientset!`
+/// invokes it next to a glob import of the type's module.
+fn accessors(group: &str, def: &crate::model::TypeDef) -> TokenStream {
+    let name = accessors_macro(&def.ident);
+    let client = emit::client_getter(def);
+    let informer = emit::has_informer(def).then(|| emit::informer_getter(def));
+    quote! {
+        #[doc(hidden)]
+        #[allow(unused_macros)]
+        macro_rules! #name {
+            (group) => { #group };
+            (client) => { #client };
+            (informer) => { #informer };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use #name;
+    }
 }
 
 /// A type without a group: only `+k8s:deepcopy-gen=true` can ask anything of it.
-fn deepcopy_only(item: &syn::Item, _config: &Config) -> TokenStream {
+fn deepcopy_only(item: &syn::Item) -> TokenStream {
     let file = syn::File {
         shebang: None,
         frontmatter: None,

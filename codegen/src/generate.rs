@@ -136,10 +136,7 @@ fn targets(packages: &[(&Source, Package)], api_module: &syn::Path, config: &Con
                 format_ident!("{}", source.group_dir),
                 format_ident!("{}", source.version),
             );
-            PackageModule {
-                package,
-                module: syn::parse_quote!(#group::#version),
-            }
+            PackageModule::new(package, syn::parse_quote!(#group::#version))
         })
         .collect();
     let aggregate = emit::aggregate(&modules, config);

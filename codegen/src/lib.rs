@@ -6,6 +6,7 @@
 //! into tokens, one function per artifact. Reading, formatting and writing files belong to the
 //! front ends (the derive and the CLI).
 
+mod clientset_macro;
 mod derive;
 pub mod diag;
 pub mod emit;
@@ -16,6 +17,7 @@ pub mod model;
 pub mod names;
 pub mod tags;
 
+pub use clientset_macro::clientset;
 pub use derive::derive;
 pub use generate::{Source, SourceDiagnostic, generate};
 

@@ -14,32 +14,45 @@ use crate::names;
 
 /// A package and the path, from the aggregate's module, of the module its artifacts are in.
 pub struct PackageModule<'a> {
-    /// The package.
+    /// The package (its group, Go group name and version).
     pub package: &'a Package,
     /// Where its clients and informers are, e.g. `cloudnative::v1alpha1`.
     pub module: syn::Path,
+    /// Whether it has a group-version client (some type is `+genclient`).
+    pub clients: bool,
+    /// Whether it has version informers (some type has an informer).
+    pub informers: bool,
+}
+
+impl<'a> PackageModule<'a> {
+    /// A package whose types are known, at `module`.
+    pub fn new(package: &'a Package, module: syn::Path) -> Self {
+        Self {
+            clients: package.types.iter().any(|t| t.genclient.is_some()),
+            informers: package.types.iter().any(has_informer),
+            package,
+            module,
+        }
+    }
 }
 
 /// `Clientset`, `SharedInformerFactory` and the group accessors over `packages`.
 pub fn aggregate(packages: &[PackageModule<'_>], config: &Config) -> TokenStream {
     let rt = &config.runtime;
-    let clients = packages
-        .iter()
-        .filter(|p| p.package.types.iter().any(|t| t.genclient.is_some()))
-        .map(|p| {
-            let (module, client) = (&p.module, group_version_client_ident(p.package));
-            let method = group_version_method(p.package);
-            let doc = format!(" The typed clients of `{}/{}`.", p.package.group, p.package.version);
-            quote! {
-                #[doc = #doc]
-                pub fn #method(&self) -> #module::#client {
-                    #module::#client::new(self.client.clone())
-                }
+    let clients = packages.iter().filter(|p| p.clients).map(|p| {
+        let (module, client) = (&p.module, group_version_client_ident(p.package));
+        let method = group_version_method(p.package);
+        let doc = format!(" The typed clients of `{}/{}`.", p.package.group, p.package.version);
+        quote! {
+            #[doc = #doc]
+            pub fn #method(&self) -> #module::#client {
+                #module::#client::new(self.client.clone())
             }
-        });
+        }
+    });
     // Group accessors collect the versions of each group: factory.cloudnative().v1alpha1().
     let mut groups: BTreeMap<&str, Vec<&PackageModule<'_>>> = BTreeMap::new();
-    for p in packages.iter().filter(|p| p.package.types.iter().any(has_informer)) {
+    for p in packages.iter().filter(|p| p.informers) {
         groups.entry(p.package.group_go_name.as_str()).or_default().push(p);
     }
     let group_structs = groups.iter().map(|(go_name, versions)| {

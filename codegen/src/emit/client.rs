@@ -48,33 +48,22 @@ fn client_ident(def: &TypeDef) -> syn::Ident {
 }
 
 fn group_version_client(package: &Package) -> TokenStream {
+    let getters = package
+        .types
+        .iter()
+        .filter(|t| t.genclient.is_some())
+        .map(client_getter)
+        .collect();
+    group_version_client_struct(package, getters)
+}
+
+/// The group-version client of `package` handing out `getters` (see [`client_getter`]).
+pub fn group_version_client_struct(package: &Package, getters: Vec<TokenStream>) -> TokenStream {
     let ident = group_version_client_ident(package);
     let doc = format!(
         " Typed clients for the `{}/{}` API group version.",
         package.group, package.version
     );
-    let getters = package.types.iter().filter(|t| t.genclient.is_some()).map(|def| {
-        let client = client_ident(def);
-        let getter = format_ident!("{}", names::method(&def.plural));
-        let namespaced = def.genclient.as_ref().is_some_and(|g| g.namespaced);
-        if namespaced {
-            let doc = format!(" The {} in `namespace`.", def.plural);
-            quote! {
-                #[doc = #doc]
-                pub fn #getter(&self, namespace: &str) -> #client {
-                    #client::namespaced(self.client.clone(), namespace)
-                }
-            }
-        } else {
-            let doc = format!(" The {} (cluster-scoped).", def.plural);
-            quote! {
-                #[doc = #doc]
-                pub fn #getter(&self) -> #client {
-                    #client::all(self.client.clone())
-                }
-            }
-        }
-    });
     quote! {
         #[doc = #doc]
         #[derive(Clone)]
@@ -89,6 +78,31 @@ fn group_version_client(package: &Package) -> TokenStream {
             }
 
             #(#getters)*
+        }
+    }
+}
+
+/// The group-version client's method handing out the typed client of `def`, e.g.
+/// `virtual_machines(namespace)`.
+pub fn client_getter(def: &TypeDef) -> TokenStream {
+    let client = client_ident(def);
+    let getter = format_ident!("{}", names::method(&def.plural));
+    let namespaced = def.genclient.as_ref().is_some_and(|g| g.namespaced);
+    if namespaced {
+        let doc = format!(" The {} in `namespace`.", def.plural);
+        quote! {
+            #[doc = #doc]
+            pub fn #getter(&self, namespace: &str) -> #client {
+                #client::namespaced(self.client.clone(), namespace)
+            }
+        }
+    } else {
+        let doc = format!(" The {} (cluster-scoped).", def.plural);
+        quote! {
+            #[doc = #doc]
+            pub fn #getter(&self) -> #client {
+                #client::all(self.client.clone())
+            }
         }
     }
 }

@@ -25,31 +25,22 @@ pub fn version_informers_ident(package: &Package) -> syn::Ident {
 
 /// The informers of a package and its version accessor.
 pub fn informers(package: &Package, config: &Config) -> TokenStream {
+    let informers = package.types.iter().filter(|t| has_informer(t));
+    let per_type = informers.clone().map(|t| informer(t, config));
+    let accessors = informers.map(informer_getter).collect();
+    let version = version_informers_struct(package, accessors, config);
+    quote!(#(#per_type)* #version)
+}
+
+/// The version accessor of `package` handing out `accessors` (see [`informer_getter`]).
+pub fn version_informers_struct(package: &Package, accessors: Vec<TokenStream>, config: &Config) -> TokenStream {
     let rt = &config.runtime;
-    let per_type = package
-        .types
-        .iter()
-        .filter(|t| has_informer(t))
-        .map(|t| informer(t, config));
     let ident = version_informers_ident(package);
     let doc = format!(
         " The shared informers of the `{}/{}` API group version.",
         package.group, package.version
     );
-    let accessors = package.types.iter().filter(|t| has_informer(t)).map(|def| {
-        let informer = format_ident!("{}Informer", def.ident);
-        let getter = format_ident!("{}", names::method(&def.plural));
-        let doc = format!(" The shared informer and lister of {}.", def.plural);
-        quote! {
-            #[doc = #doc]
-            pub fn #getter(&self) -> #informer {
-                #informer::new(self.factory.clone())
-            }
-        }
-    });
     quote! {
-        #(#per_type)*
-
         #[doc = #doc]
         #[derive(Clone)]
         pub struct #ident {
@@ -63,6 +54,19 @@ pub fn informers(package: &Package, config: &Config) -> TokenStream {
             }
 
             #(#accessors)*
+        }
+    }
+}
+
+/// The version accessor's method handing out the informer of `def`, e.g. `virtual_machines()`.
+pub fn informer_getter(def: &TypeDef) -> TokenStream {
+    let informer = format_ident!("{}Informer", def.ident);
+    let getter = format_ident!("{}", names::method(&def.plural));
+    let doc = format!(" The shared informer and lister of {}.", def.plural);
+    quote! {
+        #[doc = #doc]
+        pub fn #getter(&self) -> #informer {
+            #informer::new(self.factory.clone())
         }
     }
 }

@@ -1,0 +1,5 @@
+codegen_macros::clientset! {
+    "example.dev" => crate::apis::example::stable { Thing },
+}
+
+fn main() {}

@@ -1,0 +1,5 @@
+codegen_macros::clientset! {
+    crate::apis::example::v1 { Thing },
+}
+
+fn main() {}

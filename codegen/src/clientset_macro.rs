@@ -1,0 +1,204 @@
+//! The `clientset!` front end's work: the aggregate `Clientset` and `SharedInformerFactory`
+//! over derived types, from the groups, modules and types it names — what `codegen-cli` writes
+//! in the generated tree's `mod.rs`, `<group>/mod.rs` and each version's accessors.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Ident, LitStr, Token};
+
+use crate::Config;
+use crate::derive::accessors_macro;
+use crate::emit::{self, PackageModule};
+use crate::model::Package;
+use crate::names;
+
+/// One entry: `"cloudnative.tw" => crate::apis::cloudnative::v1alpha1 { VirtualMachine }`,
+/// optionally `"group" as GoName => …` for client-gen's `+groupGoName`.
+struct Entry {
+    group: LitStr,
+    go_name: Option<Ident>,
+    module: syn::Path,
+    types: Vec<Ident>,
+}
+
+impl Parse for Entry {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let group = input.parse()?;
+        let go_name = if input.peek(Token![as]) {
+            input.parse::<Token![as]>()?;
+            Some(input.parse()?)
+        } else {
+            None
+        };
+        input.parse::<Token![=>]>()?;
+        let module = input.call(syn::Path::parse_mod_style)?;
+        let content;
+        syn::braced!(content in input);
+        let types = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?;
+        Ok(Self {
+            group,
+            go_name,
+            module,
+            types: types.into_iter().collect(),
+        })
+    }
+}
+
+struct Entries(Punctuated<Entry, Token![,]>);
+
+impl Parse for Entries {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        Punctuated::parse_terminated(input).map(Self)
+    }
+}
+
+/// The tokens `clientset! { … }` expands to, or a compile error for each problem.
+pub fn clientset(input: TokenStream, config: &Config) -> TokenStream {
+    let entries = match syn::parse2::<Entries>(input) {
+        Ok(entries) => entries.0,
+        Err(error) => return error.to_compile_error(),
+    };
+    let mut errors = Vec::new();
+    let mut packages = Vec::new();
+    let mut seen_go_names: BTreeMap<String, String> = BTreeMap::new();
+    let mut seen_modules: BTreeMap<(String, String), ()> = BTreeMap::new();
+    for entry in &entries {
+        match package(entry) {
+            Ok((dir, package)) => {
+                let go_name = &package.group_go_name;
+                if let Some(other) = seen_go_names.get(go_name).filter(|g| **g != package.group) {
+                    let message = format!(
+                        "groups {other} and {} both have the Go name {go_name}; write `\"{}\" as <GoName> => …`",
+                        package.group, package.group
+                    );
+                    errors.push(syn::Error::new(entry.group.span(), message));
+                }
+                seen_go_names.insert(go_name.clone(), package.group.clone());
+                if seen_modules
+                    .insert((dir.to_string(), package.version.clone()), ())
+                    .is_some()
+                {
+                    let message = format!(
+                        "{dir}::{} is named twice: list all its types in one entry",
+                        package.version
+                    );
+                    errors.push(syn::Error::new_spanned(&entry.module, message));
+                }
+                packages.push((entry, dir, package));
+            }
+            Err(error) => errors.push(error),
+        }
+    }
+    if !errors.is_empty() {
+        return errors.iter().map(syn::Error::to_compile_error).collect();
+    }
+    let rt = &config.runtime;
+    let mut groups: BTreeMap<String, Vec<TokenStream>> = BTreeMap::new();
+    let mut checks = Vec::new();
+    for (entry, dir, package) in &packages {
+        let module = &entry.module;
+        let via = |ty: &Ident| {
+            let name = accessors_macro(ty);
+            quote!(#module::#name)
+        };
+        let clients = entry.types.iter().map(|ty| {
+            let via = via(ty);
+            quote!(#via!(client);)
+        });
+        let informers = entry.types.iter().map(|ty| {
+            let via = via(ty);
+            quote!(#via!(informer);)
+        });
+        let client = emit::group_version_client_struct(package, clients.collect());
+        let informers = emit::version_informers_struct(package, informers.collect(), config);
+        let (version, group) = (format_ident!("{}", package.version), &package.group);
+        let doc = format!(" The clients and informers of `{group}/{}`.", package.version);
+        groups.entry(dir.to_string()).or_default().push(quote! {
+            #[doc = #doc]
+            pub mod #version {
+                #[allow(unused_imports)]
+                use #module::*;
+                #client
+                #informers
+            }
+        });
+        // A type's group is in its derive: the one named here must be the same.
+        for ty in &entry.types {
+            let via = via(ty);
+            let message = format!("{ty} does not have `/// +groupName={group}`: fix the group here or on the type");
+            // Spanned by the type, so the error points at the entry to fix.
+            checks.push(quote_spanned! {ty.span()=>
+                const _: () = if !#rt::__private::str_eq(#via!(group), #group) {
+                    ::core::panic!(#message)
+                };
+            });
+        }
+    }
+    let modules = groups.iter().map(|(dir, versions)| {
+        let ident = format_ident!("{dir}");
+        let doc = format!(" The `{dir}` API types' clients and informers, by version.");
+        quote!(#[doc = #doc] pub mod #ident { #(#versions)* })
+    });
+    let aggregate_modules: Vec<PackageModule<'_>> = packages
+        .iter()
+        .map(|(entry, dir, package)| {
+            let version = format_ident!("{}", package.version);
+            PackageModule {
+                package,
+                module: syn::parse_quote!(#dir::#version),
+                clients: !entry.types.is_empty(),
+                informers: !entry.types.is_empty(),
+            }
+        })
+        .collect();
+    let aggregate = emit::aggregate(&aggregate_modules, config);
+    quote!(#(#modules)* #(#checks)* #aggregate)
+}
+
+/// An entry's group directory (the module's parent) and package, checked.
+fn package(entry: &Entry) -> syn::Result<(Ident, Package)> {
+    let segments: Vec<&syn::PathSegment> = entry.module.segments.iter().collect();
+    let absolute = entry.module.leading_colon.is_none() && segments.first().is_some_and(|s| s.ident == "crate");
+    if !absolute || segments.len() < 3 {
+        let message = "name the version module from the crate root, e.g. crate::apis::cloudnative::v1alpha1";
+        return Err(syn::Error::new_spanned(&entry.module, message));
+    }
+    let (dir, version) = (&segments[segments.len() - 2].ident, &segments[segments.len() - 1].ident);
+    if !names::is_version(&version.to_string()) {
+        let message = format!("{version} is not an API version module: name it like v1, v1alpha1 or v2beta3");
+        return Err(syn::Error::new(version.span(), message));
+    }
+    let group = entry.group.value();
+    let group_go_name = match &entry.go_name {
+        Some(name) => name.to_string(),
+        None => names::group_go_name(&group),
+    };
+    if syn::parse_str::<Ident>(&group_go_name).is_err() {
+        let message =
+            format!("the group's Go name {group_go_name:?} is not an identifier: write `\"{group}\" as <GoName> => …`");
+        return Err(syn::Error::new(entry.group.span(), message));
+    }
+    if entry.types.is_empty() {
+        let span = entry
+            .module
+            .segments
+            .last()
+            .map_or(Span::call_site(), |s| s.ident.span());
+        return Err(syn::Error::new(
+            span,
+            "name the module's #[derive(Codegen)] +genclient types in braces",
+        ));
+    }
+    let package = Package {
+        group,
+        group_go_name,
+        version: version.to_string(),
+        markers: Vec::new(),
+        types: Vec::new(),
+    };
+    Ok((dir.clone(), package))
+}
