@@ -51,14 +51,18 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
     };
     let package = match package(&file, "derive", "v1", &Options::default()) {
         Ok(package) => package,
-        Err(diagnostics) => return diagnostics.iter().map(|d| d.to_compile_error()).collect(),
+        Err(diagnostics) => {
+            let errors: TokenStream = diagnostics.iter().map(|d| d.to_compile_error()).collect();
+            let skeleton = skeleton(strukt, &group.value, &type_tags);
+            return quote!(#errors #skeleton);
+        }
     };
     let def = &package.types[0];
     let resource = def
         .genclient
         .is_some()
         .then(|| emit::resource(&package, def, &VersionSource::ModulePath(&config.runtime)));
-    let clone = def.deepcopy.then(|| emit::clone_impl(def));
+    let clone = def.deepcopy.then(|| emit::clone_impl(&def.item));
     let client = def.genclient.is_some().then(|| emit::typed_client(def, config));
     let lister = emit::has_lister(def).then(|| emit::lister(def, config));
     let informer = emit::has_informer(def).then(|| emit::informer(def, config));
@@ -76,9 +80,18 @@ pub(crate) fn accessors_macro(ty: &syn::Ident) -> syn::Ident {
 /// and verbs. Item paths in a `macro_rules!` body resolve where it is invoked, and `clientset!`
 /// invokes it next to a glob import of the type's module.
 fn accessors(group: &str, def: &crate::model::TypeDef) -> TokenStream {
-    let name = accessors_macro(&def.ident);
     let client = emit::client_getter(def);
     let informer = emit::has_informer(def).then(|| emit::informer_getter(def));
+    accessor_macro(&def.ident, group, Some(client), informer)
+}
+
+fn accessor_macro(
+    ty: &syn::Ident,
+    group: &str,
+    client: Option<TokenStream>,
+    informer: Option<TokenStream>,
+) -> TokenStream {
+    let name = accessors_macro(ty);
     quote! {
         #[doc(hidden)]
         #[allow(unused_macros)]
@@ -91,6 +104,18 @@ fn accessors(group: &str, def: &crate::model::TypeDef) -> TokenStream {
         #[allow(unused_imports)]
         pub(crate) use #name;
     }
+}
+
+/// What a type with a tag error still gets, so the error is not repeated at every use: its
+/// `Clone` (unless deepcopy is switched off) and an accessor macro without accessors, so
+/// `clientset!` compiles around it.
+fn skeleton(strukt: &syn::ItemStruct, group: &str, type_tags: &[crate::tags::Tag]) -> TokenStream {
+    let deepcopy_off = type_tags
+        .iter()
+        .any(|t| t.key == "k8s:deepcopy-gen" && t.value.trim() == "false");
+    let clone = (!deepcopy_off).then(|| emit::clone_impl(strukt));
+    let accessors = accessor_macro(&strukt.ident, group.trim(), None, None);
+    quote!(#clone #accessors)
 }
 
 /// A type without a group: only `+k8s:deepcopy-gen=true` can ask anything of it.
@@ -106,7 +131,7 @@ fn deepcopy_only(item: &syn::Item) -> TokenStream {
             .types
             .first()
             .filter(|d| d.deepcopy)
-            .map(emit::clone_impl)
+            .map(|d| emit::clone_impl(&d.item))
             .unwrap_or_default(),
         Err(diagnostics) => diagnostics.iter().map(|d| d.to_compile_error()).collect(),
     }

@@ -3,25 +3,25 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Fields, parse_quote};
+use syn::{Fields, ItemStruct, parse_quote};
 
-use crate::model::{Package, TypeDef};
+use crate::model::Package;
 
 /// The `Clone` impls of a package's selected types.
 pub fn deepcopy(package: &Package) -> TokenStream {
-    let impls = package.types.iter().filter(|t| t.deepcopy).map(clone_impl);
+    let impls = package.types.iter().filter(|t| t.deepcopy).map(|t| clone_impl(&t.item));
     quote!(#(#impls)*)
 }
 
 /// One `Clone` impl, field by field; type parameters must be `Clone` themselves.
-pub fn clone_impl(def: &TypeDef) -> TokenStream {
-    let ident = &def.ident;
-    let mut generics = def.item.generics.clone();
+pub fn clone_impl(item: &ItemStruct) -> TokenStream {
+    let ident = &item.ident;
+    let mut generics = item.generics.clone();
     for param in generics.type_params_mut() {
         param.bounds.push(parse_quote!(::core::clone::Clone));
     }
     let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
-    let body = match &def.item.fields {
+    let body = match &item.fields {
         Fields::Named(named) => {
             let fields = named.named.iter().map(|f| {
                 let name = f.ident.as_ref().expect("named fields have names");
