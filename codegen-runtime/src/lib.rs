@@ -65,6 +65,21 @@ pub mod __private {
         }
     }
 
+    /// What a derived `+genclient` type with `+k8s:deepcopy-gen=false` must still be: kube's
+    /// clients clone objects. The derive cannot see a `Clone` derived beside it, so the compiler
+    /// checks, with this message.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` has +k8s:deepcopy-gen=false and no Clone",
+        label = "kube's clients need Clone",
+        note = "derive or implement Clone, or drop +k8s:deepcopy-gen=false"
+    )]
+    pub trait DeepcopyOffNeedsClone {}
+
+    impl<T: Clone> DeepcopyOffNeedsClone for T {}
+
+    /// Compiles only when `T` is `Clone` (see [`DeepcopyOffNeedsClone`]).
+    pub const fn assert_clone<T: DeepcopyOffNeedsClone>() {}
+
     /// Whether two strings are equal, in a const context (`clientset!` checks each type's group).
     pub const fn str_eq(a: &str, b: &str) -> bool {
         let (a, b) = (a.as_bytes(), b.as_bytes());

@@ -49,7 +49,7 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
         attrs,
         items: vec![item.clone()],
     };
-    let package = match package(&file, "derive", "v1", &Options::default()) {
+    let package = match package(&file, "derive", "v1", &derive_options()) {
         Ok(package) => package,
         Err(diagnostics) => {
             let errors: TokenStream = diagnostics.iter().map(|d| d.to_compile_error()).collect();
@@ -63,11 +63,25 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
         .is_some()
         .then(|| emit::resource(&package, def, &VersionSource::ModulePath(&config.runtime)));
     let clone = def.deepcopy.then(|| emit::clone_impl(&def.item));
+    // Without generated Clone the type must bring its own, perhaps derived beside Codegen,
+    // where the derive cannot see it: let the compiler check.
+    let needs_clone = (def.genclient.is_some() && !def.deepcopy).then(|| {
+        let (rt, ty) = (&config.runtime, &def.ident);
+        quote::quote_spanned!(ty.span()=> const _: () = #rt::__private::assert_clone::<#ty>();)
+    });
     let client = def.genclient.is_some().then(|| emit::typed_client(def, config));
     let lister = emit::has_lister(def).then(|| emit::lister(def, config));
     let informer = emit::has_informer(def).then(|| emit::informer(def, config));
     let accessors = def.genclient.is_some().then(|| accessors(&package.group, def));
-    quote!(#resource #clone #client #lister #informer #accessors)
+    quote!(#resource #clone #needs_clone #client #lister #informer #accessors)
+}
+
+/// The model's options for the derive, which cannot see the traits derived beside it.
+fn derive_options() -> Options {
+    Options {
+        derive: true,
+        ..Options::default()
+    }
 }
 
 /// The name of the hidden macro through which `clientset!` reaches a derived type's accessors.
@@ -126,7 +140,7 @@ fn deepcopy_only(item: &syn::Item) -> TokenStream {
         attrs: vec![syn::parse_quote!(#![doc = "+groupName=derive.invalid"])],
         items: vec![item.clone()],
     };
-    match package(&file, "derive", "v1", &Options::default()) {
+    match package(&file, "derive", "v1", &derive_options()) {
         Ok(package) => package
             .types
             .first()

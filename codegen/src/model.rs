@@ -18,6 +18,9 @@ use crate::tags::{Tag, description, tags};
 pub struct Options {
     /// client-gen's `--plural-exceptions`: type name → plural, e.g. `Endpoints` → `Endpoints`.
     pub plural_exceptions: BTreeMap<String, String>,
+    /// Set by the derive, which cannot see the traits derived beside it
+    /// (`#[derive(Codegen, Clone)]`): checks that need them are left to the compiler.
+    pub derive: bool,
 }
 
 /// One API group version, e.g. `cloudnative.tw/v1alpha1`.
@@ -325,7 +328,7 @@ fn type_def(
     }
     let genclient = genclient(&type_tags, field("status"), diagnostics);
     let has_clone = derives(attrs, "Clone") || implements_clone(siblings, &item.ident);
-    if wants_client && deepcopy_opt_out && !has_clone {
+    if wants_client && deepcopy_opt_out && !has_clone && !options.derive {
         diagnostics.push(
             Diagnostic::new(
                 item.ident.span(),

@@ -9,7 +9,7 @@ mod v1 {
     /// +genclient
     /// +k8s:deepcopy-gen=false
     /// +groupName=example.dev
-    #[derive(Codegen)]
+    #[derive(Codegen, Debug, serde::Serialize, serde::Deserialize)]
     pub struct Thing {
         pub metadata: ObjectMeta,
         pub replicas: i32,
