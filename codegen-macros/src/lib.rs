@@ -12,7 +12,10 @@
 use proc_macro::TokenStream;
 
 /// Generates a tagged API type's registration, `Clone`, typed client, lister and informer.
-#[proc_macro_derive(Codegen)]
+///
+/// `#[codegen(runtime = path::to::runtime)]` names the runtime crate for crates that re-export
+/// it (default `::codegen_runtime`), like the CLI's `--runtime`.
+#[proc_macro_derive(Codegen, attributes(codegen))]
 pub fn derive_codegen(input: TokenStream) -> TokenStream {
     codegen::derive(input.into(), &codegen::Config::default()).into()
 }
@@ -28,7 +31,8 @@ pub fn derive_codegen(input: TokenStream) -> TokenStream {
 /// ```
 ///
 /// Each group's types get a module (`cloudnative::v1alpha1`) with the group-version client and
-/// version informers; the group must be the one on each type, checked at compile time.
+/// version informers; the group must be the one on each type, checked at compile time. A leading
+/// `#![codegen(runtime = path::to::runtime)]` names a re-exported runtime crate.
 #[proc_macro]
 pub fn clientset(input: TokenStream) -> TokenStream {
     codegen::clientset(input.into(), &codegen::Config::default()).into()

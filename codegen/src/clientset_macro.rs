@@ -11,7 +11,7 @@ use syn::punctuated::Punctuated;
 use syn::{Ident, LitStr, Token};
 
 use crate::Config;
-use crate::derive::accessors_macro;
+use crate::derive::{accessors_macro, with_options};
 use crate::emit::{self, PackageModule};
 use crate::model::Package;
 use crate::names;
@@ -48,20 +48,30 @@ impl Parse for Entry {
     }
 }
 
-struct Entries(Punctuated<Entry, Token![,]>);
+/// `#![codegen(runtime = …)]`, then the entries.
+struct Entries {
+    attrs: Vec<syn::Attribute>,
+    entries: Punctuated<Entry, Token![,]>,
+}
 
 impl Parse for Entries {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
-        Punctuated::parse_terminated(input).map(Self)
+        Ok(Self {
+            attrs: input.call(syn::Attribute::parse_inner)?,
+            entries: Punctuated::parse_terminated(input)?,
+        })
     }
 }
 
 /// The tokens `clientset! { … }` expands to, or a compile error for each problem.
 pub fn clientset(input: TokenStream, config: &Config) -> TokenStream {
-    let entries = match syn::parse2::<Entries>(input) {
-        Ok(entries) => entries.0,
+    let (entries, config) = match syn::parse2::<Entries>(input)
+        .and_then(|parsed| Ok((parsed.entries, with_options(&parsed.attrs, config)?)))
+    {
+        Ok(parsed) => parsed,
         Err(error) => return error.to_compile_error(),
     };
+    let config = &config;
     let mut errors = Vec::new();
     let mut packages = Vec::new();
     let mut seen_go_names: BTreeMap<String, String> = BTreeMap::new();

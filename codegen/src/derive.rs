@@ -25,6 +25,11 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
         )
         .to_compile_error();
     };
+    let config = match with_options(&strukt.attrs, config) {
+        Ok(config) => config,
+        Err(error) => return error.to_compile_error(),
+    };
+    let config = &config;
     let type_tags = tags(&strukt.attrs);
     let Some(group) = type_tags.iter().find(|t| t.key == "groupName") else {
         if type_tags.iter().any(|t| t.key == "genclient") {
@@ -74,6 +79,23 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
     let informer = emit::has_informer(def).then(|| emit::informer(def, config));
     let accessors = def.genclient.is_some().then(|| accessors(&package.group, def));
     quote!(#resource #clone #needs_clone #client #lister #informer #accessors)
+}
+
+/// `config` with the front end's options from `#[codegen(…)]` attributes: `runtime = <path>`,
+/// the runtime crate's path for crates that re-export it (the CLI's `--runtime`).
+pub(crate) fn with_options(attrs: &[syn::Attribute], config: &Config) -> syn::Result<Config> {
+    let mut config = config.clone();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("codegen")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("runtime") {
+                config.runtime = meta.value()?.parse()?;
+                Ok(())
+            } else {
+                Err(meta.error("unknown codegen option; the one option is `runtime = <path>`"))
+            }
+        })?;
+    }
+    Ok(config)
 }
 
 /// The model's options for the derive, which cannot see the traits derived beside it.
@@ -148,5 +170,26 @@ fn deepcopy_only(item: &syn::Item) -> TokenStream {
             .map(|d| emit::clone_impl(&d.item))
             .unwrap_or_default(),
         Err(diagnostics) => diagnostics.iter().map(|d| d.to_compile_error()).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_runtime_override_should_replace_every_runtime_path() {
+        let input = quote! {
+            /// +genclient
+            /// +groupName=example.dev
+            #[codegen(runtime = crate::rt)]
+            pub struct Thing {
+                pub metadata: ObjectMeta,
+            }
+        };
+        let output = derive(input, &Config::default()).to_string();
+        assert!(!output.contains("compile_error"), "{output}");
+        assert!(!output.contains("codegen_runtime"), "{output}");
+        assert!(output.contains("crate :: rt :: cache"), "{output}");
     }
 }
