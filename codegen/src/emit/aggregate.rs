@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::client::{group_version_client_ident, group_version_method};
+use super::group_version::{group_version_client_ident, group_version_method};
 use super::informer::{has_informer, version_informers_ident};
 use crate::Config;
 use crate::model::Package;

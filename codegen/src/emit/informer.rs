@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::client::upper_first;
+use super::group_version::upper_first;
 use super::lister::{has_lister, lister_ident};
 use crate::Config;
 use crate::genclient::Verb;

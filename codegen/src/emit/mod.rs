@@ -4,16 +4,17 @@
 mod aggregate;
 mod client;
 mod deepcopy;
+mod group_version;
 mod informer;
 mod lister;
 mod register;
 
 pub use aggregate::{PackageModule, aggregate};
-pub use client::{
-    client_getter, clients, group_version_client_ident, group_version_client_struct, group_version_method, rust_type,
-    typed_client, upper_first,
-};
+pub use client::{clients, rust_type, typed_client};
 pub use deepcopy::{clone_impl, deepcopy};
+pub use group_version::{
+    client_getter, group_version_client_ident, group_version_client_struct, group_version_method, upper_first,
+};
 pub use informer::{
     has_informer, informer, informer_getter, informers, version_informers_ident, version_informers_struct,
 };

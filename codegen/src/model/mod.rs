@@ -1,6 +1,8 @@
 //! The model of one API version module: its group and version, and each type with what the tags
 //! ask for. Built from syn nodes (kept for spans); every problem is reported, not just the first.
 
+mod checks;
+
 use std::collections::BTreeMap;
 
 use proc_macro2::Span;
@@ -12,6 +14,7 @@ use crate::genclient::{GenClient, genclient};
 use crate::markers::{self, Marker, Target};
 use crate::names;
 use crate::tags::{Tag, description, tags};
+use checks::{check_collisions, check_visibility, derives, implements_clone};
 
 /// Generator settings shared by every package.
 #[derive(Clone, Debug, Default)]
@@ -164,48 +167,6 @@ pub fn package(
         })
     } else {
         Err(diagnostics)
-    }
-}
-
-/// Generated items live in a module that glob-imports the API module: an API item with a
-/// generated item's name would be silently shadowed, so it is an error.
-fn check_collisions(
-    file: &syn::File,
-    group_go_name: &str,
-    version: &str,
-    types: &[TypeDef],
-    diagnostics: &mut Diagnostics,
-) {
-    let version_go = crate::emit::upper_first(version);
-    let mut generated = vec![
-        "GROUP_NAME".to_owned(),
-        "VERSION".to_owned(),
-        format!("{group_go_name}{version_go}Client"),
-        format!("{group_go_name}{version_go}Informers"),
-    ];
-    for def in types.iter().filter(|t| t.genclient.is_some()) {
-        for suffix in ["Client", "Lister", "NamespaceLister", "Informer"] {
-            generated.push(format!("{}{suffix}", def.ident));
-        }
-    }
-    for item in &file.items {
-        let ident = match item {
-            Item::Struct(i) => &i.ident,
-            Item::Enum(i) => &i.ident,
-            Item::Const(i) => &i.ident,
-            Item::Static(i) => &i.ident,
-            Item::Type(i) => &i.ident,
-            Item::Fn(i) => &i.sig.ident,
-            Item::Trait(i) => &i.ident,
-            Item::Union(i) => &i.ident,
-            _ => continue,
-        };
-        if generated.iter().any(|g| ident == g) {
-            diagnostics.push(
-                Diagnostic::new(ident.span(), format!("{ident} is also the name of a generated item"))
-                    .help("rename it: generated code would not see it"),
-            );
-        }
     }
 }
 
@@ -375,58 +336,6 @@ fn type_def(
     })
 }
 
-/// Whether `items` hold a hand-written `impl Clone for <ident>`.
-fn implements_clone(items: &[Item], ident: &Ident) -> bool {
-    items.iter().any(|item| match item {
-        Item::Impl(imp) => {
-            let is_clone = imp.trait_.as_ref().is_some_and(|(path, _)| path.segments.last().is_some_and(|s| s.ident == "Clone"));
-            let for_type = matches!(&*imp.self_ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == *ident));
-            is_clone && for_type
-        }
-        _ => false,
-    })
-}
-
-/// Generated code lives in a sibling module: what it touches must be visible to the crate.
-fn check_visibility(item: &ItemStruct, client: bool, deepcopy: bool, diagnostics: &mut Diagnostics) {
-    let visible = |vis: &syn::Visibility| match vis {
-        syn::Visibility::Public(_) => true,
-        syn::Visibility::Restricted(r) => r.in_token.is_none() && r.path.is_ident("crate"),
-        syn::Visibility::Inherited => false,
-    };
-    if (client || deepcopy) && !visible(&item.vis) {
-        diagnostics.push(
-            Diagnostic::new(
-                item.ident.span(),
-                format!(
-                    "{} must be pub or pub(crate): generated code in another module uses it",
-                    item.ident
-                ),
-            )
-            .help("make the type pub"),
-        );
-        return;
-    }
-    let Fields::Named(named) = &item.fields else { return };
-    for field in &named.named {
-        let name = field.ident.as_ref().map(ToString::to_string).unwrap_or_default();
-        let needed = deepcopy || (client && name == "metadata");
-        if needed && !visible(&field.vis) {
-            diagnostics.push(
-                Diagnostic::new(
-                    field.span(),
-                    format!(
-                        "field {name} of {} must be pub or pub(crate): the generated {} reads it",
-                        item.ident,
-                        if deepcopy { "Clone" } else { "client" }
-                    ),
-                )
-                .help("make the field pub"),
-            );
-        }
-    }
-}
-
 /// The markers on each named field; any other tag on a field is reported.
 fn field_markers(item: &ItemStruct, diagnostics: &mut Diagnostics) -> Vec<(Ident, Vec<Marker>)> {
     let Fields::Named(named) = &item.fields else {
@@ -454,18 +363,6 @@ fn field_markers(item: &ItemStruct, diagnostics: &mut Diagnostics) -> Vec<(Ident
             Some((ident, found))
         })
         .collect()
-}
-
-/// Whether `#[derive(…)]` among `attrs` names `trait_name`.
-fn derives(attrs: &[syn::Attribute], trait_name: &str) -> bool {
-    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|attr| {
-        let mut found = false;
-        let _ = attr.parse_nested_meta(|meta| {
-            found |= meta.path.segments.last().is_some_and(|s| s.ident == trait_name);
-            Ok(())
-        });
-        found
-    })
 }
 
 impl TypeDef {
