@@ -75,7 +75,10 @@ pub fn clientset(input: TokenStream, config: &Config) -> TokenStream {
     let mut errors = Vec::new();
     let mut packages = Vec::new();
     let mut seen_go_names: BTreeMap<String, String> = BTreeMap::new();
-    let mut seen_modules: BTreeMap<(String, String), ()> = BTreeMap::new();
+    // Both the generated module (`<dir>::<version>`) and the accessors (`<go_name>_<version>`)
+    // must be unique.
+    let mut seen_modules: BTreeMap<(String, String), &syn::Path> = BTreeMap::new();
+    let mut seen_versions: BTreeMap<(String, String), &syn::Path> = BTreeMap::new();
     for entry in &entries {
         match package(entry) {
             Ok((dir, package)) => {
@@ -88,15 +91,24 @@ pub fn clientset(input: TokenStream, config: &Config) -> TokenStream {
                     errors.push(syn::Error::new(entry.group.span(), message));
                 }
                 seen_go_names.insert(go_name.clone(), package.group.clone());
-                if seen_modules
-                    .insert((dir.to_string(), package.version.clone()), ())
-                    .is_some()
-                {
+                let version = package.version.clone();
+                if let Some(first) = seen_modules.insert((dir.to_string(), version.clone()), &entry.module) {
                     let message = format!(
-                        "{dir}::{} is named twice: list all its types in one entry",
-                        package.version
+                        "{} and {} would both generate module {dir}::{version}: list all of a module's types in one entry, and give different modules different group folders",
+                        path_text(first),
+                        path_text(&entry.module)
                     );
                     errors.push(syn::Error::new_spanned(&entry.module, message));
+                } else if seen_versions
+                    .insert((package.group.clone(), version.clone()), &entry.module)
+                    .is_some()
+                {
+                    let message = format!("group {} version {version} is listed twice", package.group);
+                    errors.push(syn::Error::new_spanned(&entry.module, message));
+                }
+                let mut names = std::collections::BTreeSet::new();
+                for ty in entry.types.iter().filter(|ty| !names.insert(ty.to_string())) {
+                    errors.push(syn::Error::new(ty.span(), format!("{ty} is listed twice")));
                 }
                 packages.push((entry, dir, package));
             }
@@ -106,7 +118,6 @@ pub fn clientset(input: TokenStream, config: &Config) -> TokenStream {
     if !errors.is_empty() {
         return errors.iter().map(syn::Error::to_compile_error).collect();
     }
-    let rt = &config.runtime;
     let mut groups: BTreeMap<String, Vec<TokenStream>> = BTreeMap::new();
     let mut checks = Vec::new();
     for (entry, dir, package) in &packages {
@@ -136,16 +147,12 @@ pub fn clientset(input: TokenStream, config: &Config) -> TokenStream {
                 #informers
             }
         });
-        // A type's group is in its derive: the one named here must be the same.
+        // A type's group is in its derive: the one named here must be the same. Spanned by the
+        // type, so the error points at the entry to fix.
+        let go_name = &package.group_go_name;
         for ty in &entry.types {
             let via = via(ty);
-            let message = format!("{ty} does not have `/// +groupName={group}`: fix the group here or on the type");
-            // Spanned by the type, so the error points at the entry to fix.
-            checks.push(quote_spanned! {ty.span()=>
-                const _: () = if !#rt::__private::str_eq(#via!(group), #group) {
-                    ::core::panic!(#message)
-                };
-            });
+            checks.push(quote_spanned!(ty.span()=> #via!(check #group, #go_name);));
         }
     }
     let modules = groups.iter().map(|(dir, versions)| {
@@ -184,7 +191,7 @@ fn package(entry: &Entry) -> syn::Result<(Ident, Package)> {
     }
     let group = entry.group.value();
     let group_go_name = match &entry.go_name {
-        Some(name) => name.to_string(),
+        Some(name) => emit::upper_first(&name.to_string()),
         None => names::group_go_name(&group),
     };
     if syn::parse_str::<Ident>(&group_go_name).is_err() {
@@ -211,4 +218,9 @@ fn package(entry: &Entry) -> syn::Result<(Ident, Package)> {
         types: Vec::new(),
     };
     Ok((dir.clone(), package))
+}
+
+/// A path as written, without the spaces of token printing.
+fn path_text(path: &syn::Path) -> String {
+    quote!(#path).to_string().replace(' ', "")
 }

@@ -57,7 +57,14 @@ pub fn group_go_name(group: &str) -> String {
 /// The Rust method name of a Go-style name: `CloudnativeV1alpha1` → `cloudnative_v1alpha1`,
 /// `VirtualMachines` → `virtual_machines`.
 pub fn method(go_name: &str) -> String {
-    go_name.to_snake_case()
+    let name = go_name.to_snake_case();
+    // A group or kind named like a Rust keyword (`type.example.io`, kind `Type`) gets a raw
+    // identifier; `format_ident!` turns the `r#` prefix into one.
+    if syn::parse_str::<syn::Ident>(&name).is_err() && syn::parse_str::<syn::Ident>(&format!("r#{name}")).is_ok() {
+        format!("r#{name}")
+    } else {
+        name
+    }
 }
 
 /// Whether `version` looks like a Kubernetes API version (`v1`, `v1alpha1`, `v2beta3`), the rule
@@ -128,5 +135,12 @@ mod tests {
         for bad in ["v", "version1", "v1alpha", "v1gamma1", "1"] {
             assert!(!is_version(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn keyword_method_names_should_become_raw_identifiers() {
+        assert_eq!(method("Type"), "r#type");
+        assert_eq!(method("AsyncV1"), "async_v1");
+        assert_eq!(method("VirtualMachines"), "virtual_machines");
     }
 }

@@ -57,7 +57,8 @@ pub(crate) fn check_names(methods: &[Method], diagnostics: &mut Diagnostics) {
     for method in methods {
         let rust = crate::names::method(&method.name);
         let clash = GENERATED.contains(&rust.as_str()) || seen.contains(&rust);
-        if clash || syn::parse_str::<syn::Ident>(&rust).is_err() {
+        // A keyword would need a raw identifier (`r#type`): a method users cannot call plainly.
+        if clash || rust.starts_with("r#") || syn::parse_str::<syn::Ident>(&rust).is_err() {
             diagnostics.push(
                 Diagnostic::new(
                     method.span,

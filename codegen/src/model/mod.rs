@@ -287,6 +287,15 @@ fn type_def(
             .help("add `pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta`"),
         );
     }
+    if wants_client && !item.generics.params.is_empty() {
+        diagnostics.push(
+            Diagnostic::new(
+                item.generics.span(),
+                format!("+genclient type {} has generic parameters", item.ident),
+            )
+            .help("an API object is one concrete kind: remove the parameters, or drop +genclient"),
+        );
+    }
     let genclient = genclient(&type_tags, field("status"), diagnostics);
     let has_clone = derives(attrs, "Clone") || implements_clone(siblings, &item.ident);
     if wants_client && deepcopy_opt_out && !has_clone && !options.derive {

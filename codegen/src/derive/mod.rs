@@ -6,6 +6,10 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+mod accessors;
+
+pub(crate) use accessors::accessors_macro;
+
 use crate::Config;
 use crate::emit::{self, VersionSource};
 use crate::model::{Options, package};
@@ -27,7 +31,7 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
     };
     let config = match with_options(&strukt.attrs, config) {
         Ok(config) => config,
-        Err(error) => return error.to_compile_error(),
+        Err(error) => return skeleton(error.to_compile_error(), strukt, &tags(&strukt.attrs)),
     };
     let config = &config;
     let type_tags = tags(&strukt.attrs);
@@ -37,9 +41,12 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
                 "the derive cannot see the module's //! doc: add `/// +groupName=<group>` to {}",
                 strukt.ident
             );
-            return syn::Error::new(strukt.ident.span(), message).to_compile_error();
+            let error = syn::Error::new(strukt.ident.span(), message).to_compile_error();
+            return skeleton(error, strukt, &type_tags);
         }
-        return deepcopy_only(&item);
+        let not_genclient = accessors::not_genclient(&strukt.ident);
+        let clone = deepcopy_only(&item);
+        return quote!(#clone #not_genclient);
     };
     // The package tags a module would carry, taken from the type.
     let line = format!("+groupName={}", group.value.trim());
@@ -58,8 +65,7 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
         Ok(package) => package,
         Err(diagnostics) => {
             let errors: TokenStream = diagnostics.iter().map(|d| d.to_compile_error()).collect();
-            let skeleton = skeleton(strukt, &group.value, &type_tags);
-            return quote!(#errors #skeleton);
+            return skeleton(errors, strukt, &type_tags);
         }
     };
     let def = &package.types[0];
@@ -77,7 +83,10 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
     let client = def.genclient.is_some().then(|| emit::typed_client(def, config));
     let lister = emit::has_lister(def).then(|| emit::lister(def, config));
     let informer = emit::has_informer(def).then(|| emit::informer(def, config));
-    let accessors = def.genclient.is_some().then(|| accessors(&package.group, def));
+    let accessors = match def.genclient {
+        Some(_) => accessors::full(&package, def, config),
+        None => accessors::not_genclient(&def.ident),
+    };
     quote!(#resource #clone #needs_clone #client #lister #informer #accessors)
 }
 
@@ -106,52 +115,23 @@ fn derive_options() -> Options {
     }
 }
 
-/// The name of the hidden macro through which `clientset!` reaches a derived type's accessors.
-pub(crate) fn accessors_macro(ty: &syn::Ident) -> syn::Ident {
-    quote::format_ident!("__codegen_accessors_{}", ty)
-}
-
-/// A hidden macro holding what `clientset!` cannot know when it expands: the type's group, and
-/// its group-version client and version informer accessors, which depend on the type's scope
-/// and verbs. Item paths in a `macro_rules!` body resolve where it is invoked, and `clientset!`
-/// invokes it next to a glob import of the type's module.
-fn accessors(group: &str, def: &crate::model::TypeDef) -> TokenStream {
-    let client = emit::client_getter(def);
-    let informer = emit::has_informer(def).then(|| emit::informer_getter(def));
-    accessor_macro(&def.ident, group, Some(client), informer)
-}
-
-fn accessor_macro(
-    ty: &syn::Ident,
-    group: &str,
-    client: Option<TokenStream>,
-    informer: Option<TokenStream>,
-) -> TokenStream {
-    let name = accessors_macro(ty);
-    quote! {
-        #[doc(hidden)]
-        #[allow(unused_macros)]
-        macro_rules! #name {
-            (group) => { #group };
-            (client) => { #client };
-            (informer) => { #informer };
-        }
-        #[doc(hidden)]
-        #[allow(unused_imports)]
-        pub(crate) use #name;
-    }
-}
-
-/// What a type with a tag error still gets, so the error is not repeated at every use: its
-/// `Clone` (unless deepcopy is switched off) and an accessor macro without accessors, so
-/// `clientset!` compiles around it.
-fn skeleton(strukt: &syn::ItemStruct, group: &str, type_tags: &[crate::tags::Tag]) -> TokenStream {
-    let deepcopy_off = type_tags
+/// `errors`, and what a type with a tag error still gets so they are not repeated at every
+/// use: the `Clone` the derive would have given (for a `+genclient` type unless deepcopy is
+/// off, or with `+k8s:deepcopy-gen=true`) and an accessor macro that gives nothing.
+fn skeleton(errors: TokenStream, strukt: &syn::ItemStruct, type_tags: &[crate::tags::Tag]) -> TokenStream {
+    let deepcopy = type_tags
         .iter()
-        .any(|t| t.key == "k8s:deepcopy-gen" && t.value.trim() == "false");
-    let clone = (!deepcopy_off).then(|| emit::clone_impl(strukt));
-    let accessors = accessor_macro(&strukt.ident, group.trim(), None, None);
-    quote!(#clone #accessors)
+        .find(|t| t.key == "k8s:deepcopy-gen")
+        .map(|t| t.value.trim());
+    let genclient = type_tags.iter().any(|t| t.key == "genclient");
+    let wants_clone = match deepcopy {
+        Some("false") => false,
+        Some("true") => true,
+        _ => genclient,
+    };
+    let clone = wants_clone.then(|| emit::clone_impl(strukt));
+    let accessors = accessors::skeleton(&strukt.ident);
+    quote!(#errors #clone #accessors)
 }
 
 /// A type without a group: only `+k8s:deepcopy-gen=true` can ask anything of it.
