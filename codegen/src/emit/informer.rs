@@ -53,6 +53,11 @@ pub fn version_informers_struct(package: &Package, accessors: Vec<TokenStream>, 
                 Self { factory }
             }
 
+            /// The factory the informers come from.
+            pub fn factory(&self) -> &#rt::cache::SharedInformerFactory {
+                &self.factory
+            }
+
             #(#accessors)*
         }
     }

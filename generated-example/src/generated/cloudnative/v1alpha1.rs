@@ -321,6 +321,10 @@ impl CloudnativeV1alpha1Informers {
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
+    /// The factory the informers come from.
+    pub fn factory(&self) -> &::codegen_runtime::cache::SharedInformerFactory {
+        &self.factory
+    }
     /// The shared informer and lister of VirtualMachines.
     pub fn virtual_machines(&self) -> VirtualMachineInformer {
         VirtualMachineInformer::new(self.factory.clone())

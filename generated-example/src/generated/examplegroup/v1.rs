@@ -1076,6 +1076,10 @@ impl ExampleGroupV1Informers {
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
+    /// The factory the informers come from.
+    pub fn factory(&self) -> &::codegen_runtime::cache::SharedInformerFactory {
+        &self.factory
+    }
     /// The shared informer and lister of ClusterTestTypes.
     pub fn cluster_test_types(&self) -> ClusterTestTypeInformer {
         ClusterTestTypeInformer::new(self.factory.clone())

@@ -273,6 +273,10 @@ impl ExampleGroupV2Informers {
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
+    /// The factory the informers come from.
+    pub fn factory(&self) -> &::codegen_runtime::cache::SharedInformerFactory {
+        &self.factory
+    }
     /// The shared informer and lister of TestTypes.
     pub fn test_types(&self) -> TestTypeInformer {
         TestTypeInformer::new(self.factory.clone())

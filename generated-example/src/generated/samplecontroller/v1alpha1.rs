@@ -335,6 +335,10 @@ impl SamplecontrollerV1alpha1Informers {
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
+    /// The factory the informers come from.
+    pub fn factory(&self) -> &::codegen_runtime::cache::SharedInformerFactory {
+        &self.factory
+    }
     /// The shared informer and lister of Foos.
     pub fn foos(&self) -> FooInformer {
         FooInformer::new(self.factory.clone())
