@@ -1,6 +1,8 @@
 //! `codegen-cli`: generates checked-in clientsets, listers, informers, registration and `Clone`
-//! impls from tagged API types, or checks that the checked-in files are current.
+//! impls from tagged API types, writes CRD and RBAC manifests, or checks that the checked-in
+//! files are current.
 
+mod manifests;
 mod output;
 mod source;
 
@@ -12,15 +14,26 @@ use clap::Parser;
 use codegen::model::Options;
 
 /// Generate kube-codegen output from tagged Rust API types.
+///
+/// Without a subcommand: generates code from `--input` into `--output`.
 #[derive(Parser)]
-#[command(version)]
+#[command(version, subcommand_negates_reqs = true, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<manifests::Command>,
+    #[command(flatten)]
+    args: Args,
+}
+
+/// The code generator's arguments.
+#[derive(clap::Args)]
 struct Args {
     /// Directory holding `<group>/<version>.rs` API modules.
-    #[arg(long)]
-    input: PathBuf,
+    #[arg(long, required = true)]
+    input: Option<PathBuf>,
     /// Directory for generated files (only files with the @generated header are ever replaced or deleted).
-    #[arg(long)]
-    output: PathBuf,
+    #[arg(long, required = true)]
+    output: Option<PathBuf>,
     /// Rust path of the input directory's module, e.g. `crate::apis`.
     #[arg(long, default_value = "crate::apis")]
     api_module: String,
@@ -36,7 +49,12 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    match run(Args::parse()) {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(command) => manifests::run(command),
+        None => run(cli.args),
+    };
+    match result {
         Ok(code) => code,
         Err(message) => {
             eprintln!("error: {message}");
@@ -75,6 +93,9 @@ fn check_disjoint(input: &std::path::Path, output: &std::path::Path) -> Result<(
 }
 
 fn run(args: Args) -> Result<ExitCode, String> {
+    let (Some(input), Some(output)) = (args.input, args.output) else {
+        return Err("--input and --output are required".to_owned());
+    };
     let api_module: syn::Path = syn::parse_str(&args.api_module)
         .map_err(|e| format!("--api-module {:?} is not a Rust path: {e}", args.api_module))?;
     let runtime: syn::Path =
@@ -86,8 +107,8 @@ fn run(args: Args) -> Result<ExitCode, String> {
             .ok_or_else(|| format!("--plural-exceptions entry {exception:?} must look like Type:plural"))?;
         options.plural_exceptions.insert(singular.to_owned(), plural.to_owned());
     }
-    check_disjoint(&args.input, &args.output)?;
-    let (inputs, errors) = source::read_tree(&args.input).map_err(|e| e.to_string())?;
+    check_disjoint(&input, &output)?;
+    let (inputs, errors) = source::read_tree(&input).map_err(|e| e.to_string())?;
     // (path, line, column, message): sorted as numbers, not text.
     let mut errors: Vec<(String, usize, usize, String)> =
         errors.into_iter().map(|e| (String::new(), 0, 0, e)).collect();
@@ -127,33 +148,14 @@ fn run(args: Args) -> Result<ExitCode, String> {
         return Ok(ExitCode::FAILURE);
     }
     if sources.is_empty() {
-        return Err(format!(
-            "no <group>/<version>.rs API modules under {}",
-            args.input.display()
-        ));
+        return Err(format!("no <group>/<version>.rs API modules under {}", input.display()));
     }
     let wanted = output::render(files);
-    let changes =
-        output::changes(&args.output, &wanted).map_err(|e| format!("cannot read {}: {e}", args.output.display()))?;
-    if args.check {
-        if changes.diffs.is_empty() {
-            return Ok(ExitCode::SUCCESS);
-        }
-        for diff in &changes.diffs {
-            print!("{diff}");
-        }
-        eprintln!(
-            "error: generated code in {} is out of date; run hack/update-codegen.sh",
-            args.output.display()
-        );
-        return Ok(ExitCode::FAILURE);
-    }
-    output::apply(&changes).map_err(|e| format!("cannot write {}: {e}", args.output.display()))?;
-    eprintln!(
-        "{} file(s) written, {} deleted, {} up to date",
-        changes.write.len(),
-        changes.delete.len(),
-        wanted.len() - changes.write.len()
-    );
-    Ok(ExitCode::SUCCESS)
+    output::write_or_check(
+        &output,
+        &wanted,
+        output::HEADER,
+        args.check,
+        "run hack/update-codegen.sh",
+    )
 }

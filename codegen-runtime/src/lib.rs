@@ -4,12 +4,14 @@
 //!   `tools/cache`).
 //! - [`workqueue`]: a rate-limited work queue with client-go's contract and metrics.
 //! - [`leader`]: Lease-based leader election with client-go's semantics.
+//! - [`crd`]: CustomResourceDefinitions from schemars schemas and controller-gen markers.
 //! - [`events`]: event recording, with a test double.
 //! - [`fake`]: an in-memory Kubernetes API server that runs under the real `kube::Client`.
 //!
 //! The entry points are re-exported here.
 
 pub mod cache;
+pub mod crd;
 pub mod events;
 pub mod fake;
 pub mod leader;

@@ -77,10 +77,26 @@ pub fn generate(
     if !problems.is_empty() {
         return Err(problems);
     }
+    let indices: Vec<usize> = packages.iter().map(|(index, _, _)| *index).collect();
     let packages: Vec<(&Source, Package)> = packages
         .into_iter()
         .map(|(_, source, package)| (source, package))
         .collect();
+    // A kind served in several versions is stored in exactly one.
+    for (name, why) in emit::storage_version_problems(&root_types(&packages, api_module)) {
+        let index = packages
+            .iter()
+            .position(|(_, p)| p.types.iter().any(|t| format!("{}.{}", t.resource, p.group) == name))
+            .map_or(0, |i| indices[i]);
+        problems.push((
+            index,
+            Diagnostic::new(proc_macro2::Span::call_site(), format!("{name} {why}"))
+                .help("mark the storage version's type with +kubebuilder:storageversion, and only that one"),
+        ));
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
     Ok(targets(&packages, api_module, config))
 }
 
@@ -103,6 +119,7 @@ fn targets(packages: &[(&Source, Package)], api_module: &syn::Path, config: &Con
             emit::clients(package, config),
             emit::listers(package, config),
             emit::informers(package, config),
+            emit::crds(package, config),
         ];
         files.insert(
             PathBuf::from(&source.group_dir).join(format!("{}.rs", source.version)),
@@ -140,13 +157,36 @@ fn targets(packages: &[(&Source, Package)], api_module: &syn::Path, config: &Con
         })
         .collect();
     let aggregate = emit::aggregate(&modules, config);
+    let crd_list = emit::crd_list(&root_types(packages, api_module), config);
     files.insert(
         PathBuf::from("mod.rs"),
         quote! {
             #![doc = " Generated clientset, informers and listers. Regenerate with `hack/update-codegen.sh`."]
             #(#declarations)*
             #aggregate
+            #crd_list
         },
     );
     files
+}
+
+/// The CRD root types of `packages`, named from anywhere by their path under `api_module`.
+fn root_types<'a>(packages: &'a [(&Source, Package)], api_module: &syn::Path) -> Vec<emit::RootType<'a>> {
+    packages
+        .iter()
+        .flat_map(|(source, package)| {
+            let (group, version) = (
+                format_ident!("{}", source.group_dir),
+                format_ident!("{}", source.version),
+            );
+            package.types.iter().filter(|t| t.crd.is_some()).map(move |def| {
+                let ident = &def.ident;
+                emit::RootType {
+                    package,
+                    def,
+                    path: syn::parse_quote!(#api_module::#group::#version::#ident),
+                }
+            })
+        })
+        .collect()
 }

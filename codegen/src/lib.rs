@@ -15,6 +15,7 @@ mod generate;
 pub mod markers;
 pub mod model;
 pub mod names;
+pub mod rbac;
 pub mod tags;
 
 pub use clientset_macro::clientset;

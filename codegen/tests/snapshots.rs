@@ -114,11 +114,11 @@ fn the_model_should_follow_the_tags() {
     let spec = &load("samplecontroller", "v1alpha1").types[1];
     assert!(foo.markers.iter().any(|m| m.name == "kubebuilder:subresource:status"));
     let replicas = &spec
-        .field_markers
+        .fields
         .iter()
-        .find(|(field, _)| field == "replicas")
+        .find(|field| field.ident == "replicas")
         .unwrap()
-        .1;
+        .markers;
     let names: Vec<&str> = replicas.iter().map(|m| m.name).collect();
     assert_eq!(
         names,
@@ -148,4 +148,15 @@ fn every_problem_should_be_reported_at_once_with_its_place() {
         .map(|(line, column, text)| format!("{line}:{column}: {text}"))
         .collect();
     insta::assert_snapshot!("diagnostics__bad_v1", report.join("\n"));
+}
+
+#[test]
+fn crds_should_match_their_snapshots() {
+    let config = codegen::Config::default();
+    for (group, version) in FIXTURES {
+        insta::assert_snapshot!(
+            format!("crds__{group}_{version}"),
+            pretty(emit::crds(&load(group, version), &config))
+        );
+    }
 }

@@ -21,7 +21,7 @@ proptest! {
             metadata: ObjectMeta { name: Some(name), labels: Some(labels), ..ObjectMeta::default() },
             spec: VirtualMachineSpec {
                 action,
-                resource: ResourceRequest { cpu: Quantity(cpu), memory: Quantity("1Gi".into()), root_disk: Quantity("40Gi".into()) },
+                resource: ResourceRequest { cpu: Quantity(cpu), memory: Quantity("1Gi".into()), root_disk: Some(Quantity("40Gi".into())) },
             },
             status: phase.map(|phase| VirtualMachineStatus {
                 phase,

@@ -20,7 +20,7 @@ fn vm(name: &str) -> VirtualMachine {
             resource: ResourceRequest {
                 cpu: Quantity("2".into()),
                 memory: Quantity("1Gi".into()),
-                root_disk: Quantity("40Gi".into()),
+                root_disk: Some(Quantity("40Gi".into())),
             },
         },
         status: None,

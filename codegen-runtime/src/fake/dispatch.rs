@@ -103,7 +103,8 @@ impl Inner {
             return Err(ApiStatus::no_route(&route.info.plural));
         }
         let content_type = header_text(headers, header::CONTENT_TYPE);
-        let action = action_of(&route, &query, &content_type, &body);
+        let mut action = action_of(&route, &query, &content_type, &body);
+        action.user_agent = Some(header_text(headers, header::USER_AGENT)).filter(|a| !a.is_empty());
         let reactors = {
             let mut testing = self.testing();
             testing.record(&action);
@@ -296,6 +297,7 @@ fn action_of(route: &ResourceRoute, query: &Query, content_type: &str, body: &By
         patch_type: is_patch.then(|| content_type.split(';').next().unwrap_or_default().trim().to_owned()),
         label_selector: selector(&query.label_selector),
         field_selector: selector(&query.field_selector),
+        user_agent: None,
     }
 }
 

@@ -35,6 +35,8 @@ pub struct Action {
     pub label_selector: Option<String>,
     /// The `fieldSelector` of a list, watch or delete-collection.
     pub field_selector: Option<String>,
+    /// The client's `User-Agent`, to tell apart the requests of several clients.
+    pub user_agent: Option<String>,
 }
 
 impl Action {
@@ -173,6 +175,7 @@ mod tests {
             patch_type: None,
             label_selector: None,
             field_selector: None,
+            user_agent: None,
         }
     }
 

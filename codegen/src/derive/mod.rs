@@ -83,11 +83,12 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
     let client = def.genclient.is_some().then(|| emit::typed_client(def, config));
     let lister = emit::has_lister(def).then(|| emit::lister(def, config));
     let informer = emit::has_informer(def).then(|| emit::informer(def, config));
+    let crd = emit::crd(&package, def, config);
     let accessors = match def.genclient {
         Some(_) => accessors::full(&package, def, config),
         None => accessors::not_genclient(&def.ident),
     };
-    quote!(#resource #clone #needs_clone #client #lister #informer #accessors)
+    quote!(#resource #clone #needs_clone #client #lister #informer #crd #accessors)
 }
 
 /// `config` with the front end's options from `#[codegen(…)]` attributes: `runtime = <path>`,

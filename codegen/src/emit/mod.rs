@@ -3,6 +3,7 @@
 
 mod aggregate;
 mod client;
+mod crd;
 mod deepcopy;
 mod group_version;
 mod informer;
@@ -11,6 +12,7 @@ mod register;
 
 pub use aggregate::{PackageModule, aggregate};
 pub use client::{clients, rust_type, typed_client};
+pub use crd::{RootType, crd, crd_list, crds, storage_version_problems};
 pub use deepcopy::{clone_impl, deepcopy};
 pub use group_version::{
     client_getter, group_version_client_ident, group_version_client_struct, group_version_method, upper_first,

@@ -10,9 +10,11 @@ use proc_macro2::Span;
 use crate::diag::{Diagnostic, Diagnostics, did_you_mean};
 use crate::tags::Tag;
 
+mod schema;
 mod syntax;
 mod table;
 
+pub use schema::{SchemaEffect, effect as schema_effect};
 pub use syntax::Value;
 use syntax::{example, split_args, typed};
 use table::SPECS;
@@ -125,6 +127,8 @@ pub fn parse(tag: &Tag, target: Target, diagnostics: &mut Diagnostics) -> Option
         return None;
     }
     let rest = &text[spec.name.len()..];
+    // A marker with a problem is reported once and then ignored, not also acted on.
+    let problems_before = diagnostics.iter().count();
     let mut marker = Marker {
         name: spec.name,
         value: None,
@@ -193,7 +197,13 @@ pub fn parse(tag: &Tag, target: Target, diagnostics: &mut Diagnostics) -> Option
             break;
         }
     }
-    Some(marker)
+    if marker.name == "kubebuilder:validation:UniqueItems" && matches!(marker.value, Some(Value::Bool(true))) {
+        diagnostics.push(error(
+            "+kubebuilder:validation:UniqueItems=true: CRD schemas may not set uniqueItems".to_owned(),
+            "use +listType=set, which the API server enforces".to_owned(),
+        ));
+    }
+    (diagnostics.iter().count() == problems_before).then_some(marker)
 }
 
 #[cfg(test)]

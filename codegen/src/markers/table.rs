@@ -20,7 +20,6 @@ pub(super) struct Spec {
     pub(super) value: Option<Kind>,
     /// `(argument, kind, required)`.
     pub(super) args: &'static [(&'static str, Kind, bool)],
-    /// Where it may be written.
     /// Where it may be written: a union of [`TYPE`], [`FIELD`] and [`PACKAGE`].
     pub(super) places: u8,
 }
@@ -93,6 +92,12 @@ pub(super) const SPECS: &[Spec] = &[
         name: "kubebuilder:selectablefield",
         value: None,
         args: &[("JSONPath", Kind::String, true)],
+        places: TYPE,
+    },
+    Spec {
+        name: "kubebuilder:metadata",
+        value: None,
+        args: &[("annotations", Kind::List, false), ("labels", Kind::List, false)],
         places: TYPE,
     },
     valued("kubebuilder:object:root", Kind::Bool, TYPE),

@@ -2,6 +2,8 @@
 //! ask for. Built from syn nodes (kept for spans); every problem is reported, not just the first.
 
 mod checks;
+mod crd;
+mod fields;
 
 use std::collections::BTreeMap;
 
@@ -15,6 +17,8 @@ use crate::markers::{self, Marker, Target};
 use crate::names;
 use crate::tags::{Tag, description, tags};
 use checks::{check_collisions, check_visibility, derives, implements_clone};
+pub use crd::{Column, CrdDef};
+pub use fields::{FieldDef, JsonName};
 
 /// Generator settings shared by every package.
 #[derive(Clone, Debug, Default)]
@@ -58,8 +62,10 @@ pub struct TypeDef {
     pub resource: String,
     /// controller-gen markers on the type (`+kubebuilder:resource:…`, printer columns, …).
     pub markers: Vec<Marker>,
-    /// Markers on each named field, in field order (validation, defaults, list types).
-    pub field_markers: Vec<(Ident, Vec<Marker>)>,
+    /// The named fields in order, with their JSON names and markers.
+    pub fields: Vec<FieldDef>,
+    /// Its CustomResourceDefinition, for a `+kubebuilder:object:root=true` type.
+    pub crd: Option<CrdDef>,
     /// The struct, for its fields and spans.
     pub item: ItemStruct,
 }
@@ -311,7 +317,7 @@ fn type_def(
         );
     }
     check_visibility(&item, wants_client, deepcopy || wants_client, diagnostics);
-    let field_markers = field_markers(&item, diagnostics);
+    let fields = fields::fields(&item, diagnostics);
     let kind = item.ident.to_string();
     let plural = names::plural(&kind, &options.plural_exceptions);
     let resource = match resource_name {
@@ -330,6 +336,14 @@ fn type_def(
         }
         None => names::resource(&kind, &options.plural_exceptions),
     };
+    let crd = crd::crd_def(
+        &kind,
+        item.ident.span(),
+        &type_markers,
+        genclient.as_ref(),
+        &resource,
+        diagnostics,
+    );
     Some(TypeDef {
         ident: item.ident.clone(),
         description: description(attrs),
@@ -340,38 +354,10 @@ fn type_def(
         plural,
         resource,
         markers: type_markers,
-        field_markers,
+        fields,
+        crd,
         item,
     })
-}
-
-/// The markers on each named field; any other tag on a field is reported.
-fn field_markers(item: &ItemStruct, diagnostics: &mut Diagnostics) -> Vec<(Ident, Vec<Marker>)> {
-    let Fields::Named(named) = &item.fields else {
-        return Vec::new();
-    };
-    named
-        .named
-        .iter()
-        .filter_map(|field| {
-            let ident = field.ident.clone()?;
-            let mut found = Vec::new();
-            for tag in tags(&field.attrs) {
-                if markers::is_marker_key(&tag.key) {
-                    found.extend(markers::parse(&tag, Target::Field, diagnostics));
-                } else {
-                    let diagnostic = Diagnostic::new(tag.span, format!("unknown tag +{} on field {ident}", tag.key));
-                    diagnostics.push(match did_you_mean(&tag.key, markers::field_marker_names()) {
-                        Some(close) => diagnostic.help(format!("did you mean +{close}?")),
-                        None => diagnostic.help(
-                            "fields take +optional, +required, +nullable, +default=, +listType= and +kubebuilder:validation:… markers",
-                        ),
-                    });
-                }
-            }
-            Some((ident, found))
-        })
-        .collect()
 }
 
 impl TypeDef {

@@ -147,3 +147,22 @@ impl SamplecontrollerInformers {
         )
     }
 }
+/// The CustomResourceDefinitions of every `+kubebuilder:object:root=true` kind, one per
+/// kind with its versions merged, sorted by name: what `deploy/crds/` holds.
+///
+/// # Errors
+///
+/// A marker that does not fit its type's schema.
+pub fn custom_resource_definitions() -> ::std::result::Result<
+    ::std::vec::Vec<
+        ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    >,
+    ::codegen_runtime::crd::CrdError,
+> {
+    ::std::result::Result::Ok(
+        ::std::vec::Vec::from([
+            crate::apis::samplecontroller::v1alpha1::Foo::custom_resource_definition()?,
+            crate::apis::cloudnative::v1alpha1::VirtualMachine::custom_resource_definition()?,
+        ]),
+    )
+}

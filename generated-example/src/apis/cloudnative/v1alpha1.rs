@@ -5,6 +5,7 @@
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// VirtualMachine is a specification for a VirtualMachine resource.
@@ -12,12 +13,14 @@ use serde::{Deserialize, Serialize};
 /// +genclient
 /// +genclient:noStatus
 /// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
-/// +kubebuilder:resource:shortName=vm;vms
+/// +kubebuilder:object:root=true
+/// +kubebuilder:resource:shortName=vm;vms,categories=all;cloudnative
 /// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=".status.phase"
+/// +kubebuilder:printcolumn:name="Server",type=string,JSONPath=".status.server.id",priority=1
 /// +kubebuilder:printcolumn:name="CPU",type=number,JSONPath=".status.server.usage.cpu"
 /// +kubebuilder:printcolumn:name="Memory",type=number,JSONPath=".status.server.usage.memory"
 /// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
-#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct VirtualMachine {
     /// Standard object metadata.
     pub metadata: ObjectMeta,
@@ -29,10 +32,12 @@ pub struct VirtualMachine {
 }
 
 /// VirtualMachineSpec is the spec for a VirtualMachine resource.
-#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VirtualMachineSpec {
     /// What to do with the server, e.g. `active`.
+    ///
+    /// +optional
     #[serde(default)]
     pub action: String,
     /// The resources the server gets.
@@ -40,22 +45,27 @@ pub struct VirtualMachineSpec {
 }
 
 /// ResourceRequest is the resources a VirtualMachine asks for.
-#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceRequest {
     /// CPU, e.g. `2`.
     pub cpu: Quantity,
     /// Memory, e.g. `1Gi`.
     pub memory: Quantity,
-    /// Root disk, e.g. `40Gi`.
-    pub root_disk: Quantity,
+    /// Root disk, e.g. `40Gi`; the driver's default when unset.
+    ///
+    /// +optional
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_disk: Option<Quantity>,
 }
 
 /// VirtualMachineStatus is the status for a VirtualMachine resource.
-#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VirtualMachineStatus {
     /// Creating, Active, Failed or Terminating.
+    ///
+    /// +kubebuilder:validation:Enum=Creating;Active;Failed;Terminating
     pub phase: String,
     /// Why the VirtualMachine is in its phase.
     #[serde(default)]
@@ -69,7 +79,7 @@ pub struct VirtualMachineStatus {
 }
 
 /// ServerStatus is the state of the server backing a VirtualMachine.
-#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ServerStatus {
     /// The driver's server id.
     pub id: String,
@@ -80,7 +90,7 @@ pub struct ServerStatus {
 }
 
 /// ResourceUsage is what a server uses, in percent.
-#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ResourceUsage {
     /// CPU usage.
     pub cpu: f64,

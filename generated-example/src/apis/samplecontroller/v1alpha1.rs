@@ -4,13 +4,21 @@
 //! +groupName=samplecontroller.k8s.io
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Foo is a specification for a Foo resource.
 ///
 /// +genclient
+/// +kubebuilder:object:root=true
 /// +kubebuilder:subresource:status
-#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+/// +kubebuilder:metadata:annotations="api-approved.kubernetes.io=unapproved, experimental-only; please get an approval from Kubernetes API reviewers if you're trying to develop a CRD in the *.k8s.io or *.kubernetes.io groups"
+/// +kubebuilder:printcolumn:name="Deployment",type=string,JSONPath=".spec.deploymentName"
+/// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=".spec.replicas"
+/// +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=".status.availableReplicas"
+/// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
+/// +kubebuilder:selectablefield:JSONPath=".spec.deploymentName"
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Foo {
     /// Standard object metadata.
     pub metadata: ObjectMeta,
@@ -22,10 +30,12 @@ pub struct Foo {
 }
 
 /// FooSpec is the spec for a Foo resource.
-#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FooSpec {
     /// The name of the Deployment the Foo owns.
+    ///
+    /// +kubebuilder:validation:MaxLength=253
     pub deployment_name: String,
     /// How many replicas the Deployment runs.
     ///
@@ -37,7 +47,7 @@ pub struct FooSpec {
 }
 
 /// FooStatus is the status for a Foo resource.
-#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FooStatus {
     /// Available replicas of the Deployment.

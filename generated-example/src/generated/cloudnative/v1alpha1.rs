@@ -330,3 +330,94 @@ impl CloudnativeV1alpha1Informers {
         VirtualMachineInformer::new(self.factory.clone())
     }
 }
+impl VirtualMachine {
+    /// The CustomResourceDefinition `virtualmachines.cloudnative.tw` of this version of `VirtualMachine`: its schemars schema with the markers' validations, and the columns, names and subresources they ask for.
+    ///
+    /// # Errors
+    ///
+    /// A marker whose path is not in the schema (a serde or schemars rename the generator could not see), or whose value is not valid JSON.
+    pub fn custom_resource_definition() -> ::std::result::Result<
+        ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+        ::codegen_runtime::crd::CrdError,
+    > {
+        ::codegen_runtime::crd::CrdBuilder::for_kind::<Self>()
+            .short_names(&["vm", "vms"])
+            .categories(&["all", "cloudnative"])
+            .printer_column(
+                "Status",
+                "string",
+                ".status.phase",
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .printer_column(
+                "Server",
+                "string",
+                ".status.server.id",
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::Some(1),
+            )
+            .printer_column(
+                "CPU",
+                "number",
+                ".status.server.usage.cpu",
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .printer_column(
+                "Memory",
+                "number",
+                ".status.server.usage.memory",
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .printer_column(
+                "Age",
+                "date",
+                ".metadata.creationTimestamp",
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .required(
+                "/properties/spec",
+                "action",
+                false,
+                "+optional on VirtualMachineSpec.action",
+            )
+            .required(
+                "/properties/spec/properties/resource",
+                "rootDisk",
+                false,
+                "+optional on ResourceRequest.root_disk",
+            )
+            .merge(
+                "/properties/status/properties/phase",
+                "{\"enum\":[\"Creating\",\"Active\",\"Failed\",\"Terminating\"]}",
+                "+kubebuilder:validation:Enum on VirtualMachineStatus.phase",
+            )
+            .build()
+    }
+}
+impl ::kube::core::CustomResourceExt for VirtualMachine {
+    /// The CRD; panics where `custom_resource_definition` returns an error.
+    fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+        match Self::custom_resource_definition() {
+            ::std::result::Result::Ok(crd) => crd,
+            ::std::result::Result::Err(error) => ::std::panic!("{}", error),
+        }
+    }
+    fn crd_name() -> &'static str {
+        "virtualmachines.cloudnative.tw"
+    }
+    fn api_resource() -> ::kube::core::ApiResource {
+        ::kube::core::ApiResource::erase::<Self>(&())
+    }
+    fn shortnames() -> &'static [&'static str] {
+        &["vm", "vms"]
+    }
+}

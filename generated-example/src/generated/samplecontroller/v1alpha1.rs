@@ -344,3 +344,94 @@ impl SamplecontrollerV1alpha1Informers {
         FooInformer::new(self.factory.clone())
     }
 }
+impl Foo {
+    /// The CustomResourceDefinition `foos.samplecontroller.k8s.io` of this version of `Foo`: its schemars schema with the markers' validations, and the columns, names and subresources they ask for.
+    ///
+    /// # Errors
+    ///
+    /// A marker whose path is not in the schema (a serde or schemars rename the generator could not see), or whose value is not valid JSON.
+    pub fn custom_resource_definition() -> ::std::result::Result<
+        ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+        ::codegen_runtime::crd::CrdError,
+    > {
+        ::codegen_runtime::crd::CrdBuilder::for_kind::<Self>()
+            .printer_column(
+                "Deployment",
+                "string",
+                ".spec.deploymentName",
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .printer_column(
+                "Desired",
+                "integer",
+                ".spec.replicas",
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .printer_column(
+                "Available",
+                "integer",
+                ".status.availableReplicas",
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .printer_column(
+                "Age",
+                "date",
+                ".metadata.creationTimestamp",
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+                ::std::option::Option::None,
+            )
+            .selectable_field(".spec.deploymentName")
+            .status_subresource()
+            .annotation(
+                "api-approved.kubernetes.io",
+                "unapproved, experimental-only; please get an approval from Kubernetes API reviewers if you're trying to develop a CRD in the *.k8s.io or *.kubernetes.io groups",
+            )
+            .merge(
+                "/properties/spec/properties/deploymentName",
+                "{\"maxLength\":253}",
+                "+kubebuilder:validation:MaxLength on FooSpec.deployment_name",
+            )
+            .required(
+                "/properties/spec",
+                "replicas",
+                false,
+                "+optional on FooSpec.replicas",
+            )
+            .merge(
+                "/properties/spec/properties/replicas",
+                "{\"minimum\":1}",
+                "+kubebuilder:validation:Minimum on FooSpec.replicas",
+            )
+            .merge(
+                "/properties/spec/properties/replicas",
+                "{\"maximum\":10}",
+                "+kubebuilder:validation:Maximum on FooSpec.replicas",
+            )
+            .build()
+    }
+}
+impl ::kube::core::CustomResourceExt for Foo {
+    /// The CRD; panics where `custom_resource_definition` returns an error.
+    fn crd() -> ::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+        match Self::custom_resource_definition() {
+            ::std::result::Result::Ok(crd) => crd,
+            ::std::result::Result::Err(error) => ::std::panic!("{}", error),
+        }
+    }
+    fn crd_name() -> &'static str {
+        "foos.samplecontroller.k8s.io"
+    }
+    fn api_resource() -> ::kube::core::ApiResource {
+        ::kube::core::ApiResource::erase::<Self>(&())
+    }
+    fn shortnames() -> &'static [&'static str] {
+        &[]
+    }
+}

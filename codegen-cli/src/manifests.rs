@@ -1,0 +1,163 @@
+//! The manifest subcommands: `manifests` writes Kubernetes objects given as JSON on stdin (the
+//! CRDs a crate's generated `custom_resource_definitions()` builds) as one YAML file each, and
+//! `rbac` writes the roles of the `+kubebuilder:rbac` markers in a crate's `//!` docs. Both
+//! write only what changed, delete stale generated files and check with `--check`, like the code.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde_json::Value;
+
+use crate::output::{YAML_HEADER, write_or_check};
+
+/// The subcommands.
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Writes the Kubernetes objects of a JSON array read from stdin as YAML files, one per
+    /// object: `<group>_<plural>.yaml` for a CRD (controller-gen's names), else `<kind>_<name>.yaml`.
+    Manifests {
+        /// Directory for the YAML files.
+        #[arg(long)]
+        output: PathBuf,
+        /// Write nothing; exit 1 with a diff when the output is not current.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Writes the ClusterRole (and a Role per `namespace=`) of the `+kubebuilder:rbac` markers
+    /// in the `//!` docs of the Rust files under `--input`.
+    Rbac {
+        /// Directory of the controller's sources.
+        #[arg(long)]
+        input: PathBuf,
+        /// The YAML file to write.
+        #[arg(long)]
+        output: PathBuf,
+        /// The roles' name.
+        #[arg(long, default_value = "kube-codegen-controller")]
+        role_name: String,
+        /// Write nothing; exit 1 with a diff when the output is not current.
+        #[arg(long)]
+        check: bool,
+    },
+}
+
+/// Runs a subcommand.
+pub fn run(command: Command) -> Result<ExitCode, String> {
+    match command {
+        Command::Manifests { output, check } => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read stdin: {e}"))?;
+            let wanted = manifest_files(&text)?;
+            write_or_check(&output, &wanted, YAML_HEADER, check, "run hack/update-codegen.sh")
+        }
+        Command::Rbac {
+            input,
+            output,
+            role_name,
+            check,
+        } => {
+            let files = rust_files(&input)?;
+            let mut parsed = Vec::new();
+            let mut errors = Vec::new();
+            for path in &files {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                match syn::parse_file(&text) {
+                    Ok(file) => parsed.push((path, file)),
+                    Err(e) => errors.push(format!("{}: not valid Rust: {e}", path.display())),
+                }
+            }
+            // Each file alone first, so every problem is reported with its file.
+            for (path, file) in &parsed {
+                if let Err(diagnostics) = codegen::rbac::roles(std::slice::from_ref(file), &role_name) {
+                    errors.extend(diagnostics.iter().map(|d| {
+                        let start = d.span.start();
+                        format!("{}:{}:{}: {}", path.display(), start.line, start.column + 1, d.text())
+                    }));
+                }
+            }
+            if !errors.is_empty() {
+                for error in &errors {
+                    eprintln!("{error}");
+                }
+                return Err(format!("{} problem(s); nothing was written", errors.len()));
+            }
+            let all: Vec<syn::File> = parsed.into_iter().map(|(_, f)| f).collect();
+            let roles = codegen::rbac::roles(&all, &role_name).map_err(|_| "invalid rbac markers".to_owned())?;
+            if roles.is_empty() {
+                return Err(format!(
+                    "no +kubebuilder:rbac markers in the //! docs under {}",
+                    input.display()
+                ));
+            }
+            let (Some(directory), Some(name)) = (output.parent(), output.file_name()) else {
+                return Err(format!("--output {} is not a file path", output.display()));
+            };
+            let wanted = BTreeMap::from([(PathBuf::from(name), yaml_documents(&roles)?)]);
+            write_or_check(directory, &wanted, YAML_HEADER, check, "run hack/update-codegen.sh")
+        }
+    }
+}
+
+/// The YAML files for a JSON array of objects, by file name.
+fn manifest_files(json: &str) -> Result<BTreeMap<PathBuf, String>, String> {
+    let objects: Vec<Value> =
+        serde_json::from_str(json).map_err(|e| format!("stdin is not a JSON array of Kubernetes objects: {e}"))?;
+    if objects.is_empty() {
+        return Err("stdin holds no objects; nothing to write".to_owned());
+    }
+    let mut files = BTreeMap::new();
+    for object in &objects {
+        let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str).unwrap_or_default();
+        let name = match text("/kind") {
+            "CustomResourceDefinition" => format!("{}_{}.yaml", text("/spec/group"), text("/spec/names/plural")),
+            "" => return Err(format!("an object on stdin has no kind: {object}")),
+            kind => format!("{}_{}.yaml", kind.to_lowercase(), text("/metadata/name")),
+        };
+        let yaml = yaml_documents(std::slice::from_ref(object))?;
+        if files.insert(PathBuf::from(&name), yaml).is_some() {
+            return Err(format!("two objects on stdin would both be written to {name}"));
+        }
+    }
+    Ok(files)
+}
+
+/// Objects as a YAML stream under the generated header.
+fn yaml_documents(objects: &[Value]) -> Result<String, String> {
+    let mut text = format!("{YAML_HEADER}\n");
+    for object in objects {
+        let yaml = serde_saphyr::to_string(object).map_err(|e| format!("cannot write YAML: {e}"))?;
+        text.push_str("---\n");
+        text.push_str(&yaml);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    Ok(text)
+}
+
+/// The `.rs` files under `root`, sorted.
+fn rust_files(root: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut found = Vec::new();
+    let entries = std::fs::read_dir(root).map_err(|e| {
+        format!(
+            "cannot read input directory {}: {e} (pass --input <crate>/src)",
+            root.display()
+        )
+    })?;
+    for entry in entries {
+        let path = entry
+            .map_err(|e| format!("cannot read {}: {e}", root.display()))?
+            .path();
+        if path.is_dir() {
+            found.extend(rust_files(&path)?);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+    found.sort();
+    Ok(found)
+}

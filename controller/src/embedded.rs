@@ -1,0 +1,154 @@
+//! `--embedded`: the in-memory API server in this process, served on loopback with a kubeconfig
+//! so kubectl can watch, with `deploy/crds/` and `deploy/examples/` installed; and a stand-in
+//! for the kubelet and the Deployment controller that reports every Deployment's replicas as
+//! available, so Foos show progress with no cluster.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use codegen_runtime::FakeApiServer;
+use codegen_runtime::fake::{ApiStatus, ServeError, ServedApiServer};
+use futures::StreamExt;
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::api::{Api, Patch, PatchParams};
+use kube::runtime::watcher;
+use serde_json::{Value, json};
+use tokio::task::JoinHandle;
+
+/// The manifests installed at startup: the generated CRDs, then the seeds' examples.
+pub const MANIFESTS: [(&str, &str); 4] = [
+    (
+        "deploy/crds/cloudnative.tw_virtualmachines.yaml",
+        include_str!("../../deploy/crds/cloudnative.tw_virtualmachines.yaml"),
+    ),
+    (
+        "deploy/crds/samplecontroller.k8s.io_foos.yaml",
+        include_str!("../../deploy/crds/samplecontroller.k8s.io_foos.yaml"),
+    ),
+    (
+        "deploy/examples/test-vm.yaml",
+        include_str!("../../deploy/examples/test-vm.yaml"),
+    ),
+    (
+        "deploy/examples/example-foo.yaml",
+        include_str!("../../deploy/examples/example-foo.yaml"),
+    ),
+];
+
+/// Why the embedded API server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddedError {
+    /// A bundled manifest is not YAML of objects.
+    #[error("{path}: {error}")]
+    Manifest {
+        /// The manifest.
+        path: &'static str,
+        /// Why.
+        error: String,
+    },
+    /// The server refused a bundled object.
+    #[error("{path}: the API server refused it: {status}")]
+    Refused {
+        /// The manifest.
+        path: &'static str,
+        /// The server's answer.
+        status: ApiStatus,
+    },
+    /// Serving or writing the kubeconfig failed.
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+}
+
+/// The running embedded API server.
+pub struct Embedded {
+    /// The server, for in-process clients.
+    pub server: FakeApiServer,
+    /// Its loopback listener.
+    pub served: ServedApiServer,
+    /// The kubeconfig written for it.
+    pub kubeconfig: PathBuf,
+    simulator: JoinHandle<()>,
+}
+
+impl Drop for Embedded {
+    fn drop(&mut self) {
+        self.simulator.abort();
+    }
+}
+
+/// The objects of a YAML stream (documents separated by `---`).
+pub fn objects(path: &'static str, yaml: &str) -> Result<Vec<Value>, EmbeddedError> {
+    let documents: Vec<Value> = serde_saphyr::from_multiple(yaml).map_err(|error| EmbeddedError::Manifest {
+        path,
+        error: error.to_string(),
+    })?;
+    Ok(documents.into_iter().filter(|d| !d.is_null()).collect())
+}
+
+/// Starts the server on `address`, installs the bundled manifests, writes a kubeconfig to
+/// `kubeconfig` (default: in the temporary directory) and starts the Deployment simulator.
+pub async fn start(address: SocketAddr, kubeconfig: Option<PathBuf>) -> Result<Embedded, EmbeddedError> {
+    let server = FakeApiServer::builder().auto_create_namespaces(true).build();
+    for (path, yaml) in MANIFESTS {
+        for object in objects(path, yaml)? {
+            server
+                .insert(&object)
+                .map_err(|status| EmbeddedError::Refused { path, status })?;
+        }
+    }
+    let served = server.serve(address).await?;
+    let kubeconfig = kubeconfig.unwrap_or_else(|| std::env::temp_dir().join("kube-codegen-embedded.kubeconfig"));
+    served.write_kubeconfig(&kubeconfig)?;
+    let simulator = tokio::spawn(simulate_deployments(server.client()));
+    Ok(Embedded {
+        server,
+        served,
+        kubeconfig,
+        simulator,
+    })
+}
+
+/// Reports each Deployment's replicas as ready and available once its spec changes, as the
+/// Deployment controller and kubelets of a healthy cluster would.
+async fn simulate_deployments(client: kube::Client) {
+    let api = Api::<Deployment>::all(client.clone());
+    let mut events = watcher(api, watcher::Config::default()).boxed();
+    while let Some(event) = events.next().await {
+        let deployment = match event {
+            Ok(watcher::Event::Apply(d) | watcher::Event::InitApply(d)) => d,
+            Ok(_) => continue,
+            Err(error) => {
+                tracing::debug!(%error, "deployment simulator: watch error");
+                continue;
+            }
+        };
+        let replicas = deployment.spec.replicas.unwrap_or(1);
+        let generation = deployment.metadata.generation;
+        let status = deployment.status.as_ref();
+        if status.and_then(|s| s.available_replicas) == Some(replicas)
+            && status.and_then(|s| s.observed_generation) == generation
+        {
+            continue;
+        }
+        let (Some(namespace), Some(name)) = (
+            deployment.metadata.namespace.as_deref(),
+            deployment.metadata.name.as_deref(),
+        ) else {
+            continue;
+        };
+        let patch = json!({ "status": {
+            "observedGeneration": generation,
+            "replicas": replicas,
+            "updatedReplicas": replicas,
+            "readyReplicas": replicas,
+            "availableReplicas": replicas,
+        }});
+        let api = Api::<Deployment>::namespaced(client.clone(), namespace);
+        if let Err(error) = api
+            .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+        {
+            tracing::debug!(%error, name, "deployment simulator: cannot update status");
+        }
+    }
+}

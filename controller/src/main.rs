@@ -1,0 +1,110 @@
+//! The controller binary: flags, logging, signals, then [`controller::run`].
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+use codegen_runtime::LeaderElectionConfig;
+use controller::flags::Flags;
+use controller::vm::simulated::SimulatedHypervisor;
+use controller::{RunOptions, config, embedded, run};
+use tokio_util::sync::CancellationToken;
+use tracing_subscriber::EnvFilter;
+
+fn main() -> ExitCode {
+    let flags = Flags::parse();
+    // klog's -v levels: 0-1 info, 2-3 debug, 4+ trace; RUST_LOG wins when set.
+    let level = match flags.verbosity {
+        0 | 1 => "info",
+        2 | 3 => "debug",
+        _ => "trace",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(ansi)
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(main_async(flags)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn main_async(flags: Flags) -> Result<(), String> {
+    let shutdown = CancellationToken::new();
+    tokio::spawn(stop_on_signal(shutdown.clone()));
+    let identity = flags.identity();
+    let (client, _embedded) = if flags.embedded {
+        let embedded = embedded::start(flags.embedded_address, flags.embedded_kubeconfig.clone())
+            .await
+            .map_err(|e| e.to_string())?;
+        eprintln!(
+            "embedded API server at {} with deploy/crds and deploy/examples installed; try:\n  \
+             export KUBECONFIG={}\n  kubectl get vm,foo,deploy -w",
+            embedded.served.url(),
+            embedded.kubeconfig.display()
+        );
+        (embedded.server.client(), Some(embedded))
+    } else {
+        let config = config::config(flags.kubeconfig.as_ref(), flags.master.as_deref())
+            .await
+            .map_err(|e| e.to_string())?;
+        (config::connect(config).await.map_err(|e| e.to_string())?, None)
+    };
+    let leader_election = flags.leader_elect.then(|| LeaderElectionConfig {
+        lease_duration: flags.leader_elect_lease_duration,
+        renew_deadline: flags.leader_elect_renew_deadline,
+        retry_period: flags.leader_elect_retry_period,
+        release_on_cancel: true,
+        ..LeaderElectionConfig::new(&flags.lease_lock_namespace, &flags.lease_lock_name, &identity)
+    });
+    tracing::info!(%identity, leader_elect = flags.leader_elect, "starting controllers");
+    let options = RunOptions {
+        threads: flags.threads,
+        leader_election,
+        resync: flags.resync_period,
+        vm_refresh: flags.vm_refresh_period,
+        probe_address: flags.probe_address,
+        driver: Arc::new(SimulatedHypervisor::new()),
+        recorder: None,
+        identity,
+    };
+    run(client, options, shutdown).await.map_err(|e| e.to_string())?;
+    tracing::info!("shut down cleanly");
+    Ok(())
+}
+
+/// Cancels `shutdown` on the first SIGINT or SIGTERM; a second one exits at once.
+async fn stop_on_signal(shutdown: CancellationToken) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+    else {
+        tracing::warn!("cannot listen for signals; stop the process with SIGKILL");
+        return;
+    };
+    for round in 0..2 {
+        tokio::select! {
+            _ = interrupt.recv() => {}
+            _ = terminate.recv() => {}
+        }
+        if round == 0 {
+            tracing::info!("signal received: finishing work in flight, then releasing the lease");
+            shutdown.cancel();
+        } else {
+            eprintln!("second signal: exiting now");
+            std::process::exit(1);
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The binary as a user meets it: `--embedded` reconciles the examples with no cluster and
+//! exits 0 on SIGTERM; bad flags, a missing kubeconfig, an unreachable server and missing CRDs
+//! are one clear line and a non-zero exit, never a panic.
+
+mod common;
+
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use codegen_runtime::FakeApiServer;
+use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
+use generated_example::apis::samplecontroller::v1alpha1::Foo;
+use k8s_openapi::api::apps::v1::Deployment;
+use kube::Api;
+
+fn controller(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_controller"))
+        .args(args)
+        .env_remove("KUBECONFIG")
+        .env("HOME", "/nonexistent")
+        .output()
+        .unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn bad_flags_and_missing_config_should_be_one_clear_error() {
+    let output = controller(&["--threads", "zero"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("invalid value 'zero' for '--threads"),
+        "{}",
+        stderr(&output)
+    );
+    let output = controller(&["--leader-elect-lease-duration", "soon"]);
+    assert!(stderr(&output).contains("is not a duration"), "{}", stderr(&output));
+    let output = controller(&["--kubeconfig", "/nonexistent/kubeconfig"]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    assert!(
+        text.starts_with("error: cannot read kubeconfig /nonexistent/kubeconfig"),
+        "{text}"
+    );
+    assert!(!text.contains("panicked"), "{text}");
+    let output = controller(&["--version"]);
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("controller "));
+}
+
+#[test]
+fn an_unreachable_server_should_be_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    // Port 1 on loopback: nothing listens there.
+    let text = "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:1\n\
+                contexts:\n- name: c\n  context:\n    cluster: c\n    user: u\ncurrent-context: c\nusers:\n- name: u\n  user: {}\n";
+    std::fs::write(&kubeconfig, text).unwrap();
+    let output = controller(&["--kubeconfig", kubeconfig.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    assert!(
+        text.contains("error: cannot reach the API server at http://127.0.0.1:1/"),
+        "{text}"
+    );
+    let output = controller(&["--kubeconfig", kubeconfig.to_str().unwrap(), "--master", "not a url"]);
+    assert!(
+        stderr(&output).contains("--master \"not a url\" is not a URL"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_without_the_crds_should_say_how_to_install_them() {
+    let server = FakeApiServer::new();
+    let served = server.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    served.write_kubeconfig(&kubeconfig).unwrap();
+    let path = kubeconfig.to_str().unwrap().to_owned();
+    let output = tokio::task::spawn_blocking(move || controller(&["--kubeconfig", &path]))
+        .await
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    assert!(
+        text.contains(
+            "does not serve virtualmachines.cloudnative.tw: install the CRDs with `kubectl apply -f deploy/crds/`"
+        ),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_should_reconcile_the_examples_and_exit_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    let child = Command::new(env!("CARGO_BIN_EXE_controller"))
+        .args(["--embedded", "--probe-address", "127.0.0.1:0", "--embedded-kubeconfig"])
+        .arg(&kubeconfig)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !kubeconfig.exists() {
+        assert!(started.elapsed() < Duration::from_secs(20), "no kubeconfig written");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let config = kube::Config::from_custom_kubeconfig(
+        kube::config::Kubeconfig::read_from(&kubeconfig).unwrap(),
+        &kube::config::KubeConfigOptions::default(),
+    )
+    .await
+    .unwrap();
+    let client = kube::Client::try_from(config).unwrap();
+    let (vms, foos) = (
+        Api::<VirtualMachine>::default_namespaced(client.clone()),
+        Api::<Foo>::default_namespaced(client.clone()),
+    );
+    let deployments = Api::<Deployment>::default_namespaced(client);
+    loop {
+        let vm = vms.get_opt("test-vm").await.unwrap();
+        let foo = foos.get_opt("example-foo").await.unwrap();
+        let deployment = deployments.get_opt("example-foo").await.unwrap();
+        let active = vm.and_then(|v| v.status).is_some_and(|s| s.phase == "Active");
+        let available = foo.and_then(|f| f.status).is_some_and(|s| s.available_replicas == 1);
+        if active && available && deployment.is_some() {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the examples did not converge"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let output = tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("shut down cleanly"));
+}

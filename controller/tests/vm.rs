@@ -1,0 +1,236 @@
+//! The VirtualMachine lifecycle through the whole controller (informers, queue, workers) on the
+//! in-memory API server with the simulated hypervisor: create → Creating → Active with a server
+//! and the finalizer; driver failures; delete → server deleted, finalizer removed, object gone;
+//! usage refreshed.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use codegen_runtime::{FakeApiServer, FakeRecorder};
+use common::server;
+use controller::vm::simulated::SimulatedHypervisor;
+use controller::vm::{FINALIZER, phase};
+use controller::{RunOptions, run};
+use generated_example::apis::cloudnative::v1alpha1::{ResourceRequest, VirtualMachine, VirtualMachineSpec};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use kube::Api;
+use kube::api::{DeleteParams, ObjectMeta, PostParams};
+use tokio_util::sync::CancellationToken;
+
+struct Running {
+    server: FakeApiServer,
+    hypervisor: Arc<SimulatedHypervisor>,
+    recorder: Arc<FakeRecorder>,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<Result<(), controller::RunError>>,
+}
+
+impl Running {
+    fn vms(&self) -> Api<VirtualMachine> {
+        Api::namespaced(self.server.client(), "default")
+    }
+
+    async fn stop(self) {
+        self.shutdown.cancel();
+        self.task.await.unwrap().unwrap();
+    }
+}
+
+fn start(refresh: Duration) -> Running {
+    let server = server();
+    let hypervisor = Arc::new(SimulatedHypervisor::new());
+    let recorder = Arc::new(FakeRecorder::new());
+    let shutdown = CancellationToken::new();
+    let options = RunOptions {
+        threads: 2,
+        leader_election: None,
+        resync: Duration::from_secs(30),
+        vm_refresh: refresh,
+        probe_address: "127.0.0.1:0".parse().unwrap(),
+        driver: hypervisor.clone(),
+        recorder: Some(recorder.clone()),
+        identity: "test".to_owned(),
+    };
+    let task = tokio::spawn(run(server.client(), options, shutdown.clone()));
+    Running {
+        server,
+        hypervisor,
+        recorder,
+        shutdown,
+        task,
+    }
+}
+
+fn vm(name: &str, cpu: &str, memory: &str) -> VirtualMachine {
+    VirtualMachine {
+        metadata: ObjectMeta {
+            name: Some(name.to_owned()),
+            namespace: Some("default".to_owned()),
+            ..ObjectMeta::default()
+        },
+        spec: VirtualMachineSpec {
+            action: String::new(),
+            resource: ResourceRequest {
+                cpu: Quantity(cpu.to_owned()),
+                memory: Quantity(memory.to_owned()),
+                root_disk: None,
+            },
+        },
+        status: None,
+    }
+}
+
+/// Polls the server until the VirtualMachine `name` satisfies `check`.
+async fn until(running: &Running, name: &str, what: &str, check: impl Fn(&VirtualMachine) -> bool) -> VirtualMachine {
+    let api = running.vms();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(vm) = api.get_opt(name).await.unwrap()
+            && check(&vm)
+        {
+            return vm;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {name}: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn phase_of(vm: &VirtualMachine) -> &str {
+    vm.status.as_ref().map_or("", |s| s.phase.as_str())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_virtual_machine_should_go_active_and_be_deleted_with_its_server() {
+    let running = start(Duration::from_secs(60));
+    running
+        .vms()
+        .create(&PostParams::default(), &vm("test-vm", "1", "4G"))
+        .await
+        .unwrap();
+    let active = until(&running, "test-vm", "Active", |vm| phase_of(vm) == phase::ACTIVE).await;
+    let status = active.status.as_ref().unwrap();
+    assert!(status.server.id.starts_with("sim-"), "{status:?}");
+    assert_eq!(status.server.state, "ACTIVE");
+    assert!(status.server.usage.cpu > 0.0 && status.last_update_time.is_some());
+    assert_eq!(active.metadata.finalizers.as_deref(), Some(&[FINALIZER.to_owned()][..]));
+    assert_eq!(running.hypervisor.server_names(), ["default-test-vm"]);
+
+    running.vms().delete("test-vm", &DeleteParams::default()).await.unwrap();
+    let api = running.vms();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while api.get_opt("test-vm").await.unwrap().is_some() {
+        assert!(tokio::time::Instant::now() < deadline, "test-vm was never deleted");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        running.hypervisor.server_names().is_empty(),
+        "the server is deleted first"
+    );
+    let events = running.recorder.events();
+    assert!(
+        events.iter().any(|e| e.starts_with("Normal Created Server sim-")),
+        "{events:?}"
+    );
+    assert!(
+        events.contains(&"Normal Deleted Server deleted".to_owned()),
+        "{events:?}"
+    );
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_create_failure_should_be_failed_with_a_reason_and_a_warning() {
+    let running = start(Duration::from_secs(60));
+    running.hypervisor.fail_creates(1, "no capacity on any host");
+    running
+        .vms()
+        .create(&PostParams::default(), &vm("unlucky", "1", "4G"))
+        .await
+        .unwrap();
+    let failed = until(&running, "unlucky", "Failed", |vm| phase_of(vm) == phase::FAILED).await;
+    assert_eq!(
+        failed.status.unwrap().reason,
+        "cannot create the server: no capacity on any host"
+    );
+    // A spec the driver cannot act on fails the same way, without a retry loop.
+    running
+        .vms()
+        .create(&PostParams::default(), &vm("weird", "1", "4 gigs"))
+        .await
+        .unwrap();
+    let failed = until(&running, "weird", "Failed", |vm| phase_of(vm) == phase::FAILED).await;
+    assert!(failed.status.unwrap().reason.contains("\"4 gigs\" is not a quantity"));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let events = running.recorder.events();
+    let warnings: Vec<&String> = events
+        .iter()
+        .filter(|e| e.starts_with("Warning FailedCreate"))
+        .collect();
+    assert_eq!(warnings.len(), 2, "one warning each, no retries: {events:?}");
+    assert!(running.hypervisor.server_names().is_empty());
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delete_failure_should_be_retried_with_backoff_while_the_object_stays() {
+    let running = start(Duration::from_secs(60));
+    running
+        .vms()
+        .create(&PostParams::default(), &vm("sticky", "2", "1Gi"))
+        .await
+        .unwrap();
+    until(&running, "sticky", "Active", |vm| phase_of(vm) == phase::ACTIVE).await;
+    running.hypervisor.fail_deletes(3, "hypervisor busy");
+    running.vms().delete("sticky", &DeleteParams::default()).await.unwrap();
+    let terminating = until(&running, "sticky", "Terminating", |vm| {
+        phase_of(vm) == phase::TERMINATING
+    })
+    .await;
+    assert!(
+        terminating
+            .metadata
+            .finalizers
+            .as_ref()
+            .is_some_and(|f| f.contains(&FINALIZER.to_owned()))
+    );
+    // Three failures back off 5, 10 and 20 ms, then the delete goes through.
+    let api = running.vms();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while api.get_opt("sticky").await.unwrap().is_some() {
+        assert!(tokio::time::Instant::now() < deadline, "sticky was never deleted");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let events = running.recorder.events();
+    let failures = events.iter().filter(|e| e.starts_with("Warning FailedDelete")).count();
+    assert_eq!(failures, 3, "{events:?}");
+    assert!(running.hypervisor.server_names().is_empty());
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn usage_should_be_refreshed_periodically() {
+    let running = start(Duration::from_secs(1));
+    running
+        .vms()
+        .create(&PostParams::default(), &vm("busy", "1", "4G"))
+        .await
+        .unwrap();
+    let first = until(&running, "busy", "Active", |vm| phase_of(vm) == phase::ACTIVE).await;
+    let first_time = first.status.as_ref().unwrap().last_update_time.clone().unwrap();
+    let refreshed = until(&running, "busy", "a refresh", |vm| {
+        vm.status
+            .as_ref()
+            .and_then(|s| s.last_update_time.as_ref())
+            .is_some_and(|t| t.0 > first_time.0)
+    })
+    .await;
+    let (before, after) = (first.status.unwrap().server, refreshed.status.unwrap().server);
+    assert_eq!(before.id, after.id);
+    assert_ne!(before.usage, after.usage, "the simulated usage moves");
+    running.stop().await;
+}
