@@ -107,3 +107,35 @@ impl Health {
         Ok((bound, task))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+
+    async fn body(response: Response<Full<Bytes>>) -> String {
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn readiness_should_follow_the_caches_and_metrics_should_be_served() {
+        let mut registry = Registry::default();
+        let metrics = codegen_runtime::workqueue::WorkqueueMetrics::new();
+        metrics.register(&mut registry);
+        let queue = codegen_runtime::WorkQueue::<String>::builder()
+            .name("Foo")
+            .metrics(&metrics)
+            .build();
+        queue.add("default/example-foo".to_owned());
+        let health = Health::new(registry);
+        assert_eq!(health.respond("/healthz").status(), StatusCode::OK);
+        assert_eq!(health.respond("/readyz").status(), StatusCode::SERVICE_UNAVAILABLE);
+        health.set_ready(true);
+        assert_eq!(health.respond("/readyz").status(), StatusCode::OK);
+        assert_eq!(health.respond("/nope").status(), StatusCode::NOT_FOUND);
+        let text = body(health.respond("/metrics")).await;
+        assert!(text.contains("workqueue_adds_total{name=\"Foo\"} 1"), "{text}");
+        assert!(text.contains("workqueue_depth{name=\"Foo\"} 1"), "{text}");
+    }
+}

@@ -98,8 +98,13 @@ async fn a_cluster_without_the_crds_should_say_how_to_install_them() {
 async fn embedded_should_reconcile_the_examples_and_exit_cleanly() {
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = dir.path().join("kubeconfig");
+    let probes = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
     let child = Command::new(env!("CARGO_BIN_EXE_controller"))
-        .args(["--embedded", "--probe-address", "127.0.0.1:0", "--embedded-kubeconfig"])
+        .args(["--embedded", "--probe-address", &probes, "--embedded-kubeconfig"])
         .arg(&kubeconfig)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -137,6 +142,17 @@ async fn embedded_should_reconcile_the_examples_and_exit_cleanly() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    let ready = get(&probes, "/readyz").await;
+    assert!(ready.starts_with("HTTP/1.1 200"), "{ready}");
+    let metrics = get(&probes, "/metrics").await;
+    for series in [
+        "workqueue_adds_total{name=\"VirtualMachine\"}",
+        "controller_reconcile_total{controller=\"Foo\",result=\"success\"}",
+        "controller_reconcile_duration_seconds_count{controller=\"VirtualMachine\"}",
+        "leader_election_master_status 1",
+    ] {
+        assert!(metrics.contains(series), "{series} missing from\n{metrics}");
+    }
     assert!(
         Command::new("kill")
             .args(["-TERM", &child.id().to_string()])
@@ -150,4 +166,20 @@ async fn embedded_should_reconcile_the_examples_and_exit_cleanly() {
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(String::from_utf8_lossy(&output.stderr).contains("shut down cleanly"));
+}
+
+/// A plain HTTP/1.1 GET of `path`: the response's head and body.
+async fn get(address: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let (address, path) = (address.to_owned(), path.to_owned());
+    tokio::task::spawn_blocking(move || {
+        let mut stream = std::net::TcpStream::connect(&address).unwrap();
+        let request = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        response
+    })
+    .await
+    .unwrap()
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use codegen_runtime::FakeRecorder;
-use common::{server, wait_for, writes};
+use common::{Running, server, until, wait_for, writes};
 use controller::events::Events;
 use controller::foo::FooController;
 use controller::foo::deployment::new_deployment;
@@ -17,7 +17,8 @@ use generated_example::apis::samplecontroller::v1alpha1::{Foo, FooSpec, FooStatu
 use generated_example::generated::{Clientset, SharedInformerFactory};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus};
 use kube::Api;
-use kube::api::{ObjectMeta, PostParams};
+use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
+use serde_json::json;
 
 fn new_foo(name: &str, replicas: i32) -> Foo {
     Foo {
@@ -230,4 +231,45 @@ async fn a_foo_that_is_gone_should_be_forgotten() {
     let next = f.controller.reconcile("default/missing").await.unwrap();
     assert_eq!(next, controller::worker::Next::Done);
     assert!(writes(&f.server.actions()).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owned_deployment_that_changes_should_requeue_its_foo() {
+    let running = Running::start(Duration::from_secs(60));
+    let (foos, deployments) = (running.api::<Foo>(), running.api::<Deployment>());
+    foos.create(&PostParams::default(), &new_foo("web", 2)).await.unwrap();
+    until(&deployments, "web-deployment", "created", |d| {
+        d.spec.replicas == Some(2)
+    })
+    .await;
+    // Someone scales the Deployment: the change requeues the Foo, which puts its replicas back.
+    let scale = json!({"spec": {"replicas": 5}});
+    deployments
+        .patch("web-deployment", &PatchParams::default(), &Patch::Merge(&scale))
+        .await
+        .unwrap();
+    until(&deployments, "web-deployment", "replicas back to 2", |d| {
+        d.spec.replicas == Some(2)
+    })
+    .await;
+    // The Deployment's pods become available: the Foo's status follows.
+    let status = json!({"status": {"availableReplicas": 2}});
+    deployments
+        .patch_status("web-deployment", &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .unwrap();
+    until(&foos, "web", "availableReplicas 2", |f| {
+        f.status.as_ref().is_some_and(|s| s.available_replicas == 2)
+    })
+    .await;
+    // The Foo is scaled: the Deployment follows.
+    let scale = json!({"spec": {"replicas": 3}});
+    foos.patch("web", &PatchParams::default(), &Patch::Merge(&scale))
+        .await
+        .unwrap();
+    until(&deployments, "web-deployment", "replicas 3", |d| {
+        d.spec.replicas == Some(3)
+    })
+    .await;
+    running.stop().await;
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use codegen_runtime::LeaderElectionConfig;
-use common::{server, wait_for};
+use common::{server, until_gone, wait_for};
 use controller::vm::simulated::SimulatedHypervisor;
 use controller::{RunOptions, run};
 use generated_example::apis::cloudnative::v1alpha1::{ResourceRequest, VirtualMachine, VirtualMachineSpec};
@@ -168,11 +168,7 @@ async fn the_controllers_should_use_exactly_what_deploy_rbac_grants() {
     })
     .await;
     vms.delete("test-vm", &DeleteParams::default()).await.unwrap();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while vms.get_opt("test-vm").await.unwrap().is_some() {
-        assert!(tokio::time::Instant::now() < deadline, "test-vm was never deleted");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_gone(&vms, "test-vm").await;
     shutdown.cancel();
     task.await.unwrap().unwrap();
 

@@ -5,63 +5,13 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use codegen_runtime::{FakeApiServer, FakeRecorder};
-use common::server;
-use controller::vm::simulated::SimulatedHypervisor;
+use common::{Running, until, until_gone};
 use controller::vm::{FINALIZER, phase};
-use controller::{RunOptions, run};
 use generated_example::apis::cloudnative::v1alpha1::{ResourceRequest, VirtualMachine, VirtualMachineSpec};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use kube::Api;
 use kube::api::{DeleteParams, ObjectMeta, PostParams};
-use tokio_util::sync::CancellationToken;
-
-struct Running {
-    server: FakeApiServer,
-    hypervisor: Arc<SimulatedHypervisor>,
-    recorder: Arc<FakeRecorder>,
-    shutdown: CancellationToken,
-    task: tokio::task::JoinHandle<Result<(), controller::RunError>>,
-}
-
-impl Running {
-    fn vms(&self) -> Api<VirtualMachine> {
-        Api::namespaced(self.server.client(), "default")
-    }
-
-    async fn stop(self) {
-        self.shutdown.cancel();
-        self.task.await.unwrap().unwrap();
-    }
-}
-
-fn start(refresh: Duration) -> Running {
-    let server = server();
-    let hypervisor = Arc::new(SimulatedHypervisor::new());
-    let recorder = Arc::new(FakeRecorder::new());
-    let shutdown = CancellationToken::new();
-    let options = RunOptions {
-        threads: 2,
-        leader_election: None,
-        resync: Duration::from_secs(30),
-        vm_refresh: refresh,
-        probe_address: "127.0.0.1:0".parse().unwrap(),
-        driver: hypervisor.clone(),
-        recorder: Some(recorder.clone()),
-        identity: "test".to_owned(),
-    };
-    let task = tokio::spawn(run(server.client(), options, shutdown.clone()));
-    Running {
-        server,
-        hypervisor,
-        recorder,
-        shutdown,
-        task,
-    }
-}
 
 fn vm(name: &str, cpu: &str, memory: &str) -> VirtualMachine {
     VirtualMachine {
@@ -82,37 +32,19 @@ fn vm(name: &str, cpu: &str, memory: &str) -> VirtualMachine {
     }
 }
 
-/// Polls the server until the VirtualMachine `name` satisfies `check`.
-async fn until(running: &Running, name: &str, what: &str, check: impl Fn(&VirtualMachine) -> bool) -> VirtualMachine {
-    let api = running.vms();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Some(vm) = api.get_opt(name).await.unwrap()
-            && check(&vm)
-        {
-            return vm;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for {name}: {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 fn phase_of(vm: &VirtualMachine) -> &str {
     vm.status.as_ref().map_or("", |s| s.phase.as_str())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_virtual_machine_should_go_active_and_be_deleted_with_its_server() {
-    let running = start(Duration::from_secs(60));
+    let running = Running::start(Duration::from_secs(60));
     running
-        .vms()
+        .api::<VirtualMachine>()
         .create(&PostParams::default(), &vm("test-vm", "1", "4G"))
         .await
         .unwrap();
-    let active = until(&running, "test-vm", "Active", |vm| phase_of(vm) == phase::ACTIVE).await;
+    let active = until(&running.api(), "test-vm", "Active", |vm| phase_of(vm) == phase::ACTIVE).await;
     let status = active.status.as_ref().unwrap();
     assert!(status.server.id.starts_with("sim-"), "{status:?}");
     assert_eq!(status.server.state, "ACTIVE");
@@ -120,13 +52,12 @@ async fn a_virtual_machine_should_go_active_and_be_deleted_with_its_server() {
     assert_eq!(active.metadata.finalizers.as_deref(), Some(&[FINALIZER.to_owned()][..]));
     assert_eq!(running.hypervisor.server_names(), ["default-test-vm"]);
 
-    running.vms().delete("test-vm", &DeleteParams::default()).await.unwrap();
-    let api = running.vms();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while api.get_opt("test-vm").await.unwrap().is_some() {
-        assert!(tokio::time::Instant::now() < deadline, "test-vm was never deleted");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    running
+        .api::<VirtualMachine>()
+        .delete("test-vm", &DeleteParams::default())
+        .await
+        .unwrap();
+    until_gone(&running.api::<VirtualMachine>(), "test-vm").await;
     assert!(
         running.hypervisor.server_names().is_empty(),
         "the server is deleted first"
@@ -145,25 +76,25 @@ async fn a_virtual_machine_should_go_active_and_be_deleted_with_its_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_create_failure_should_be_failed_with_a_reason_and_a_warning() {
-    let running = start(Duration::from_secs(60));
+    let running = Running::start(Duration::from_secs(60));
     running.hypervisor.fail_creates(1, "no capacity on any host");
     running
-        .vms()
+        .api::<VirtualMachine>()
         .create(&PostParams::default(), &vm("unlucky", "1", "4G"))
         .await
         .unwrap();
-    let failed = until(&running, "unlucky", "Failed", |vm| phase_of(vm) == phase::FAILED).await;
+    let failed = until(&running.api(), "unlucky", "Failed", |vm| phase_of(vm) == phase::FAILED).await;
     assert_eq!(
         failed.status.unwrap().reason,
         "cannot create the server: no capacity on any host"
     );
     // A spec the driver cannot act on fails the same way, without a retry loop.
     running
-        .vms()
+        .api::<VirtualMachine>()
         .create(&PostParams::default(), &vm("weird", "1", "4 gigs"))
         .await
         .unwrap();
-    let failed = until(&running, "weird", "Failed", |vm| phase_of(vm) == phase::FAILED).await;
+    let failed = until(&running.api(), "weird", "Failed", |vm| phase_of(vm) == phase::FAILED).await;
     assert!(failed.status.unwrap().reason.contains("\"4 gigs\" is not a quantity"));
     tokio::time::sleep(Duration::from_millis(300)).await;
     let events = running.recorder.events();
@@ -178,16 +109,20 @@ async fn a_create_failure_should_be_failed_with_a_reason_and_a_warning() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_delete_failure_should_be_retried_with_backoff_while_the_object_stays() {
-    let running = start(Duration::from_secs(60));
+    let running = Running::start(Duration::from_secs(60));
     running
-        .vms()
+        .api::<VirtualMachine>()
         .create(&PostParams::default(), &vm("sticky", "2", "1Gi"))
         .await
         .unwrap();
-    until(&running, "sticky", "Active", |vm| phase_of(vm) == phase::ACTIVE).await;
+    until(&running.api(), "sticky", "Active", |vm| phase_of(vm) == phase::ACTIVE).await;
     running.hypervisor.fail_deletes(3, "hypervisor busy");
-    running.vms().delete("sticky", &DeleteParams::default()).await.unwrap();
-    let terminating = until(&running, "sticky", "Terminating", |vm| {
+    running
+        .api::<VirtualMachine>()
+        .delete("sticky", &DeleteParams::default())
+        .await
+        .unwrap();
+    let terminating = until(&running.api(), "sticky", "Terminating", |vm| {
         phase_of(vm) == phase::TERMINATING
     })
     .await;
@@ -199,12 +134,7 @@ async fn a_delete_failure_should_be_retried_with_backoff_while_the_object_stays(
             .is_some_and(|f| f.contains(&FINALIZER.to_owned()))
     );
     // Three failures back off 5, 10 and 20 ms, then the delete goes through.
-    let api = running.vms();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while api.get_opt("sticky").await.unwrap().is_some() {
-        assert!(tokio::time::Instant::now() < deadline, "sticky was never deleted");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_gone(&running.api::<VirtualMachine>(), "sticky").await;
     let events = running.recorder.events();
     let failures = events.iter().filter(|e| e.starts_with("Warning FailedDelete")).count();
     assert_eq!(failures, 3, "{events:?}");
@@ -214,15 +144,15 @@ async fn a_delete_failure_should_be_retried_with_backoff_while_the_object_stays(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn usage_should_be_refreshed_periodically() {
-    let running = start(Duration::from_secs(1));
+    let running = Running::start(Duration::from_secs(1));
     running
-        .vms()
+        .api::<VirtualMachine>()
         .create(&PostParams::default(), &vm("busy", "1", "4G"))
         .await
         .unwrap();
-    let first = until(&running, "busy", "Active", |vm| phase_of(vm) == phase::ACTIVE).await;
+    let first = until(&running.api(), "busy", "Active", |vm| phase_of(vm) == phase::ACTIVE).await;
     let first_time = first.status.as_ref().unwrap().last_update_time.clone().unwrap();
-    let refreshed = until(&running, "busy", "a refresh", |vm| {
+    let refreshed = until(&running.api(), "busy", "a refresh", |vm: &VirtualMachine| {
         vm.status
             .as_ref()
             .and_then(|s| s.last_update_time.as_ref())

@@ -5,9 +5,17 @@
 
 use std::time::Duration;
 
-use codegen_runtime::FakeApiServer;
+use std::fmt::Debug;
+use std::sync::Arc;
+
 use codegen_runtime::fake::Action;
+use codegen_runtime::{FakeApiServer, FakeRecorder};
 use controller::embedded::{MANIFESTS, objects};
+use controller::vm::simulated::SimulatedHypervisor;
+use controller::{RunError, RunOptions, run};
+use kube::Api;
+use serde::de::DeserializeOwned;
+use tokio_util::sync::CancellationToken;
 
 /// An in-memory API server serving the CRDs of `deploy/crds/`, namespaces created on use.
 pub fn server() -> FakeApiServer {
@@ -46,4 +54,89 @@ pub fn writes(actions: &[Action]) -> Vec<String> {
             None => format!("{} {}", a.verb.as_str(), a.resource),
         })
         .collect()
+}
+
+/// Polls the server until the object `name` satisfies `check`; returns it.
+pub async fn until<K>(api: &Api<K>, name: &str, what: &str, check: impl Fn(&K) -> bool) -> K
+where
+    K: Clone + DeserializeOwned + Debug,
+{
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(object) = api.get_opt(name).await.unwrap()
+            && check(&object)
+        {
+            return object;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {name}: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Polls the server until the object `name` is gone.
+pub async fn until_gone<K>(api: &Api<K>, name: &str)
+where
+    K: Clone + DeserializeOwned + Debug,
+{
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while api.get_opt(name).await.unwrap().is_some() {
+        assert!(tokio::time::Instant::now() < deadline, "{name} was never deleted");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Both controllers running in this process on an in-memory API server, without leader
+/// election, with the simulated hypervisor and events kept in memory.
+pub struct Running {
+    pub server: FakeApiServer,
+    pub hypervisor: Arc<SimulatedHypervisor>,
+    pub recorder: Arc<FakeRecorder>,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<Result<(), RunError>>,
+}
+
+impl Running {
+    /// Starts the controllers; usage is refreshed every `refresh`.
+    pub fn start(refresh: Duration) -> Self {
+        let server = server();
+        let hypervisor = Arc::new(SimulatedHypervisor::new());
+        let recorder = Arc::new(FakeRecorder::new());
+        let shutdown = CancellationToken::new();
+        let options = RunOptions {
+            threads: 2,
+            leader_election: None,
+            resync: Duration::from_secs(30),
+            vm_refresh: refresh,
+            probe_address: "127.0.0.1:0".parse().unwrap(),
+            driver: hypervisor.clone(),
+            recorder: Some(recorder.clone()),
+            identity: "test".to_owned(),
+        };
+        let task = tokio::spawn(run(server.client(), options, shutdown.clone()));
+        Self {
+            server,
+            hypervisor,
+            recorder,
+            shutdown,
+            task,
+        }
+    }
+
+    /// An API of `K` in `default`.
+    pub fn api<K>(&self) -> Api<K>
+    where
+        K: kube::Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        K::DynamicType: Default,
+    {
+        Api::namespaced(self.server.client(), "default")
+    }
+
+    /// Stops the controllers, which must exit cleanly.
+    pub async fn stop(self) {
+        self.shutdown.cancel();
+        self.task.await.unwrap().unwrap();
+    }
 }
