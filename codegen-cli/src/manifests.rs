@@ -129,7 +129,9 @@ fn manifest_files(json: &str) -> Result<BTreeMap<PathBuf, String>, String> {
 fn yaml_documents(objects: &[Value]) -> Result<String, String> {
     let mut text = format!("{YAML_HEADER}\n");
     for object in objects {
-        let yaml = serde_saphyr::to_string(object).map_err(|e| format!("cannot write YAML: {e}"))?;
+        let mut object = object.clone();
+        whole_numbers(&mut object);
+        let yaml = serde_saphyr::to_string(&object).map_err(|e| format!("cannot write YAML: {e}"))?;
         text.push_str("---\n");
         text.push_str(&yaml);
         if !text.ends_with('\n') {
@@ -160,4 +162,22 @@ fn rust_files(root: &Path) -> Result<Vec<PathBuf>, String> {
     }
     found.sort();
     Ok(found)
+}
+
+/// Writes whole floating-point numbers as integers (`minimum: 1`, not `1.0`), as controller-gen
+/// does: `JSONSchemaProps` keeps bounds as floats, and the value is the same either way.
+fn whole_numbers(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            if let Some(float) = number
+                .as_f64()
+                .filter(|f| number.is_f64() && f.fract() == 0.0 && f.abs() < 1e15)
+            {
+                *value = Value::from(float as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers),
+        Value::Object(map) => map.values_mut().for_each(whole_numbers),
+        _ => {}
+    }
 }

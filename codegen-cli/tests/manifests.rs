@@ -26,7 +26,7 @@ fn text(output: &Output) -> String {
 }
 
 const CRD: &str = r#"[{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
-"metadata":{"name":"widgets.example.dev"},"spec":{"group":"example.dev","names":{"kind":"Widget","plural":"widgets"},
+"metadata":{"name":"widgets.example.dev","annotations":{"bounds":[2.0,2.5]}},"spec":{"group":"example.dev","names":{"kind":"Widget","plural":"widgets"},
 "scope":"Namespaced","versions":[]}}]"#;
 
 #[test]
@@ -42,6 +42,10 @@ fn manifests_should_write_check_and_refuse_bad_input() {
         "{yaml}"
     );
     assert!(yaml.contains("  name: widgets.example.dev\n"), "{yaml}");
+    assert!(
+        yaml.contains("    - 2\n    - 2.5\n"),
+        "whole numbers as integers, as controller-gen: {yaml}"
+    );
     assert!(
         run(&["manifests", "--output", out_arg, "--check"], CRD)
             .status

@@ -46,6 +46,19 @@ async fn main_async(flags: Flags) -> Result<(), String> {
     let shutdown = CancellationToken::new();
     tokio::spawn(stop_on_signal(shutdown.clone()));
     let identity = flags.identity();
+    let leader_election = flags.leader_elect.then(|| LeaderElectionConfig {
+        lease_duration: flags.leader_elect_lease_duration,
+        renew_deadline: flags.leader_elect_renew_deadline,
+        retry_period: flags.leader_elect_retry_period,
+        release_on_cancel: true,
+        ..LeaderElectionConfig::new(&flags.lease_lock_namespace, &flags.lease_lock_name, &identity)
+    });
+    // Bad durations are a flag error: say so before connecting anywhere.
+    if let Some(config) = &leader_election {
+        config
+            .validate()
+            .map_err(|e| format!("{e}; check the --leader-elect-* flags"))?;
+    }
     let (client, _embedded) = if flags.embedded {
         let embedded = embedded::start(flags.embedded_address, flags.embedded_kubeconfig.clone())
             .await
@@ -63,13 +76,6 @@ async fn main_async(flags: Flags) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         (config::connect(config).await.map_err(|e| e.to_string())?, None)
     };
-    let leader_election = flags.leader_elect.then(|| LeaderElectionConfig {
-        lease_duration: flags.leader_elect_lease_duration,
-        renew_deadline: flags.leader_elect_renew_deadline,
-        retry_period: flags.leader_elect_retry_period,
-        release_on_cancel: true,
-        ..LeaderElectionConfig::new(&flags.lease_lock_namespace, &flags.lease_lock_name, &identity)
-    });
     tracing::info!(%identity, leader_elect = flags.leader_elect, "starting controllers");
     let options = RunOptions {
         threads: flags.threads,

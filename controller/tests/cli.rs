@@ -45,6 +45,13 @@ fn bad_flags_and_missing_config_should_be_one_clear_error() {
         "{text}"
     );
     assert!(!text.contains("panicked"), "{text}");
+    let output = controller(&["--leader-elect-renew-deadline", "20s"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("check the --leader-elect-* flags"),
+        "{}",
+        stderr(&output)
+    );
     let output = controller(&["--version"]);
     assert!(output.status.success());
     assert!(String::from_utf8_lossy(&output.stdout).starts_with("controller "));

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use generated_example::apis::samplecontroller::v1alpha1::Foo;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::Api;
@@ -80,7 +81,14 @@ async fn deploy_should_apply_with_kubectl_and_be_locked_down() {
         "{examples}"
     );
 
+    // The Foo CRD's scale subresource: kubectl scale sets spec.replicas.
+    run(&kubectl, &kubeconfig, &["scale", "foo", "example-foo", "--replicas=3"]).await;
     let client = fake.client();
+    let foo = Api::<Foo>::namespaced(client.clone(), "default")
+        .get("example-foo")
+        .await
+        .unwrap();
+    assert_eq!(foo.spec.replicas, Some(3));
     let system = "kube-codegen-system";
     let binding = Api::<ClusterRoleBinding>::all(client.clone())
         .get("kube-codegen-controller")

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 /// +genclient
 /// +kubebuilder:object:root=true
 /// +kubebuilder:subresource:status
+/// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.availableReplicas
 /// +kubebuilder:metadata:annotations="api-approved.kubernetes.io=unapproved, experimental-only; please get an approval from Kubernetes API reviewers if you're trying to develop a CRD in the *.k8s.io or *.kubernetes.io groups"
 /// +kubebuilder:printcolumn:name="Deployment",type=string,JSONPath=".spec.deploymentName"
 /// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=".spec.replicas"
@@ -40,6 +41,7 @@ pub struct FooSpec {
     /// How many replicas the Deployment runs.
     ///
     /// +optional
+    /// +kubebuilder:default=1
     /// +kubebuilder:validation:Minimum=1
     /// +kubebuilder:validation:Maximum=10
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -389,6 +389,11 @@ impl Foo {
             )
             .selectable_field(".spec.deploymentName")
             .status_subresource()
+            .scale_subresource(
+                ".spec.replicas",
+                ".status.availableReplicas",
+                ::std::option::Option::None,
+            )
             .annotation(
                 "api-approved.kubernetes.io",
                 "unapproved, experimental-only; please get an approval from Kubernetes API reviewers if you're trying to develop a CRD in the *.k8s.io or *.kubernetes.io groups",
@@ -403,6 +408,11 @@ impl Foo {
                 "replicas",
                 false,
                 "+optional on FooSpec.replicas",
+            )
+            .merge(
+                "/properties/spec/properties/replicas",
+                "{\"default\":1}",
+                "+kubebuilder:default on FooSpec.replicas",
             )
             .merge(
                 "/properties/spec/properties/replicas",
