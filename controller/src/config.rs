@@ -81,7 +81,13 @@ pub async fn config(kubeconfig: Option<&PathBuf>, master: Option<&str>) -> Resul
                 .await
                 .map_err(ConnectError::Config)?
         }
-        None => Config::infer().await.map_err(ConnectError::Infer)?,
+        None => match (Config::infer().await, master) {
+            (Ok(config), _) => config,
+            // Like client-go's BuildConfigFromFlags(master, ""): a master alone is enough,
+            // e.g. `kubectl proxy` at http://127.0.0.1:8001.
+            (Err(_), Some(master)) => Config::new(master.parse().map_err(|_| ConnectError::Master(master.to_owned()))?),
+            (Err(error), None) => return Err(ConnectError::Infer(error)),
+        },
     };
     if let Some(master) = master {
         config.cluster_url = master.parse().map_err(|_| ConnectError::Master(master.to_owned()))?;

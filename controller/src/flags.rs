@@ -19,7 +19,7 @@ pub struct Flags {
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,
     /// Elect a leader among replicas through a Lease, so only one reconciles.
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub leader_elect: bool,
     /// This replica's identity in the election (default: $POD_NAME, else the hostname).
     #[arg(long, env = "POD_NAME")]
@@ -42,9 +42,10 @@ pub struct Flags {
     /// Log verbosity, as klog's -v: 0-1 info, 2-3 debug, 4+ trace (RUST_LOG overrides).
     #[arg(short = 'v', long = "v", default_value_t = 0)]
     pub verbosity: u8,
-    /// Where /healthz, /readyz and /metrics are served.
-    #[arg(long, default_value = "0.0.0.0:8080")]
-    pub probe_address: SocketAddr,
+    /// Where /healthz, /readyz and /metrics are served (default 0.0.0.0:8080, or 127.0.0.1:8080
+    /// with --embedded).
+    #[arg(long)]
+    pub probe_address: Option<SocketAddr>,
     /// How often a resync re-delivers every cached object to the controllers.
     #[arg(long, default_value = "30s", value_parser = parse_duration)]
     pub resync_period: Duration,
@@ -87,6 +88,12 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 impl Flags {
+    /// The probe address: as given, else all interfaces in a cluster and loopback for the demo.
+    pub fn probe_address(&self) -> SocketAddr {
+        let default = if self.embedded { [127, 0, 0, 1] } else { [0, 0, 0, 0] };
+        self.probe_address.unwrap_or(SocketAddr::from((default, 8080)))
+    }
+
     /// This replica's identity: --holder-identity / $POD_NAME, else the hostname with a random
     /// suffix (as client-go's examples do), so two processes on one host differ.
     pub fn identity(&self) -> String {
@@ -126,6 +133,14 @@ mod tests {
         let flags = Flags::try_parse_from(["controller", "--leader-elect=false", "--threads", "4"]).unwrap();
         assert!(!flags.leader_elect);
         assert_eq!(flags.threads, 4);
+        assert!(
+            Flags::try_parse_from(["controller", "--leader-elect"])
+                .unwrap()
+                .leader_elect
+        );
+        assert_eq!(flags.probe_address().to_string(), "0.0.0.0:8080");
+        let flags = Flags::try_parse_from(["controller", "--embedded"]).unwrap();
+        assert_eq!(flags.probe_address().to_string(), "127.0.0.1:8080");
         assert!(Flags::try_parse_from(["controller", "--threads", "0"]).is_err());
     }
 }

@@ -2,11 +2,14 @@
 //! clientsets, informers and listers kube-codegen generates, under leader election.
 //!
 //! What the controllers may do, from which `hack/update-codegen.sh` writes
-//! `deploy/rbac/role.yaml` (and the RBAC test checks it against what they did):
+//! `deploy/rbac/role.yaml` (and the RBAC test checks it against what they did). `foos/finalizers`
+//! is what clusters with the OwnerReferencesPermissionEnforcement admission plugin require of
+//! whoever sets `blockOwnerDeletion` on a Deployment owned by a Foo:
 //!
 //! +kubebuilder:rbac:groups=cloudnative.tw,resources=virtualmachines,verbs=list;watch;update
 //! +kubebuilder:rbac:groups=samplecontroller.k8s.io,resources=foos,verbs=list;watch
 //! +kubebuilder:rbac:groups=samplecontroller.k8s.io,resources=foos/status,verbs=update
+//! +kubebuilder:rbac:groups=samplecontroller.k8s.io,resources=foos/finalizers,verbs=update
 //! +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;watch;create;update
 //! +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 //! +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update,namespace=kube-codegen-system
@@ -29,6 +32,7 @@ use codegen_runtime::workqueue::{WorkqueueMetrics, default_controller_rate_limit
 use codegen_runtime::{EventRecorder, LeaderCallbacks, LeaderElectionConfig, LeaderElector, WorkQueue};
 use generated_example::generated::{Clientset, SharedInformerFactory};
 use k8s_openapi::api::apps::v1::Deployment;
+use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 use tokio::task::JoinHandle;
@@ -40,6 +44,10 @@ use health::Health;
 use vm::VmController;
 use vm::driver::VmDriver;
 use worker::{Reconcile as _, ReconcileMetrics, run_workers};
+
+/// How long a shutdown waits for the work in flight before releasing the lease anyway: well
+/// within the 30 s a pod gets between SIGTERM and SIGKILL.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// How to run the controllers.
 pub struct RunOptions {
@@ -87,11 +95,12 @@ pub async fn run(client: kube::Client, options: RunOptions, shutdown: Cancellati
     let queue_metrics = WorkqueueMetrics::new();
     queue_metrics.register(&mut registry);
     let reconcile_metrics = ReconcileMetrics::new(&mut registry);
-    let leader_gauge: Gauge = Gauge::default();
+    // client-go's gauge, labelled with the lease's name.
+    let leaders: Family<Vec<(String, String)>, Gauge> = Family::default();
     registry.register(
         "leader_election_master_status",
         "1 while this replica leads, else 0",
-        leader_gauge.clone(),
+        leaders.clone(),
     );
     let health = Health::new(registry);
     let probes = CancellationToken::new();
@@ -118,11 +127,15 @@ pub async fn run(client: kube::Client, options: RunOptions, shutdown: Cancellati
     let stop = shutdown.child_token();
     let result = match options.leader_election {
         None => {
-            leader_gauge.set(1);
             run_controllers(context, stop).await;
             Ok(())
         }
-        Some(config) => lead(context, config, leader_gauge, shutdown, stop).await,
+        Some(config) => {
+            let gauge = leaders
+                .get_or_create(&vec![("name".to_owned(), config.lease_name.clone())])
+                .clone();
+            lead(context, config, gauge, shutdown, stop).await
+        }
     };
     probes.cancel();
     let _ = probe_task.await;
@@ -146,6 +159,10 @@ async fn lead(
     let (slot, started_context, started_stop) = (running.clone(), context.clone(), stop.clone());
     let callbacks = LeaderCallbacks::new(
         move |leading: CancellationToken| {
+            // Acquired just as shutdown began: lead nothing, the release follows.
+            if started_stop.is_cancelled() {
+                return;
+            }
             tracing::info!("started leading");
             started_gauge.set(1);
             started_context.health.set_ready(false);
@@ -181,8 +198,13 @@ async fn lead(
     stop.cancel();
     let task = running.lock().unwrap_or_else(|p| p.into_inner()).take();
     let led = task.is_some();
-    if let Some(task) = task {
-        let _ = task.await;
+    if let Some(task) = task
+        && tokio::time::timeout(DRAIN_TIMEOUT, task).await.is_err()
+    {
+        tracing::warn!(
+            ?DRAIN_TIMEOUT,
+            "work in flight did not finish; releasing the lease anyway"
+        );
     }
     elector_cancel.cancel();
     let _ = campaign.await;

@@ -8,6 +8,7 @@ use codegen_runtime::LeaderElectionConfig;
 use controller::flags::Flags;
 use controller::vm::simulated::SimulatedHypervisor;
 use controller::{RunOptions, config, embedded, run};
+use tokio::signal::unix::Signal;
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
@@ -44,7 +45,13 @@ fn main() -> ExitCode {
 
 async fn main_async(flags: Flags) -> Result<(), String> {
     let shutdown = CancellationToken::new();
-    tokio::spawn(stop_on_signal(shutdown.clone()));
+    // Registered before anything else, so no early signal takes the default action.
+    use tokio::signal::unix::{SignalKind, signal};
+    let signals = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()));
+    let (Ok(interrupt), Ok(terminate)) = signals else {
+        return Err("cannot listen for SIGINT and SIGTERM".to_owned());
+    };
+    tokio::spawn(stop_on_signal(interrupt, terminate, shutdown.clone()));
     let identity = flags.identity();
     let leader_election = flags.leader_elect.then(|| LeaderElectionConfig {
         lease_duration: flags.leader_elect_lease_duration,
@@ -74,7 +81,11 @@ async fn main_async(flags: Flags) -> Result<(), String> {
         let config = config::config(flags.kubeconfig.as_ref(), flags.master.as_deref())
             .await
             .map_err(|e| e.to_string())?;
-        (config::connect(config).await.map_err(|e| e.to_string())?, None)
+        let connected = tokio::select! {
+            connected = config::connect(config) => connected.map_err(|e| e.to_string())?,
+            () = shutdown.cancelled() => return Ok(()),
+        };
+        (connected, None)
     };
     tracing::info!(%identity, leader_elect = flags.leader_elect, "starting controllers");
     let options = RunOptions {
@@ -82,7 +93,7 @@ async fn main_async(flags: Flags) -> Result<(), String> {
         leader_election,
         resync: flags.resync_period,
         vm_refresh: flags.vm_refresh_period,
-        probe_address: flags.probe_address,
+        probe_address: flags.probe_address(),
         driver: Arc::new(SimulatedHypervisor::new()),
         recorder: None,
         identity,
@@ -93,13 +104,7 @@ async fn main_async(flags: Flags) -> Result<(), String> {
 }
 
 /// Cancels `shutdown` on the first SIGINT or SIGTERM; a second one exits at once.
-async fn stop_on_signal(shutdown: CancellationToken) {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
-    else {
-        tracing::warn!("cannot listen for signals; stop the process with SIGKILL");
-        return;
-    };
+async fn stop_on_signal(mut interrupt: Signal, mut terminate: Signal, shutdown: CancellationToken) {
     for round in 0..2 {
         tokio::select! {
             _ = interrupt.recv() => {}

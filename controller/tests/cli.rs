@@ -72,6 +72,13 @@ fn an_unreachable_server_should_be_named() {
         text.contains("error: cannot reach the API server at http://127.0.0.1:1/"),
         "{text}"
     );
+    // --master alone, with no kubeconfig anywhere, is enough (client-go's BuildConfigFromFlags).
+    let output = controller(&["--master", "http://127.0.0.1:1"]);
+    assert!(
+        stderr(&output).contains("cannot reach the API server at http://127.0.0.1:1/"),
+        "{}",
+        stderr(&output)
+    );
     let output = controller(&["--kubeconfig", kubeconfig.to_str().unwrap(), "--master", "not a url"]);
     assert!(
         stderr(&output).contains("--master \"not a url\" is not a URL"),
@@ -156,7 +163,7 @@ async fn embedded_should_reconcile_the_examples_and_exit_cleanly() {
         "workqueue_adds_total{name=\"VirtualMachine\"}",
         "controller_reconcile_total{controller=\"Foo\",result=\"success\"}",
         "controller_reconcile_duration_seconds_count{controller=\"VirtualMachine\"}",
-        "leader_election_master_status 1",
+        "leader_election_master_status{name=\"kube-codegen-controller\"} 1",
     ] {
         assert!(metrics.contains(series), "{series} missing from\n{metrics}");
     }

@@ -85,6 +85,7 @@ async fn one_process_should_lead_and_hand_over_on_kill_and_at_once_on_term() {
     kill(&mut a, "KILL");
     a.wait().unwrap();
     let handover = until_held_by(&leases, "b", Duration::from_secs(10)).await;
+    eprintln!("SIGKILL handover: {handover:?} (lease duration 3 s)");
     assert!(handover <= Duration::from_secs(5), "took {handover:?}");
 
     // SIGTERM: b finishes, releases and exits 0; c takes over within about a retry period.
@@ -93,6 +94,7 @@ async fn one_process_should_lead_and_hand_over_on_kill_and_at_once_on_term() {
     assert_eq!(holder(&leases).await.as_deref(), Some("b"));
     kill(&mut b, "TERM");
     let handover = until_held_by(&leases, "c", Duration::from_secs(10)).await;
+    eprintln!("SIGTERM handover: {handover:?}");
     let status = b.wait().unwrap();
     assert!(status.success(), "SIGTERM exits 0, got {status:?}");
     assert!(

@@ -183,6 +183,27 @@ async fn the_controllers_should_use_exactly_what_deploy_rbac_grants() {
             (a.group.clone(), resource, a.verb.as_str().to_owned())
         })
         .collect();
+    // Setting blockOwnerDeletion on a Deployment owned by a Foo needs `update foos/finalizers`
+    // on clusters that enforce owner-reference permissions (the in-memory server does not).
+    let mut used = used;
+    for action in actions()
+        .iter()
+        .filter(|a| a.user_agent.is_none() && a.resource == "deployments")
+    {
+        let owners = action
+            .body
+            .as_ref()
+            .and_then(|b| b.pointer("/metadata/ownerReferences"));
+        for owner in owners.and_then(Value::as_array).into_iter().flatten() {
+            if owner["blockOwnerDeletion"] == true && owner["kind"] == "Foo" {
+                used.insert((
+                    "samplecontroller.k8s.io".into(),
+                    "foos/finalizers".into(),
+                    "update".into(),
+                ));
+            }
+        }
+    }
     let ungranted: Vec<&Permission> = used.difference(&granted).collect();
     let unused: Vec<&Permission> = granted.difference(&used).collect();
     assert!(

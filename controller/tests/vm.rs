@@ -11,7 +11,7 @@ use common::{Running, until, until_gone};
 use controller::vm::{FINALIZER, phase};
 use generated_example::apis::cloudnative::v1alpha1::{ResourceRequest, VirtualMachine, VirtualMachineSpec};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use kube::api::{DeleteParams, ObjectMeta, PostParams};
+use kube::api::{DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
 
 fn vm(name: &str, cpu: &str, memory: &str) -> VirtualMachine {
     VirtualMachine {
@@ -50,7 +50,7 @@ async fn a_virtual_machine_should_go_active_and_be_deleted_with_its_server() {
     assert_eq!(status.server.state, "ACTIVE");
     assert!(status.server.usage.cpu > 0.0 && status.last_update_time.is_some());
     assert_eq!(active.metadata.finalizers.as_deref(), Some(&[FINALIZER.to_owned()][..]));
-    assert_eq!(running.hypervisor.server_names(), ["default-test-vm"]);
+    assert_eq!(running.hypervisor.server_names(), ["default/test-vm"]);
 
     running
         .api::<VirtualMachine>()
@@ -75,35 +75,68 @@ async fn a_virtual_machine_should_go_active_and_be_deleted_with_its_server() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_create_failure_should_be_failed_with_a_reason_and_a_warning() {
+async fn a_create_failure_should_be_failed_with_a_reason_and_a_warning_then_retried() {
     let running = Running::start(Duration::from_secs(60));
-    running.hypervisor.fail_creates(1, "no capacity on any host");
+    running.hypervisor.fail_creates(2, "no capacity on any host");
     running
         .api::<VirtualMachine>()
         .create(&PostParams::default(), &vm("unlucky", "1", "4G"))
         .await
         .unwrap();
-    let failed = until(&running.api(), "unlucky", "Failed", |vm| phase_of(vm) == phase::FAILED).await;
+    // Two failures, retried with backoff (5 ms, 10 ms), then the server is created.
+    until(&running.api(), "unlucky", "Active", |vm| phase_of(vm) == phase::ACTIVE).await;
+    let failed: Vec<VirtualMachine> = running
+        .server
+        .actions()
+        .iter()
+        .filter(|a| a.matches("update", "virtualmachines"))
+        .filter_map(|a| a.object::<VirtualMachine>())
+        .filter(|vm| phase_of(vm) == phase::FAILED)
+        .collect();
+    assert_eq!(failed.len(), 1, "Failed is written once, not at every retry");
     assert_eq!(
-        failed.status.unwrap().reason,
+        failed[0].status.as_ref().unwrap().reason,
         "cannot create the server: no capacity on any host"
     );
-    // A spec the driver cannot act on fails the same way, without a retry loop.
-    running
-        .api::<VirtualMachine>()
-        .create(&PostParams::default(), &vm("weird", "1", "4 gigs"))
+    let events = running.recorder.events();
+    let warnings = events.iter().filter(|e| e.starts_with("Warning FailedCreate")).count();
+    assert_eq!(warnings, 2, "a warning per failed attempt: {events:?}");
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spec_the_driver_cannot_act_on_should_be_failed_without_retries() {
+    let running = Running::start(Duration::from_secs(60));
+    let vms = running.api::<VirtualMachine>();
+    vms.create(&PostParams::default(), &vm("weird", "1", "4 gigs"))
         .await
         .unwrap();
-    let failed = until(&running.api(), "weird", "Failed", |vm| phase_of(vm) == phase::FAILED).await;
+    let failed = until(&vms, "weird", "Failed", |vm| phase_of(vm) == phase::FAILED).await;
     assert!(failed.status.unwrap().reason.contains("\"4 gigs\" is not a quantity"));
+    let writes = || {
+        running
+            .server
+            .actions()
+            .iter()
+            .filter(|a| a.matches("update", "virtualmachines"))
+            .count()
+    };
+    let settled = writes();
     tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(writes(), settled, "no retry loop");
     let events = running.recorder.events();
-    let warnings: Vec<&String> = events
-        .iter()
-        .filter(|e| e.starts_with("Warning FailedCreate"))
-        .collect();
-    assert_eq!(warnings.len(), 2, "one warning each, no retries: {events:?}");
-    assert!(running.hypervisor.server_names().is_empty());
+    assert_eq!(
+        events.iter().filter(|e| e.starts_with("Warning FailedCreate")).count(),
+        1,
+        "{events:?}"
+    );
+    // Fixing the spec recovers it.
+    let fix = serde_json::json!({"spec": {"resource": {"memory": "4G"}}});
+    vms.patch("weird", &PatchParams::default(), &Patch::Merge(&fix))
+        .await
+        .unwrap();
+    until(&vms, "weird", "Active", |vm| phase_of(vm) == phase::ACTIVE).await;
+    assert_eq!(running.hypervisor.server_names(), ["default/weird"]);
     running.stop().await;
 }
 

@@ -106,12 +106,9 @@ impl VmController {
             })
     }
 
+    /// The server's name: the object's `namespace/name`, unique as namespaces have no `/`.
     fn server_name(vm: &VirtualMachine) -> String {
-        format!(
-            "{}-{}",
-            vm.metadata.namespace.as_deref().unwrap_or_default(),
-            vm.metadata.name.as_deref().unwrap_or_default()
-        )
+        key_of(&vm.metadata)
     }
 
     async fn terminate(&self, mut vm: VirtualMachine) -> Result<Next, VmError> {
@@ -141,24 +138,28 @@ impl VmController {
         Ok(Next::Done)
     }
 
+    /// Creates the server of a `Creating` (or `Failed`) VirtualMachine. A spec the driver cannot
+    /// act on is `Failed` until the spec changes; a driver error is `Failed` too, and retried
+    /// with backoff, as controller101 retries. Failed is written (and reported) only when the
+    /// reason changes, so a retry or a resync never loops on its own writes.
     async fn create(&self, mut vm: VirtualMachine) -> Result<Next, VmError> {
         let request = &vm.spec.resource;
         let resources = parse_quantity(&request.cpu.0)
             .and_then(|cpu| parse_quantity(&request.memory.0).map(|memory_bytes| Resources { cpu, memory_bytes }));
-        let created = match resources {
-            Err(error) => Err(format!("invalid spec.resource: {error}")),
+        let (created, retry) = match resources {
+            Err(error) => (Err(format!("invalid spec.resource: {error}")), None),
             Ok(resources) => match self.driver.create_server(&Self::server_name(&vm), resources).await {
-                Ok(server) => Ok(server),
-                Err(error) => Err(format!("cannot create the server: {error}")),
+                Ok(server) => (Ok(server), None),
+                Err(error) => (Err(format!("cannot create the server: {error}")), Some(error)),
             },
         };
         let status = vm.status.get_or_insert_with(Default::default);
-        status.last_update_time = Some(Time(jiff_now()));
         match created {
             Ok(server) => {
                 status.phase = phase::ACTIVE.to_owned();
                 status.reason = String::new();
                 status.server = server_status(&server);
+                status.last_update_time = Some(Time(jiff_now()));
                 let vm = self.write(&vm).await?;
                 tracing::info!(
                     key = key_of(&vm.metadata),
@@ -171,14 +172,22 @@ impl VmController {
                 Ok(Next::RequeueAfter(self.refresh))
             }
             Err(reason) => {
-                // A failure is a phase with a reason, not a hot retry loop: the user fixes the
-                // spec or the hypervisor and recreates the VirtualMachine.
-                status.phase = phase::FAILED.to_owned();
-                status.reason = reason.clone();
-                let vm = self.write(&vm).await?;
-                tracing::warn!(key = key_of(&vm.metadata), %reason, "VirtualMachine Failed");
-                self.events.warning(&vm, "FailedCreate", reason).await;
-                Ok(Next::Done)
+                let changed = status.phase != phase::FAILED || status.reason != reason;
+                if changed {
+                    status.phase = phase::FAILED.to_owned();
+                    status.reason = reason.clone();
+                    status.last_update_time = Some(Time(jiff_now()));
+                    vm = self.write(&vm).await?;
+                    tracing::warn!(key = key_of(&vm.metadata), %reason, "VirtualMachine Failed");
+                }
+                // Each attempt is worth an event; a resync of an unchanged invalid spec is not.
+                if changed || retry.is_some() {
+                    self.events.warning(&vm, "FailedCreate", reason).await;
+                }
+                match retry {
+                    Some(error) => Err(error.into()),
+                    None => Ok(Next::Done),
+                }
             }
         }
     }
@@ -266,7 +275,7 @@ impl Reconcile for VmController {
                 tracing::info!(%key, "VirtualMachine Creating");
                 Ok(Next::Done)
             }
-            phase::CREATING => self.create(vm).await,
+            phase::CREATING | phase::FAILED => self.create(vm).await,
             phase::ACTIVE => self.refresh(vm).await,
             _ => Ok(Next::Done),
         }
