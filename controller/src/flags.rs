@@ -15,6 +15,9 @@ pub struct Flags {
     /// The address of the Kubernetes API server; overrides the server in the kubeconfig.
     #[arg(long)]
     pub master: Option<String>,
+    /// Watch and reconcile only this namespace (default: all namespaces).
+    #[arg(long)]
+    pub namespace: Option<String>,
     /// Workers per controller (how many objects of one kind reconcile at once).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,

@@ -53,6 +53,8 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
 pub struct RunOptions {
     /// Workers per controller.
     pub threads: u16,
+    /// Only this namespace, or all.
+    pub namespace: Option<String>,
     /// Leader election, or `None` to reconcile at once.
     pub leader_election: Option<LeaderElectionConfig>,
     /// Informer resync period.
@@ -115,6 +117,7 @@ pub async fn run(client: kube::Client, options: RunOptions, shutdown: Cancellati
     let context = Arc::new(Context {
         client,
         threads: options.threads,
+        namespace: options.namespace,
         resync: options.resync,
         vm_refresh: options.vm_refresh,
         driver: options.driver,
@@ -218,6 +221,7 @@ async fn lead(
 struct Context {
     client: kube::Client,
     threads: u16,
+    namespace: Option<String>,
     resync: Duration,
     vm_refresh: Duration,
     driver: Arc<dyn VmDriver>,
@@ -253,9 +257,11 @@ impl Context {
 /// then stops the informers.
 async fn run_controllers(context: Arc<Context>, stop: CancellationToken) {
     let clientset = Clientset::new(context.client.clone());
-    let factory: SharedInformerFactory = SharedInformerFactory::builder(&clientset)
-        .resync(context.resync)
-        .build();
+    let mut builder = SharedInformerFactory::builder(&clientset).resync(context.resync);
+    if let Some(namespace) = &context.namespace {
+        builder = builder.namespace(namespace);
+    }
+    let factory: SharedInformerFactory = builder.build();
     let vm_informer = factory.cloudnative().v1alpha1().virtual_machines();
     let foo_informer = factory.samplecontroller().v1alpha1().foos();
     let deployments = factory.inner().informer::<Deployment>();

@@ -90,6 +90,7 @@ async fn main_async(flags: Flags) -> Result<(), String> {
     tracing::info!(%identity, leader_elect = flags.leader_elect, "starting controllers");
     let options = RunOptions {
         threads: flags.threads,
+        namespace: flags.namespace.clone(),
         leader_election,
         resync: flags.resync_period,
         vm_refresh: flags.vm_refresh_period,

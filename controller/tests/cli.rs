@@ -8,6 +8,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use codegen_runtime::FakeApiServer;
+use common::terminate;
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use generated_example::apis::samplecontroller::v1alpha1::Foo;
 use k8s_openapi::api::apps::v1::Deployment;
@@ -167,17 +168,7 @@ async fn embedded_should_reconcile_the_examples_and_exit_cleanly() {
     ] {
         assert!(metrics.contains(series), "{series} missing from\n{metrics}");
     }
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let output = tokio::task::spawn_blocking(move || child.wait_with_output())
-        .await
-        .unwrap()
-        .unwrap();
+    let output = terminate(child).await;
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(String::from_utf8_lossy(&output.stderr).contains("shut down cleanly"));
 }

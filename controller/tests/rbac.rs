@@ -10,15 +10,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use codegen_runtime::LeaderElectionConfig;
-use common::{server, until_gone, wait_for};
+use common::{foo, server, until_gone, vm, wait_for};
 use controller::vm::simulated::SimulatedHypervisor;
 use controller::{RunOptions, run};
-use generated_example::apis::cloudnative::v1alpha1::{ResourceRequest, VirtualMachine, VirtualMachineSpec};
-use generated_example::apis::samplecontroller::v1alpha1::{Foo, FooSpec};
+use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
+use generated_example::apis::samplecontroller::v1alpha1::Foo;
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::Api;
-use kube::api::{DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -58,38 +57,6 @@ fn granted() -> (BTreeSet<Permission>, String) {
     (granted, lease_namespace)
 }
 
-fn vm(name: &str) -> VirtualMachine {
-    VirtualMachine {
-        metadata: ObjectMeta {
-            name: Some(name.to_owned()),
-            ..ObjectMeta::default()
-        },
-        spec: VirtualMachineSpec {
-            action: String::new(),
-            resource: ResourceRequest {
-                cpu: Quantity("1".into()),
-                memory: Quantity("4G".into()),
-                root_disk: None,
-            },
-        },
-        status: None,
-    }
-}
-
-fn foo(name: &str, deployment: &str, replicas: i32) -> Foo {
-    Foo {
-        metadata: ObjectMeta {
-            name: Some(name.to_owned()),
-            ..ObjectMeta::default()
-        },
-        spec: FooSpec {
-            deployment_name: deployment.to_owned(),
-            replicas: Some(replicas),
-        },
-        status: None,
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_controllers_should_use_exactly_what_deploy_rbac_grants() {
     let (granted, lease_namespace) = granted();
@@ -107,6 +74,7 @@ async fn the_controllers_should_use_exactly_what_deploy_rbac_grants() {
     let shutdown = CancellationToken::new();
     let options = RunOptions {
         threads: 2,
+        namespace: None,
         leader_election: Some(LeaderElectionConfig {
             retry_period: Duration::from_millis(200),
             release_on_cancel: true,
@@ -125,7 +93,7 @@ async fn the_controllers_should_use_exactly_what_deploy_rbac_grants() {
     let foos = Api::<Foo>::namespaced(test_client.clone(), "default");
     let deployments = Api::<Deployment>::namespaced(test_client.clone(), "default");
     let post = PostParams::default();
-    vms.create(&post, &vm("test-vm")).await.unwrap();
+    vms.create(&post, &vm("test-vm", &[])).await.unwrap();
     foos.create(&post, &foo("example-foo", "example-foo", 1)).await.unwrap();
     // A Deployment someone else owns: the Foo is refused, again and again (a repeated event).
     deployments

@@ -13,7 +13,11 @@ use codegen_runtime::{FakeApiServer, FakeRecorder};
 use controller::embedded::{MANIFESTS, objects};
 use controller::vm::simulated::SimulatedHypervisor;
 use controller::{RunError, RunOptions, run};
+use generated_example::apis::cloudnative::v1alpha1::{ResourceRequest, VirtualMachine, VirtualMachineSpec};
+use generated_example::apis::samplecontroller::v1alpha1::{Foo, FooSpec};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::Api;
+use kube::api::ObjectMeta;
 use serde::de::DeserializeOwned;
 use tokio_util::sync::CancellationToken;
 
@@ -107,6 +111,7 @@ impl Running {
         let shutdown = CancellationToken::new();
         let options = RunOptions {
             threads: 2,
+            namespace: None,
             leader_election: None,
             resync: Duration::from_secs(30),
             vm_refresh: refresh,
@@ -139,4 +144,52 @@ impl Running {
         self.shutdown.cancel();
         self.task.await.unwrap().unwrap();
     }
+}
+
+/// A VirtualMachine like controller101's test-vm (1 CPU, 4G), with labels.
+pub fn vm(name: &str, labels: &[(&str, &str)]) -> VirtualMachine {
+    VirtualMachine {
+        metadata: ObjectMeta {
+            name: Some(name.to_owned()),
+            labels: Some(labels.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()),
+            ..ObjectMeta::default()
+        },
+        spec: VirtualMachineSpec {
+            action: String::new(),
+            resource: ResourceRequest {
+                cpu: Quantity("1".into()),
+                memory: Quantity("4G".into()),
+                root_disk: None,
+            },
+        },
+        status: None,
+    }
+}
+
+/// A Foo like sample-controller's example-foo, owning the Deployment `deployment`.
+pub fn foo(name: &str, deployment: &str, replicas: i32) -> Foo {
+    Foo {
+        metadata: ObjectMeta {
+            name: Some(name.to_owned()),
+            ..ObjectMeta::default()
+        },
+        spec: FooSpec {
+            deployment_name: deployment.to_owned(),
+            replicas: Some(replicas),
+        },
+        status: None,
+    }
+}
+
+/// Sends SIGTERM to `child` and waits for it, off the async workers; returns its output.
+pub async fn terminate(child: std::process::Child) -> std::process::Output {
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success(), "cannot signal the controller");
+    tokio::task::spawn_blocking(move || child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap()
 }
