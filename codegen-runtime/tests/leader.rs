@@ -164,3 +164,112 @@ fn config_should_follow_client_go_rules() {
     );
     assert!(config("a", false).validate().is_ok());
 }
+
+/// xorshift64*, so a seed names one run.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn under_seeded_faults_there_should_never_be_two_leaders() {
+    let mut leaderships = 0;
+    for seed in 1..=8u64 {
+        let server = FakeApiServer::new();
+        let (events, mut seen) = mpsc::unbounded_channel();
+        let leaders = Arc::new(Leaders::default());
+        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+        let mut candidates: Vec<_> = ["a", "b", "c"]
+            .iter()
+            .map(|id| candidate(&server, config(id, rng.below(2) == 0), events.clone(), leaders.clone()))
+            .collect();
+        // Ten virtual minutes of failing renewals and reads, stalls and crashed candidates.
+        for round in 0..120 {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            match rng.below(6) {
+                0 => server.fail_next(
+                    1 + rng.below(8) as usize,
+                    "update",
+                    "leases",
+                    ApiStatus::internal("etcd unavailable"),
+                ),
+                1 => server.fail_next(
+                    1 + rng.below(8) as usize,
+                    "get",
+                    "leases",
+                    ApiStatus::internal("etcd unavailable"),
+                ),
+                2 => {
+                    // A stall longer than the renew deadline for a while.
+                    server.set_latency(Duration::from_secs(rng.below(14)));
+                    tokio::time::sleep(Duration::from_secs(rng.below(20))).await;
+                    server.set_latency(Duration::ZERO);
+                }
+                3 => {
+                    // A candidate crashes (or is stopped) and is replaced.
+                    let index = rng.below(3) as usize;
+                    let identity = format!("{}{round}", ["a", "b", "c"][index]);
+                    let (_, cancel, task) = &candidates[index];
+                    cancel.cancel();
+                    if rng.below(2) == 0 {
+                        task.abort();
+                    }
+                    let replacement = candidate(
+                        &server,
+                        config(&identity, rng.below(2) == 0),
+                        events.clone(),
+                        leaders.clone(),
+                    );
+                    candidates[index] = replacement;
+                }
+                _ => {}
+            }
+            assert!(
+                leaders.peak.load(Ordering::SeqCst) <= 1,
+                "seed {seed}: two leaders at once"
+            );
+            // A candidate that lost the lease has returned, as client-go's does before the
+            // process exits: restart it, as its pod would be.
+            for (index, slot) in candidates.iter_mut().enumerate() {
+                if slot.2.is_finished() {
+                    let identity = format!("{}{round}r", ["a", "b", "c"][index]);
+                    *slot = candidate(
+                        &server,
+                        config(&identity, rng.below(2) == 0),
+                        events.clone(),
+                        leaders.clone(),
+                    );
+                }
+            }
+        }
+        // Faults over: someone leads again.
+        server.set_latency(Duration::ZERO);
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        assert_eq!(
+            leaders.current.load(Ordering::SeqCst),
+            1,
+            "seed {seed}: one leader after the faults"
+        );
+        assert_eq!(
+            leaders.peak.load(Ordering::SeqCst),
+            1,
+            "seed {seed}: never two leaders at once"
+        );
+        while let Ok((_, started, _)) = seen.try_recv() {
+            leaderships += usize::from(started);
+        }
+        for (_, cancel, _) in &candidates {
+            cancel.cancel();
+        }
+    }
+    assert!(
+        leaderships > 8,
+        "leadership changed hands under the faults: {leaderships}"
+    );
+}
