@@ -125,3 +125,18 @@ fn hand_written_files_and_overlapping_directories_should_be_refused() {
     assert!(text(&same).contains("overlaps --input"), "{}", text(&same));
     assert_eq!(std::fs::read_to_string(input.join("example/v1.rs")).unwrap(), GOOD);
 }
+
+#[test]
+fn an_unreadable_input_file_should_be_named_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, out) = (dir.path().join("apis"), dir.path().join("generated"));
+    write(&input.join("example/v1.rs"), GOOD);
+    // Not UTF-8: read_to_string fails, as it would for a file the user cannot read.
+    std::fs::create_dir_all(input.join("broken")).unwrap();
+    std::fs::write(input.join("broken/v1.rs"), [0xff, 0xfe, 0x00, 0x41]).unwrap();
+    let output = run(&["--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()]);
+    assert!(!output.status.success());
+    let report = text(&output);
+    assert!(report.contains("broken/v1.rs: cannot read:"), "{report}");
+    assert!(!out.exists(), "nothing is written");
+}

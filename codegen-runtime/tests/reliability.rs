@@ -5,8 +5,8 @@
 //! exactly, and the handler saw a consistent history: no update or delete of an object it did
 //! not have, no add of one it had, deletes missed during a disconnect delivered as tombstones.
 //!
-//! `RELIABILITY_SEEDS` (default 4), `RELIABILITY_OBJECTS` (2000) and `RELIABILITY_MUTATIONS`
-//! (10000) scale it.
+//! `RELIABILITY_SEEDS` (default 8), `RELIABILITY_OBJECTS` (2000) and `RELIABILITY_MUTATIONS`
+//! (5000 per seed) scale it; `RELIABILITY_FIRST_SEED` replays from another seed.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -275,9 +275,9 @@ async fn one_seed(seed: u64, objects: u64, mutations: u64) -> Run {
 #[tokio::test(start_paused = true)]
 async fn informers_should_converge_exactly_under_faults() {
     let (seeds, objects, mutations) = (
-        setting("RELIABILITY_SEEDS", 4),
+        setting("RELIABILITY_SEEDS", 8),
         setting("RELIABILITY_OBJECTS", 2_000),
-        setting("RELIABILITY_MUTATIONS", 10_000),
+        setting("RELIABILITY_MUTATIONS", 5_000),
     );
     let mut totals = Run::default();
     let first = setting("RELIABILITY_FIRST_SEED", 1);

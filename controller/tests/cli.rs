@@ -91,14 +91,8 @@ fn an_unreachable_server_should_be_named() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cluster_without_the_crds_should_say_how_to_install_them() {
     let server = FakeApiServer::new();
-    let served = server.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("kubeconfig");
-    served.write_kubeconfig(&kubeconfig).unwrap();
-    let path = kubeconfig.to_str().unwrap().to_owned();
-    let output = tokio::task::spawn_blocking(move || controller(&["--kubeconfig", &path]))
-        .await
-        .unwrap();
+    let output = run_against(&server, dir.path()).await;
     assert_eq!(output.status.code(), Some(1));
     let text = stderr(&output);
     assert!(
@@ -187,4 +181,47 @@ async fn get(address: &str, path: &str) -> String {
     })
     .await
     .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_credentials_and_a_malformed_kubeconfig_should_be_one_line() {
+    let server = common::server();
+    server.prepend_reactor("list", "virtualmachines", |_| {
+        Some(Err(codegen_runtime::fake::ApiStatus::forbidden(
+            "virtualmachines.cloudnative.tw is forbidden: User \"system:anonymous\" cannot list resource \"virtualmachines\"",
+        )))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_against(&server, dir.path()).await;
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    assert!(text.contains("refused the credentials (403"), "{text}");
+    assert!(
+        text.contains("check the kubeconfig's user or the ServiceAccount's RBAC"),
+        "{text}"
+    );
+    assert_eq!(text.lines().filter(|l| l.starts_with("error:")).count(), 1, "{text}");
+
+    let malformed = dir.path().join("malformed");
+    std::fs::write(
+        &malformed,
+        "apiVersion: v1\nclusters: [this is not: a list of clusters\n",
+    )
+    .unwrap();
+    let output = controller(&["--kubeconfig", malformed.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    assert!(text.starts_with("error: cannot read kubeconfig"), "{text}");
+    assert!(!text.contains("panicked"), "{text}");
+}
+
+/// Runs the binary against `server`, served on loopback with a kubeconfig in `dir`.
+async fn run_against(server: &FakeApiServer, dir: &std::path::Path) -> Output {
+    let served = server.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let kubeconfig = dir.join("kubeconfig");
+    served.write_kubeconfig(&kubeconfig).unwrap();
+    let path = kubeconfig.to_str().unwrap().to_owned();
+    tokio::task::spawn_blocking(move || controller(&["--kubeconfig", &path]))
+        .await
+        .unwrap()
 }
