@@ -173,16 +173,18 @@ impl VmController {
             }
             Err(reason) => {
                 let changed = status.phase != phase::FAILED || status.reason != reason;
+                // Each attempt is worth an event (recorded even if the write below conflicts);
+                // a resync of an unchanged invalid spec is not.
+                if changed || retry.is_some() {
+                    self.events.warning(&vm, "FailedCreate", reason.clone()).await;
+                }
                 if changed {
+                    let status = vm.status.get_or_insert_with(Default::default);
                     status.phase = phase::FAILED.to_owned();
                     status.reason = reason.clone();
                     status.last_update_time = Some(Time(jiff_now()));
                     vm = self.write(&vm).await?;
                     tracing::warn!(key = key_of(&vm.metadata), %reason, "VirtualMachine Failed");
-                }
-                // Each attempt is worth an event; a resync of an unchanged invalid spec is not.
-                if changed || retry.is_some() {
-                    self.events.warning(&vm, "FailedCreate", reason).await;
                 }
                 match retry {
                     Some(error) => Err(error.into()),
