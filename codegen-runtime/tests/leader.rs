@@ -268,6 +268,7 @@ async fn under_seeded_faults_there_should_never_be_two_leaders() {
             cancel.cancel();
         }
     }
+    eprintln!("8 seeds: leadership started {leaderships} times, never two at once");
     assert!(
         leaderships > 8,
         "leadership changed hands under the faults: {leaderships}"
