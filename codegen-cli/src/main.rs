@@ -151,11 +151,5 @@ fn run(args: Args) -> Result<ExitCode, String> {
         return Err(format!("no <group>/<version>.rs API modules under {}", input.display()));
     }
     let wanted = output::render(files);
-    output::write_or_check(
-        &output,
-        &wanted,
-        output::HEADER,
-        args.check,
-        "run hack/update-codegen.sh",
-    )
+    output::write_or_check(&output, &wanted, output::HEADER, args.check)
 }

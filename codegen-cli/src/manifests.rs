@@ -52,54 +52,71 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
                 .read_to_string(&mut text)
                 .map_err(|e| format!("cannot read stdin: {e}"))?;
             let wanted = manifest_files(&text)?;
-            write_or_check(&output, &wanted, YAML_HEADER, check, "run hack/update-codegen.sh")
+            write_or_check(&output, &wanted, YAML_HEADER, check)
         }
         Command::Rbac {
             input,
             output,
             role_name,
             check,
-        } => {
-            let files = rust_files(&input)?;
-            let mut parsed = Vec::new();
-            let mut errors = Vec::new();
-            for path in &files {
-                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                match syn::parse_file(&text) {
-                    Ok(file) => parsed.push((path, file)),
-                    Err(e) => errors.push(format!("{}: not valid Rust: {e}", path.display())),
-                }
+        } => rbac(&input, &output, &role_name, check),
+    }
+}
+
+/// Writes (or checks) the roles of the `+kubebuilder:rbac` markers in the Rust files under
+/// `input`; every unparsable file and bad marker is reported, and then nothing is written.
+fn rbac(input: &Path, output: &Path, role_name: &str, check: bool) -> Result<ExitCode, String> {
+    let mut paths = Vec::new();
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for path in rust_files(input)? {
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        match syn::parse_file(&text) {
+            Ok(file) => {
+                paths.push(path);
+                files.push(file);
             }
-            // Each file alone first, so every problem is reported with its file.
-            for (path, file) in &parsed {
-                if let Err(diagnostics) = codegen::rbac::roles(std::slice::from_ref(file), &role_name) {
-                    errors.extend(diagnostics.iter().map(|d| {
-                        let start = d.span.start();
-                        format!("{}:{}:{}: {}", path.display(), start.line, start.column + 1, d.text())
-                    }));
-                }
-            }
-            if !errors.is_empty() {
-                for error in &errors {
-                    eprintln!("{error}");
-                }
-                return Err(format!("{} problem(s); nothing was written", errors.len()));
-            }
-            let all: Vec<syn::File> = parsed.into_iter().map(|(_, f)| f).collect();
-            let roles = codegen::rbac::roles(&all, &role_name).map_err(|_| "invalid rbac markers".to_owned())?;
-            if roles.is_empty() {
-                return Err(format!(
-                    "no +kubebuilder:rbac markers in the //! docs under {}",
-                    input.display()
-                ));
-            }
-            let (Some(directory), Some(name)) = (output.parent(), output.file_name()) else {
-                return Err(format!("--output {} is not a file path", output.display()));
-            };
-            let wanted = BTreeMap::from([(PathBuf::from(name), yaml_documents(&roles)?)]);
-            write_or_check(directory, &wanted, YAML_HEADER, check, "run hack/update-codegen.sh")
+            Err(e) => errors.push(format!("{}: not valid Rust: {e}", path.display())),
         }
     }
+    let roles = match codegen::rbac::roles(&files, role_name) {
+        Ok(roles) => roles,
+        Err(problems) => {
+            errors.extend(problems.iter().map(|(index, d)| {
+                let start = d.span.start();
+                format!(
+                    "{}:{}:{}: {}",
+                    paths[*index].display(),
+                    start.line,
+                    start.column + 1,
+                    d.text()
+                )
+            }));
+            Vec::new()
+        }
+    };
+    if !errors.is_empty() {
+        return Err(report(&errors));
+    }
+    if roles.is_empty() {
+        return Err(format!(
+            "no +kubebuilder:rbac markers in the //! docs under {}",
+            input.display()
+        ));
+    }
+    let (Some(directory), Some(name)) = (output.parent(), output.file_name()) else {
+        return Err(format!("--output {} is not a file path", output.display()));
+    };
+    let wanted = BTreeMap::from([(PathBuf::from(name), yaml_documents(&roles)?)]);
+    write_or_check(directory, &wanted, YAML_HEADER, check)
+}
+
+/// Prints every problem; the error that ends the run.
+fn report(errors: &[String]) -> String {
+    for error in errors {
+        eprintln!("{error}");
+    }
+    format!("{} problem(s); nothing was written", errors.len())
 }
 
 /// The YAML files for a JSON array of objects, by file name.

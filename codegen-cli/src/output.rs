@@ -119,13 +119,12 @@ pub fn apply(changes: &Changes) -> std::io::Result<()> {
 }
 
 /// Writes `wanted` (relative to `output`, each starting with `header`) or, with `check`, only
-/// compares: exit 1 with a diff and `fix` when the output is not current.
+/// compares: exit 1 with a diff and the command that regenerates when the output is not current.
 pub fn write_or_check(
     output: &Path,
     wanted: &BTreeMap<PathBuf, String>,
     header: &str,
     check: bool,
-    fix: &str,
 ) -> Result<std::process::ExitCode, String> {
     let changes = changes(output, wanted, header).map_err(|e| format!("cannot read {}: {e}", output.display()))?;
     if check {
@@ -135,7 +134,10 @@ pub fn write_or_check(
         for diff in &changes.diffs {
             print!("{diff}");
         }
-        eprintln!("error: generated files in {} are out of date; {fix}", output.display());
+        eprintln!(
+            "error: generated files in {} are out of date; run hack/update-codegen.sh",
+            output.display()
+        );
         return Ok(std::process::ExitCode::FAILURE);
     }
     apply(&changes).map_err(|e| format!("cannot write {}: {e}", output.display()))?;

@@ -1,5 +1,9 @@
 //! Leader election between candidates on one in-memory API server, under paused time.
 
+#[path = "support/seeded.rs"]
+mod seeded;
+
+use seeded::Rng;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
@@ -165,18 +169,6 @@ fn config_should_follow_client_go_rules() {
     assert!(config("a", false).validate().is_ok());
 }
 
-/// xorshift64*, so a seed names one run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
-}
-
 #[tokio::test(start_paused = true)]
 async fn under_seeded_faults_there_should_never_be_two_leaders() {
     let mut leaderships = 0;
@@ -184,7 +176,7 @@ async fn under_seeded_faults_there_should_never_be_two_leaders() {
         let server = FakeApiServer::new();
         let (events, mut seen) = mpsc::unbounded_channel();
         let leaders = Arc::new(Leaders::default());
-        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+        let mut rng = Rng::new(seed);
         let mut candidates: Vec<_> = ["a", "b", "c"]
             .iter()
             .map(|id| candidate(&server, config(id, rng.below(2) == 0), events.clone(), leaders.clone()))

@@ -8,6 +8,10 @@
 //! `RELIABILITY_SEEDS` (default 8), `RELIABILITY_OBJECTS` (2000) and `RELIABILITY_MUTATIONS`
 //! (5000 per seed) scale it; `RELIABILITY_FIRST_SEED` replays from another seed.
 
+#[path = "support/seeded.rs"]
+mod seeded;
+
+use seeded::{Rng, setting};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -17,26 +21,6 @@ use codegen_runtime::fake::{ApiStatus, FakeApiServer};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams};
 use kube::{Client, ResourceExt};
-
-/// xorshift64*: a small deterministic generator, so a seed names one run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-fn setting(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 /// What the handler has seen, and every inconsistency in it.
 #[derive(Default)]
@@ -141,7 +125,7 @@ async fn one_seed(seed: u64, objects: u64, mutations: u64) -> Run {
         .history_limit(5_000)
         .build();
     let client = server.client();
-    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut rng = Rng::new(seed);
     let namespaces = ["alpha", "beta", "gamma", "delta"];
     let mut live: Vec<(usize, u64)> = Vec::new();
     let mut next_name = 0u64;

@@ -77,20 +77,15 @@ pub fn generate(
     if !problems.is_empty() {
         return Err(problems);
     }
-    let indices: Vec<usize> = packages.iter().map(|(index, _, _)| *index).collect();
     let packages: Vec<(&Source, Package)> = packages
         .into_iter()
         .map(|(_, source, package)| (source, package))
         .collect();
     // A kind served in several versions is stored in exactly one.
-    for (name, why) in emit::storage_version_problems(&root_types(&packages, api_module)) {
-        let index = packages
-            .iter()
-            .position(|(_, p)| p.types.iter().any(|t| format!("{}.{}", t.resource, p.group) == name))
-            .map_or(0, |i| indices[i]);
+    for (index, message) in emit::storage_version_problems(&root_types(&packages, api_module)) {
         problems.push((
             index,
-            Diagnostic::new(proc_macro2::Span::call_site(), format!("{name} {why}"))
+            Diagnostic::new(proc_macro2::Span::call_site(), message)
                 .help("mark the storage version's type with +kubebuilder:storageversion, and only that one"),
         ));
     }
@@ -171,10 +166,13 @@ fn targets(packages: &[(&Source, Package)], api_module: &syn::Path, config: &Con
 }
 
 /// The CRD root types of `packages`, named from anywhere by their path under `api_module`.
+/// Generation only gets here when every source made a package, so package and source indices
+/// agree.
 fn root_types<'a>(packages: &'a [(&Source, Package)], api_module: &syn::Path) -> Vec<emit::RootType<'a>> {
     packages
         .iter()
-        .flat_map(|(source, package)| {
+        .enumerate()
+        .flat_map(|(index, (source, package))| {
             let (group, version) = (
                 format_ident!("{}", source.group_dir),
                 format_ident!("{}", source.version),
@@ -185,6 +183,7 @@ fn root_types<'a>(packages: &'a [(&Source, Package)], api_module: &syn::Path) ->
                     package,
                     def,
                     path: syn::parse_quote!(#api_module::#group::#version::#ident),
+                    source: index,
                 }
             })
         })

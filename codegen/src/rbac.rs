@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Value, json};
 
+use crate::SourceDiagnostic;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::{self, Marker, Target, Value as MarkerValue};
 use crate::tags::tags;
@@ -19,12 +20,13 @@ type RuleKey = (Vec<String>, Vec<String>, Vec<String>, Vec<String>);
 type SharedKey = (Vec<String>, Vec<String>, Vec<String>, BTreeSet<String>);
 
 /// The Role and ClusterRole objects (as JSON) the `+kubebuilder:rbac` markers in the `//!` docs
-/// of `files` ask for, named `role_name`; every problem is reported.
-pub fn roles(files: &[syn::File], role_name: &str) -> Result<Vec<Value>, Diagnostics> {
-    let mut diagnostics = Diagnostics::default();
+/// of `files` ask for, named `role_name`; every problem is reported with the index of its file.
+pub fn roles(files: &[syn::File], role_name: &str) -> Result<Vec<Value>, Vec<SourceDiagnostic>> {
+    let mut problems = Vec::new();
     // namespace ("" for the ClusterRole) → rule key → verbs
     let mut scopes: BTreeMap<String, BTreeMap<RuleKey, BTreeSet<String>>> = BTreeMap::new();
-    for file in files {
+    for (index, file) in files.iter().enumerate() {
+        let mut diagnostics = Diagnostics::default();
         for tag in tags(&file.attrs)
             .iter()
             .filter(|t| t.key.starts_with("kubebuilder:rbac"))
@@ -41,9 +43,10 @@ pub fn roles(files: &[syn::File], role_name: &str) -> Result<Vec<Value>, Diagnos
                     .extend(verbs);
             }
         }
+        problems.extend(diagnostics.into_vec().into_iter().map(|d| (index, d)));
     }
-    if !diagnostics.is_empty() {
-        return Err(diagnostics);
+    if !problems.is_empty() {
+        return Err(problems);
     }
     Ok(scopes
         .into_iter()
@@ -164,7 +167,7 @@ mod tests {
 
     fn roles_of(doc: &str) -> Result<Vec<Value>, Vec<String>> {
         let file: syn::File = syn::parse_str(doc).unwrap();
-        roles(&[file], "controller").map_err(|d| d.iter().map(|d| d.text()).collect())
+        roles(&[file], "controller").map_err(|d| d.iter().map(|(_, d)| d.text()).collect())
     }
 
     #[test]

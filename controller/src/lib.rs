@@ -71,6 +71,25 @@ pub struct RunOptions {
     pub identity: String,
 }
 
+impl RunOptions {
+    /// The seeds' settings for replica `identity` with `driver`: 2 workers per controller, all
+    /// namespaces, no leader election, a 30 s resync, usage refreshed every 20 s, probes on a
+    /// free loopback port, events to the API server.
+    pub fn new(identity: impl Into<String>, driver: Arc<dyn VmDriver>) -> Self {
+        Self {
+            threads: 2,
+            namespace: None,
+            leader_election: None,
+            resync: Duration::from_secs(30),
+            vm_refresh: Duration::from_secs(20),
+            probe_address: SocketAddr::from(([127, 0, 0, 1], 0)),
+            driver,
+            recorder: None,
+            identity: identity.into(),
+        }
+    }
+}
+
 /// Why the controllers stopped with an error.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
@@ -92,7 +111,7 @@ pub enum RunError {
 
 /// Runs both controllers until `shutdown` (SIGINT/SIGTERM in the binary): stops taking work,
 /// finishes what is in flight, then releases the lease.
-pub async fn run(client: kube::Client, options: RunOptions, shutdown: CancellationToken) -> Result<(), RunError> {
+pub async fn run(client: kube::Client, mut options: RunOptions, shutdown: CancellationToken) -> Result<(), RunError> {
     let mut registry = Registry::default();
     let queue_metrics = WorkqueueMetrics::new();
     queue_metrics.register(&mut registry);
@@ -114,21 +133,16 @@ pub async fn run(client: kube::Client, options: RunOptions, shutdown: Cancellati
             source,
         })?;
     tracing::info!(address = %bound, "serving /healthz, /readyz and /metrics");
+    let leader_election = options.leader_election.take();
     let context = Arc::new(Context {
         client,
-        threads: options.threads,
-        namespace: options.namespace,
-        resync: options.resync,
-        vm_refresh: options.vm_refresh,
-        driver: options.driver,
-        recorder: options.recorder,
-        identity: options.identity,
+        options,
         queue_metrics,
         reconcile_metrics,
         health: health.clone(),
     });
     let stop = shutdown.child_token();
-    let result = match options.leader_election {
+    let result = match leader_election {
         None => {
             run_controllers(context, stop).await;
             Ok(())
@@ -220,13 +234,8 @@ async fn lead(
 /// What the controllers share.
 struct Context {
     client: kube::Client,
-    threads: u16,
-    namespace: Option<String>,
-    resync: Duration,
-    vm_refresh: Duration,
-    driver: Arc<dyn VmDriver>,
-    recorder: Option<Arc<dyn EventRecorder>>,
-    identity: String,
+    /// The options, leader election taken out.
+    options: RunOptions,
     queue_metrics: WorkqueueMetrics,
     reconcile_metrics: ReconcileMetrics,
     health: Health,
@@ -234,10 +243,10 @@ struct Context {
 
 impl Context {
     fn events(&self, controller: &str) -> Events {
-        let recorder = self.recorder.clone().unwrap_or_else(|| {
+        let recorder = self.options.recorder.clone().unwrap_or_else(|| {
             let reporter = Reporter {
                 controller: controller.to_owned(),
-                instance: Some(self.identity.clone()),
+                instance: Some(self.options.identity.clone()),
             };
             Arc::new(Recorder::new(self.client.clone(), reporter))
         });
@@ -257,8 +266,8 @@ impl Context {
 /// then stops the informers.
 async fn run_controllers(context: Arc<Context>, stop: CancellationToken) {
     let clientset = Clientset::new(context.client.clone());
-    let mut builder = SharedInformerFactory::builder(&clientset).resync(context.resync);
-    if let Some(namespace) = &context.namespace {
+    let mut builder = SharedInformerFactory::builder(&clientset).resync(context.options.resync);
+    if let Some(namespace) = &context.options.namespace {
         builder = builder.namespace(namespace);
     }
     let factory: SharedInformerFactory = builder.build();
@@ -271,9 +280,9 @@ async fn run_controllers(context: Arc<Context>, stop: CancellationToken) {
     let vms = Arc::new(VmController::new(
         clientset.cloudnative_v1alpha1(),
         &vm_informer,
-        context.driver.clone(),
+        context.options.driver.clone(),
         context.events("controller101"),
-        context.vm_refresh,
+        context.options.vm_refresh,
     ));
     let foos = Arc::new(FooController::new(
         context.client.clone(),
@@ -289,11 +298,11 @@ async fn run_controllers(context: Arc<Context>, stop: CancellationToken) {
     };
     if synced {
         context.health.set_ready(true);
-        tracing::info!(threads = context.threads, "caches synced; starting workers");
+        tracing::info!(threads = context.options.threads, "caches synced; starting workers");
         let metrics = &context.reconcile_metrics;
         tokio::join!(
-            run_workers(vms, vm_queue, context.threads, metrics.clone(), stop.clone()),
-            run_workers(foos, foo_queue, context.threads, metrics.clone(), stop.clone()),
+            run_workers(vms, vm_queue, context.options.threads, metrics.clone(), stop.clone()),
+            run_workers(foos, foo_queue, context.options.threads, metrics.clone(), stop.clone()),
         );
     }
     factory.inner().shutdown().await;

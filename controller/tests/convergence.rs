@@ -8,6 +8,10 @@
 
 mod common;
 
+#[path = "../../codegen-runtime/tests/support/seeded.rs"]
+mod seeded;
+
+use seeded::{Rng, setting};
 use std::future::Future;
 use std::time::Duration;
 
@@ -19,22 +23,6 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::ResourceExt;
 use kube::api::{ListParams, Patch, PatchParams, PostParams};
 use serde_json::json;
-
-fn setting(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-/// xorshift64*, so a seed names one run.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
-}
 
 fn conflict() -> ApiStatus {
     ApiStatus::new(409, "Conflict", "injected conflict: the object has been modified")
@@ -64,7 +52,7 @@ async fn one_seed(seed: u64, objects: u64) -> u64 {
         running.api::<Foo>(),
         running.api::<Deployment>(),
     );
-    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut rng = Rng::new(seed);
     let mut faults = 0;
     for i in 0..objects {
         if rng.below(15) == 0 {

@@ -6,18 +6,19 @@
 //! kubectl comes from Debian's packages (`hack/test.sh` installs it); without it the test is
 //! skipped locally and fails under CI.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::find_kubectl;
 use generated_example::apis::samplecontroller::v1alpha1::Foo;
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use kube::Api;
 
 fn kubectl() -> Option<PathBuf> {
-    let found = std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join("kubectl"))
-        .find(|candidate| candidate.is_file());
+    let found = find_kubectl();
     assert!(
         found.is_some() || std::env::var_os("CI").is_none(),
         "CI must have kubectl (hack/install-test-deps.sh)"

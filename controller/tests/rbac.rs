@@ -73,19 +73,13 @@ async fn the_controllers_should_use_exactly_what_deploy_rbac_grants() {
     let test_client = kube::Client::new(tagged, "default");
     let shutdown = CancellationToken::new();
     let options = RunOptions {
-        threads: 2,
-        namespace: None,
         leader_election: Some(LeaderElectionConfig {
             retry_period: Duration::from_millis(200),
             release_on_cancel: true,
             ..LeaderElectionConfig::new(&lease_namespace, "kube-codegen-controller", "rbac-test-controller")
         }),
-        resync: Duration::from_secs(30),
         vm_refresh: Duration::from_secs(1),
-        probe_address: "127.0.0.1:0".parse().unwrap(),
-        driver: Arc::new(SimulatedHypervisor::new()),
-        recorder: None,
-        identity: "rbac-test-controller".to_owned(),
+        ..RunOptions::new("rbac-test-controller", Arc::new(SimulatedHypervisor::new()))
     };
     let task = tokio::spawn(run(server.client(), options, shutdown.clone()));
 

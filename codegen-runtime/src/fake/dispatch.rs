@@ -103,8 +103,8 @@ impl Inner {
             return Err(ApiStatus::no_route(&route.info.plural));
         }
         let content_type = header_text(headers, header::CONTENT_TYPE);
-        let mut action = action_of(&route, &query, &content_type, &body);
-        action.user_agent = Some(header_text(headers, header::USER_AGENT)).filter(|a| !a.is_empty());
+        let user_agent = header_text(headers, header::USER_AGENT);
+        let action = action_of(&route, &query, &content_type, &user_agent, &body);
         let reactors = {
             let mut testing = self.testing();
             testing.record(&action);
@@ -143,7 +143,6 @@ impl Inner {
             );
             return Ok(response);
         }
-        let user_agent = header_text(headers, header::USER_AGENT);
         let (code, bytes) = self.run_verb(&route, &query, render, &content_type, &user_agent, &body)?;
         Ok(json_response(code, bytes))
     }
@@ -281,7 +280,7 @@ fn render_one(info: &super::resource::ResourceInfo, render: Render, object: Valu
     }
 }
 
-fn action_of(route: &ResourceRoute, query: &Query, content_type: &str, body: &Bytes) -> Action {
+fn action_of(route: &ResourceRoute, query: &Query, content_type: &str, user_agent: &str, body: &Bytes) -> Action {
     let is_patch = route.verb == Verb::Patch;
     let parsed = (!body.is_empty()).then(|| decode_body(body, is_patch).ok()).flatten();
     let selector = |s: &str| (!s.is_empty()).then(|| s.to_owned());
@@ -297,7 +296,7 @@ fn action_of(route: &ResourceRoute, query: &Query, content_type: &str, body: &By
         patch_type: is_patch.then(|| content_type.split(';').next().unwrap_or_default().trim().to_owned()),
         label_selector: selector(&query.label_selector),
         field_selector: selector(&query.field_selector),
-        user_agent: None,
+        user_agent: (!user_agent.is_empty()).then(|| user_agent.to_owned()),
     }
 }
 

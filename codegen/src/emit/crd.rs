@@ -29,9 +29,8 @@ pub fn crd(package: &Package, def: &TypeDef, config: &Config) -> TokenStream {
         return TokenStream::new();
     };
     let (rt, ident) = (&config.runtime, &def.ident);
-    let crd_type =
-        quote!(::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition);
-    let name = format!("{}.{}", def.resource, package.group);
+    let crd_type = crd_type();
+    let name = crd_name(package, def);
     let mut calls = Vec::new();
     if let Some(singular) = &crd.singular {
         calls.push(quote!(.singular(#singular)));
@@ -121,6 +120,15 @@ pub fn crd(package: &Package, def: &TypeDef, config: &Config) -> TokenStream {
             }
         }
     }
+}
+
+/// The CRD's name: `<resource>.<group>`.
+fn crd_name(package: &Package, def: &TypeDef) -> String {
+    format!("{}.{}", def.resource, package.group)
+}
+
+fn crd_type() -> TokenStream {
+    quote!(::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition)
 }
 
 fn option(value: Option<&str>) -> TokenStream {
@@ -291,6 +299,8 @@ pub struct RootType<'a> {
     pub def: &'a TypeDef,
     /// Its path, e.g. `crate::apis::cloudnative::v1alpha1::VirtualMachine`.
     pub path: syn::Path,
+    /// The index of the source it comes from, for diagnostics.
+    pub source: usize,
 }
 
 /// `custom_resource_definitions()`: every kind's CRD, its versions merged, sorted by name (what
@@ -298,8 +308,7 @@ pub struct RootType<'a> {
 /// several (checked by the caller).
 pub fn crd_list(roots: &[RootType<'_>], config: &Config) -> TokenStream {
     let rt = &config.runtime;
-    let crd_type =
-        quote!(::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition);
+    let crd_type = crd_type();
     let kinds = by_crd(roots);
     if kinds.is_empty() {
         return TokenStream::new();
@@ -332,8 +341,8 @@ pub fn crd_list(roots: &[RootType<'_>], config: &Config) -> TokenStream {
 }
 
 /// Kinds served in several versions without exactly one `+kubebuilder:storageversion`: each as
-/// (the CRD's name, what is wrong).
-pub fn storage_version_problems(roots: &[RootType<'_>]) -> Vec<(String, String)> {
+/// (the source of its first version, the CRD's name and what is wrong).
+pub fn storage_version_problems(roots: &[RootType<'_>]) -> Vec<(usize, String)> {
     by_crd(roots)
         .into_iter()
         .filter(|(_, versions)| versions.len() > 1)
@@ -344,20 +353,15 @@ pub fn storage_version_problems(roots: &[RootType<'_>]) -> Vec<(String, String)>
                 .map(|r| r.package.version.as_str())
                 .collect();
             let all: Vec<&str> = versions.iter().map(|r| r.package.version.as_str()).collect();
-            match stored.len() {
-                1 => None,
-                0 => Some((
-                    name,
-                    format!(
-                        "is served in {} and none has +kubebuilder:storageversion",
-                        all.join(", ")
-                    ),
-                )),
-                _ => Some((
-                    name,
-                    format!("has +kubebuilder:storageversion in {}", stored.join(" and ")),
-                )),
-            }
+            let why = match stored.len() {
+                1 => return None,
+                0 => format!(
+                    "is served in {} and none has +kubebuilder:storageversion",
+                    all.join(", ")
+                ),
+                _ => format!("has +kubebuilder:storageversion in {}", stored.join(" and ")),
+            };
+            Some((versions[0].source, format!("{name} {why}")))
         })
         .collect()
 }
@@ -369,10 +373,7 @@ fn by_crd<'r, 'a>(roots: &'r [RootType<'a>]) -> BTreeMap<String, Vec<&'r RootTyp
         .iter()
         .filter(|r| r.def.crd.as_ref().is_some_and(|c| !c.skip_version))
     {
-        kinds
-            .entry(format!("{}.{}", root.def.resource, root.package.group))
-            .or_default()
-            .push(root);
+        kinds.entry(crd_name(root.package, root.def)).or_default().push(root);
     }
     kinds
 }

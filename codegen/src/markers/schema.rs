@@ -2,6 +2,7 @@
 //! JSON merged into the schema of the field or type it is on, a change to the parent's
 //! `required` list, or a replacement of the schema.
 
+use heck::ToLowerCamelCase;
 use serde_json::{Map, Value, json};
 
 use super::{Marker, Value as MarkerValue};
@@ -57,20 +58,12 @@ pub fn effect(marker: &Marker) -> Option<SchemaEffect> {
             let key = match property {
                 "Minimum" | "Maximum" | "ExclusiveMinimum" | "ExclusiveMaximum" | "MultipleOf" | "MinLength"
                 | "MaxLength" | "MinItems" | "MaxItems" | "MinProperties" | "MaxProperties" | "Pattern" | "Format"
-                | "Type" => lower_first(property),
+                | "Type" => property.to_lower_camel_case(),
                 _ => return None,
             };
             keyed(&key, plain(value?))
         }
     }
-}
-
-fn lower_first(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|c| c.to_ascii_lowercase().to_string() + chars.as_str())
-        .unwrap_or_default()
 }
 
 /// A typed marker value as JSON.

@@ -3,10 +3,10 @@
 
 #![allow(dead_code)]
 
-use std::time::Duration;
-
 use std::fmt::Debug;
+use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use codegen_runtime::fake::Action;
 use codegen_runtime::{FakeApiServer, FakeRecorder};
@@ -33,10 +33,13 @@ pub fn server() -> FakeApiServer {
 }
 
 /// Polls `check` every 10 ms until it returns `Some`, failing the test after `timeout`.
-pub async fn wait_for<T>(what: &str, timeout: Duration, mut check: impl FnMut() -> Option<T>) -> T {
+pub async fn eventually<T, Fut>(what: &str, timeout: Duration, mut check: impl FnMut() -> Fut) -> T
+where
+    Fut: Future<Output = Option<T>>,
+{
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
-        if let Some(value) = check() {
+        if let Some(value) = check().await {
             return value;
         }
         assert!(
@@ -45,6 +48,11 @@ pub async fn wait_for<T>(what: &str, timeout: Duration, mut check: impl FnMut() 
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// [`eventually`] for a check that needs no waiting of its own.
+pub async fn wait_for<T>(what: &str, timeout: Duration, mut check: impl FnMut() -> Option<T>) -> T {
+    eventually(what, timeout, || std::future::ready(check())).await
 }
 
 /// The actions that change state, as `verb resource[/subresource]` (sample-controller's
@@ -65,19 +73,11 @@ pub async fn until<K>(api: &Api<K>, name: &str, what: &str, check: impl Fn(&K) -
 where
     K: Clone + DeserializeOwned + Debug,
 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Some(object) = api.get_opt(name).await.unwrap()
-            && check(&object)
-        {
-            return object;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for {name}: {what}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let what = format!("{name}: {what}");
+    eventually(&what, Duration::from_secs(10), || async {
+        api.get_opt(name).await.unwrap().filter(|object| check(object))
+    })
+    .await
 }
 
 /// Polls the server until the object `name` is gone.
@@ -85,11 +85,18 @@ pub async fn until_gone<K>(api: &Api<K>, name: &str)
 where
     K: Clone + DeserializeOwned + Debug,
 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while api.get_opt(name).await.unwrap().is_some() {
-        assert!(tokio::time::Instant::now() < deadline, "{name} was never deleted");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let what = format!("{name} to be deleted");
+    eventually(&what, Duration::from_secs(10), || async {
+        api.get_opt(name).await.unwrap().is_none().then_some(())
+    })
+    .await;
+}
+
+/// kubectl, when it is on the PATH.
+pub fn find_kubectl() -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join("kubectl"))
+        .find(|candidate| candidate.is_file())
 }
 
 /// Both controllers running in this process on an in-memory API server, without leader
@@ -110,15 +117,9 @@ impl Running {
         let recorder = Arc::new(FakeRecorder::new());
         let shutdown = CancellationToken::new();
         let options = RunOptions {
-            threads: 2,
-            namespace: None,
-            leader_election: None,
-            resync: Duration::from_secs(30),
             vm_refresh: refresh,
-            probe_address: "127.0.0.1:0".parse().unwrap(),
-            driver: hypervisor.clone(),
             recorder: Some(recorder.clone()),
-            identity: "test".to_owned(),
+            ..RunOptions::new("test", hypervisor.clone())
         };
         let task = tokio::spawn(run(server.client(), options, shutdown.clone()));
         Self {

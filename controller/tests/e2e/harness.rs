@@ -193,16 +193,9 @@ async fn install_crds(client: &Client) {
 }
 
 /// Polls `check` until it returns `Some` (60 s: real clusters are slower than the fake).
-pub async fn eventually<T, Fut>(what: &str, mut check: impl FnMut() -> Fut) -> T
+pub async fn eventually<T, Fut>(what: &str, check: impl FnMut() -> Fut) -> T
 where
     Fut: Future<Output = Option<T>>,
 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    crate::common::eventually(what, Duration::from_secs(60), check).await
 }

@@ -5,7 +5,6 @@
 
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::time::Duration;
 
 use controller::vm::FINALIZER;
 use controller::vm::simulated::SimulatedHypervisor;
@@ -17,7 +16,7 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::common::{foo, terminate, vm};
+use crate::common::{find_kubectl, foo, terminate, vm};
 use crate::harness::{Env, each_target, eventually};
 
 /// The controllers for `env`: the binary when there is a kubeconfig, else in process.
@@ -50,15 +49,8 @@ fn start(env: &Env) -> Running {
         None => {
             let shutdown = CancellationToken::new();
             let options = RunOptions {
-                threads: 2,
                 namespace: Some(env.namespace.clone()),
-                leader_election: None,
-                resync: Duration::from_secs(30),
-                vm_refresh: Duration::from_secs(20),
-                probe_address: "127.0.0.1:0".parse().unwrap(),
-                driver: Arc::new(SimulatedHypervisor::new()),
-                recorder: None,
-                identity: "e2e".to_owned(),
+                ..RunOptions::new("e2e", Arc::new(SimulatedHypervisor::new()))
             };
             Running::InProcess(
                 shutdown.clone(),
@@ -127,7 +119,7 @@ async fn the_controllers_should_reconcile_test_vm_and_example_foo() {
         })
         .await;
 
-        if let (Some(kubeconfig), Some(kubectl)) = (&env.kubeconfig, kubectl()) {
+        if let (Some(kubeconfig), Some(kubectl)) = (&env.kubeconfig, find_kubectl()) {
             let mut command = Command::new(kubectl);
             command
                 .arg("--kubeconfig")
@@ -154,10 +146,4 @@ async fn the_controllers_should_reconcile_test_vm_and_example_foo() {
         stop(running).await;
     })
     .await;
-}
-
-fn kubectl() -> Option<std::path::PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join("kubectl"))
-        .find(|candidate| candidate.is_file())
 }
