@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every check CI runs, in the order that fails fastest: formatting, lints, docs, checked-in
 # generated code, then all tests (unit, snapshots, integration through kube::Client, kubectl
-# against the served in-memory API server).
+# against the served in-memory API server), then the benchmarks in their quick form.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,3 +11,6 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 hack/verify-codegen.sh
 cargo test --workspace --locked
+# Every benchmark suite, small: no speed assertions, only their correctness checks (store sizes,
+# final resourceVersions, every Foo converged, generated code equal to the checked-in code).
+cargo run -q -p bench --locked -- all --quick

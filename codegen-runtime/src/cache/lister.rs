@@ -7,7 +7,7 @@ use std::sync::Arc;
 use kube::core::{Selector, SelectorExt};
 use kube::{Resource, ResourceExt};
 
-use super::store::{NAMESPACE_INDEX, Store, key_of};
+use super::store::{NAMESPACE_INDEX, Store};
 
 /// An object is not in the cache.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -114,8 +114,10 @@ where
 {
     /// An object by name.
     pub fn get(&self, name: &str) -> Result<Arc<K>, NotFound> {
-        let key = key_of(Some(&self.namespace), name);
-        self.lister.store.get(&key).ok_or_else(|| self.lister.not_found(name))
+        self.lister
+            .store
+            .get_in(&self.namespace, name)
+            .ok_or_else(|| self.lister.not_found(name))
     }
 
     /// The namespace's objects the selector selects, found through the namespace index (all

@@ -1,7 +1,7 @@
 //! The indexed cache behind informers and listers: objects keyed `namespace/name`, handed out as
 //! `Arc<K>`, with a built-in namespace index and user indexers (client-go's `cache.Indexer`).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use kube::Resource;
@@ -46,21 +46,36 @@ pub fn split_key(key: &str) -> (Option<&str>, &str) {
     }
 }
 
+/// The objects under each value of one index, by key: lists through an index clone the
+/// `Arc`s found here instead of looking each key up again.
+type IndexValues<K> = HashMap<String, BTreeMap<String, Arc<K>>>;
+
 struct Cache<K> {
     items: HashMap<String, Arc<K>>,
     indexers: HashMap<String, IndexFn<K>>,
-    /// index name → index value → keys.
-    indices: HashMap<String, HashMap<String, BTreeSet<String>>>,
+    /// index name → index value → key → object.
+    indices: HashMap<String, IndexValues<K>>,
 }
 
 impl<K> Cache<K> {
-    fn index(&mut self, key: &str, object: &K, add: bool) {
+    /// Adds `object` under `key` to every index.
+    fn index(&mut self, key: &str, object: &Arc<K>) {
         for (name, index) in &self.indexers {
             let values = self.indices.entry(name.clone()).or_default();
             for value in index(object) {
-                if add {
-                    values.entry(value).or_default().insert(key.to_owned());
-                } else if let Some(keys) = values.get_mut(&value) {
+                values.entry(value).or_default().insert(key.to_owned(), object.clone());
+            }
+        }
+    }
+
+    /// Removes `object`, stored under `key`, from every index.
+    fn unindex(&mut self, key: &str, object: &K) {
+        for (name, index) in &self.indexers {
+            let Some(values) = self.indices.get_mut(name) else {
+                continue;
+            };
+            for value in index(object) {
+                if let Some(keys) = values.get_mut(&value) {
                     keys.remove(key);
                     if keys.is_empty() {
                         values.remove(&value);
@@ -69,6 +84,45 @@ impl<K> Cache<K> {
             }
         }
     }
+
+    /// Moves `key` from `old` to `new` in every index. The common update leaves an object's
+    /// index values as they were: then only the stored `Arc`s change, and nothing is allocated.
+    fn reindex(&mut self, key: &str, old: &K, new: &Arc<K>) {
+        for (name, index) in &self.indexers {
+            let (before, after) = (index(old), index(new));
+            let values = self.indices.entry(name.clone()).or_default();
+            if before == after {
+                for value in &after {
+                    if let Some(slot) = values.get_mut(value).and_then(|keys| keys.get_mut(key)) {
+                        *slot = new.clone();
+                    }
+                }
+                continue;
+            }
+            for value in before {
+                if let Some(keys) = values.get_mut(&value) {
+                    keys.remove(key);
+                    if keys.is_empty() {
+                        values.remove(&value);
+                    }
+                }
+            }
+            for value in after {
+                values.entry(value).or_default().insert(key.to_owned(), new.clone());
+            }
+        }
+    }
+}
+
+/// The index `index` of `items`.
+fn build_index<K>(items: &HashMap<String, Arc<K>>, index: &IndexFn<K>) -> IndexValues<K> {
+    let mut values: IndexValues<K> = HashMap::new();
+    for (key, object) in items {
+        for value in index(object) {
+            values.entry(value).or_default().insert(key.clone(), object.clone());
+        }
+    }
+    values
 }
 
 /// A thread-safe indexed cache; clones share it. Readers take a read lock for a lookup; the
@@ -120,6 +174,24 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         self.read().items.get(key).cloned()
     }
 
+    /// The object `name` of `namespace` (`""` for cluster-scoped objects), as [`Store::get`]
+    /// of its key.
+    pub fn get_in(&self, namespace: &str, name: &str) -> Option<Arc<K>> {
+        // Most keys fit this buffer, which spares listers an allocation per lookup.
+        let mut buffer = [0u8; 128];
+        let length = namespace.len() + 1 + name.len();
+        if namespace.is_empty() || length > buffer.len() {
+            return self.get(&key_of(Some(namespace), name));
+        }
+        buffer[..namespace.len()].copy_from_slice(namespace.as_bytes());
+        buffer[namespace.len()] = b'/';
+        buffer[namespace.len() + 1..length].copy_from_slice(name.as_bytes());
+        match std::str::from_utf8(&buffer[..length]) {
+            Ok(key) => self.get(key),
+            Err(_) => unreachable!("two strings joined by '/' are UTF-8"),
+        }
+    }
+
     /// Every stored object, in no particular order.
     pub fn list(&self) -> Vec<Arc<K>> {
         self.read().items.values().cloned().collect()
@@ -151,12 +223,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
             return Err(StoreError::IndexExists(name.to_owned()));
         }
         let index: IndexFn<K> = Arc::new(index);
-        let mut values: HashMap<String, BTreeSet<String>> = HashMap::new();
-        for (key, object) in &cache.items {
-            for value in index(object) {
-                values.entry(value).or_default().insert(key.clone());
-            }
-        }
+        let values = build_index(&cache.items, &index);
         cache.indices.insert(name.to_owned(), values);
         cache.indexers.insert(name.to_owned(), index);
         Ok(())
@@ -169,7 +236,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
             return Err(StoreError::NoSuchIndex(index.to_owned()));
         }
         let keys = cache.indices.get(index).and_then(|values| values.get(value));
-        Ok(keys.map(|keys| keys.iter().cloned().collect()).unwrap_or_default())
+        Ok(keys.map(|keys| keys.keys().cloned().collect()).unwrap_or_default())
     }
 
     /// The objects that have `value` in index `index`.
@@ -179,11 +246,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
             return Err(StoreError::NoSuchIndex(index.to_owned()));
         }
         let keys = cache.indices.get(index).and_then(|values| values.get(value));
-        Ok(keys
-            .into_iter()
-            .flatten()
-            .filter_map(|key| cache.items.get(key).cloned())
-            .collect())
+        Ok(keys.map(|keys| keys.values().cloned().collect()).unwrap_or_default())
     }
 
     /// Every value of index `index` that some object has (client-go's `ListIndexFuncValues`).
@@ -206,10 +269,10 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         let key = object_key(object.as_ref());
         let mut cache = self.write();
         let old = cache.items.insert(key.clone(), object.clone());
-        if let Some(old) = &old {
-            cache.index(&key, old, false);
+        match &old {
+            Some(old) => cache.reindex(&key, old, &object),
+            None => cache.index(&key, &object),
         }
-        cache.index(&key, &object, true);
         old
     }
 
@@ -217,7 +280,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
     pub(crate) fn delete(&self, key: &str) -> Option<Arc<K>> {
         let mut cache = self.write();
         let old = cache.items.remove(key)?;
-        cache.index(key, &old, false);
+        cache.unindex(key, &old);
         Some(old)
     }
 
@@ -232,7 +295,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         };
         for object in objects {
             let key = object_key(object.as_ref());
-            fresh.index(&key, &object, true);
+            fresh.index(&key, &object);
             fresh.items.insert(key, object);
         }
         let mut cache = self.write();
@@ -244,13 +307,8 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
             .map(|(name, index)| (name.clone(), index.clone()))
             .collect();
         for (name, index) in late {
-            fresh.indexers.insert(name.clone(), index.clone());
-            let mut values: HashMap<String, BTreeSet<String>> = HashMap::new();
-            for (key, object) in &fresh.items {
-                for value in index(object) {
-                    values.entry(value).or_default().insert(key.clone());
-                }
-            }
+            let values = build_index(&fresh.items, &index);
+            fresh.indexers.insert(name.clone(), index);
             fresh.indices.insert(name, values);
         }
         std::mem::replace(&mut *cache, fresh).items
@@ -309,6 +367,23 @@ mod tests {
             store.add_indexer("team", team).unwrap_err(),
             StoreError::IndexExists("team".into())
         );
+    }
+
+    #[test]
+    fn an_update_should_reach_index_lists_and_lookups_by_namespace() {
+        let store = Store::new();
+        store.add_indexer("team", team).unwrap();
+        store.apply(cm("a", "one", "red"));
+        let mut newer = (*cm("a", "one", "red")).clone();
+        newer.data = Some([("k".to_owned(), "v".to_owned())].into());
+        store.apply(Arc::new(newer));
+        assert!(store.by_index(NAMESPACE_INDEX, "a").unwrap()[0].data.is_some());
+        assert!(store.by_index("team", "red").unwrap()[0].data.is_some());
+        assert!(store.get_in("a", "one").unwrap().data.is_some());
+        assert!(store.get_in("b", "one").is_none());
+        let long = "n".repeat(200);
+        store.apply(cm(&long, "x", "red"));
+        assert!(store.get_in(&long, "x").is_some(), "keys longer than the buffer");
     }
 
     #[test]

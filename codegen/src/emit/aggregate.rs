@@ -26,6 +26,7 @@ pub struct PackageModule<'a> {
 
 impl<'a> PackageModule<'a> {
     /// A package whose types are known, at `module`.
+    #[inline]
     pub fn new(package: &'a Package, module: syn::Path) -> Self {
         Self {
             clients: package.types.iter().any(|t| t.genclient.is_some()),
@@ -45,6 +46,7 @@ pub fn aggregate(packages: &[PackageModule<'_>], config: &Config) -> TokenStream
         let doc = format!(" The typed clients of `{}/{}`.", p.package.group, p.package.version);
         quote! {
             #[doc = #doc]
+            #[inline]
             pub fn #method(&self) -> #module::#client {
                 #module::#client::new(self.client.clone())
             }
@@ -67,6 +69,7 @@ pub fn aggregate(packages: &[PackageModule<'_>], config: &Config) -> TokenStream
             let doc = format!(" The informers of `{}/{}`.", p.package.group, p.package.version);
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub fn #version(&self) -> #module::#informers {
                     #module::#informers::new(self.factory.clone())
                 }
@@ -90,6 +93,7 @@ pub fn aggregate(packages: &[PackageModule<'_>], config: &Config) -> TokenStream
         let doc = format!(" The informers of the `{}` API group.", versions[0].package.group);
         quote! {
             #[doc = #doc]
+            #[inline]
             pub fn #method(&self) -> #ident {
                 #ident { factory: self.inner.clone() }
             }
@@ -105,11 +109,13 @@ pub fn aggregate(packages: &[PackageModule<'_>], config: &Config) -> TokenStream
 
         impl Clientset {
             /// A clientset over `client`.
+            #[inline]
             pub fn new(client: ::kube::Client) -> Self {
                 Self { client }
             }
 
             /// The underlying client.
+            #[inline]
             pub fn client(&self) -> &::kube::Client {
                 &self.client
             }
@@ -131,31 +137,37 @@ pub fn aggregate(packages: &[PackageModule<'_>], config: &Config) -> TokenStream
 
         impl SharedInformerFactory {
             /// A factory watching all namespaces, without resync.
+            #[inline]
             pub fn new(clientset: &Clientset) -> Self {
                 Self::builder(clientset).build()
             }
 
             /// Configures a factory: namespace, selectors, resync, transforms.
+            #[inline]
             pub fn builder(clientset: &Clientset) -> #rt::cache::SharedInformerFactoryBuilder<Self> {
                 #rt::cache::SharedInformerFactory::builder_for(clientset.client.clone())
             }
 
             /// Starts every informer requested so far that is not running.
+            #[inline]
             pub fn start(&self) {
                 self.inner.start();
             }
 
             /// Waits until every started informer has synced; each one's state by type.
+            #[inline]
             pub async fn wait_for_cache_sync(&self) -> ::std::collections::BTreeMap<&'static str, bool> {
                 self.inner.wait_for_cache_sync().await
             }
 
             /// Stops every informer and waits for them.
+            #[inline]
             pub async fn shutdown(&self) {
                 self.inner.shutdown().await;
             }
 
             /// The runtime factory, for informers of other types (e.g. built-in Deployments).
+            #[inline]
             pub fn inner(&self) -> &#rt::cache::SharedInformerFactory {
                 &self.inner
             }

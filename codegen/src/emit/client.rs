@@ -91,6 +91,9 @@ pub fn typed_client(def: &TypeDef, config: &Config) -> TokenStream {
     }
 }
 
+/// One verb of a typed client: a thin wrapper over `kube::Api`. Every method is `#[inline]`,
+/// which also makes it compiled only by the crates that call it (like a generic): a crate of
+/// many kinds does not pay for the futures of every verb of every kind it never uses.
 fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
     let rt = &config.runtime;
     let ty = &def.ident;
@@ -120,6 +123,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             let doc = format!(" Creates a {kind} and returns the server's representation of it.");
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub async fn create(&self, object: &#ty, params: &::kube::api::PostParams) -> #result<#ty, #error> {
                     self.api.create(params, object).await
                 }
@@ -130,6 +134,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
                 format!(" Replaces a {kind} (named by its metadata) and returns the server's representation of it.");
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub async fn update(&self, object: &#ty, params: &::kube::api::PostParams) -> #result<#ty, #error> {
                     self.api.replace(&#name_of, params, object).await
                 }
@@ -139,6 +144,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             let doc = format!(" Replaces the status of a {kind} through its `/status` subresource.");
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub async fn update_status(&self, object: &#ty, params: &::kube::api::PostParams) -> #result<#ty, #error> {
                     self.api.replace_status(&#name_of, params, object).await
                 }
@@ -149,6 +155,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
                 format!(" Deletes the {kind} `name`: the object while finalizers hold it, else the server's Status.");
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub async fn delete(&self, name: &str, params: &::kube::api::DeleteParams) -> #result<#rt::__private::Either<#ty, ::kube::core::Status>, #error> {
                     self.api.delete(name, params).await
                 }
@@ -158,6 +165,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             let doc = format!(" Deletes the {} the list parameters select.", def.plural);
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub async fn delete_collection(&self, params: &::kube::api::DeleteParams, list: &::kube::api::ListParams) -> #result<#rt::__private::Either<::kube::core::ObjectList<#ty>, ::kube::core::Status>, #error> {
                     self.api.delete_collection(params, list).await
                 }
@@ -167,6 +175,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             let doc = format!(" Gets the {kind} `name`.");
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub async fn get(&self, name: &str) -> #result<#ty, #error> {
                     self.api.get(name).await
                 }
@@ -176,6 +185,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             let doc = format!(" Lists the {} the parameters select.", def.plural);
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub async fn list(&self, params: &::kube::api::ListParams) -> #result<::kube::core::ObjectList<#ty>, #error> {
                     self.api.list(params).await
                 }
@@ -185,6 +195,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             let doc = format!(" Watches {} from `resource_version` on.", def.plural);
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub async fn watch(
                     &self,
                     params: &::kube::api::WatchParams,
@@ -199,6 +210,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             let status = def.genclient.as_ref().is_some_and(|g| g.status).then(|| {
                 quote! {
                 /// Patches the status of `name` through its `/status` subresource.
+                    #[inline]
                     pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> #result<#ty, #error> {
                         self.api.patch_status(name, params, patch).await
                     }
@@ -206,6 +218,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             });
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> #result<#ty, #error> {
                     self.api.patch(name, params, patch).await
                 }
@@ -218,6 +231,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             let doc = format!(" Server-side applies the {kind} `object` as the field manager in `params` (required).");
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub async fn apply(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
                     let body = #apply_body;
                     self.api.patch(&#name_of, params, &::kube::api::Patch::Apply(body)).await
@@ -229,6 +243,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
                 format!(" Server-side applies the status of the {kind} `object` through its `/status` subresource.");
             quote! {
                 #[doc = #doc]
+                #[inline]
                 pub async fn apply_status(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
                     let body = #apply_body;
                     self.api.patch_status(&#name_of, params, &::kube::api::Patch::Apply(body)).await
@@ -321,6 +336,7 @@ fn custom_method(def: &TypeDef, method: &Method, config: &Config) -> TokenStream
     };
     quote! {
         #[doc = #doc]
+        #[inline]
         pub async fn #ident(&self, #args) -> ::std::result::Result<#result, ::kube::Error> {
             #prelude
             let request = ::kube::core::Request::new(<#ty as ::kube::Resource>::url_path(&(), self.namespace.as_deref()))

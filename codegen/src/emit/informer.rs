@@ -1,5 +1,8 @@
 //! Informers: per type, access to the factory's shared informer and its lister; per group
 //! version, the accessors (informer-gen's `XInformer` and version interface).
+//!
+//! Every generated method is `#[inline]`: it instantiates the generic informer machinery for its
+//! type, and inlining defers that code generation to the crates that call it.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -49,11 +52,13 @@ pub fn version_informers_struct(package: &Package, accessors: Vec<TokenStream>, 
 
         impl #ident {
             /// The accessors over `factory`.
+            #[inline]
             pub fn new(factory: #rt::cache::SharedInformerFactory) -> Self {
                 Self { factory }
             }
 
             /// The factory the informers come from.
+            #[inline]
             pub fn factory(&self) -> &#rt::cache::SharedInformerFactory {
                 &self.factory
             }
@@ -70,6 +75,7 @@ pub fn informer_getter(def: &TypeDef) -> TokenStream {
     let doc = format!(" The shared informer and lister of {}.", def.plural);
     quote! {
         #[doc = #doc]
+        #[inline]
         pub fn #getter(&self) -> #informer {
             #informer::new(self.factory.clone())
         }
@@ -89,6 +95,7 @@ pub fn informer(def: &TypeDef, config: &Config) -> TokenStream {
         let lister = lister_ident(def);
         quote! {
             /// A lister over the informer's cache.
+            #[inline]
             pub fn lister(&self) -> #lister {
                 #lister::new(self.informer().lister())
             }
@@ -103,11 +110,13 @@ pub fn informer(def: &TypeDef, config: &Config) -> TokenStream {
 
         impl #ident {
             /// Access through `factory`.
+            #[inline]
             pub fn new(factory: #rt::cache::SharedInformerFactory) -> Self {
                 Self { factory }
             }
 
             /// The shared informer; it runs once the factory is started.
+            #[inline]
             pub fn informer(&self) -> #rt::cache::SharedIndexInformer<#ty> {
                 self.factory.informer::<#ty>()
             }

@@ -57,6 +57,7 @@ pub fn lister(def: &TypeDef, config: &Config) -> TokenStream {
         quote! {
             impl #ident {
                 #[doc = #getter_doc]
+                #[inline]
                 pub fn #getter(&self, namespace: &str) -> #namespace_lister {
                     #namespace_lister { lister: self.lister.namespaced(namespace) }
                 }
@@ -69,11 +70,13 @@ pub fn lister(def: &TypeDef, config: &Config) -> TokenStream {
 
             impl #namespace_lister {
                 #[doc = #ns_list_doc]
+                #[inline]
                 pub fn list(&self, selector: &#selector) -> ::std::vec::Vec<#arc> {
                     self.lister.list(selector)
                 }
 
                 #[doc = #get_doc]
+                #[inline]
                 pub fn get(&self, name: &str) -> ::std::result::Result<#arc, #rt::cache::NotFound> {
                     self.lister.get(name)
                 }
@@ -84,6 +87,7 @@ pub fn lister(def: &TypeDef, config: &Config) -> TokenStream {
         quote! {
             impl #ident {
                 #[doc = #get_doc]
+                #[inline]
                 pub fn get(&self, name: &str) -> ::std::result::Result<#arc, #rt::cache::NotFound> {
                     self.lister.get(name)
                 }
@@ -99,11 +103,13 @@ pub fn lister(def: &TypeDef, config: &Config) -> TokenStream {
 
         impl #ident {
             /// A lister over a cache, usually an informer's.
+            #[inline]
             pub fn new(lister: #rt::cache::Lister<#ty>) -> Self {
                 Self { lister }
             }
 
             #[doc = #list_doc]
+            #[inline]
             pub fn list(&self, selector: &#selector) -> ::std::vec::Vec<#arc> {
                 self.lister.list(selector)
             }

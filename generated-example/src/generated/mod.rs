@@ -15,28 +15,34 @@ pub struct Clientset {
 }
 impl Clientset {
     /// A clientset over `client`.
+    #[inline]
     pub fn new(client: ::kube::Client) -> Self {
         Self { client }
     }
     /// The underlying client.
+    #[inline]
     pub fn client(&self) -> &::kube::Client {
         &self.client
     }
     /// The typed clients of `cloudnative.tw/v1alpha1`.
+    #[inline]
     pub fn cloudnative_v1alpha1(
         &self,
     ) -> cloudnative::v1alpha1::CloudnativeV1alpha1Client {
         cloudnative::v1alpha1::CloudnativeV1alpha1Client::new(self.client.clone())
     }
     /// The typed clients of `example-group.hyphens.dev/v1`.
+    #[inline]
     pub fn example_group_v1(&self) -> examplegroup::v1::ExampleGroupV1Client {
         examplegroup::v1::ExampleGroupV1Client::new(self.client.clone())
     }
     /// The typed clients of `example-group.hyphens.dev/v2`.
+    #[inline]
     pub fn example_group_v2(&self) -> examplegroup::v2::ExampleGroupV2Client {
         examplegroup::v2::ExampleGroupV2Client::new(self.client.clone())
     }
     /// The typed clients of `samplecontroller.k8s.io/v1alpha1`.
+    #[inline]
     pub fn samplecontroller_v1alpha1(
         &self,
     ) -> samplecontroller::v1alpha1::SamplecontrollerV1alpha1Client {
@@ -58,10 +64,12 @@ for SharedInformerFactory {
 }
 impl SharedInformerFactory {
     /// A factory watching all namespaces, without resync.
+    #[inline]
     pub fn new(clientset: &Clientset) -> Self {
         Self::builder(clientset).build()
     }
     /// Configures a factory: namespace, selectors, resync, transforms.
+    #[inline]
     pub fn builder(
         clientset: &Clientset,
     ) -> ::codegen_runtime::cache::SharedInformerFactoryBuilder<Self> {
@@ -70,36 +78,43 @@ impl SharedInformerFactory {
         )
     }
     /// Starts every informer requested so far that is not running.
+    #[inline]
     pub fn start(&self) {
         self.inner.start();
     }
     /// Waits until every started informer has synced; each one's state by type.
+    #[inline]
     pub async fn wait_for_cache_sync(
         &self,
     ) -> ::std::collections::BTreeMap<&'static str, bool> {
         self.inner.wait_for_cache_sync().await
     }
     /// Stops every informer and waits for them.
+    #[inline]
     pub async fn shutdown(&self) {
         self.inner.shutdown().await;
     }
     /// The runtime factory, for informers of other types (e.g. built-in Deployments).
+    #[inline]
     pub fn inner(&self) -> &::codegen_runtime::cache::SharedInformerFactory {
         &self.inner
     }
     /// The informers of the `cloudnative.tw` API group.
+    #[inline]
     pub fn cloudnative(&self) -> CloudnativeInformers {
         CloudnativeInformers {
             factory: self.inner.clone(),
         }
     }
     /// The informers of the `example-group.hyphens.dev` API group.
+    #[inline]
     pub fn example_group(&self) -> ExampleGroupInformers {
         ExampleGroupInformers {
             factory: self.inner.clone(),
         }
     }
     /// The informers of the `samplecontroller.k8s.io` API group.
+    #[inline]
     pub fn samplecontroller(&self) -> SamplecontrollerInformers {
         SamplecontrollerInformers {
             factory: self.inner.clone(),
@@ -113,6 +128,7 @@ pub struct CloudnativeInformers {
 }
 impl CloudnativeInformers {
     /// The informers of `cloudnative.tw/v1alpha1`.
+    #[inline]
     pub fn v1alpha1(&self) -> cloudnative::v1alpha1::CloudnativeV1alpha1Informers {
         cloudnative::v1alpha1::CloudnativeV1alpha1Informers::new(self.factory.clone())
     }
@@ -124,10 +140,12 @@ pub struct ExampleGroupInformers {
 }
 impl ExampleGroupInformers {
     /// The informers of `example-group.hyphens.dev/v1`.
+    #[inline]
     pub fn v1(&self) -> examplegroup::v1::ExampleGroupV1Informers {
         examplegroup::v1::ExampleGroupV1Informers::new(self.factory.clone())
     }
     /// The informers of `example-group.hyphens.dev/v2`.
+    #[inline]
     pub fn v2(&self) -> examplegroup::v2::ExampleGroupV2Informers {
         examplegroup::v2::ExampleGroupV2Informers::new(self.factory.clone())
     }
@@ -139,6 +157,7 @@ pub struct SamplecontrollerInformers {
 }
 impl SamplecontrollerInformers {
     /// The informers of `samplecontroller.k8s.io/v1alpha1`.
+    #[inline]
     pub fn v1alpha1(
         &self,
     ) -> samplecontroller::v1alpha1::SamplecontrollerV1alpha1Informers {

@@ -112,6 +112,7 @@ impl VirtualMachineClient {
         &self.api
     }
     /// Creates a VirtualMachine and returns the server's representation of it.
+    #[inline]
     pub async fn create(
         &self,
         object: &VirtualMachine,
@@ -120,6 +121,7 @@ impl VirtualMachineClient {
         self.api.create(params, object).await
     }
     /// Replaces a VirtualMachine (named by its metadata) and returns the server's representation of it.
+    #[inline]
     pub async fn update(
         &self,
         object: &VirtualMachine,
@@ -128,6 +130,7 @@ impl VirtualMachineClient {
         self.api.replace(&::kube::ResourceExt::name_any(object), params, object).await
     }
     /// Deletes the VirtualMachine `name`: the object while finalizers hold it, else the server's Status.
+    #[inline]
     pub async fn delete(
         &self,
         name: &str,
@@ -139,6 +142,7 @@ impl VirtualMachineClient {
         self.api.delete(name, params).await
     }
     /// Deletes the VirtualMachines the list parameters select.
+    #[inline]
     pub async fn delete_collection(
         &self,
         params: &::kube::api::DeleteParams,
@@ -153,6 +157,7 @@ impl VirtualMachineClient {
         self.api.delete_collection(params, list).await
     }
     /// Gets the VirtualMachine `name`.
+    #[inline]
     pub async fn get(
         &self,
         name: &str,
@@ -160,6 +165,7 @@ impl VirtualMachineClient {
         self.api.get(name).await
     }
     /// Lists the VirtualMachines the parameters select.
+    #[inline]
     pub async fn list(
         &self,
         params: &::kube::api::ListParams,
@@ -167,6 +173,7 @@ impl VirtualMachineClient {
         self.api.list(params).await
     }
     /// Watches VirtualMachines from `resource_version` on.
+    #[inline]
     pub async fn watch(
         &self,
         params: &::kube::api::WatchParams,
@@ -183,6 +190,7 @@ impl VirtualMachineClient {
         self.api.watch(params, resource_version).await
     }
     /// Patches the VirtualMachine `name` and returns the server's representation of it.
+    #[inline]
     pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(
         &self,
         name: &str,
@@ -192,6 +200,7 @@ impl VirtualMachineClient {
         self.api.patch(name, params, patch).await
     }
     /// Server-side applies the VirtualMachine `object` as the field manager in `params` (required).
+    #[inline]
     pub async fn apply(
         &self,
         object: &VirtualMachine,
@@ -248,10 +257,12 @@ pub struct VirtualMachineLister {
 }
 impl VirtualMachineLister {
     /// A lister over a cache, usually an informer's.
+    #[inline]
     pub fn new(lister: ::codegen_runtime::cache::Lister<VirtualMachine>) -> Self {
         Self { lister }
     }
     /// The cached VirtualMachines the selector selects, in all namespaces.
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -261,6 +272,7 @@ impl VirtualMachineLister {
 }
 impl VirtualMachineLister {
     /// The cached VirtualMachines of `namespace`.
+    #[inline]
     pub fn virtual_machines(&self, namespace: &str) -> VirtualMachineNamespaceLister {
         VirtualMachineNamespaceLister {
             lister: self.lister.namespaced(namespace),
@@ -273,6 +285,7 @@ pub struct VirtualMachineNamespaceLister {
 }
 impl VirtualMachineNamespaceLister {
     /// The namespace's cached VirtualMachines the selector selects (through the namespace index).
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -280,6 +293,7 @@ impl VirtualMachineNamespaceLister {
         self.lister.list(selector)
     }
     /// The cached VirtualMachine `name`, or NotFound.
+    #[inline]
     pub fn get(
         &self,
         name: &str,
@@ -297,16 +311,19 @@ pub struct VirtualMachineInformer {
 }
 impl VirtualMachineInformer {
     /// Access through `factory`.
+    #[inline]
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
     /// The shared informer; it runs once the factory is started.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::codegen_runtime::cache::SharedIndexInformer<VirtualMachine> {
         self.factory.informer::<VirtualMachine>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> VirtualMachineLister {
         VirtualMachineLister::new(self.informer().lister())
     }
@@ -318,14 +335,17 @@ pub struct CloudnativeV1alpha1Informers {
 }
 impl CloudnativeV1alpha1Informers {
     /// The accessors over `factory`.
+    #[inline]
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
     /// The factory the informers come from.
+    #[inline]
     pub fn factory(&self) -> &::codegen_runtime::cache::SharedInformerFactory {
         &self.factory
     }
     /// The shared informer and lister of VirtualMachines.
+    #[inline]
     pub fn virtual_machines(&self) -> VirtualMachineInformer {
         VirtualMachineInformer::new(self.factory.clone())
     }

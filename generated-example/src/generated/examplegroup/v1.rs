@@ -216,6 +216,7 @@ impl ClusterTestTypeClient {
         &self.api
     }
     /// Creates a ClusterTestType and returns the server's representation of it.
+    #[inline]
     pub async fn create(
         &self,
         object: &ClusterTestType,
@@ -224,6 +225,7 @@ impl ClusterTestTypeClient {
         self.api.create(params, object).await
     }
     /// Replaces a ClusterTestType (named by its metadata) and returns the server's representation of it.
+    #[inline]
     pub async fn update(
         &self,
         object: &ClusterTestType,
@@ -232,6 +234,7 @@ impl ClusterTestTypeClient {
         self.api.replace(&::kube::ResourceExt::name_any(object), params, object).await
     }
     /// Replaces the status of a ClusterTestType through its `/status` subresource.
+    #[inline]
     pub async fn update_status(
         &self,
         object: &ClusterTestType,
@@ -242,6 +245,7 @@ impl ClusterTestTypeClient {
             .await
     }
     /// Deletes the ClusterTestType `name`: the object while finalizers hold it, else the server's Status.
+    #[inline]
     pub async fn delete(
         &self,
         name: &str,
@@ -253,6 +257,7 @@ impl ClusterTestTypeClient {
         self.api.delete(name, params).await
     }
     /// Deletes the ClusterTestTypes the list parameters select.
+    #[inline]
     pub async fn delete_collection(
         &self,
         params: &::kube::api::DeleteParams,
@@ -267,6 +272,7 @@ impl ClusterTestTypeClient {
         self.api.delete_collection(params, list).await
     }
     /// Gets the ClusterTestType `name`.
+    #[inline]
     pub async fn get(
         &self,
         name: &str,
@@ -274,6 +280,7 @@ impl ClusterTestTypeClient {
         self.api.get(name).await
     }
     /// Lists the ClusterTestTypes the parameters select.
+    #[inline]
     pub async fn list(
         &self,
         params: &::kube::api::ListParams,
@@ -284,6 +291,7 @@ impl ClusterTestTypeClient {
         self.api.list(params).await
     }
     /// Watches ClusterTestTypes from `resource_version` on.
+    #[inline]
     pub async fn watch(
         &self,
         params: &::kube::api::WatchParams,
@@ -300,6 +308,7 @@ impl ClusterTestTypeClient {
         self.api.watch(params, resource_version).await
     }
     /// Patches the ClusterTestType `name` and returns the server's representation of it.
+    #[inline]
     pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(
         &self,
         name: &str,
@@ -309,6 +318,7 @@ impl ClusterTestTypeClient {
         self.api.patch(name, params, patch).await
     }
     /// Patches the status of `name` through its `/status` subresource.
+    #[inline]
     pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(
         &self,
         name: &str,
@@ -318,6 +328,7 @@ impl ClusterTestTypeClient {
         self.api.patch_status(name, params, patch).await
     }
     /// Server-side applies the ClusterTestType `object` as the field manager in `params` (required).
+    #[inline]
     pub async fn apply(
         &self,
         object: &ClusterTestType,
@@ -352,6 +363,7 @@ impl ClusterTestTypeClient {
             .await
     }
     /// Server-side applies the status of the ClusterTestType `object` through its `/status` subresource.
+    #[inline]
     pub async fn apply_status(
         &self,
         object: &ClusterTestType,
@@ -386,6 +398,7 @@ impl ClusterTestTypeClient {
             .await
     }
     /// `GetScale`: get on ClusterTestTypes/scale.
+    #[inline]
     pub async fn get_scale(
         &self,
         name: &str,
@@ -404,6 +417,7 @@ impl ClusterTestTypeClient {
         self.client.request::<::k8s_openapi::api::autoscaling::v1::Scale>(request).await
     }
     /// `UpdateScale`: update on ClusterTestTypes/scale.
+    #[inline]
     pub async fn update_scale(
         &self,
         name: &str,
@@ -451,6 +465,7 @@ impl ReadOnlyTypeClient {
         &self.api
     }
     /// Gets the ReadOnlyType `name`.
+    #[inline]
     pub async fn get(
         &self,
         name: &str,
@@ -458,6 +473,7 @@ impl ReadOnlyTypeClient {
         self.api.get(name).await
     }
     /// Lists the ReadOnlyTypes the parameters select.
+    #[inline]
     pub async fn list(
         &self,
         params: &::kube::api::ListParams,
@@ -465,6 +481,7 @@ impl ReadOnlyTypeClient {
         self.api.list(params).await
     }
     /// Watches ReadOnlyTypes from `resource_version` on.
+    #[inline]
     pub async fn watch(
         &self,
         params: &::kube::api::WatchParams,
@@ -506,6 +523,7 @@ impl CreateAndGetTypeClient {
         &self.api
     }
     /// Creates a CreateAndGetType and returns the server's representation of it.
+    #[inline]
     pub async fn create(
         &self,
         object: &CreateAndGetType,
@@ -514,6 +532,7 @@ impl CreateAndGetTypeClient {
         self.api.create(params, object).await
     }
     /// Gets the CreateAndGetType `name`.
+    #[inline]
     pub async fn get(
         &self,
         name: &str,
@@ -546,6 +565,7 @@ impl UndeletableTypeClient {
         &self.api
     }
     /// Creates a UndeletableType and returns the server's representation of it.
+    #[inline]
     pub async fn create(
         &self,
         object: &UndeletableType,
@@ -554,6 +574,7 @@ impl UndeletableTypeClient {
         self.api.create(params, object).await
     }
     /// Replaces a UndeletableType (named by its metadata) and returns the server's representation of it.
+    #[inline]
     pub async fn update(
         &self,
         object: &UndeletableType,
@@ -562,6 +583,7 @@ impl UndeletableTypeClient {
         self.api.replace(&::kube::ResourceExt::name_any(object), params, object).await
     }
     /// Gets the UndeletableType `name`.
+    #[inline]
     pub async fn get(
         &self,
         name: &str,
@@ -569,6 +591,7 @@ impl UndeletableTypeClient {
         self.api.get(name).await
     }
     /// Lists the UndeletableTypes the parameters select.
+    #[inline]
     pub async fn list(
         &self,
         params: &::kube::api::ListParams,
@@ -579,6 +602,7 @@ impl UndeletableTypeClient {
         self.api.list(params).await
     }
     /// Watches UndeletableTypes from `resource_version` on.
+    #[inline]
     pub async fn watch(
         &self,
         params: &::kube::api::WatchParams,
@@ -595,6 +619,7 @@ impl UndeletableTypeClient {
         self.api.watch(params, resource_version).await
     }
     /// Patches the UndeletableType `name` and returns the server's representation of it.
+    #[inline]
     pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(
         &self,
         name: &str,
@@ -604,6 +629,7 @@ impl UndeletableTypeClient {
         self.api.patch(name, params, patch).await
     }
     /// Server-side applies the UndeletableType `object` as the field manager in `params` (required).
+    #[inline]
     pub async fn apply(
         &self,
         object: &UndeletableType,
@@ -663,6 +689,7 @@ impl DNSRecordClient {
         &self.api
     }
     /// Creates a DNSRecord and returns the server's representation of it.
+    #[inline]
     pub async fn create(
         &self,
         object: &DNSRecord,
@@ -671,6 +698,7 @@ impl DNSRecordClient {
         self.api.create(params, object).await
     }
     /// Replaces a DNSRecord (named by its metadata) and returns the server's representation of it.
+    #[inline]
     pub async fn update(
         &self,
         object: &DNSRecord,
@@ -679,6 +707,7 @@ impl DNSRecordClient {
         self.api.replace(&::kube::ResourceExt::name_any(object), params, object).await
     }
     /// Deletes the DNSRecord `name`: the object while finalizers hold it, else the server's Status.
+    #[inline]
     pub async fn delete(
         &self,
         name: &str,
@@ -690,6 +719,7 @@ impl DNSRecordClient {
         self.api.delete(name, params).await
     }
     /// Deletes the DNSRecords the list parameters select.
+    #[inline]
     pub async fn delete_collection(
         &self,
         params: &::kube::api::DeleteParams,
@@ -704,6 +734,7 @@ impl DNSRecordClient {
         self.api.delete_collection(params, list).await
     }
     /// Gets the DNSRecord `name`.
+    #[inline]
     pub async fn get(
         &self,
         name: &str,
@@ -711,6 +742,7 @@ impl DNSRecordClient {
         self.api.get(name).await
     }
     /// Lists the DNSRecords the parameters select.
+    #[inline]
     pub async fn list(
         &self,
         params: &::kube::api::ListParams,
@@ -718,6 +750,7 @@ impl DNSRecordClient {
         self.api.list(params).await
     }
     /// Watches DNSRecords from `resource_version` on.
+    #[inline]
     pub async fn watch(
         &self,
         params: &::kube::api::WatchParams,
@@ -734,6 +767,7 @@ impl DNSRecordClient {
         self.api.watch(params, resource_version).await
     }
     /// Patches the DNSRecord `name` and returns the server's representation of it.
+    #[inline]
     pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(
         &self,
         name: &str,
@@ -743,6 +777,7 @@ impl DNSRecordClient {
         self.api.patch(name, params, patch).await
     }
     /// Server-side applies the DNSRecord `object` as the field manager in `params` (required).
+    #[inline]
     pub async fn apply(
         &self,
         object: &DNSRecord,
@@ -814,10 +849,12 @@ pub struct ClusterTestTypeLister {
 }
 impl ClusterTestTypeLister {
     /// A lister over a cache, usually an informer's.
+    #[inline]
     pub fn new(lister: ::codegen_runtime::cache::Lister<ClusterTestType>) -> Self {
         Self { lister }
     }
     /// The cached ClusterTestTypes the selector selects, in all namespaces.
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -827,6 +864,7 @@ impl ClusterTestTypeLister {
 }
 impl ClusterTestTypeLister {
     /// The cached ClusterTestType `name`, or NotFound.
+    #[inline]
     pub fn get(
         &self,
         name: &str,
@@ -844,10 +882,12 @@ pub struct ReadOnlyTypeLister {
 }
 impl ReadOnlyTypeLister {
     /// A lister over a cache, usually an informer's.
+    #[inline]
     pub fn new(lister: ::codegen_runtime::cache::Lister<ReadOnlyType>) -> Self {
         Self { lister }
     }
     /// The cached ReadOnlyTypes the selector selects, in all namespaces.
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -857,6 +897,7 @@ impl ReadOnlyTypeLister {
 }
 impl ReadOnlyTypeLister {
     /// The cached ReadOnlyTypes of `namespace`.
+    #[inline]
     pub fn read_only_types(&self, namespace: &str) -> ReadOnlyTypeNamespaceLister {
         ReadOnlyTypeNamespaceLister {
             lister: self.lister.namespaced(namespace),
@@ -869,6 +910,7 @@ pub struct ReadOnlyTypeNamespaceLister {
 }
 impl ReadOnlyTypeNamespaceLister {
     /// The namespace's cached ReadOnlyTypes the selector selects (through the namespace index).
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -876,6 +918,7 @@ impl ReadOnlyTypeNamespaceLister {
         self.lister.list(selector)
     }
     /// The cached ReadOnlyType `name`, or NotFound.
+    #[inline]
     pub fn get(
         &self,
         name: &str,
@@ -893,10 +936,12 @@ pub struct UndeletableTypeLister {
 }
 impl UndeletableTypeLister {
     /// A lister over a cache, usually an informer's.
+    #[inline]
     pub fn new(lister: ::codegen_runtime::cache::Lister<UndeletableType>) -> Self {
         Self { lister }
     }
     /// The cached UndeletableTypes the selector selects, in all namespaces.
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -906,6 +951,7 @@ impl UndeletableTypeLister {
 }
 impl UndeletableTypeLister {
     /// The cached UndeletableTypes of `namespace`.
+    #[inline]
     pub fn undeletable_types(&self, namespace: &str) -> UndeletableTypeNamespaceLister {
         UndeletableTypeNamespaceLister {
             lister: self.lister.namespaced(namespace),
@@ -918,6 +964,7 @@ pub struct UndeletableTypeNamespaceLister {
 }
 impl UndeletableTypeNamespaceLister {
     /// The namespace's cached UndeletableTypes the selector selects (through the namespace index).
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -925,6 +972,7 @@ impl UndeletableTypeNamespaceLister {
         self.lister.list(selector)
     }
     /// The cached UndeletableType `name`, or NotFound.
+    #[inline]
     pub fn get(
         &self,
         name: &str,
@@ -942,10 +990,12 @@ pub struct DNSRecordLister {
 }
 impl DNSRecordLister {
     /// A lister over a cache, usually an informer's.
+    #[inline]
     pub fn new(lister: ::codegen_runtime::cache::Lister<DNSRecord>) -> Self {
         Self { lister }
     }
     /// The cached DNSRecords the selector selects, in all namespaces.
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -955,6 +1005,7 @@ impl DNSRecordLister {
 }
 impl DNSRecordLister {
     /// The cached DNSRecords of `namespace`.
+    #[inline]
     pub fn dns_records(&self, namespace: &str) -> DNSRecordNamespaceLister {
         DNSRecordNamespaceLister {
             lister: self.lister.namespaced(namespace),
@@ -967,6 +1018,7 @@ pub struct DNSRecordNamespaceLister {
 }
 impl DNSRecordNamespaceLister {
     /// The namespace's cached DNSRecords the selector selects (through the namespace index).
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -974,6 +1026,7 @@ impl DNSRecordNamespaceLister {
         self.lister.list(selector)
     }
     /// The cached DNSRecord `name`, or NotFound.
+    #[inline]
     pub fn get(
         &self,
         name: &str,
@@ -991,16 +1044,19 @@ pub struct ClusterTestTypeInformer {
 }
 impl ClusterTestTypeInformer {
     /// Access through `factory`.
+    #[inline]
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
     /// The shared informer; it runs once the factory is started.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::codegen_runtime::cache::SharedIndexInformer<ClusterTestType> {
         self.factory.informer::<ClusterTestType>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> ClusterTestTypeLister {
         ClusterTestTypeLister::new(self.informer().lister())
     }
@@ -1012,16 +1068,19 @@ pub struct ReadOnlyTypeInformer {
 }
 impl ReadOnlyTypeInformer {
     /// Access through `factory`.
+    #[inline]
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
     /// The shared informer; it runs once the factory is started.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::codegen_runtime::cache::SharedIndexInformer<ReadOnlyType> {
         self.factory.informer::<ReadOnlyType>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> ReadOnlyTypeLister {
         ReadOnlyTypeLister::new(self.informer().lister())
     }
@@ -1033,16 +1092,19 @@ pub struct UndeletableTypeInformer {
 }
 impl UndeletableTypeInformer {
     /// Access through `factory`.
+    #[inline]
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
     /// The shared informer; it runs once the factory is started.
+    #[inline]
     pub fn informer(
         &self,
     ) -> ::codegen_runtime::cache::SharedIndexInformer<UndeletableType> {
         self.factory.informer::<UndeletableType>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> UndeletableTypeLister {
         UndeletableTypeLister::new(self.informer().lister())
     }
@@ -1054,14 +1116,17 @@ pub struct DNSRecordInformer {
 }
 impl DNSRecordInformer {
     /// Access through `factory`.
+    #[inline]
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
     /// The shared informer; it runs once the factory is started.
+    #[inline]
     pub fn informer(&self) -> ::codegen_runtime::cache::SharedIndexInformer<DNSRecord> {
         self.factory.informer::<DNSRecord>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> DNSRecordLister {
         DNSRecordLister::new(self.informer().lister())
     }
@@ -1073,26 +1138,32 @@ pub struct ExampleGroupV1Informers {
 }
 impl ExampleGroupV1Informers {
     /// The accessors over `factory`.
+    #[inline]
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
     /// The factory the informers come from.
+    #[inline]
     pub fn factory(&self) -> &::codegen_runtime::cache::SharedInformerFactory {
         &self.factory
     }
     /// The shared informer and lister of ClusterTestTypes.
+    #[inline]
     pub fn cluster_test_types(&self) -> ClusterTestTypeInformer {
         ClusterTestTypeInformer::new(self.factory.clone())
     }
     /// The shared informer and lister of ReadOnlyTypes.
+    #[inline]
     pub fn read_only_types(&self) -> ReadOnlyTypeInformer {
         ReadOnlyTypeInformer::new(self.factory.clone())
     }
     /// The shared informer and lister of UndeletableTypes.
+    #[inline]
     pub fn undeletable_types(&self) -> UndeletableTypeInformer {
         UndeletableTypeInformer::new(self.factory.clone())
     }
     /// The shared informer and lister of DNSRecords.
+    #[inline]
     pub fn dns_records(&self) -> DNSRecordInformer {
         DNSRecordInformer::new(self.factory.clone())
     }

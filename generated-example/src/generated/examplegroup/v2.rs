@@ -67,6 +67,7 @@ impl TestTypeClient {
         &self.api
     }
     /// Creates a TestType and returns the server's representation of it.
+    #[inline]
     pub async fn create(
         &self,
         object: &TestType,
@@ -75,6 +76,7 @@ impl TestTypeClient {
         self.api.create(params, object).await
     }
     /// Replaces a TestType (named by its metadata) and returns the server's representation of it.
+    #[inline]
     pub async fn update(
         &self,
         object: &TestType,
@@ -83,6 +85,7 @@ impl TestTypeClient {
         self.api.replace(&::kube::ResourceExt::name_any(object), params, object).await
     }
     /// Deletes the TestType `name`: the object while finalizers hold it, else the server's Status.
+    #[inline]
     pub async fn delete(
         &self,
         name: &str,
@@ -94,6 +97,7 @@ impl TestTypeClient {
         self.api.delete(name, params).await
     }
     /// Deletes the TestTypes the list parameters select.
+    #[inline]
     pub async fn delete_collection(
         &self,
         params: &::kube::api::DeleteParams,
@@ -108,6 +112,7 @@ impl TestTypeClient {
         self.api.delete_collection(params, list).await
     }
     /// Gets the TestType `name`.
+    #[inline]
     pub async fn get(
         &self,
         name: &str,
@@ -115,6 +120,7 @@ impl TestTypeClient {
         self.api.get(name).await
     }
     /// Lists the TestTypes the parameters select.
+    #[inline]
     pub async fn list(
         &self,
         params: &::kube::api::ListParams,
@@ -122,6 +128,7 @@ impl TestTypeClient {
         self.api.list(params).await
     }
     /// Watches TestTypes from `resource_version` on.
+    #[inline]
     pub async fn watch(
         &self,
         params: &::kube::api::WatchParams,
@@ -138,6 +145,7 @@ impl TestTypeClient {
         self.api.watch(params, resource_version).await
     }
     /// Patches the TestType `name` and returns the server's representation of it.
+    #[inline]
     pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(
         &self,
         name: &str,
@@ -147,6 +155,7 @@ impl TestTypeClient {
         self.api.patch(name, params, patch).await
     }
     /// Server-side applies the TestType `object` as the field manager in `params` (required).
+    #[inline]
     pub async fn apply(
         &self,
         object: &TestType,
@@ -202,10 +211,12 @@ pub struct TestTypeLister {
 }
 impl TestTypeLister {
     /// A lister over a cache, usually an informer's.
+    #[inline]
     pub fn new(lister: ::codegen_runtime::cache::Lister<TestType>) -> Self {
         Self { lister }
     }
     /// The cached TestTypes the selector selects, in all namespaces.
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -215,6 +226,7 @@ impl TestTypeLister {
 }
 impl TestTypeLister {
     /// The cached TestTypes of `namespace`.
+    #[inline]
     pub fn test_types(&self, namespace: &str) -> TestTypeNamespaceLister {
         TestTypeNamespaceLister {
             lister: self.lister.namespaced(namespace),
@@ -227,6 +239,7 @@ pub struct TestTypeNamespaceLister {
 }
 impl TestTypeNamespaceLister {
     /// The namespace's cached TestTypes the selector selects (through the namespace index).
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -234,6 +247,7 @@ impl TestTypeNamespaceLister {
         self.lister.list(selector)
     }
     /// The cached TestType `name`, or NotFound.
+    #[inline]
     pub fn get(
         &self,
         name: &str,
@@ -251,14 +265,17 @@ pub struct TestTypeInformer {
 }
 impl TestTypeInformer {
     /// Access through `factory`.
+    #[inline]
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
     /// The shared informer; it runs once the factory is started.
+    #[inline]
     pub fn informer(&self) -> ::codegen_runtime::cache::SharedIndexInformer<TestType> {
         self.factory.informer::<TestType>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> TestTypeLister {
         TestTypeLister::new(self.informer().lister())
     }
@@ -270,14 +287,17 @@ pub struct ExampleGroupV2Informers {
 }
 impl ExampleGroupV2Informers {
     /// The accessors over `factory`.
+    #[inline]
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
     /// The factory the informers come from.
+    #[inline]
     pub fn factory(&self) -> &::codegen_runtime::cache::SharedInformerFactory {
         &self.factory
     }
     /// The shared informer and lister of TestTypes.
+    #[inline]
     pub fn test_types(&self) -> TestTypeInformer {
         TestTypeInformer::new(self.factory.clone())
     }

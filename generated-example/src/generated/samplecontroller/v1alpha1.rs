@@ -83,6 +83,7 @@ impl FooClient {
         &self.api
     }
     /// Creates a Foo and returns the server's representation of it.
+    #[inline]
     pub async fn create(
         &self,
         object: &Foo,
@@ -91,6 +92,7 @@ impl FooClient {
         self.api.create(params, object).await
     }
     /// Replaces a Foo (named by its metadata) and returns the server's representation of it.
+    #[inline]
     pub async fn update(
         &self,
         object: &Foo,
@@ -99,6 +101,7 @@ impl FooClient {
         self.api.replace(&::kube::ResourceExt::name_any(object), params, object).await
     }
     /// Replaces the status of a Foo through its `/status` subresource.
+    #[inline]
     pub async fn update_status(
         &self,
         object: &Foo,
@@ -109,6 +112,7 @@ impl FooClient {
             .await
     }
     /// Deletes the Foo `name`: the object while finalizers hold it, else the server's Status.
+    #[inline]
     pub async fn delete(
         &self,
         name: &str,
@@ -120,6 +124,7 @@ impl FooClient {
         self.api.delete(name, params).await
     }
     /// Deletes the Foos the list parameters select.
+    #[inline]
     pub async fn delete_collection(
         &self,
         params: &::kube::api::DeleteParams,
@@ -134,10 +139,12 @@ impl FooClient {
         self.api.delete_collection(params, list).await
     }
     /// Gets the Foo `name`.
+    #[inline]
     pub async fn get(&self, name: &str) -> ::std::result::Result<Foo, ::kube::Error> {
         self.api.get(name).await
     }
     /// Lists the Foos the parameters select.
+    #[inline]
     pub async fn list(
         &self,
         params: &::kube::api::ListParams,
@@ -145,6 +152,7 @@ impl FooClient {
         self.api.list(params).await
     }
     /// Watches Foos from `resource_version` on.
+    #[inline]
     pub async fn watch(
         &self,
         params: &::kube::api::WatchParams,
@@ -158,6 +166,7 @@ impl FooClient {
         self.api.watch(params, resource_version).await
     }
     /// Patches the Foo `name` and returns the server's representation of it.
+    #[inline]
     pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(
         &self,
         name: &str,
@@ -167,6 +176,7 @@ impl FooClient {
         self.api.patch(name, params, patch).await
     }
     /// Patches the status of `name` through its `/status` subresource.
+    #[inline]
     pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(
         &self,
         name: &str,
@@ -176,6 +186,7 @@ impl FooClient {
         self.api.patch_status(name, params, patch).await
     }
     /// Server-side applies the Foo `object` as the field manager in `params` (required).
+    #[inline]
     pub async fn apply(
         &self,
         object: &Foo,
@@ -209,6 +220,7 @@ impl FooClient {
             .await
     }
     /// Server-side applies the status of the Foo `object` through its `/status` subresource.
+    #[inline]
     pub async fn apply_status(
         &self,
         object: &Foo,
@@ -264,10 +276,12 @@ pub struct FooLister {
 }
 impl FooLister {
     /// A lister over a cache, usually an informer's.
+    #[inline]
     pub fn new(lister: ::codegen_runtime::cache::Lister<Foo>) -> Self {
         Self { lister }
     }
     /// The cached Foos the selector selects, in all namespaces.
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -277,6 +291,7 @@ impl FooLister {
 }
 impl FooLister {
     /// The cached Foos of `namespace`.
+    #[inline]
     pub fn foos(&self, namespace: &str) -> FooNamespaceLister {
         FooNamespaceLister {
             lister: self.lister.namespaced(namespace),
@@ -289,6 +304,7 @@ pub struct FooNamespaceLister {
 }
 impl FooNamespaceLister {
     /// The namespace's cached Foos the selector selects (through the namespace index).
+    #[inline]
     pub fn list(
         &self,
         selector: &::kube::core::Selector,
@@ -296,6 +312,7 @@ impl FooNamespaceLister {
         self.lister.list(selector)
     }
     /// The cached Foo `name`, or NotFound.
+    #[inline]
     pub fn get(
         &self,
         name: &str,
@@ -313,14 +330,17 @@ pub struct FooInformer {
 }
 impl FooInformer {
     /// Access through `factory`.
+    #[inline]
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
     /// The shared informer; it runs once the factory is started.
+    #[inline]
     pub fn informer(&self) -> ::codegen_runtime::cache::SharedIndexInformer<Foo> {
         self.factory.informer::<Foo>()
     }
     /// A lister over the informer's cache.
+    #[inline]
     pub fn lister(&self) -> FooLister {
         FooLister::new(self.informer().lister())
     }
@@ -332,14 +352,17 @@ pub struct SamplecontrollerV1alpha1Informers {
 }
 impl SamplecontrollerV1alpha1Informers {
     /// The accessors over `factory`.
+    #[inline]
     pub fn new(factory: ::codegen_runtime::cache::SharedInformerFactory) -> Self {
         Self { factory }
     }
     /// The factory the informers come from.
+    #[inline]
     pub fn factory(&self) -> &::codegen_runtime::cache::SharedInformerFactory {
         &self.factory
     }
     /// The shared informer and lister of Foos.
+    #[inline]
     pub fn foos(&self) -> FooInformer {
         FooInformer::new(self.factory.clone())
     }

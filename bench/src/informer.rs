@@ -1,0 +1,196 @@
+//! Suite 1, informer ingest: the clients of `ingest` run alternately, each in a fresh process,
+//! against one benchmark server process per N, and compared round by round.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use crate::ingest::{Client, Ingest};
+use crate::process::self_exe;
+use crate::stats::{Table, verdict};
+
+/// A `bench serve` process; killed when dropped.
+pub struct ServerProcess {
+    child: Child,
+    /// Its base URL.
+    pub url: String,
+}
+
+impl ServerProcess {
+    /// Starts a server of `objects` VirtualMachines and `events` watch events (`None`: endless)
+    /// and waits until it listens.
+    pub fn start(objects: usize, events: Option<usize>) -> Result<Self, String> {
+        let mut command = Command::new(self_exe()?);
+        command.args(["serve", "--objects", &objects.to_string()]);
+        match events {
+            Some(events) => command.args(["--events", &events.to_string()]),
+            None => command.arg("--endless"),
+        };
+        let mut child = command
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start the benchmark server: {e}"))?;
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .map_err(|e| format!("reading the benchmark server's address: {e}"))?;
+        let Some(url) = line.trim().strip_prefix("listening ") else {
+            let _ = child.kill();
+            return Err(format!("the benchmark server did not start (it printed {line:?})"));
+        };
+        Ok(Self {
+            url: url.to_owned(),
+            child,
+        })
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The suite's sizes.
+pub struct Sizes {
+    /// Object counts, one server each.
+    pub objects: Vec<usize>,
+    /// Watch events after each list.
+    pub events: usize,
+    /// Rounds of every client.
+    pub rounds: usize,
+}
+
+impl Sizes {
+    /// The sizes, or small ones for CI.
+    pub fn new(quick: bool, rounds: Option<usize>) -> Self {
+        if quick {
+            Self {
+                objects: vec![1_000],
+                events: 2_000,
+                rounds: rounds.unwrap_or(1),
+            }
+        } else {
+            Self {
+                objects: vec![10_000, 100_000],
+                events: 100_000,
+                rounds: rounds.unwrap_or(3),
+            }
+        }
+    }
+}
+
+fn ingest(url: &str, client: Client, streaming: bool, objects: usize, events: usize) -> Result<Ingest, String> {
+    let client_name = match client {
+        Client::Informer => "informer",
+        Client::InformerDroppingManagedFields => "informer-dropping-managed-fields",
+        Client::Reflector => "reflector",
+        Client::Decode => "decode",
+    };
+    let mut command = Command::new(self_exe()?);
+    command.args(["ingest", "--url", url, "--client", client_name]);
+    command.args(["--objects", &objects.to_string(), "--events", &events.to_string()]);
+    if streaming {
+        command.arg("--streaming");
+    }
+    let output = command
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run the ingest client: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("the {client_name} ingest client failed ({})", output.status));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| {
+        format!(
+            "the {client_name} ingest client printed {:?}: {e}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+const CLIENTS: [(Client, &str); 4] = [
+    (Client::Informer, "informer"),
+    (Client::InformerDroppingManagedFields, "informer, managedFields dropped"),
+    (Client::Reflector, "reflector"),
+    (Client::Decode, "decode-only"),
+];
+
+const LIST: &str = "list objects/s";
+const WATCH: &str = "watch events/s";
+const RSS: &str = "RSS after sync MiB";
+const PEAK: &str = "peak RSS MiB";
+
+/// Runs the suite and prints, per N, the table and the targets' verdicts. Fails if a client's
+/// store ends with the wrong size or a stale object.
+pub fn suite(sizes: &Sizes) -> Result<(), String> {
+    for &objects in &sizes.objects {
+        let server = ServerProcess::start(objects, Some(sizes.events))?;
+        let mut table = Table::default();
+        for round in 1..=sizes.rounds {
+            for streaming in [false, true] {
+                for (client, name) in CLIENTS {
+                    if streaming && client == Client::InformerDroppingManagedFields {
+                        continue;
+                    }
+                    let result = ingest(&server.url, client, streaming, objects, sizes.events)?;
+                    eprintln!("round {round} {name} streaming={streaming}: {result:?}");
+                    if result.objects != objects || result.stale != 0 {
+                        return Err(format!(
+                            "{name} (streaming={streaming}) ended with {} objects ({} stale); expected {objects}",
+                            result.objects, result.stale
+                        ));
+                    }
+                    let program = if streaming {
+                        format!("{name}, streaming list")
+                    } else {
+                        name.to_owned()
+                    };
+                    table.record(&program, LIST, result.list_per_s);
+                    table.record(&program, WATCH, result.watch_per_s);
+                    table.record(&program, RSS, result.rss_after_sync_mib);
+                    table.record(&program, PEAK, result.peak_rss_mib);
+                }
+            }
+        }
+        println!(
+            "\n### Informer ingest: N = {objects} VirtualMachines, M = {} watch events, {} rounds\n",
+            sizes.events, sizes.rounds
+        );
+        print!("{table}");
+        for suffix in ["", ", streaming list"] {
+            let (ours, theirs, decode) = (
+                format!("informer{suffix}"),
+                format!("reflector{suffix}"),
+                format!("decode-only{suffix}"),
+            );
+            println!();
+            for (metric, label, target, floor) in [
+                (LIST, "list ingest", "≥ 1.3×", 1.3),
+                (WATCH, "watch events", "≥ 1.5×", 1.5),
+            ] {
+                let ratio = table.ratio(&ours, &theirs, metric);
+                let measured = format!(
+                    "{ratio:.2}× the reflector; informer {:.2}, reflector {:.2} of decode-only",
+                    table.ratio(&ours, &decode, metric),
+                    table.ratio(&theirs, &decode, metric)
+                );
+                println!(
+                    "{}",
+                    verdict(&format!("{label}{suffix}"), measured, target, ratio >= floor)
+                );
+            }
+            let rss = table.ratio(&ours, &theirs, RSS);
+            println!(
+                "{}",
+                verdict(
+                    &format!("RSS after sync{suffix}"),
+                    format!("{rss:.2}× the reflector's"),
+                    "≤ 0.9×",
+                    rss <= 0.9
+                )
+            );
+        }
+    }
+    Ok(())
+}

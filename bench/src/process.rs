@@ -1,0 +1,146 @@
+//! What a process costs: its resident memory now and at peak, its CPU time, and the wall time and
+//! peak memory of a child program.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::resource::{UsageWho, getrusage};
+
+/// A `VmRSS:`-style field of `/proc/self/status`, in MiB.
+fn status_mib(field: &str) -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib: f64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix(field))
+        .and_then(|value| value.split_whitespace().next())
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(0.0);
+    kib / 1024.0
+}
+
+/// This process's resident memory, in MiB.
+pub fn rss_mib() -> f64 {
+    status_mib("VmRSS:")
+}
+
+/// This process's peak resident memory, in MiB.
+pub fn peak_rss_mib() -> f64 {
+    status_mib("VmHWM:")
+}
+
+/// User plus system CPU time this process has used.
+pub fn cpu_time() -> Duration {
+    let usage = getrusage(UsageWho::RUSAGE_SELF).expect("getrusage(RUSAGE_SELF) cannot fail");
+    let to_duration = |t: nix::sys::time::TimeVal| Duration::new(t.tv_sec() as u64, t.tv_usec() as u32 * 1000);
+    to_duration(usage.user_time()) + to_duration(usage.system_time())
+}
+
+/// How long a child ran and its peak resident memory.
+#[derive(Clone, Copy, Debug)]
+pub struct ChildCost {
+    /// From spawn to exit.
+    pub wall: Duration,
+    /// Peak resident memory, in MiB.
+    pub peak_rss_mib: f64,
+}
+
+/// Runs `program` with `args`, output discarded, and measures it. Peak memory comes from
+/// `getrusage(RUSAGE_CHILDREN)`, which reports the largest child waited for so far: so each
+/// measurement runs in a fresh `bench measure` process whose only child is the program.
+pub fn measure(program: &Path, args: &[String]) -> Result<ChildCost, String> {
+    let output = Command::new(self_exe()?)
+        .arg("measure")
+        .arg(program)
+        .args(args)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run the measuring process: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("{} {} failed", program.display(), args.join(" ")));
+    }
+    let line = String::from_utf8_lossy(&output.stdout);
+    let mut fields = line.split_whitespace().map(str::parse::<f64>);
+    match (fields.next(), fields.next()) {
+        (Some(Ok(wall)), Some(Ok(peak))) => Ok(ChildCost {
+            wall: Duration::from_secs_f64(wall),
+            peak_rss_mib: peak,
+        }),
+        _ => Err(format!(
+            "the measuring process printed {line:?}, not `<wall s> <peak MiB>`"
+        )),
+    }
+}
+
+/// The `bench measure <program> <args…>` subcommand: runs the program (its output kept, and
+/// shown only if it fails), then prints its wall seconds and peak MiB.
+pub fn measure_child(program: &Path, args: &[String]) -> Result<(), String> {
+    let started = Instant::now();
+    let output = Command::new(program)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+    let wall = started.elapsed();
+    if !output.status.success() {
+        return Err(format!(
+            "{} exited with {}:\n{}",
+            program.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).map_err(|e| format!("getrusage: {e}"))?;
+    // Linux reports ru_maxrss in KiB.
+    println!("{:.6} {:.1}", wall.as_secs_f64(), usage.max_rss() as f64 / 1024.0);
+    Ok(())
+}
+
+/// This benchmark's own executable, for the child processes it starts.
+pub fn self_exe() -> Result<PathBuf, String> {
+    std::env::current_exe().map_err(|e| format!("cannot find the bench executable: {e}"))
+}
+
+/// The directory of this executable's profile (`target/debug` or `target/release`), where the
+/// workspace's other binaries are built.
+pub fn profile_dir() -> Result<PathBuf, String> {
+    let exe = self_exe()?;
+    exe.parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| format!("{} has no parent directory", exe.display()))
+}
+
+/// Whether this executable is a release build.
+pub fn is_release() -> bool {
+    !cfg!(debug_assertions)
+}
+
+/// The workspace root: the parent of this crate's manifest directory.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("bench/ lives in the workspace")
+        .to_path_buf()
+}
+
+/// Runs `cargo` with `args` in `dir`, failing with its output if it fails.
+pub fn cargo(dir: &Path, args: &[&str], envs: &[(&str, &Path)]) -> Result<Duration, String> {
+    let started = Instant::now();
+    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+        .args(args)
+        .current_dir(dir)
+        .envs(envs.iter().copied())
+        .env("CARGO_INCREMENTAL", "0")
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(40).collect();
+        return Err(format!(
+            "cargo {} in {} failed; the end of its output:\n{}",
+            args.join(" "),
+            dir.display(),
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        ));
+    }
+    Ok(started.elapsed())
+}

@@ -1,0 +1,343 @@
+//! A loopback list/watch server for the informer benchmarks: N VirtualMachines of about 1 KB
+//! shaped like controller101's example (with the managed fields a real server adds), served in
+//! `limit`/`continue` pages or as a streaming list (`sendInitialEvents`), then M MODIFIED watch
+//! events as fast as the client reads them. Objects are JSON text split around their
+//! resourceVersion, so serving costs a copy, not a serialization, and the client is what is
+//! measured. It runs in its own process so that its memory is not counted as the client's.
+
+use std::convert::Infallible;
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use http::{Request, Response, StatusCode};
+use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
+use hyper::body::{Frame, Incoming};
+use hyper_util::rt::TokioIo;
+use serde_json::json;
+use tokio::net::TcpListener;
+
+/// The resourceVersion placeholder each object is split around.
+const RV_PLACEHOLDER: &str = "@RV@";
+
+/// Watch events are sent in chunks of about this many bytes.
+const CHUNK_BYTES: usize = 64 * 1024;
+
+/// The namespace of object `i`: objects are spread over 100 namespaces.
+pub fn namespace_of(i: usize) -> String {
+    format!("bench-{:02}", i % 100)
+}
+
+/// The name of object `i`.
+pub fn name_of(i: usize) -> String {
+    format!("vm-{i:07}")
+}
+
+/// The objects as JSON text, each split around its resourceVersion.
+pub struct Catalog {
+    halves: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Watch events to send after the list; `None` for endless.
+    events: Option<usize>,
+}
+
+impl Catalog {
+    /// `objects` VirtualMachines, then `events` MODIFIED events (`None`: endless).
+    pub fn new(objects: usize, events: Option<usize>) -> Self {
+        let halves = (0..objects)
+            .map(|i| {
+                let text = object(i).to_string();
+                let (before, after) = text
+                    .split_once(RV_PLACEHOLDER)
+                    .expect("the object holds the placeholder");
+                (before.as_bytes().to_vec(), after.as_bytes().to_vec())
+            })
+            .collect();
+        Self { halves, events }
+    }
+
+    /// How many objects there are.
+    pub fn len(&self) -> usize {
+        self.halves.len()
+    }
+
+    /// The resourceVersion of the list: object `i` was created at `i + 1`.
+    fn list_version(&self) -> u64 {
+        self.halves.len() as u64
+    }
+
+    /// Object `i` at resourceVersion `version`.
+    fn write_object(&self, out: &mut Vec<u8>, i: usize, version: u64) {
+        let (before, after) = &self.halves[i];
+        out.extend_from_slice(before);
+        write!(out, "{version}").expect("writing to a Vec cannot fail");
+        out.extend_from_slice(after);
+    }
+
+    /// One page of the list, from `offset`, of at most `limit` objects.
+    fn page(&self, offset: usize, limit: usize) -> Vec<u8> {
+        let end = offset.saturating_add(limit).min(self.len());
+        let mut out = Vec::with_capacity((end - offset.min(end)) * 1100 + 200);
+        let next = if end < self.len() {
+            format!(r#","continue":"{end}""#)
+        } else {
+            String::new()
+        };
+        write!(
+            out,
+            r#"{{"apiVersion":"cloudnative.tw/v1alpha1","kind":"VirtualMachineList","metadata":{{"resourceVersion":"{}"{next}}},"items":["#,
+            self.list_version()
+        )
+        .expect("writing to a Vec cannot fail");
+        for i in offset..end {
+            if i > offset {
+                out.push(b',');
+            }
+            self.write_object(&mut out, i, i as u64 + 1);
+        }
+        out.extend_from_slice(b"]}");
+        out
+    }
+
+    /// Watch event `j` modifies object `j % N` to resourceVersion `N + j + 1`.
+    fn write_event(&self, out: &mut Vec<u8>, j: usize) {
+        out.extend_from_slice(br#"{"type":"MODIFIED","object":"#);
+        self.write_object(out, j % self.len(), self.list_version() + j as u64 + 1);
+        out.extend_from_slice(b"}\n");
+    }
+
+    /// Writes the event at `cursor` and returns the next cursor, or `None` at the end.
+    fn write_next(&self, out: &mut Vec<u8>, cursor: Cursor, end: usize) -> Option<Cursor> {
+        match cursor {
+            Cursor::Added(i) if i < self.len() => {
+                out.extend_from_slice(br#"{"type":"ADDED","object":"#);
+                self.write_object(out, i, i as u64 + 1);
+                out.extend_from_slice(b"}\n");
+                Some(Cursor::Added(i + 1))
+            }
+            Cursor::Added(_) => {
+                // The bookmark that ends a streaming list's initial events.
+                write!(
+                    out,
+                    r#"{{"type":"BOOKMARK","object":{{"apiVersion":"cloudnative.tw/v1alpha1","kind":"VirtualMachine","metadata":{{"resourceVersion":"{}","annotations":{{"k8s.io/initial-events-end":"true"}}}}}}}}"#,
+                    self.list_version()
+                )
+                .expect("writing to a Vec cannot fail");
+                out.push(b'\n');
+                Some(Cursor::Modified(0))
+            }
+            Cursor::Modified(j) if j < end => {
+                self.write_event(out, j);
+                Some(Cursor::Modified(j + 1))
+            }
+            Cursor::Modified(_) => None,
+        }
+    }
+}
+
+/// Where a watch stream is: in a streaming list's initial events, or in the modifications.
+#[derive(Clone, Copy)]
+enum Cursor {
+    Added(usize),
+    Modified(usize),
+}
+
+/// VirtualMachine `i`, with [`RV_PLACEHOLDER`] for its resourceVersion: about 1 KB of JSON.
+fn object(i: usize) -> serde_json::Value {
+    let time = "2026-11-23T10:00:00Z";
+    json!({
+        "apiVersion": "cloudnative.tw/v1alpha1",
+        "kind": "VirtualMachine",
+        "metadata": {
+            "name": name_of(i),
+            "namespace": namespace_of(i),
+            "uid": format!("6b1f0c2e-9d7a-4c55-8e0b-{i:012x}"),
+            "resourceVersion": RV_PLACEHOLDER,
+            "generation": 1,
+            "creationTimestamp": time,
+            "labels": { "app": "bench", "shard": (i % 7).to_string() },
+            "finalizers": [controller::vm::FINALIZER],
+            "managedFields": [
+                {
+                    "manager": "kubectl-client-side-apply", "operation": "Update",
+                    "apiVersion": "cloudnative.tw/v1alpha1", "time": time, "fieldsType": "FieldsV1",
+                    "fieldsV1": { "f:spec": { ".": {}, "f:resource": { ".": {}, "f:cpu": {}, "f:memory": {} } } },
+                },
+                {
+                    "manager": "controller", "operation": "Update",
+                    "apiVersion": "cloudnative.tw/v1alpha1", "time": time, "fieldsType": "FieldsV1",
+                    "fieldsV1": { "f:metadata": { "f:finalizers": { ".": {}, "v:\"finalizer.cloudnative.tw\"": {} } },
+                        "f:status": { ".": {}, "f:lastUpdateTime": {}, "f:phase": {}, "f:server": { ".": {}, "f:id": {}, "f:state": {}, "f:usage": {} } } },
+                },
+            ],
+        },
+        "spec": { "action": "active", "resource": { "cpu": "1", "memory": "4G", "rootDisk": "40Gi" } },
+        "status": {
+            "phase": "Active",
+            "reason": "",
+            "server": {
+                "id": format!("srv-{i:012x}"),
+                "state": "ACTIVE",
+                "usage": { "cpu": (i % 100) as f64 + 0.5, "memory": (i % 64) as f64 + 0.25 },
+            },
+            "lastUpdateTime": time,
+        },
+    })
+}
+
+/// What a request asks for, from its query.
+#[derive(Default)]
+struct Query {
+    watch: bool,
+    send_initial_events: bool,
+    limit: Option<usize>,
+    continue_from: usize,
+    resource_version: Option<u64>,
+}
+
+fn parse_query(query: Option<&str>) -> Query {
+    let mut parsed = Query::default();
+    for pair in query.unwrap_or_default().split('&') {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        match key {
+            "watch" => parsed.watch = value == "true" || value == "1",
+            "sendInitialEvents" => parsed.send_initial_events = value == "true",
+            "limit" => parsed.limit = value.parse().ok(),
+            "continue" => parsed.continue_from = value.parse().unwrap_or(0),
+            "resourceVersion" => parsed.resource_version = value.parse().ok(),
+            _ => {}
+        }
+    }
+    parsed
+}
+
+type Body = BoxBody<Bytes, Infallible>;
+
+fn full(status: StatusCode, body: Vec<u8>) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// The watch stream: initial events if asked for, then the MODIFIED events after the
+/// requested resourceVersion, in chunks made as the client reads, then nothing (the connection
+/// stays open).
+fn watch(catalog: Arc<Catalog>, query: &Query) -> Response<Body> {
+    let first = if query.send_initial_events {
+        Cursor::Added(0)
+    } else {
+        let after = query.resource_version.unwrap_or(0);
+        Cursor::Modified(after.saturating_sub(catalog.list_version()) as usize)
+    };
+    let end = catalog.events.unwrap_or(usize::MAX);
+    let events = futures::stream::unfold(Some(first), move |cursor| {
+        let catalog = catalog.clone();
+        async move {
+            let mut cursor = cursor?;
+            let mut chunk = Vec::with_capacity(CHUNK_BYTES + 2048);
+            while chunk.len() < CHUNK_BYTES {
+                match catalog.write_next(&mut chunk, cursor, end) {
+                    Some(next) => cursor = next,
+                    None => return (!chunk.is_empty()).then(|| (Bytes::from(chunk), None)),
+                }
+            }
+            Some((Bytes::from(chunk), Some(cursor)))
+        }
+    });
+    let body = events
+        .chain(futures::stream::pending())
+        .map(|chunk| Ok::<_, Infallible>(Frame::data(chunk)));
+    let mut response = Response::new(BodyExt::boxed(StreamBody::new(body)));
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+async fn handle(catalog: Arc<Catalog>, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
+    if !request.uri().path().ends_with("/virtualmachines") {
+        let status = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404,
+            "message": format!("the benchmark server serves only virtualmachines, not {}", request.uri().path())});
+        return Ok(full(StatusCode::NOT_FOUND, status.to_string().into_bytes()));
+    }
+    let query = parse_query(request.uri().query());
+    if query.watch {
+        return Ok(watch(catalog, &query));
+    }
+    let limit = query.limit.filter(|&l| l > 0).unwrap_or(usize::MAX);
+    Ok(full(StatusCode::OK, catalog.page(query.continue_from, limit)))
+}
+
+/// The `bench serve` subcommand: builds the catalog, listens on a free loopback port, prints
+/// `listening <url>` and serves until killed.
+pub async fn serve(objects: usize, events: Option<usize>) -> Result<(), String> {
+    let catalog = Arc::new(Catalog::new(objects, events));
+    let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
+        .await
+        .map_err(|e| format!("cannot listen on loopback: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    println!("listening http://{addr}");
+    loop {
+        let (stream, _) = listener.accept().await.map_err(|e| format!("accept: {e}"))?;
+        stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        let catalog = catalog.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |request| handle(catalog.clone(), request));
+            // A client that goes away mid-stream ends its connection; nothing to report.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_object_should_be_about_a_kilobyte_and_decode_as_a_virtual_machine() {
+        let catalog = Catalog::new(3, Some(0));
+        let mut text = Vec::new();
+        catalog.write_object(&mut text, 2, 42);
+        assert!((900..1300).contains(&text.len()), "{} bytes", text.len());
+        let vm: generated_example::apis::cloudnative::v1alpha1::VirtualMachine = serde_json::from_slice(&text).unwrap();
+        assert_eq!(vm.metadata.resource_version.as_deref(), Some("42"));
+        assert_eq!(vm.metadata.namespace.as_deref(), Some("bench-02"));
+    }
+
+    #[test]
+    fn pages_should_chain_by_continue_tokens_and_events_should_follow_the_list() {
+        let catalog = Catalog::new(5, Some(3));
+        let page: serde_json::Value = serde_json::from_slice(&catalog.page(3, 2)).unwrap();
+        assert_eq!(page["items"].as_array().unwrap().len(), 2);
+        assert!(page["metadata"].get("continue").is_none(), "the last page");
+        let page: serde_json::Value = serde_json::from_slice(&catalog.page(0, 2)).unwrap();
+        assert_eq!(page["metadata"]["continue"], "2");
+        assert_eq!(page["metadata"]["resourceVersion"], "5");
+        let mut event = Vec::new();
+        catalog.write_event(&mut event, 6);
+        let event: serde_json::Value = serde_json::from_slice(&event).unwrap();
+        assert_eq!(event["object"]["metadata"]["name"], "vm-0000001");
+        assert_eq!(event["object"]["metadata"]["resourceVersion"], "12");
+        let mut initial = Vec::new();
+        let mut cursor = Some(Cursor::Added(0));
+        while let Some(at) = cursor {
+            cursor = catalog.write_next(&mut initial, at, 1);
+        }
+        let lines: Vec<serde_json::Value> = initial
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 7, "5 added, a bookmark, 1 modified");
+        assert_eq!(lines[5]["type"], "BOOKMARK");
+        assert_eq!(lines[6]["object"]["metadata"]["resourceVersion"], "6");
+    }
+}
