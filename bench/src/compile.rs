@@ -150,7 +150,8 @@ pub fn suite(profiles: &[&str], rounds: usize) -> Result<(), String> {
     let crates = ["ours", "kube"];
     write_crate(&base.join("ours"), "ours", ours)?;
     write_crate(&base.join("kube"), "kube", kube)?;
-    let env = [("CARGO_TARGET_DIR", target.as_path())];
+    let target = target.to_string_lossy();
+    let env = [("CARGO_TARGET_DIR", &*target), ("CARGO_INCREMENTAL", "0")];
     let mut table = Table::default();
     for profile in profiles {
         let release: &[&str] = if *profile == "release" { &["--release"] } else { &[] };

@@ -28,13 +28,9 @@ fn converged(foo: &Foo) -> bool {
     foo.status.as_ref().is_some_and(|s| s.available_replicas == wanted)
 }
 
-/// Waits until `count` Foos of the namespace (plus `example-foo` elsewhere, when `count` is 0)
-/// have converged, by watching them.
-async fn wait_converged(client: kube::Client, namespace: Option<&str>, count: usize) {
-    let api: Api<Foo> = match namespace {
-        Some(namespace) => Api::namespaced(client, namespace),
-        None => Api::all(client),
-    };
+/// Waits until `count` Foos of `namespace` have converged, by watching them.
+async fn wait_converged(client: kube::Client, namespace: &str, count: usize) {
+    let api: Api<Foo> = Api::namespaced(client, namespace);
     let mut done: HashSet<String> = HashSet::new();
     let mut foos = std::pin::pin!(watcher(api, watcher::Config::default()).applied_objects());
     while let Some(foo) = foos.next().await {
@@ -42,7 +38,7 @@ async fn wait_converged(client: kube::Client, namespace: Option<&str>, count: us
         if converged(&foo) {
             done.insert(foo.metadata.name.clone().unwrap_or_default());
         }
-        if done.len() >= count.max(1) {
+        if done.len() >= count {
             return;
         }
     }
@@ -61,12 +57,12 @@ async fn run_once(foos: usize, idle: Duration) -> Result<(f64, f64), String> {
     let shutdown = CancellationToken::new();
     let options = RunOptions::new("bench", Arc::new(SimulatedHypervisor::new()));
     let running = tokio::spawn(controller::run(client.clone(), options, shutdown.clone()));
-    // Started: the bundled example-foo has converged.
-    tokio::time::timeout(Duration::from_secs(30), wait_converged(client.clone(), None, 0))
+    // Started: the bundled example-foo (in `default`) has converged.
+    tokio::time::timeout(Duration::from_secs(30), wait_converged(client.clone(), "default", 1))
         .await
         .map_err(|_| "the controller did not reconcile example-foo within 30 s")?;
     let started = Instant::now();
-    let watch = tokio::spawn(wait_converged(client.clone(), Some(NAMESPACE), foos));
+    let watch = tokio::spawn(wait_converged(client.clone(), NAMESPACE, foos));
     for i in 0..foos {
         let name = format!("foo-{i:05}");
         embedded
@@ -114,7 +110,7 @@ async fn run_once(foos: usize, idle: Duration) -> Result<(f64, f64), String> {
 
 /// Runs the suite: `rounds` fresh servers and controllers, `foos` Foos each.
 pub fn suite(foos: usize, idle: Duration, rounds: usize) -> Result<(), String> {
-    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let runtime = crate::runtime()?;
     let mut table = Table::default();
     for round in 1..=rounds {
         let (converge, idle_cpu) = runtime.block_on(run_once(foos, idle))?;

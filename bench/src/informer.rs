@@ -1,56 +1,12 @@
 //! Suite 1, informer ingest: the clients of `ingest` run alternately, each in a fresh process,
 //! against one benchmark server process per N, and compared round by round.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use crate::ingest::{Client, Ingest};
 use crate::process::self_exe;
 use crate::stats::{Table, verdict};
-
-/// A `bench serve` process; killed when dropped.
-pub struct ServerProcess {
-    child: Child,
-    /// Its base URL.
-    pub url: String,
-}
-
-impl ServerProcess {
-    /// Starts a server of `objects` VirtualMachines and `events` watch events (`None`: endless)
-    /// and waits until it listens.
-    pub fn start(objects: usize, events: Option<usize>) -> Result<Self, String> {
-        let mut command = Command::new(self_exe()?);
-        command.args(["serve", "--objects", &objects.to_string()]);
-        match events {
-            Some(events) => command.args(["--events", &events.to_string()]),
-            None => command.arg("--endless"),
-        };
-        let mut child = command
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start the benchmark server: {e}"))?;
-        let mut line = String::new();
-        let stdout = child.stdout.take().expect("stdout is piped");
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .map_err(|e| format!("reading the benchmark server's address: {e}"))?;
-        let Some(url) = line.trim().strip_prefix("listening ") else {
-            let _ = child.kill();
-            return Err(format!("the benchmark server did not start (it printed {line:?})"));
-        };
-        Ok(Self {
-            url: url.to_owned(),
-            child,
-        })
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use crate::vm_server::ServerProcess;
 
 /// The suite's sizes.
 pub struct Sizes {
@@ -64,19 +20,16 @@ pub struct Sizes {
 
 impl Sizes {
     /// The sizes, or small ones for CI.
-    pub fn new(quick: bool, rounds: Option<usize>) -> Self {
-        if quick {
-            Self {
-                objects: vec![1_000],
-                events: 2_000,
-                rounds: rounds.unwrap_or(1),
-            }
+    pub fn new(quick: bool, rounds: usize) -> Self {
+        let (objects, events) = if quick {
+            (vec![1_000], 2_000)
         } else {
-            Self {
-                objects: vec![10_000, 100_000],
-                events: 100_000,
-                rounds: rounds.unwrap_or(3),
-            }
+            (vec![10_000, 100_000], 100_000)
+        };
+        Self {
+            objects,
+            events,
+            rounds,
         }
     }
 }

@@ -66,10 +66,15 @@ fn version_of(vm: &VirtualMachine) -> u64 {
         .unwrap_or(0)
 }
 
+/// A client of the benchmark server at `url` (plain HTTP on loopback).
+pub fn kube_client(url: &str) -> Result<kube::Client, String> {
+    let config = kube::Config::new(url.parse().map_err(|e| format!("bad url {url}: {e}"))?);
+    kube::Client::try_from(config).map_err(|e| e.to_string())
+}
+
 /// Runs one measurement against the server at `url` and prints it.
 pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, events: usize) -> Result<(), String> {
-    let config = kube::Config::new(url.parse().map_err(|e| format!("bad url {url}: {e}"))?);
-    let kube = kube::Client::try_from(config).map_err(|e| e.to_string())?;
+    let kube = kube_client(url)?;
     let mut watcher_config = watcher::Config::default();
     if streaming {
         watcher_config = watcher_config.streaming_lists();
@@ -95,13 +100,10 @@ pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, eve
             let store = informer.store();
             let version = |i: usize| {
                 store
-                    .get(&format!("{}/{}", namespace_of(i), name_of(i)))
+                    .get_in(&namespace_of(i), &name_of(i))
                     .map_or(0, |vm| version_of(&vm))
             };
-            let watched = wait_for(last, version).await;
-            let stale = (0..objects)
-                .filter(|&i| version(i) != final_version(i, objects, events))
-                .count();
+            let (watched, stale) = settle(last, objects, events, version).await;
             measured(store.len(), synced, watched, events, rss, stale)
         }
         Client::Reflector => {
@@ -117,10 +119,7 @@ pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, eve
                     .get(&ObjectRef::new(&name_of(i)).within(&namespace_of(i)))
                     .map_or(0, |vm| version_of(&vm))
             };
-            let watched = wait_for(last, version).await;
-            let stale = (0..objects)
-                .filter(|&i| version(i) != final_version(i, objects, events))
-                .count();
+            let (watched, stale) = settle(last, objects, events, version).await;
             task.abort();
             measured(reader.len(), synced, watched, events, rss, stale)
         }
@@ -142,15 +141,25 @@ fn measured(objects: usize, synced: Duration, watched: Duration, events: usize, 
 }
 
 /// How long until the last event's object has the last event's resourceVersion (watch events
-/// apply in order, so then all have); polled every millisecond.
-async fn wait_for(last: Option<(usize, u64)>, version: impl Fn(usize) -> u64) -> Duration {
+/// apply in order, so then all have; polled every millisecond), and then how many objects are
+/// not at their final resourceVersion.
+async fn settle(
+    last: Option<(usize, u64)>,
+    objects: usize,
+    events: usize,
+    version: impl Fn(usize) -> u64,
+) -> (Duration, usize) {
     let started = Instant::now();
     if let Some((object, wanted)) = last {
         while version(object) != wanted {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
     }
-    started.elapsed()
+    let watched = started.elapsed();
+    let stale = (0..objects)
+        .filter(|&i| version(i) != final_version(i, objects, events))
+        .count();
+    (watched, stale)
 }
 
 /// The baseline: the list's pages (or a streaming list's events) decoded and kept, then the

@@ -14,8 +14,9 @@ use kube::core::Selector;
 use kube::runtime::reflector::{self, ObjectRef, Store, reflector};
 use kube::runtime::{WatchStreamExt, watcher};
 
-use crate::informer::ServerProcess;
+use crate::ingest::kube_client;
 use crate::stats::{Table, human, verdict};
+use crate::vm_server::ServerProcess;
 use crate::vm_server::{name_of, namespace_of};
 
 /// Namespace `(namespace, name)` pairs of every object, in a scrambled order so lookups do not
@@ -133,8 +134,7 @@ fn read(
 /// A synced cache of the server's objects, by both clients; the watch keeps applying what the
 /// server sends.
 async fn caches(url: &str) -> Result<(SharedIndexInformer<VirtualMachine>, Store<VirtualMachine>), String> {
-    let client = kube::Client::try_from(kube::Config::new(url.parse().map_err(|e| format!("{e}"))?))
-        .map_err(|e| e.to_string())?;
+    let client = kube_client(url)?;
     let informer = SharedIndexInformer::<VirtualMachine>::new(client.clone(), InformerOptions::default());
     informer.run();
     informer.wait_for_sync().await;
@@ -150,7 +150,7 @@ async fn caches(url: &str) -> Result<(SharedIndexInformer<VirtualMachine>, Store
 
 /// Runs the suite with `objects` cached objects and prints the table and verdicts.
 pub fn suite(objects: usize, rounds: usize, window: Duration) -> Result<(), String> {
-    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let runtime = crate::runtime()?;
     let keys = scrambled_keys(objects);
     let mut table = Table::default();
     let quiet = ServerProcess::start(objects, Some(0))?;

@@ -34,7 +34,7 @@ struct Common {
     /// Small sizes and one round: checks that the suite runs and its results are correct.
     #[arg(long)]
     quick: bool,
-    /// Rounds of every program (default 3; 1 with --quick).
+    /// Rounds of every program (default 3, codegen 5, controller 1; 1 with --quick).
     #[arg(long)]
     rounds: Option<usize>,
 }
@@ -100,7 +100,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
 
 fn run_suite(command: &Command) -> Result<(), String> {
     match command {
-        Command::Informer(c) => informer::suite(&informer::Sizes::new(c.quick, c.rounds)),
+        Command::Informer(c) => informer::suite(&informer::Sizes::new(c.quick, c.rounds(3))),
         Command::Listers(c) => {
             let (objects, window) = if c.quick {
                 (2_000, Duration::from_millis(100))

@@ -122,14 +122,13 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Runs `cargo` with `args` in `dir`, failing with its output if it fails.
-pub fn cargo(dir: &Path, args: &[&str], envs: &[(&str, &Path)]) -> Result<Duration, String> {
+/// Runs `cargo` with `args` and `envs` in `dir`, failing with the end of its output if it fails.
+pub fn cargo(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Result<Duration, String> {
     let started = Instant::now();
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
         .args(args)
         .current_dir(dir)
         .envs(envs.iter().copied())
-        .env("CARGO_INCREMENTAL", "0")
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !output.status.success() {

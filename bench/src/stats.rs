@@ -39,10 +39,10 @@ impl Samples {
         )
     }
 
-    /// Median (min–max), with `unit`, to a precision that suits the magnitude.
-    pub fn display(&self, unit: &str) -> String {
+    /// Median (min–max), to a precision that suits the magnitude.
+    pub fn display(&self) -> String {
         let (min, max) = self.range();
-        format!("{} ({}–{}){unit}", human(self.median()), human(min), human(max))
+        format!("{} ({}–{})", human(self.median()), human(min), human(max))
     }
 }
 
@@ -116,7 +116,7 @@ impl fmt::Display for Table {
             write!(f, "| {program} |")?;
             for metric in &self.metrics {
                 match self.values.get(&(program.clone(), metric.clone())) {
-                    Some(samples) => write!(f, " {} |", samples.display(""))?,
+                    Some(samples) => write!(f, " {} |", samples.display())?,
                     None => write!(f, " – |")?,
                 }
             }

@@ -67,8 +67,9 @@ async fn channel_cycles(workers: usize, per_worker: usize) -> f64 {
 /// 1 M adds of 1k distinct keys from one producer, with a key taken for processing every 997
 /// adds and done 300 adds later. Returns the gets, and the bound they must respect: 1k, plus one
 /// for each time a key was added again after it had been taken (while or after processing it).
-/// More gets would mean a duplicate was handed out or a key given to two workers.
-async fn coalescing(adds: usize) -> (usize, usize) {
+/// More gets would mean a duplicate was handed out; a key handed out while being processed is
+/// an error.
+async fn coalescing(adds: usize) -> Result<(usize, usize), String> {
     let queue: WorkQueue<String> = WorkQueue::new();
     let keys = keys(1_000);
     let mut taken: HashMap<String, bool> = HashMap::new();
@@ -84,7 +85,7 @@ async fn coalescing(adds: usize) -> (usize, usize) {
             let key = queue.get().await.expect("keys are queued");
             gets += 1;
             if processing.iter().any(|(k, _)| *k == key) {
-                panic!("{key} was handed out while it was being processed");
+                return Err(format!("{key} was handed out while it was being processed"));
             }
             taken.insert(key.clone(), true);
             processing.push((key, a));
@@ -105,12 +106,12 @@ async fn coalescing(adds: usize) -> (usize, usize) {
         gets += 1;
         queue.done(&key);
     }
-    (gets, keys.len() + readded)
+    Ok((gets, keys.len() + readded))
 }
 
 /// Runs the suite; fails if the queue hands out more than the bound allows.
 pub fn suite(cycles_per_worker: usize, adds: usize, rounds: usize) -> Result<(), String> {
-    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    let runtime = crate::runtime()?;
     let mut table = Table::default();
     for _ in 0..rounds {
         for workers in [1, 2] {
@@ -125,7 +126,7 @@ pub fn suite(cycles_per_worker: usize, adds: usize, rounds: usize) -> Result<(),
             table.record(&format!("{workers} worker(s)"), "tokio mpsc (no coalescing)", channel);
         }
     }
-    let (gets, bound) = runtime.block_on(coalescing(adds));
+    let (gets, bound) = runtime.block_on(coalescing(adds))?;
     println!("\n### Workqueue: {cycles_per_worker} cycles per run, {rounds} rounds\n");
     print!("{table}");
     println!();

@@ -71,6 +71,9 @@ pub enum ConnectError {
 
 /// The client configuration from the flags.
 pub async fn config(kubeconfig: Option<&PathBuf>, master: Option<&str>) -> Result<Config, ConnectError> {
+    let master: Option<http::Uri> = master
+        .map(|m| m.parse().map_err(|_| ConnectError::Master(m.to_owned())))
+        .transpose()?;
     let mut config = match kubeconfig {
         Some(path) => {
             let file = Kubeconfig::read_from(path).map_err(|source| ConnectError::Kubeconfig {
@@ -81,16 +84,16 @@ pub async fn config(kubeconfig: Option<&PathBuf>, master: Option<&str>) -> Resul
                 .await
                 .map_err(ConnectError::Config)?
         }
-        None => match (Config::infer().await, master) {
+        None => match (Config::infer().await, &master) {
             (Ok(config), _) => config,
             // Like client-go's BuildConfigFromFlags(master, ""): a master alone is enough,
             // e.g. `kubectl proxy` at http://127.0.0.1:8001.
-            (Err(_), Some(master)) => Config::new(master.parse().map_err(|_| ConnectError::Master(master.to_owned()))?),
+            (Err(_), Some(master)) => Config::new(master.clone()),
             (Err(error), None) => return Err(ConnectError::Infer(error)),
         },
     };
     if let Some(master) = master {
-        config.cluster_url = master.parse().map_err(|_| ConnectError::Master(master.to_owned()))?;
+        config.cluster_url = master;
     }
     Ok(config)
 }

@@ -8,7 +8,7 @@ use codegen_runtime::LeaderElectionConfig;
 use controller::flags::Flags;
 use controller::vm::simulated::SimulatedHypervisor;
 use controller::{RunOptions, config, embedded, run};
-use tokio::signal::unix::Signal;
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
@@ -46,7 +46,6 @@ fn main() -> ExitCode {
 async fn main_async(flags: Flags) -> Result<(), String> {
     let shutdown = CancellationToken::new();
     // Registered before anything else, so no early signal takes the default action.
-    use tokio::signal::unix::{SignalKind, signal};
     let signals = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()));
     let (Ok(interrupt), Ok(terminate)) = signals else {
         return Err("cannot listen for SIGINT and SIGTERM".to_owned());

@@ -57,11 +57,30 @@ struct Cache<K> {
     indices: HashMap<String, IndexValues<K>>,
 }
 
+/// The values of index `name`, created empty on first use (without allocating the name again
+/// on every later write).
+fn values_of<'a, K>(indices: &'a mut HashMap<String, IndexValues<K>>, name: &str) -> &'a mut IndexValues<K> {
+    if !indices.contains_key(name) {
+        indices.insert(name.to_owned(), HashMap::new());
+    }
+    indices.get_mut(name).expect("inserted above")
+}
+
+/// Removes `key` from index value `value`, and the value once no key has it.
+fn remove_key<K>(values: &mut IndexValues<K>, value: &str, key: &str) {
+    if let Some(keys) = values.get_mut(value) {
+        keys.remove(key);
+        if keys.is_empty() {
+            values.remove(value);
+        }
+    }
+}
+
 impl<K> Cache<K> {
     /// Adds `object` under `key` to every index.
     fn index(&mut self, key: &str, object: &Arc<K>) {
         for (name, index) in &self.indexers {
-            let values = self.indices.entry(name.clone()).or_default();
+            let values = values_of(&mut self.indices, name);
             for value in index(object) {
                 values.entry(value).or_default().insert(key.to_owned(), object.clone());
             }
@@ -71,26 +90,20 @@ impl<K> Cache<K> {
     /// Removes `object`, stored under `key`, from every index.
     fn unindex(&mut self, key: &str, object: &K) {
         for (name, index) in &self.indexers {
-            let Some(values) = self.indices.get_mut(name) else {
-                continue;
-            };
+            let values = values_of(&mut self.indices, name);
             for value in index(object) {
-                if let Some(keys) = values.get_mut(&value) {
-                    keys.remove(key);
-                    if keys.is_empty() {
-                        values.remove(&value);
-                    }
-                }
+                remove_key(values, &value, key);
             }
         }
     }
 
     /// Moves `key` from `old` to `new` in every index. The common update leaves an object's
-    /// index values as they were: then only the stored `Arc`s change, and nothing is allocated.
+    /// index values as they were: then only the stored `Arc`s are swapped, and the index maps
+    /// are not touched.
     fn reindex(&mut self, key: &str, old: &K, new: &Arc<K>) {
         for (name, index) in &self.indexers {
             let (before, after) = (index(old), index(new));
-            let values = self.indices.entry(name.clone()).or_default();
+            let values = values_of(&mut self.indices, name);
             if before == after {
                 for value in &after {
                     if let Some(slot) = values.get_mut(value).and_then(|keys| keys.get_mut(key)) {
@@ -100,12 +113,7 @@ impl<K> Cache<K> {
                 continue;
             }
             for value in before {
-                if let Some(keys) = values.get_mut(&value) {
-                    keys.remove(key);
-                    if keys.is_empty() {
-                        values.remove(&value);
-                    }
-                }
+                remove_key(values, &value, key);
             }
             for value in after {
                 values.entry(value).or_default().insert(key.to_owned(), new.clone());

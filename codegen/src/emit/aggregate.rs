@@ -26,7 +26,6 @@ pub struct PackageModule<'a> {
 
 impl<'a> PackageModule<'a> {
     /// A package whose types are known, at `module`.
-    #[inline]
     pub fn new(package: &'a Package, module: syn::Path) -> Self {
         Self {
             clients: package.types.iter().any(|t| t.genclient.is_some()),
