@@ -64,7 +64,7 @@ mod client {
 use apis::example::v1::{Cluster, Ticket};
 use apis::samplecontroller::v1alpha1::Foo;
 use client::{Clientset, SharedInformerFactory};
-use codegen_runtime::FakeApiServer;
+use fake_apiserver::FakeApiServer;
 use kube::api::{ListParams, ObjectMeta, PostParams};
 
 fn meta(name: &str) -> ObjectMeta {

@@ -42,7 +42,7 @@ mod v1alpha1 {
     }
 }
 
-use codegen_runtime::FakeApiServer;
+use fake_apiserver::FakeApiServer;
 use codegen_runtime::cache::SharedInformerFactory;
 use kube::Resource;
 use kube::api::{ObjectMeta, PostParams};

@@ -39,7 +39,7 @@ mod v1 {
     }
 }
 
-use codegen_runtime::FakeApiServer;
+use fake_apiserver::FakeApiServer;
 use kube::CustomResourceExt;
 use kube::api::{Api, ObjectMeta, PostParams};
 use v1::Widget;

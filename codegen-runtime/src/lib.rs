@@ -6,14 +6,12 @@
 //! - [`leader`]: Lease-based leader election with client-go's semantics.
 //! - [`crd`]: CustomResourceDefinitions from schemars schemas and controller-gen markers.
 //! - [`events`]: event recording, with a test double.
-//! - [`fake`]: an in-memory Kubernetes API server that runs under the real `kube::Client`.
 //!
 //! The entry points are re-exported here.
 
 pub mod cache;
 pub mod crd;
 pub mod events;
-pub mod fake;
 pub mod leader;
 pub mod workqueue;
 
@@ -24,7 +22,6 @@ pub use cache::{
     SharedInformerFactory, Store,
 };
 pub use events::{EventRecorder, FakeRecorder};
-pub use fake::FakeApiServer;
 pub use leader::{LeaderCallbacks, LeaderElectionConfig, LeaderElector};
 pub use scope::ScopeKind;
 pub use workqueue::WorkQueue;

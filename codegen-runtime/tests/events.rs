@@ -1,7 +1,7 @@
 //! kube-runtime's event recorder against the in-memory API server, through the crate's trait.
 
 use codegen_runtime::events::{Event, EventRecorder, EventType, Recorder, Reporter};
-use codegen_runtime::fake::{FakeApiServer, Verb};
+use fake_apiserver::{FakeApiServer, Verb};
 use k8s_openapi::api::core::v1::ObjectReference;
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
 use kube::api::{Api, ListParams};

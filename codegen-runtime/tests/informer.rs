@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use codegen_runtime::cache::{Deleted, EventHandler, HandlerFns, InformerOptions, Notification, SharedIndexInformer};
-use codegen_runtime::fake::{ApiStatus, FakeApiServer};
+use fake_apiserver::{ApiStatus, FakeApiServer};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
@@ -286,7 +286,7 @@ async fn an_object_that_does_not_decode_should_be_skipped() {
 #[tokio::test]
 async fn the_factory_should_open_one_watch_per_type_for_all_consumers() {
     use codegen_runtime::cache::SharedInformerFactory;
-    use codegen_runtime::fake::Verb;
+    use fake_apiserver::Verb;
     use k8s_openapi::api::apps::v1::Deployment;
 
     let server = FakeApiServer::new();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
-use codegen_runtime::fake::{ApiStatus, FakeApiServer};
+use fake_apiserver::{ApiStatus, FakeApiServer};
 use codegen_runtime::leader::{LeaderCallbacks, LeaderElectionConfig, LeaderElector};
 use tokio::sync::mpsc;
 use tokio::time::Instant;

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use codegen_runtime::cache::{Deleted, EventHandler, InformerOptions, SharedIndexInformer};
-use codegen_runtime::fake::{ApiStatus, FakeApiServer};
+use fake_apiserver::{ApiStatus, FakeApiServer};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams};
 use kube::{Client, ResourceExt};

@@ -6,8 +6,8 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use codegen_runtime::FakeApiServer;
-use codegen_runtime::fake::{ApiStatus, ServeError, ServedApiServer};
+use fake_apiserver::FakeApiServer;
+use fake_apiserver::{ApiStatus, ServeError, ServedApiServer};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, Patch, PatchParams};

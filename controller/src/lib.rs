@@ -15,6 +15,7 @@
 //! +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update,namespace=kube-codegen-system
 
 pub mod config;
+#[cfg(feature = "embedded")]
 pub mod embedded;
 pub mod events;
 pub mod flags;

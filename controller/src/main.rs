@@ -7,7 +7,7 @@ use clap::Parser;
 use codegen_runtime::LeaderElectionConfig;
 use controller::flags::Flags;
 use controller::vm::simulated::SimulatedHypervisor;
-use controller::{RunOptions, config, embedded, run};
+use controller::{RunOptions, config, run};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
@@ -66,16 +66,7 @@ async fn main_async(flags: Flags) -> Result<(), String> {
             .map_err(|e| format!("{e}; check the --leader-elect-* flags"))?;
     }
     let (client, _embedded) = if flags.embedded {
-        let embedded = embedded::start(flags.embedded_address, flags.embedded_kubeconfig.clone())
-            .await
-            .map_err(|e| e.to_string())?;
-        eprintln!(
-            "embedded API server at {} with deploy/crds and deploy/examples installed; try:\n  \
-             export KUBECONFIG={}\n  kubectl get vm,foo,deploy -w",
-            embedded.served.url(),
-            embedded.kubeconfig.display()
-        );
-        (embedded.server.client(), Some(embedded))
+        start_embedded(&flags).await?
     } else {
         let config = config::config(flags.kubeconfig.as_ref(), flags.master.as_deref())
             .await
@@ -118,4 +109,33 @@ async fn stop_on_signal(mut interrupt: Signal, mut terminate: Signal, shutdown: 
             std::process::exit(1);
         }
     }
+}
+
+/// The in-memory API server this process serves with `--embedded`, kept alive while it runs.
+#[cfg(feature = "embedded")]
+type Embedded = controller::embedded::Embedded;
+#[cfg(not(feature = "embedded"))]
+type Embedded = ();
+
+/// `--embedded`: starts the in-memory API server with deploy/'s CRDs and examples installed.
+#[cfg(feature = "embedded")]
+async fn start_embedded(flags: &Flags) -> Result<(kube::Client, Option<Embedded>), String> {
+    let embedded = controller::embedded::start(flags.embedded_address, flags.embedded_kubeconfig.clone())
+        .await
+        .map_err(|e| e.to_string())?;
+    eprintln!(
+        "embedded API server at {} with deploy/crds and deploy/examples installed; try:\n  \
+         export KUBECONFIG={}\n  kubectl get vm,foo,deploy -w",
+        embedded.served.url(),
+        embedded.kubeconfig.display()
+    );
+    Ok((embedded.server.client(), Some(embedded)))
+}
+
+/// Without the `embedded` feature the binary carries no API server: say how to get one.
+#[cfg(not(feature = "embedded"))]
+async fn start_embedded(_: &Flags) -> Result<(kube::Client, Option<Embedded>), String> {
+    Err("--embedded needs the controller built with its `embedded` feature (on by default); \
+         rebuild without --no-default-features, or pass --kubeconfig"
+        .to_owned())
 }

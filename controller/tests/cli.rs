@@ -7,7 +7,7 @@ mod common;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use codegen_runtime::FakeApiServer;
+use fake_apiserver::FakeApiServer;
 use common::terminate;
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use generated_example::apis::samplecontroller::v1alpha1::Foo;
@@ -187,7 +187,7 @@ async fn get(address: &str, path: &str) -> String {
 async fn refused_credentials_and_a_malformed_kubeconfig_should_be_one_line() {
     let server = common::server();
     server.prepend_reactor("list", "virtualmachines", |_| {
-        Some(Err(codegen_runtime::fake::ApiStatus::forbidden(
+        Some(Err(fake_apiserver::ApiStatus::forbidden(
             "virtualmachines.cloudnative.tw is forbidden: User \"system:anonymous\" cannot list resource \"virtualmachines\"",
         )))
     });

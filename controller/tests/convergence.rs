@@ -15,7 +15,7 @@ use seeded::{Rng, setting};
 use std::future::Future;
 use std::time::Duration;
 
-use codegen_runtime::fake::ApiStatus;
+use fake_apiserver::ApiStatus;
 use common::{Running, foo, vm};
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use generated_example::apis::samplecontroller::v1alpha1::Foo;

@@ -53,7 +53,7 @@ async fn deploy_should_apply_with_kubectl_and_be_locked_down() {
         return;
     };
     // The CRDs come from deploy/ itself: start from a server without them.
-    let fake = codegen_runtime::FakeApiServer::new();
+    let fake = fake_apiserver::FakeApiServer::new();
     let served = fake.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = dir.path().join("kubeconfig");

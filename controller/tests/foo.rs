@@ -38,7 +38,7 @@ fn new_foo(name: &str, replicas: i32) -> Foo {
 /// The fixture: a server holding `foo` (created, so it has a uid) and the Deployments `make`
 /// builds from the stored Foo, informers synced, actions cleared.
 struct Fixture {
-    server: codegen_runtime::FakeApiServer,
+    server: fake_apiserver::FakeApiServer,
     controller: FooController,
     recorder: Arc<FakeRecorder>,
     foo: Foo,

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use codegen_runtime::FakeApiServer;
+use fake_apiserver::FakeApiServer;
 use generated_example::apis::cloudnative::v1alpha1::{ResourceRequest, VirtualMachine, VirtualMachineSpec};
 use generated_example::apis::samplecontroller::v1alpha1::{Foo, FooSpec, FooStatus};
 use generated_example::generated::{Clientset, SharedInformerFactory};
@@ -31,7 +31,7 @@ fn server() -> FakeApiServer {
     let server = FakeApiServer::new();
     server.register_type::<VirtualMachine>();
     // Foo's CRD serves /status (sample-controller's does); VirtualMachine's does not (controller101).
-    server.register(codegen_runtime::fake::ResourceInfo::of::<Foo>().with_status());
+    server.register(fake_apiserver::ResourceInfo::of::<Foo>().with_status());
     server
 }
 
@@ -100,7 +100,7 @@ async fn the_generated_factory_should_share_informers_and_listers() {
 
 #[tokio::test]
 async fn edge_cases_should_work_end_to_end() {
-    use codegen_runtime::fake::ResourceInfo;
+    use fake_apiserver::ResourceInfo;
     use generated_example::apis::examplegroup::v1::{ClusterTestType, DNSRecord, ReplicaSpec};
     use generated_example::apis::examplegroup::v2::TestType;
 

@@ -8,8 +8,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use codegen_runtime::fake::Action;
-use codegen_runtime::{FakeApiServer, FakeRecorder};
+use fake_apiserver::Action;
+use codegen_runtime::FakeRecorder;
+use fake_apiserver::FakeApiServer;
 use controller::embedded::{MANIFESTS, objects};
 use controller::vm::simulated::SimulatedHypervisor;
 use controller::{RunError, RunOptions, run};

@@ -8,8 +8,8 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use codegen_runtime::FakeApiServer;
-use codegen_runtime::fake::ServedApiServer;
+use fake_apiserver::FakeApiServer;
+use fake_apiserver::ServedApiServer;
 use controller::embedded::{MANIFESTS, objects};
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use k8s_openapi::api::core::v1::Namespace;

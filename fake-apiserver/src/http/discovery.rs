@@ -1,0 +1,114 @@
+//! Discovery documents (`/version`, `/api`, `/apis`, resource lists) as kubectl and kube's
+//! `Discovery` read them.
+
+use serde_json::{Value, json};
+
+use crate::storage::registry::Registry;
+use crate::storage::resource::ResourceInfo;
+use crate::status::ApiStatus;
+
+/// `/version`.
+pub(crate) fn version(git_version: &str) -> Value {
+    let (major, minor) = git_version
+        .trim_start_matches('v')
+        .split_once('.')
+        .map(|(major, rest)| (major.to_owned(), rest.split('.').next().unwrap_or("0").to_owned()))
+        .unwrap_or_else(|| ("1".to_owned(), "33".to_owned()));
+    json!({
+        "major": major, "minor": minor, "gitVersion": git_version, "gitCommit": "kube-codegen-fake",
+        "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z", "goVersion": "none",
+        "compiler": "rustc", "platform": "linux/amd64",
+    })
+}
+
+/// `/api`.
+pub(crate) fn core_versions() -> Value {
+    json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{ "clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1" }],
+    })
+}
+
+fn group_document(registry: &Registry, group: &str) -> Option<Value> {
+    let versions = registry.groups().find(|(g, _)| g.as_str() == group).map(|(_, v)| v)?;
+    let entries: Vec<Value> = versions
+        .iter()
+        .map(|v| json!({ "groupVersion": format!("{group}/{v}"), "version": v }))
+        .collect();
+    Some(json!({
+        "kind": "APIGroup", "apiVersion": "v1", "name": group,
+        "versions": entries, "preferredVersion": entries.first().cloned().unwrap_or_default(),
+    }))
+}
+
+/// `/apis`.
+pub(crate) fn groups(registry: &Registry) -> Value {
+    let groups: Vec<Value> = registry
+        .groups()
+        .filter(|(group, _)| !group.is_empty())
+        .filter_map(|(group, _)| group_document(registry, group))
+        .map(|mut g| {
+            if let Some(m) = g.as_object_mut() {
+                m.remove("kind");
+                m.remove("apiVersion");
+            }
+            g
+        })
+        .collect();
+    json!({ "kind": "APIGroupList", "apiVersion": "v1", "groups": groups })
+}
+
+/// `/apis/{group}`.
+pub(crate) fn group(registry: &Registry, group: &str) -> Result<Value, ApiStatus> {
+    group_document(registry, group).ok_or_else(|| ApiStatus::no_route(&format!("/apis/{group}")))
+}
+
+/// `/api/v1` and `/apis/{group}/{version}`.
+pub(crate) fn resources(registry: &Registry, group: &str, version: &str) -> Result<Value, ApiStatus> {
+    let infos = registry.resources_in(group, version);
+    if infos.is_empty() {
+        return Err(ApiStatus::no_route(&format!("/apis/{group}/{version}")));
+    }
+    let mut list = Vec::new();
+    for info in infos {
+        list.push(resource_entry(info));
+        if info.status_subresource {
+            list.push(
+                json!({ "name": format!("{}/status", info.plural), "singularName": "", "namespaced": info.namespaced,
+                               "kind": info.kind, "verbs": ["get", "patch", "update"] }),
+            );
+        }
+        if info.scale.is_some() {
+            list.push(json!({ "name": format!("{}/scale", info.plural), "singularName": "", "namespaced": info.namespaced,
+                               "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"] }));
+        }
+    }
+    let group_version = if group.is_empty() {
+        version.to_owned()
+    } else {
+        format!("{group}/{version}")
+    };
+    Ok(json!({ "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": list }))
+}
+
+fn resource_entry(info: &ResourceInfo) -> Value {
+    let mut entry = json!({
+        "name": info.plural,
+        "singularName": info.singular,
+        "namespaced": info.namespaced,
+        "kind": info.kind,
+        "verbs": if info.builtin && info.kind == "Namespace" {
+            json!(["create", "delete", "get", "list", "patch", "update", "watch"])
+        } else {
+            json!(["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"])
+        },
+    });
+    if !info.short_names.is_empty() {
+        entry["shortNames"] = json!(info.short_names);
+    }
+    if !info.categories.is_empty() {
+        entry["categories"] = json!(info.categories);
+    }
+    entry
+}

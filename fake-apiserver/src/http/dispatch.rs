@@ -1,0 +1,332 @@
+//! One request through the fake server: latency, routing, action recording, injected faults,
+//! reactors, then the verb itself, answered as kube-apiserver would answer it.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{HeaderMap, Request, Response, StatusCode, header};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::verbs::write::WriteOpts;
+use crate::verbs::delete::DeleteOpts;
+use crate::http::discovery;
+use crate::http::openapi;
+use crate::verbs::patch::{PatchRequest, decode_body, scale_of};
+use crate::http::query::Query;
+use crate::verbs::read::{Filter, list_body, present};
+use crate::http::route::{ResourceRoute, Route, Verb, route};
+use crate::server::Inner;
+use crate::status::{ApiStatus, deleted_status};
+use crate::http::table::{self, Render};
+use crate::testing::Action;
+
+/// The body of every fake server response: a buffer, or a watch stream.
+pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
+
+type Answer = Result<(StatusCode, Vec<u8>), ApiStatus>;
+
+impl Inner {
+    /// Answers one request.
+    pub(crate) async fn handle(self: &Arc<Self>, request: Request<Bytes>) -> Response<ResponseBody> {
+        let latency = self.testing().latency;
+        if !latency.is_zero() {
+            tokio::time::sleep(latency).await;
+        }
+        match self.route_and_run(request).await {
+            Ok(response) => response,
+            Err(status) => json_response(
+                StatusCode::from_u16(status.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+                status.to_json().to_string().into_bytes(),
+            ),
+        }
+    }
+
+    async fn route_and_run(self: &Arc<Self>, request: Request<Bytes>) -> Result<Response<ResponseBody>, ApiStatus> {
+        let (parts, body) = request.into_parts();
+        let raw_query = parts.uri.query();
+        let query = Query::parse(raw_query)?;
+        let path = parts.uri.path();
+        let routed = route(&parts.method, path, query.watch, &self.core().registry)?;
+        let document = match routed {
+            Route::Resource(resource) => {
+                return self
+                    .resource_request(resource, &parts.headers, raw_query, query, body)
+                    .await;
+            }
+            Route::Version => discovery::version(&self.options.version),
+            Route::Health => return Ok(plain_response(StatusCode::OK, Bytes::from_static(b"ok"), "text/plain")),
+            Route::CoreVersions => discovery::core_versions(),
+            Route::Groups => discovery::groups(&self.core().registry),
+            Route::Group(group) => discovery::group(&self.core().registry, &group)?,
+            Route::Resources { group, version } => discovery::resources(&self.core().registry, &group, &version)?,
+            Route::OpenApiV2 if header_text(&parts.headers, header::ACCEPT).contains(openapi::V2_PROTOBUF) => {
+                // `@` is not a token character, so Go's mime parser refuses the requested type
+                // as a Content-Type; kubectl decodes the body whatever it is labelled.
+                let body = Bytes::from(openapi::v2_protobuf());
+                return Ok(plain_response(StatusCode::OK, body, "application/octet-stream"));
+            }
+            Route::OpenApiV2 => return Err(ApiStatus::no_route(path)),
+            Route::OpenApiV3Root => openapi::v3_root(&self.core().registry),
+            Route::OpenApiV3 { group, version } => openapi::v3_group_version(&self.core().registry, &group, &version)?,
+        };
+        Ok(json_response(StatusCode::OK, document.to_string().into_bytes()))
+    }
+
+    async fn resource_request(
+        self: &Arc<Self>,
+        route: ResourceRoute,
+        headers: &HeaderMap,
+        raw_query: Option<&str>,
+        query: Query,
+        body: Bytes,
+    ) -> Result<Response<ResponseBody>, ApiStatus> {
+        let needs_namespace = route.info.namespaced && route.namespace.is_none();
+        let namespaces_collection =
+            route.info.builtin && route.info.kind == "Namespace" && route.verb == Verb::DeleteCollection;
+        if namespaces_collection || (needs_namespace && route.verb == Verb::DeleteCollection) {
+            return Err(ApiStatus::method_not_allowed(
+                "DELETE",
+                &format!("collection of {}", route.info.plural),
+            ));
+        }
+        if needs_namespace && route.verb == Verb::Create {
+            return Err(ApiStatus::method_not_allowed(
+                "POST",
+                &format!("all-namespaces {}", route.info.plural),
+            ));
+        }
+        if needs_namespace && route.name.is_some() {
+            return Err(ApiStatus::no_route(&route.info.plural));
+        }
+        let content_type = header_text(headers, header::CONTENT_TYPE);
+        let user_agent = header_text(headers, header::USER_AGENT);
+        let action = action_of(&route, &query, &content_type, &user_agent, &body);
+        let reactors = {
+            let mut testing = self.testing();
+            testing.record(&action);
+            if let Some(status) = testing.take_fault(&action) {
+                return Err(status);
+            }
+            testing.reactors_for(&action)
+        };
+        for react in reactors {
+            if let Some(reaction) = react(&action) {
+                let code = if route.verb == Verb::Create {
+                    StatusCode::CREATED
+                } else {
+                    StatusCode::OK
+                };
+                return reaction.map(|object| json_response(code, object.to_string().into_bytes()));
+            }
+        }
+        let render = Render::negotiate(&header_text(headers, header::ACCEPT), raw_query);
+        if route.verb == Verb::Watch {
+            let plan = self
+                .core()
+                .start_watch(route.info.clone(), route.namespace.clone(), &query, render)?;
+            let (sender, receiver) = mpsc::channel(64);
+            tokio::spawn(plan.run(sender));
+            let frames = futures::stream::unfold(receiver, |mut receiver| async move {
+                receiver
+                    .recv()
+                    .await
+                    .map(|bytes| (Ok(http_body::Frame::data(bytes)), receiver))
+            });
+            let mut response = Response::new(StreamBody::new(frames).boxed_unsync());
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                header::HeaderValue::from_static("application/json"),
+            );
+            return Ok(response);
+        }
+        let (code, bytes) = self.run_verb(&route, &query, render, &content_type, &user_agent, &body)?;
+        Ok(json_response(code, bytes))
+    }
+
+    fn run_verb(
+        &self,
+        route: &ResourceRoute,
+        query: &Query,
+        render: Render,
+        content_type: &str,
+        user_agent: &str,
+        body: &[u8],
+    ) -> Answer {
+        let info = &route.info;
+        let namespace = route.namespace.as_deref();
+        let name = route.name.as_deref().unwrap_or_default();
+        let subresource = route.subresource.as_deref();
+        let manager = query
+            .field_manager
+            .clone()
+            .unwrap_or_else(|| default_manager(user_agent));
+        let opts = WriteOpts {
+            manager: Some(manager.clone()),
+            dry_run: query.dry_run,
+            strict: query.strict,
+        };
+        let object = |code: StatusCode, value: &Value| -> Answer {
+            let shown = if subresource == Some("scale") {
+                value.clone()
+            } else {
+                present(info, value).into_owned()
+            };
+            Ok((code, render_one(info, render, shown)))
+        };
+        let mut core = self.core();
+        if core.registry.find(&info.group, &info.version, &info.plural).is_none() {
+            return Err(ApiStatus::no_route(&info.plural));
+        }
+        match route.verb {
+            Verb::Get => {
+                let found = core.get_object(info, namespace, name)?;
+                if subresource == Some("scale") {
+                    return object(StatusCode::OK, &scale_of(info, &found));
+                }
+                object(StatusCode::OK, &found)
+            }
+            Verb::List => {
+                let page = core.list(info, namespace, query)?;
+                drop(core);
+                match render {
+                    Render::Object => Ok((StatusCode::OK, list_body(info, &page))),
+                    Render::Table(include) => {
+                        let shown: Vec<Value> = page.items.iter().map(|o| present(info, o).into_owned()).collect();
+                        let rv = page.resource_version.to_string();
+                        let table = table::table(info, shown.iter(), include, &rv, page.continue_token.as_deref());
+                        Ok((StatusCode::OK, table.to_string().into_bytes()))
+                    }
+                }
+            }
+            Verb::Create => {
+                let created = core.create(info, namespace, decode_body(body, false)?, &opts)?;
+                object(StatusCode::CREATED, &created)
+            }
+            Verb::Update if subresource == Some("scale") => {
+                let scale = core.update_scale(info, namespace, name, &decode_body(body, false)?, &opts)?;
+                object(StatusCode::OK, &scale)
+            }
+            Verb::Update => {
+                let updated = core.update(info, namespace, name, decode_body(body, false)?, subresource, &opts)?;
+                object(StatusCode::OK, &updated)
+            }
+            Verb::Patch => {
+                let request = PatchRequest {
+                    namespace,
+                    name,
+                    subresource,
+                    content_type,
+                    body,
+                    manager: &manager,
+                    explicit_manager: query.field_manager.is_some(),
+                    force: query.force,
+                    dry_run: query.dry_run,
+                    strict: query.strict,
+                };
+                let (patched, created) = core.patch(info, &request)?;
+                object(if created { StatusCode::CREATED } else { StatusCode::OK }, &patched)
+            }
+            Verb::Delete => {
+                let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
+                let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run);
+                let (last, gone) = core.delete(info, namespace, name, &opts)?;
+                // kube-apiserver answers 202 only for a pending delete that asked for
+                // `orphanDependents: false`, and a success Status for an immediate delete unless
+                // the resource returns deleted objects (pods, services, CRDs...).
+                let code = if !gone && opts.orphan_dependents == Some(false) {
+                    StatusCode::ACCEPTED
+                } else {
+                    StatusCode::OK
+                };
+                if gone && !info.returns_deleted_object {
+                    return Ok((code, deleted_status(info, &last).to_string().into_bytes()));
+                }
+                object(code, &last)
+            }
+            Verb::DeleteCollection => {
+                let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
+                let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run);
+                let filter = Filter::from_query(info, query)?;
+                let selected = core.select(info, namespace, &filter);
+                let deleted = core.delete_collection(info, namespace, selected, &opts);
+                let rv = core.store.current_rv();
+                drop(core);
+                let page = crate::verbs::read::ListPage {
+                    items: deleted,
+                    resource_version: rv,
+                    continue_token: None,
+                    remaining: None,
+                };
+                Ok((StatusCode::OK, list_body(info, &page)))
+            }
+            Verb::Watch => unreachable!("watches are streamed by resource_request"),
+        }
+    }
+}
+
+fn render_one(info: &crate::storage::resource::ResourceInfo, render: Render, object: Value) -> Vec<u8> {
+    match render {
+        Render::Table(include) if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
+            let rv = crate::storage::object::resource_version(&object).to_owned();
+            table::table(info, std::iter::once(&object), include, &rv, None)
+                .to_string()
+                .into_bytes()
+        }
+        _ => serde_json::to_vec(&object).expect("JSON values serialize"),
+    }
+}
+
+fn action_of(route: &ResourceRoute, query: &Query, content_type: &str, user_agent: &str, body: &Bytes) -> Action {
+    let is_patch = route.verb == Verb::Patch;
+    let parsed = (!body.is_empty()).then(|| decode_body(body, is_patch).ok()).flatten();
+    let selector = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+    Action {
+        verb: route.verb,
+        group: route.info.group.clone(),
+        version: route.info.version.clone(),
+        resource: route.info.plural.clone(),
+        subresource: route.subresource.clone(),
+        namespace: route.namespace.clone(),
+        name: route.name.clone(),
+        body: parsed,
+        patch_type: is_patch.then(|| content_type.split(';').next().unwrap_or_default().trim().to_owned()),
+        label_selector: selector(&query.label_selector),
+        field_selector: selector(&query.field_selector),
+        user_agent: (!user_agent.is_empty()).then(|| user_agent.to_owned()),
+    }
+}
+
+/// kube-apiserver's default field manager: the user agent up to its first `/`.
+fn default_manager(user_agent: &str) -> String {
+    let prefix = user_agent.split('/').next().unwrap_or_default().trim();
+    if prefix.is_empty() {
+        "unknown".to_owned()
+    } else {
+        prefix.chars().take(128).collect()
+    }
+}
+
+fn header_text(headers: &HeaderMap, name: header::HeaderName) -> String {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn json_response(code: StatusCode, bytes: Vec<u8>) -> Response<ResponseBody> {
+    plain_response(code, Bytes::from(bytes), "application/json")
+}
+
+fn plain_response(code: StatusCode, bytes: Bytes, content_type: &'static str) -> Response<ResponseBody> {
+    let mut response = Response::new(Full::new(bytes).boxed_unsync());
+    *response.status_mut() = code;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, header::HeaderValue::from_static(content_type));
+    response
+}

@@ -1,0 +1,11 @@
+//! HTTP in and out: the tower service and the loopback server, routing, query parsing, and the
+//! documents answered without a verb (discovery, OpenAPI) or rendered for kubectl (tables).
+
+pub(crate) mod discovery;
+pub(crate) mod dispatch;
+pub(crate) mod openapi;
+pub(crate) mod query;
+pub(crate) mod route;
+pub(crate) mod serve;
+pub(crate) mod service;
+pub(crate) mod table;

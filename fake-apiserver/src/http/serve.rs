@@ -1,0 +1,126 @@
+//! Serving the fake API server over HTTP on loopback, with a kubeconfig for other processes
+//! (the controller binary, kubectl).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+
+use crate::server::FakeApiServer;
+
+/// Why serving failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source} (choose another port, or port 0 for any free one)")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The kubeconfig could not be written.
+    #[error("cannot write kubeconfig {path}: {source}")]
+    WriteKubeconfig {
+        /// The file asked for.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+/// A [`FakeApiServer`] listening on a socket; stops serving when dropped.
+pub struct ServedApiServer {
+    addr: SocketAddr,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl FakeApiServer {
+    /// Serves the API over plain HTTP on `addr` (e.g. `127.0.0.1:0` for any free port).
+    pub async fn serve(&self, addr: SocketAddr) -> Result<ServedApiServer, ServeError> {
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| ServeError::Bind { addr, source })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| ServeError::Bind { addr, source })?;
+        let service = self.service();
+        let accept = tokio::spawn(async move {
+            // Connections live as long as the accept loop: aborting it drops the set and them.
+            let mut connections = JoinSet::new();
+            loop {
+                let stream = tokio::select! {
+                    accepted = listener.accept() => match accepted {
+                        Ok((stream, _)) => stream,
+                        Err(error) => {
+                            tracing::warn!(%error, "fake API server: accept failed");
+                            continue;
+                        }
+                    },
+                    Some(_) = connections.join_next() => continue,
+                };
+                // Responses go out in several writes; without this, Nagle's algorithm and
+                // delayed ACKs add 40 ms to every list page.
+                if let Err(error) = stream.set_nodelay(true) {
+                    tracing::debug!(%error, "fake API server: cannot disable Nagle's algorithm");
+                }
+                let service = hyper_util::service::TowerToHyperService::new(service.clone());
+                connections.spawn(async move {
+                    let connection =
+                        hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+                    if let Err(error) = connection.await {
+                        tracing::debug!(%error, "fake API server: connection ended with an error");
+                    }
+                });
+            }
+        });
+        Ok(ServedApiServer { addr, accept })
+    }
+}
+
+impl ServedApiServer {
+    /// The socket address served.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The server URL, e.g. `http://127.0.0.1:43125`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// A kubeconfig (YAML) whose current context points at this server, namespace `default`.
+    pub fn kubeconfig(&self) -> String {
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {}\n\
+             contexts:\n- name: fake\n  context:\n    cluster: fake\n    user: fake\n    namespace: default\n\
+             current-context: fake\nusers:\n- name: fake\n  user: {{}}\n",
+            self.url()
+        )
+    }
+
+    /// Writes [`ServedApiServer::kubeconfig`] to `path`, replacing the file atomically.
+    pub fn write_kubeconfig(&self, path: &Path) -> Result<(), ServeError> {
+        let error = |source| ServeError::WriteKubeconfig {
+            path: path.to_owned(),
+            source,
+        };
+        let partial = path.with_extension("partial");
+        std::fs::write(&partial, self.kubeconfig()).map_err(error)?;
+        std::fs::rename(&partial, path).map_err(error)
+    }
+
+    /// A `kube::Config` for this server, for clients in this process.
+    pub fn kube_config(&self) -> kube::Config {
+        let url = self.url().parse().expect("a socket address makes a valid URL");
+        kube::Config::new(url)
+    }
+}
+
+impl Drop for ServedApiServer {
+    fn drop(&mut self) {
+        self.accept.abort();
+    }
+}

@@ -1,0 +1,271 @@
+//! Server-side printing: `meta.k8s.io/v1` `Table` responses with a CRD's printer columns, which
+//! is what `kubectl get` asks for and prints.
+
+use serde_json::{Value, json};
+
+use crate::storage::object;
+use crate::storage::resource::{PrinterColumn, ResourceInfo};
+
+/// How objects are rendered for a client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Render {
+    /// As the objects themselves.
+    Object,
+    /// As a `Table`, with each row carrying the object, its metadata only, or nothing.
+    Table(IncludeObject),
+}
+
+/// The `includeObject` query parameter of table requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IncludeObject {
+    None,
+    Metadata,
+    Object,
+}
+
+impl Render {
+    /// Reads the `Accept` header and the `includeObject` parameter.
+    pub(crate) fn negotiate(accept: &str, raw_query: Option<&str>) -> Self {
+        let wants_table = accept.split(',').next().is_some_and(|first| first.contains("as=Table"));
+        if !wants_table {
+            return Render::Object;
+        }
+        let include = form_urlencoded::parse(raw_query.unwrap_or("").as_bytes())
+            .find(|(key, _)| key == "includeObject")
+            .map(|(_, value)| match value.as_ref() {
+                "None" => IncludeObject::None,
+                "Object" => IncludeObject::Object,
+                _ => IncludeObject::Metadata,
+            })
+            .unwrap_or(IncludeObject::Metadata);
+        Render::Table(include)
+    }
+
+    /// The object of one watch event; tables carry their column definitions on the first event
+    /// of a stream only, as kube-apiserver sends them.
+    pub(crate) fn event_object(self, info: &ResourceInfo, object: &Value, first: bool) -> Value {
+        match self {
+            Render::Object => object.clone(),
+            Render::Table(include) => {
+                let rv = object::resource_version(object);
+                let mut table = table(info, std::iter::once(object), include, rv, None);
+                if !first {
+                    table["columnDefinitions"] = Value::Null;
+                }
+                table
+            }
+        }
+    }
+}
+
+/// A `Table` of `objects`.
+pub(crate) fn table<'a>(
+    info: &ResourceInfo,
+    objects: impl Iterator<Item = &'a Value>,
+    include: IncludeObject,
+    resource_version: &str,
+    continue_token: Option<&str>,
+) -> Value {
+    let columns = columns(info);
+    let definitions: Vec<Value> = columns
+        .iter()
+        .map(|c| {
+            json!({ "name": c.name, "type": c.type_, "format": c.format, "description": c.description, "priority": c.priority })
+        })
+        .collect();
+    let rows: Vec<Value> = objects
+        .map(|object| {
+            let cells: Vec<Value> = columns.iter().map(|c| cell(c, object)).collect();
+            let mut row = json!({ "cells": cells });
+            match include {
+                IncludeObject::None => {}
+                IncludeObject::Metadata => {
+                    row["object"] = json!({
+                        "kind": "PartialObjectMetadata",
+                        "apiVersion": "meta.k8s.io/v1",
+                        "metadata": object.get("metadata").cloned().unwrap_or_default(),
+                    });
+                }
+                IncludeObject::Object => row["object"] = object.clone(),
+            }
+            row
+        })
+        .collect();
+    let mut metadata = json!({ "resourceVersion": resource_version });
+    if let Some(token) = continue_token {
+        metadata["continue"] = json!(token);
+    }
+    json!({ "kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": metadata, "columnDefinitions": definitions, "rows": rows })
+}
+
+/// Name, then the CRD's columns; Age when the resource declares none, as kube-apiserver does.
+fn columns(info: &ResourceInfo) -> Vec<PrinterColumn> {
+    let column = |name: &str, type_: &str, format: &str, description: &str, json_path: &str| PrinterColumn {
+        name: name.to_owned(),
+        type_: type_.to_owned(),
+        format: format.to_owned(),
+        description: description.to_owned(),
+        priority: 0,
+        json_path: json_path.to_owned(),
+    };
+    let mut columns = vec![column(
+        "Name",
+        "string",
+        "name",
+        "Name must be unique within a namespace. Cannot be updated.",
+        ".metadata.name",
+    )];
+    if info.printer_columns.is_empty() {
+        columns.push(column(
+            "Age",
+            "date",
+            "",
+            "CreationTimestamp is a timestamp representing the server time when this object was created.",
+            ".metadata.creationTimestamp",
+        ));
+    } else {
+        columns.extend(info.printer_columns.iter().cloned());
+    }
+    columns
+}
+
+fn cell(column: &PrinterColumn, object: &Value) -> Value {
+    let Some(value) = lookup(object, &column.json_path) else {
+        return Value::Null;
+    };
+    match column.type_.as_str() {
+        "date" => value
+            .as_str()
+            .and_then(object::timestamp_seconds)
+            .map_or(json!("<invalid>"), |then| {
+                json!(human_duration(jiff::Timestamp::now().as_second() - then))
+            }),
+        "integer" | "number" | "boolean" => value.clone(),
+        _ => match value {
+            Value::String(_) | Value::Null => value.clone(),
+            other => json!(other.to_string()),
+        },
+    }
+}
+
+/// A simple JSONPath (`.a.b`, `.a[0].b`, with or without `{}`) evaluated against `object`.
+fn lookup<'a>(object: &'a Value, path: &str) -> Option<&'a Value> {
+    let path = path.trim().trim_start_matches('{').trim_end_matches('}');
+    let mut current = object;
+    for segment in path.trim_start_matches('.').split('.').filter(|s| !s.is_empty()) {
+        let (field, indexes) = segment.split_once('[').map_or((segment, ""), |(f, rest)| (f, rest));
+        if !field.is_empty() {
+            current = current.get(field)?;
+        }
+        for index in indexes
+            .split('[')
+            .map(|i| i.trim_end_matches(']'))
+            .filter(|i| !i.is_empty())
+        {
+            current = current.get(index.parse::<usize>().ok()?)?;
+        }
+    }
+    Some(current)
+}
+
+/// apimachinery's `duration.HumanDuration`: `45s`, `3m12s`, `5h2m`, `3d4h`, `2y10d`.
+pub(crate) fn human_duration(seconds: i64) -> String {
+    if seconds < -1 {
+        return "<invalid>".to_owned();
+    }
+    if seconds < 0 {
+        return "0s".to_owned();
+    }
+    if seconds < 120 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        let s = seconds % 60;
+        return if s == 0 {
+            format!("{minutes}m")
+        } else {
+            format!("{minutes}m{s}s")
+        };
+    }
+    if minutes < 180 {
+        return format!("{minutes}m");
+    }
+    let hours = minutes / 60;
+    if hours < 8 {
+        let m = minutes % 60;
+        return if m == 0 {
+            format!("{hours}h")
+        } else {
+            format!("{hours}h{m}m")
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    let days = hours / 24;
+    if hours < 24 * 8 {
+        let h = hours % 24;
+        return if h == 0 {
+            format!("{days}d")
+        } else {
+            format!("{days}d{h}h")
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{days}d");
+    }
+    let years = days / 365;
+    if hours < 24 * 365 * 8 {
+        let d = days % 365;
+        return if d == 0 {
+            format!("{years}y")
+        } else {
+            format!("{years}y{d}d")
+        };
+    }
+    format!("{years}y")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_duration_should_match_apimachinery() {
+        assert_eq!(human_duration(45), "45s");
+        assert_eq!(human_duration(192), "3m12s");
+        assert_eq!(human_duration(600), "10m");
+        assert_eq!(human_duration(5 * 3600 + 120), "5h2m");
+        assert_eq!(human_duration(3 * 86400 + 4 * 3600), "3d4h");
+        assert_eq!(human_duration(-5), "<invalid>");
+    }
+
+    #[test]
+    fn table_should_render_printer_columns() {
+        let mut info = ResourceInfo::builtin("cloudnative.tw", "v1alpha1", "VirtualMachine", "virtualmachines");
+        info.printer_columns = vec![PrinterColumn {
+            name: "CPU".into(),
+            type_: "number".into(),
+            format: String::new(),
+            description: String::new(),
+            priority: 0,
+            json_path: ".status.server.usage[0].cpu".into(),
+        }];
+        let vm = json!({"metadata": {"name": "vm"}, "status": {"server": {"usage": [{"cpu": 12.5}]}}});
+        let table = table(&info, [&vm].into_iter(), IncludeObject::Metadata, "7", None);
+        assert_eq!(table["rows"][0]["cells"], json!(["vm", 12.5]));
+        assert_eq!(table["columnDefinitions"][1]["name"], "CPU");
+        assert_eq!(table["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+    }
+
+    #[test]
+    fn render_should_want_a_table_only_when_asked_first() {
+        let accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+        assert_eq!(
+            Render::negotiate(accept, Some("includeObject=Object")),
+            Render::Table(IncludeObject::Object)
+        );
+        assert_eq!(Render::negotiate("application/json", None), Render::Object);
+    }
+}

@@ -1,0 +1,358 @@
+//! Field paths as server-side apply sees them: `f:` map fields, `k:` elements of keyed lists,
+//! `v:` members of set lists, atomic lists as leaves — decided by the CRD schema's
+//! `x-kubernetes-list-type` or, for built-ins and metadata, by the patch merge keys.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value};
+
+use crate::storage::resource::ResourceInfo;
+use crate::semantics::strategic;
+
+/// A leaf path in FieldsV1 segments, e.g. `["f:spec", "f:containers", "k:{\"name\":\"app\"}", "f:image"]`.
+pub(crate) type FieldPath = Vec<String>;
+
+/// Metadata fields the server owns; they never appear in managed fields.
+const SYSTEM_FIELDS: [&str; 9] = [
+    "name",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "managedFields",
+];
+
+/// Where list semantics come from: the resource's schema, if any, at the current node.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shape<'a> {
+    schema: Option<&'a Value>,
+}
+
+impl<'a> Shape<'a> {
+    pub(crate) fn of(info: &'a ResourceInfo) -> Self {
+        Self {
+            schema: info.schema.as_ref(),
+        }
+    }
+
+    fn child(self, key: &str) -> Self {
+        let schema = self.schema.and_then(|s| {
+            s.get("properties")
+                .and_then(|p| p.get(key))
+                .or_else(|| s.get("additionalProperties").filter(|a| a.is_object()))
+        });
+        Self { schema }
+    }
+
+    fn items(self) -> Self {
+        Self {
+            schema: self.schema.and_then(|s| s.get("items")),
+        }
+    }
+}
+
+enum ListKind {
+    Atomic,
+    Set,
+    Map(Vec<String>),
+}
+
+fn list_kind(shape: Shape<'_>, path: &[String], field: &str, items: &[Value]) -> ListKind {
+    let in_metadata = path.first().is_some_and(|s| s == "f:metadata");
+    if let (Some(schema), false) = (shape.schema, in_metadata) {
+        return match schema.get("x-kubernetes-list-type").and_then(Value::as_str) {
+            Some("set") => ListKind::Set,
+            Some("map") => {
+                let keys = schema.get("x-kubernetes-list-map-keys").and_then(Value::as_array);
+                ListKind::Map(
+                    keys.into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect(),
+                )
+            }
+            _ => ListKind::Atomic,
+        };
+    }
+    if strategic::is_set_list(field) {
+        ListKind::Set
+    } else if let Some(key) = strategic::merge_key(field, items) {
+        ListKind::Map(vec![key.to_owned()])
+    } else {
+        ListKind::Atomic
+    }
+}
+
+/// The `k:` segment of a keyed list element, or `None` when it lacks a key.
+fn key_segment(item: &Value, keys: &[String]) -> Option<String> {
+    let mut key = Map::new();
+    for name in keys {
+        key.insert(name.clone(), item.get(name)?.clone());
+    }
+    Some(format!("k:{}", Value::Object(key)))
+}
+
+/// The leaf paths a (partial) object sets.
+pub(crate) fn leaf_paths(object: &Value, shape: Shape<'_>) -> BTreeSet<FieldPath> {
+    let mut paths = BTreeSet::new();
+    for (key, value) in object.as_object().into_iter().flatten() {
+        if key != "apiVersion" && key != "kind" {
+            collect(value, shape.child(key), vec![format!("f:{key}")], &mut paths);
+        }
+    }
+    paths
+}
+
+fn collect(value: &Value, shape: Shape<'_>, path: FieldPath, out: &mut BTreeSet<FieldPath>) {
+    if path.len() == 2 && path[0] == "f:metadata" && SYSTEM_FIELDS.iter().any(|f| path[1][2..] == **f) {
+        return;
+    }
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (key, child) in map {
+                collect(child, shape.child(key), extend(&path, format!("f:{key}")), out);
+            }
+        }
+        Value::Array(items) if !items.is_empty() => {
+            let field = path.last().map_or("", |s| &s[2..]);
+            match list_kind(shape, &path, field, items) {
+                ListKind::Set => out.extend(items.iter().map(|item| extend(&path, format!("v:{item}")))),
+                ListKind::Map(keys) if items.iter().all(|item| key_segment(item, &keys).is_some()) => {
+                    for item in items {
+                        let segment = key_segment(item, &keys).expect("checked above");
+                        collect(item, shape.items(), extend(&path, segment), out);
+                    }
+                }
+                _ => {
+                    out.insert(path);
+                }
+            }
+        }
+        _ => {
+            out.insert(path);
+        }
+    }
+}
+
+fn extend(path: &[String], segment: String) -> FieldPath {
+    let mut longer = path.to_vec();
+    longer.push(segment);
+    longer
+}
+
+/// Which element of `list` a `k:` or `v:` segment names.
+fn element_index(list: &[Value], segment: &str) -> Option<usize> {
+    if let Some(key) = segment.strip_prefix("k:") {
+        let key: Map<String, Value> = serde_json::from_str(key).ok()?;
+        list.iter()
+            .position(|item| key.iter().all(|(name, value)| item.get(name) == Some(value)))
+    } else {
+        let member: Value = serde_json::from_str(segment.strip_prefix("v:")?).ok()?;
+        list.iter().position(|item| *item == member)
+    }
+}
+
+fn step<'a>(value: &'a Value, segment: &str) -> Option<&'a Value> {
+    match segment.strip_prefix("f:") {
+        Some(field) => value.get(field),
+        None => value
+            .as_array()
+            .and_then(|list| element_index(list, segment))
+            .and_then(|i| value.get(i)),
+    }
+}
+
+/// The value at a leaf path.
+pub(crate) fn value_at<'a>(object: &'a Value, path: &[String]) -> Option<&'a Value> {
+    path.iter().try_fold(object, |value, segment| step(value, segment))
+}
+
+/// Leaf paths whose value differs between `old` and `new`, including removed ones.
+pub(crate) fn changed_paths(old: &Value, new: &Value, shape: Shape<'_>) -> BTreeSet<FieldPath> {
+    let (before, after) = (leaf_paths(old, shape), leaf_paths(new, shape));
+    before
+        .union(&after)
+        .filter(|path| value_at(old, path) != value_at(new, path))
+        .cloned()
+        .collect()
+}
+
+/// Removes the value at a leaf path, and any map, list or list element it leaves empty.
+pub(crate) fn remove_path(object: &mut Value, path: &[String]) {
+    remove_below(object, path);
+}
+
+/// Removes `path` below `value`; returns whether `value` is left empty. Elements are found
+/// before anything below them changes, since removing a key field would hide them.
+fn remove_below(value: &mut Value, path: &[String]) -> bool {
+    let Some((first, rest)) = path.split_first() else {
+        return false;
+    };
+    match (first.strip_prefix("f:"), value) {
+        (Some(field), Value::Object(map)) => {
+            let remove = rest.is_empty() || map.get_mut(field).is_some_and(|child| remove_below(child, rest));
+            if remove {
+                map.remove(field);
+            }
+            map.is_empty()
+        }
+        (None, Value::Array(list)) => {
+            let Some(index) = element_index(list, first) else {
+                return false;
+            };
+            if rest.is_empty() || remove_below(&mut list[index], rest) {
+                list.remove(index);
+            }
+            list.is_empty()
+        }
+        _ => false,
+    }
+}
+
+/// Merges an applied configuration into the live object: maps field by field, keyed and set
+/// lists element by element, anything else replaced.
+pub(crate) fn merge_into(live: &mut Value, config: &Value, shape: Shape<'_>, path: &[String]) {
+    match (live, config) {
+        (Value::Object(live), Value::Object(config)) => {
+            for (key, value) in config {
+                let child_path = extend(path, format!("f:{key}"));
+                match live.get_mut(key) {
+                    Some(existing) if existing.is_object() || existing.is_array() => {
+                        merge_into(existing, value, shape.child(key), &child_path)
+                    }
+                    _ => {
+                        live.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        (Value::Array(live), Value::Array(items)) => {
+            let field = path.last().map_or("", |s| &s[2..]);
+            match list_kind(shape, path, field, items) {
+                ListKind::Set => {
+                    for item in items {
+                        if !live.contains(item) {
+                            live.push(item.clone());
+                        }
+                    }
+                }
+                ListKind::Map(keys) if items.iter().all(|item| key_segment(item, &keys).is_some()) => {
+                    for item in items {
+                        let segment = key_segment(item, &keys).expect("checked above");
+                        match element_index(live, &segment) {
+                            Some(i) => merge_into(&mut live[i], item, shape.items(), &extend(path, segment)),
+                            None => live.push(item.clone()),
+                        }
+                    }
+                }
+                _ => *live = items.clone(),
+            }
+        }
+        (live, config) => *live = config.clone(),
+    }
+}
+
+/// A path as kube-apiserver prints it in conflicts: `.spec.containers[name="app"].image`.
+pub(crate) fn display(path: &[String]) -> String {
+    path.iter()
+        .map(|segment| {
+            match (
+                segment.strip_prefix("f:"),
+                segment.strip_prefix("k:"),
+                segment.strip_prefix("v:"),
+            ) {
+                (Some(field), _, _) => format!(".{field}"),
+                (_, Some(key), _) => {
+                    let key: Map<String, Value> = serde_json::from_str(key).unwrap_or_default();
+                    let pairs: Vec<String> = key.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    format!("[{}]", pairs.join(","))
+                }
+                (_, _, Some(value)) => format!("[={value}]"),
+                _ => segment.clone(),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn path(segments: &[&str]) -> FieldPath {
+        segments.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn leaf_paths_should_key_lists_like_server_side_apply() {
+        let deployment = json!({"metadata": {"name": "web", "finalizers": ["a"]},
+            "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "app", "image": "nginx"}]}}, "args": ["x"]}});
+        let builtin = ResourceInfo::builtin("apps", "v1", "Deployment", "deployments");
+        let paths = leaf_paths(&deployment, Shape::of(&builtin));
+        assert!(paths.contains(&path(&["f:metadata", "f:finalizers", "v:\"a\""])));
+        let image = path(&[
+            "f:spec",
+            "f:template",
+            "f:spec",
+            "f:containers",
+            "k:{\"name\":\"app\"}",
+            "f:image",
+        ]);
+        assert!(paths.contains(&image));
+        assert_eq!(value_at(&deployment, &image), Some(&json!("nginx")));
+        assert!(paths.contains(&path(&["f:spec", "f:args"])), "unkeyed lists are atomic");
+        assert_eq!(display(&image), ".spec.template.spec.containers[name=\"app\"].image");
+    }
+
+    #[test]
+    fn crd_schemas_should_decide_list_types() {
+        let mut info = ResourceInfo::builtin("g.io", "v1", "K", "ks");
+        info.schema = Some(
+            json!({"type": "object", "properties": {"status": {"type": "object", "properties": {
+            "conditions": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"],
+                           "items": {"type": "object"}},
+            "containers": {"type": "array", "items": {"type": "object"}}}}}}),
+        );
+        let object =
+            json!({"status": {"conditions": [{"type": "Ready", "status": "True"}], "containers": [{"name": "a"}]}});
+        let paths = leaf_paths(&object, Shape::of(&info));
+        assert!(paths.contains(&path(&[
+            "f:status",
+            "f:conditions",
+            "k:{\"type\":\"Ready\"}",
+            "f:status"
+        ])));
+        assert!(
+            paths.contains(&path(&["f:status", "f:containers"])),
+            "no list type in the schema: atomic"
+        );
+    }
+
+    #[test]
+    fn merge_and_remove_should_work_per_element() {
+        let info = ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps");
+        let mut live =
+            json!({"metadata": {"finalizers": ["a"]}, "spec": {"containers": [{"name": "x", "image": "1"}]}});
+        let config = json!({"metadata": {"finalizers": ["b"]}, "spec": {"containers": [{"name": "y", "image": "2"}]}});
+        merge_into(&mut live, &config, Shape::of(&info), &[]);
+        assert_eq!(live["metadata"]["finalizers"], json!(["a", "b"]));
+        assert_eq!(live["spec"]["containers"].as_array().unwrap().len(), 2);
+        remove_path(&mut live, &path(&["f:metadata", "f:finalizers", "v:\"a\""]));
+        remove_path(
+            &mut live,
+            &path(&["f:spec", "f:containers", "k:{\"name\":\"x\"}", "f:image"]),
+        );
+        remove_path(
+            &mut live,
+            &path(&["f:spec", "f:containers", "k:{\"name\":\"x\"}", "f:name"]),
+        );
+        assert_eq!(
+            live,
+            json!({"metadata": {"finalizers": ["b"]}, "spec": {"containers": [{"name": "y", "image": "2"}]}})
+        );
+    }
+}

@@ -1,0 +1,9 @@
+//! The rules objects obey, independent of HTTP and storage: validation, CRD schemas, field paths,
+//! managed fields, selectors and strategic merge patch.
+
+pub(crate) mod fieldpath;
+pub(crate) mod managed_fields;
+pub(crate) mod schema;
+pub(crate) mod selector;
+pub(crate) mod strategic;
+pub(crate) mod validation;

@@ -1,0 +1,302 @@
+//! Admission of custom resources against their CRD's structural schema: pruning of unknown
+//! fields, defaulting, and validation, in that order, as kube-apiserver does.
+
+use serde_json::{Map, Value};
+
+use crate::storage::object;
+use crate::storage::resource::ResourceInfo;
+use crate::status::ApiStatus;
+
+/// What admission found besides the object it fixed up.
+#[derive(Default)]
+struct Findings {
+    /// `(field, message)` for each violation.
+    errors: Vec<(String, String)>,
+    /// Paths of the fields pruned because the schema does not know them.
+    unknown: Vec<String>,
+}
+
+/// Prunes, defaults and validates `object` when `info` carries a schema; Invalid lists every
+/// violation found. With `strict` (`fieldValidation=Strict`, kubectl's default) unknown fields
+/// are a BadRequest instead of being pruned silently.
+pub(crate) fn admit(info: &ResourceInfo, object: &mut Value, strict: bool) -> Result<(), ApiStatus> {
+    let Some(schema) = &info.schema else { return Ok(()) };
+    let mut found = Findings::default();
+    if let Some(map) = object.as_object_mut() {
+        let properties = schema.get("properties").and_then(Value::as_object);
+        let preserve = preserves_unknown(schema);
+        let keys: Vec<String> = map.keys().cloned().collect();
+        for key in keys {
+            if matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
+                continue;
+            }
+            match properties.and_then(|p| p.get(&key)) {
+                Some(child) => check(child, map.get_mut(&key).expect("key listed"), &key, &mut found),
+                None if preserve => {}
+                None => {
+                    map.remove(&key);
+                    found.unknown.push(key);
+                }
+            }
+        }
+        apply_defaults(schema, map, "", &mut found);
+        required(schema, map, "", &mut found);
+    }
+    if strict && !found.unknown.is_empty() {
+        let fields: Vec<String> = found.unknown.iter().map(|f| format!("unknown field \"{f}\"")).collect();
+        return Err(ApiStatus::bad_request(format!(
+            "strict decoding error: {}",
+            fields.join(", ")
+        )));
+    }
+    if found.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiStatus::invalid(info, object::name(object), &found.errors))
+    }
+}
+
+fn preserves_unknown(schema: &Value) -> bool {
+    schema
+        .get("x-kubernetes-preserve-unknown-fields")
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn check(schema: &Value, value: &mut Value, path: &str, found: &mut Findings) {
+    if value.is_null() && schema.get("nullable").and_then(Value::as_bool) == Some(true) {
+        return;
+    }
+    let int_or_string = schema.get("x-kubernetes-int-or-string").and_then(Value::as_bool) == Some(true);
+    if let Some(expected) = schema.get("type").and_then(Value::as_str) {
+        let ok = match expected {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string() || (int_or_string && (value.is_i64() || value.is_u64())),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "boolean" => value.is_boolean(),
+            _ => true,
+        };
+        if !ok {
+            let actual = match value {
+                Value::Null => "null",
+                Value::Bool(_) => "boolean",
+                Value::Number(n) if n.is_f64() => "number",
+                Value::Number(_) => "integer",
+                Value::String(_) => "string",
+                Value::Array(_) => "array",
+                Value::Object(_) => "object",
+            };
+            found.errors.push((
+                path.to_owned(),
+                format!("Invalid value: {value}: {path} in body must be of type {expected}: \"{actual}\""),
+            ));
+            return;
+        }
+    }
+    if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
+        && !allowed.contains(value)
+    {
+        let list: Vec<String> = allowed.iter().map(Value::to_string).collect();
+        found.errors.push((
+            path.to_owned(),
+            format!("Unsupported value: {value}: supported values: {}", list.join(", ")),
+        ));
+    }
+    bounds(schema, value, path, found);
+    match value {
+        Value::Object(map) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+            let preserve = preserves_unknown(schema) || schema.get("additionalProperties") == Some(&Value::Bool(true));
+            let keys: Vec<String> = map.keys().cloned().collect();
+            for key in keys {
+                let child_path = join(path, &key);
+                match properties.and_then(|p| p.get(&key)).or(additional) {
+                    Some(child) => check(child, map.get_mut(&key).expect("key listed"), &child_path, found),
+                    None if preserve
+                        || (properties.is_none() && additional.is_none() && schema.get("type").is_none()) => {}
+                    None => {
+                        map.remove(&key);
+                        found.unknown.push(child_path);
+                    }
+                }
+            }
+            apply_defaults(schema, map, path, found);
+            required(schema, map, path, found);
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for (i, item) in items.iter_mut().enumerate() {
+                    check(item_schema, item, &format!("{path}[{i}]"), found);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn apply_defaults(schema: &Value, map: &mut Map<String, Value>, path: &str, found: &mut Findings) {
+    for (key, child) in schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if let (false, Some(default)) = (map.contains_key(key), child.get("default")) {
+            let mut value = default.clone();
+            check(child, &mut value, &join(path, key), found);
+            map.insert(key.clone(), value);
+        }
+    }
+}
+
+fn required(schema: &Value, map: &Map<String, Value>, path: &str, found: &mut Findings) {
+    for key in schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !map.contains_key(key) {
+            found.errors.push((join(path, key), "Required value".to_owned()));
+        }
+    }
+}
+
+fn bounds(schema: &Value, value: &Value, path: &str, found: &mut Findings) {
+    let limit = |key: &str| schema.get(key).and_then(Value::as_f64);
+    let mut fail = |message: String| {
+        found.errors.push((
+            path.to_owned(),
+            format!("Invalid value: {value}: {path} in body {message}"),
+        ))
+    };
+    if let Some(n) = value.as_f64() {
+        if let Some(min) = limit("minimum").filter(|min| n < *min) {
+            fail(format!("should be greater than or equal to {min}"));
+        }
+        if let Some(max) = limit("maximum").filter(|max| n > *max) {
+            fail(format!("should be less than or equal to {max}"));
+        }
+    }
+    let length = value
+        .as_str()
+        .map(|s| s.chars().count())
+        .or_else(|| value.as_array().map(Vec::len));
+    if let Some(len) = length {
+        let (min_key, max_key) = if value.is_string() {
+            ("minLength", "maxLength")
+        } else {
+            ("minItems", "maxItems")
+        };
+        if let Some(min) = limit(min_key).filter(|min| (len as f64) < *min) {
+            fail(format!(
+                "should have at least {min} {}",
+                if value.is_string() { "chars long" } else { "items" }
+            ));
+        }
+        if let Some(max) = limit(max_key).filter(|max| (len as f64) > *max) {
+            fail(format!(
+                "may not have more than {max} {}",
+                if value.is_string() { "chars" } else { "items" }
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn info() -> ResourceInfo {
+        let mut info = ResourceInfo::builtin("cloudnative.tw", "v1alpha1", "VirtualMachine", "virtualmachines");
+        info.schema = Some(json!({
+            "type": "object",
+            "properties": {
+                "spec": {
+                    "type": "object",
+                    "required": ["cpu"],
+                    "properties": {
+                        "cpu": { "type": "integer", "minimum": 1 },
+                        "memory": { "type": "string", "default": "1Gi" },
+                        "mode": { "type": "string", "enum": ["fast", "slow"] },
+                        "labels": { "type": "object", "additionalProperties": { "type": "string" } }
+                    }
+                },
+                "status": { "type": "object", "x-kubernetes-preserve-unknown-fields": true }
+            }
+        }));
+        info
+    }
+
+    #[test]
+    fn admit_should_prune_unknown_fields_and_apply_defaults() {
+        let mut object = json!({
+            "metadata": { "name": "vm" },
+            "spec": { "cpu": 2, "bogus": true, "labels": { "a": "b" } },
+            "status": { "anything": 1 },
+            "extra": 1
+        });
+        admit(&info(), &mut object, false).unwrap();
+        assert_eq!(
+            object["spec"],
+            json!({ "cpu": 2, "memory": "1Gi", "labels": { "a": "b" } })
+        );
+        assert_eq!(object["status"], json!({ "anything": 1 }));
+        assert!(object.get("extra").is_none());
+    }
+
+    #[test]
+    fn strict_admission_should_name_unknown_fields() {
+        let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 2, "bogus": true }, "extra": 1 });
+        let status = admit(&info(), &mut object, true).unwrap_err();
+        assert_eq!(status.code, 400);
+        assert_eq!(
+            status.message,
+            "strict decoding error: unknown field \"extra\", unknown field \"spec.bogus\""
+        );
+    }
+
+    #[test]
+    fn admit_should_report_every_violation() {
+        let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": "two", "mode": "medium" } });
+        let status = admit(&info(), &mut object, false).unwrap_err();
+        assert_eq!(status.code, 422);
+        assert!(
+            status.message.contains("spec.cpu in body must be of type integer"),
+            "{}",
+            status.message
+        );
+        assert!(
+            status.message.contains("spec.mode: Unsupported value"),
+            "{}",
+            status.message
+        );
+        let mut zero = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 0 } });
+        assert!(
+            admit(&info(), &mut zero, false)
+                .unwrap_err()
+                .message
+                .contains("greater than or equal to 1")
+        );
+        let mut missing = json!({ "metadata": { "name": "vm" }, "spec": {} });
+        assert!(
+            admit(&info(), &mut missing, false)
+                .unwrap_err()
+                .message
+                .contains("spec.cpu: Required value")
+        );
+    }
+}

@@ -1,0 +1,203 @@
+//! Label selectors (equality- and set-based) and field selectors, parsed and matched like kube-apiserver.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::storage::object;
+
+/// One requirement of a label selector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Requirement {
+    Equals(String, String),
+    NotEquals(String, String),
+    In(String, BTreeSet<String>),
+    NotIn(String, BTreeSet<String>),
+    Exists(String),
+    DoesNotExist(String),
+}
+
+/// A parsed `labelSelector` query parameter; the empty selector matches everything.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LabelSelector(Vec<Requirement>);
+
+impl LabelSelector {
+    /// Parses `a=b,c!=d,e in (x,y),f notin (z),g,!h`.
+    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+        let mut requirements = Vec::new();
+        for part in split_top_level(text) {
+            let part = part.trim();
+            if part.is_empty() {
+                continue;
+            }
+            requirements.push(parse_requirement(part)?);
+        }
+        Ok(Self(requirements))
+    }
+
+    /// Whether an object with these labels is selected.
+    pub(crate) fn matches(&self, labels: Option<&serde_json::Map<String, Value>>) -> bool {
+        let get = |key: &str| labels.and_then(|l| l.get(key)).and_then(Value::as_str);
+        self.0.iter().all(|requirement| match requirement {
+            Requirement::Equals(k, v) => get(k) == Some(v.as_str()),
+            Requirement::NotEquals(k, v) => get(k) != Some(v.as_str()),
+            Requirement::In(k, values) => get(k).is_some_and(|v| values.contains(v)),
+            Requirement::NotIn(k, values) => get(k).is_none_or(|v| !values.contains(v)),
+            Requirement::Exists(k) => get(k).is_some(),
+            Requirement::DoesNotExist(k) => get(k).is_none(),
+        })
+    }
+}
+
+/// Splits on commas that are not inside `( … )`.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+fn parse_requirement(part: &str) -> Result<Requirement, String> {
+    if let Some(key) = part.strip_prefix('!') {
+        return Ok(Requirement::DoesNotExist(valid_key(key.trim())?));
+    }
+    for (op, build) in [
+        ("!=", Requirement::NotEquals as fn(String, String) -> Requirement),
+        ("==", Requirement::Equals),
+        ("=", Requirement::Equals),
+    ] {
+        if let Some((key, value)) = part.split_once(op) {
+            return Ok(build(valid_key(key.trim())?, value.trim().to_owned()));
+        }
+    }
+    let words: Vec<&str> = part.splitn(2, char::is_whitespace).collect();
+    if let [key, rest] = words[..] {
+        let rest = rest.trim_start();
+        let (set, negated) = if let Some(rest) = rest.strip_prefix("notin") {
+            (rest, true)
+        } else if let Some(rest) = rest.strip_prefix("in") {
+            (rest, false)
+        } else {
+            return Err(format!(
+                "unable to parse requirement: {part:?}: expected in, notin, =, == or !="
+            ));
+        };
+        let values = set
+            .trim()
+            .strip_prefix('(')
+            .and_then(|s| s.strip_suffix(')'))
+            .ok_or_else(|| format!("unable to parse requirement: {part:?}: expected a parenthesised set of values"))?
+            .split(',')
+            .map(|v| v.trim().to_owned())
+            .collect();
+        let key = valid_key(key)?;
+        return Ok(if negated {
+            Requirement::NotIn(key, values)
+        } else {
+            Requirement::In(key, values)
+        });
+    }
+    Ok(Requirement::Exists(valid_key(part)?))
+}
+
+fn valid_key(key: &str) -> Result<String, String> {
+    let ok = !key.is_empty()
+        && key.len() <= 317
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+    if ok {
+        Ok(key.to_owned())
+    } else {
+        Err(format!("invalid label key {key:?}"))
+    }
+}
+
+/// A parsed `fieldSelector` query parameter: `path=value`, `path==value` or `path!=value`, comma-separated.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FieldSelector(Vec<(String, bool, String)>);
+
+impl FieldSelector {
+    /// Parses a field selector, accepting only the field paths in `supported`.
+    pub(crate) fn parse(text: &str, supported: &[String]) -> Result<Self, String> {
+        let mut terms = Vec::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (path, equal, value) = if let Some((p, v)) = part.split_once("!=") {
+                (p, false, v)
+            } else if let Some((p, v)) = part.split_once("==") {
+                (p, true, v)
+            } else if let Some((p, v)) = part.split_once('=') {
+                (p, true, v)
+            } else {
+                return Err(format!("invalid field selector: {part:?}: expected =, == or !="));
+            };
+            let path = path.trim();
+            if !supported.iter().any(|s| s == path) {
+                return Err(format!("field label not supported: {path}"));
+            }
+            terms.push((path.to_owned(), equal, value.trim().to_owned()));
+        }
+        Ok(Self(terms))
+    }
+
+    /// Whether `object` is selected.
+    pub(crate) fn matches(&self, object: &Value) -> bool {
+        self.0.iter().all(|(path, equal, value)| {
+            let actual = object::field_text(object, path);
+            (actual.as_deref().unwrap_or("") == value) == *equal
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn labels(value: Value) -> serde_json::Map<String, Value> {
+        value.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn label_selector_should_match_equality_and_set_requirements() {
+        let selector = LabelSelector::parse("app=web, tier in (front, back),env notin (prod),team,!legacy").unwrap();
+        assert!(selector.matches(Some(&labels(json!({"app": "web", "tier": "front", "team": "a"})))));
+        assert!(!selector.matches(Some(&labels(json!({"app": "web", "tier": "db", "team": "a"})))));
+        assert!(!selector.matches(Some(&labels(
+            json!({"app": "web", "tier": "front", "team": "a", "env": "prod"})
+        ))));
+        assert!(!selector.matches(Some(&labels(
+            json!({"app": "web", "tier": "front", "team": "a", "legacy": "y"})
+        ))));
+        assert!(!selector.matches(None));
+        assert!(LabelSelector::parse("").unwrap().matches(None));
+        assert!(LabelSelector::parse("app!=web").unwrap().matches(None));
+    }
+
+    #[test]
+    fn label_selector_should_reject_garbage() {
+        assert!(LabelSelector::parse("a b c").is_err());
+        assert!(LabelSelector::parse("x in a,b").is_err());
+    }
+
+    #[test]
+    fn field_selector_should_reject_unsupported_fields() {
+        let supported = vec!["metadata.name".to_owned()];
+        let err = FieldSelector::parse("spec.x=1", &supported).unwrap_err();
+        assert_eq!(err, "field label not supported: spec.x");
+        let selector = FieldSelector::parse("metadata.name!=a", &supported).unwrap();
+        assert!(selector.matches(&json!({"metadata": {"name": "b"}})));
+        assert!(!selector.matches(&json!({"metadata": {"name": "a"}})));
+    }
+}

@@ -1,0 +1,165 @@
+//! The checks every write makes on an object: type meta, namespace, server-owned fields,
+//! metadata validation, and whether anything changed at all.
+
+use serde_json::{Value, json};
+
+use crate::storage::object::{self, meta_mut};
+use crate::storage::resource::ResourceInfo;
+use crate::status::ApiStatus;
+
+/// Fills in or checks `apiVersion` and `kind`; objects are stored under the served version.
+pub(crate) fn check_type_meta(body: &mut Value, info: &ResourceInfo) -> Result<(), ApiStatus> {
+    let Some(map) = body.as_object_mut() else {
+        return Err(ApiStatus::bad_request("the request body must be a JSON object"));
+    };
+    let expected = info.api_version();
+    let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    if !api_version.is_empty() && group != info.group {
+        return Err(ApiStatus::bad_request(format!(
+            "the API version in the data ({api_version}) does not match the expected API version ({expected})"
+        )));
+    }
+    let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if !kind.is_empty() && kind != info.kind {
+        return Err(ApiStatus::bad_request(format!(
+            "the kind in the data ({kind}) does not match the expected kind ({})",
+            info.kind
+        )));
+    }
+    map.insert("apiVersion".to_owned(), json!(expected));
+    map.insert("kind".to_owned(), json!(info.kind));
+    Ok(())
+}
+
+/// Puts the object in the request's namespace, or refuses a different one.
+pub(crate) fn set_namespace(body: &mut Value, info: &ResourceInfo, namespace: Option<&str>) -> Result<(), ApiStatus> {
+    let meta = meta_mut(body);
+    match namespace {
+        Some(ns) if info.namespaced => {
+            match meta.get("namespace").and_then(Value::as_str) {
+                Some(own) if !own.is_empty() && own != ns => {
+                    return Err(ApiStatus::bad_request(
+                        "the namespace of the provided object does not match the namespace sent on the request",
+                    ));
+                }
+                _ => meta.insert("namespace".to_owned(), json!(ns)),
+            };
+        }
+        _ => {
+            meta.remove("namespace");
+        }
+    }
+    Ok(())
+}
+
+/// Name, namespace and uid cannot change: a write (typically a patch) that sets them to other
+/// values is Invalid; leaving them out keeps them.
+pub(crate) fn check_identity_unchanged(info: &ResourceInfo, old: &Value, new: &Value) -> Result<(), ApiStatus> {
+    let mut causes = Vec::new();
+    for field in ["name", "namespace", "uid"] {
+        let (before, after) = (object::meta_str(old, field), object::meta_str(new, field));
+        if !after.is_empty() && after != before {
+            causes.push((
+                format!("metadata.{field}"),
+                format!("Invalid value: {after:?}: field is immutable"),
+            ));
+        }
+    }
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiStatus::invalid(info, object::name(old), &causes))
+    }
+}
+
+/// Keeps what only the server may set.
+pub(crate) fn preserve_system_fields(old: &Value, new: &mut Value) {
+    let old_meta = old
+        .get("metadata")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let meta = meta_mut(new);
+    for field in [
+        "name",
+        "uid",
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+        "namespace",
+        "resourceVersion",
+    ] {
+        match old_meta.get(field) {
+            Some(value) => meta.insert(field.to_owned(), value.clone()),
+            None => meta.remove(field),
+        };
+    }
+    meta.remove("selfLink");
+}
+
+/// Metadata shape checks kube-apiserver's validation makes.
+pub(crate) fn validate_metadata(info: &ResourceInfo, object: &Value) -> Result<(), ApiStatus> {
+    let name = object::name(object);
+    let mut causes = Vec::new();
+    if !object::is_dns_subdomain(name) {
+        causes.push(("metadata.name".to_owned(), format!(
+            "Invalid value: {name:?}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
+        )));
+    }
+    for map in ["labels", "annotations"] {
+        if let Some(values) = object.pointer(&format!("/metadata/{map}"))
+            && !values.as_object().is_some_and(|m| m.values().all(Value::is_string))
+        {
+            causes.push((
+                format!("metadata.{map}"),
+                "Invalid value: must be a map of strings".to_owned(),
+            ));
+        }
+    }
+    let owners = object::owner_references(object);
+    for (i, owner) in owners.iter().enumerate() {
+        for field in ["apiVersion", "kind", "name", "uid"] {
+            if owner.get(field).and_then(Value::as_str).unwrap_or_default().is_empty() {
+                causes.push((
+                    format!("metadata.ownerReferences[{i}].{field}"),
+                    "Required value".to_owned(),
+                ));
+            }
+        }
+    }
+    if owners
+        .iter()
+        .filter(|o| o.get("controller").and_then(Value::as_bool) == Some(true))
+        .count()
+        > 1
+    {
+        causes.push((
+            "metadata.ownerReferences".to_owned(),
+            "Invalid value: Only one reference can have Controller set to true".to_owned(),
+        ));
+    }
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiStatus::invalid(info, name, &causes))
+    }
+}
+
+/// Whether a write would change nothing a client can see besides managed-field timestamps.
+pub(crate) fn unchanged(old: &Value, new: &Value) -> bool {
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        for entry in v
+            .pointer_mut("/metadata/managedFields")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            entry.as_object_mut().map(|e| e.remove("time"));
+        }
+        v
+    };
+    strip(old) == strip(new)
+}

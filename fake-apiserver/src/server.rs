@@ -1,0 +1,277 @@
+//! `FakeApiServer`: construction, options, seeding, and the testing handles (actions, reactors, faults).
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::storage::builtin::builtins;
+use crate::verbs::write::Core;
+use crate::storage::resource::ResourceInfo;
+use crate::status::ApiStatus;
+use crate::testing::{Action, Reaction, Testing};
+
+/// Options of a [`FakeApiServer`], set through [`FakeApiServerBuilder`].
+#[derive(Clone, Debug)]
+pub(crate) struct Options {
+    pub(crate) auto_create_namespaces: bool,
+    pub(crate) garbage_collection: bool,
+    pub(crate) history_limit: usize,
+    pub(crate) watch_buffer: usize,
+    pub(crate) bookmark_interval: Duration,
+    pub(crate) version: String,
+}
+
+/// An in-memory Kubernetes API server.
+///
+/// It answers the Kubernetes REST API — CRUD, patch (JSON, merge, strategic merge, server-side
+/// apply), `/status` and `/scale`, finalizers, garbage collection, label and field selectors,
+/// pagination, watch with bookmarks and 410 Gone, discovery and `kubectl` tables — for built-in
+/// resources and for custom resources registered by type or by creating a
+/// `CustomResourceDefinition`. Put it under the real `kube::Client` with [`FakeApiServer::client`],
+/// or serve it on loopback for another process with [`FakeApiServer::serve`].
+///
+/// ```
+/// # async fn demo() -> Result<(), kube::Error> {
+/// use fake_apiserver::FakeApiServer;
+/// use k8s_openapi::api::core::v1::ConfigMap;
+///
+/// let server = FakeApiServer::new();
+/// let configmaps: kube::Api<ConfigMap> = kube::Api::default_namespaced(server.client());
+/// let mut cm = ConfigMap::default();
+/// cm.metadata.name = Some("settings".into());
+/// configmaps.create(&Default::default(), &cm).await?;
+/// assert_eq!(server.actions()[0].verb.as_str(), "create");
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct FakeApiServer {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) core: Mutex<Core>,
+    pub(crate) testing: Mutex<Testing>,
+    pub(crate) options: Options,
+}
+
+impl Inner {
+    /// The storage and registry. A panic while the lock is held is a bug in this server; the
+    /// lock is taken over rather than poisoning every later request, since a test that hit
+    /// the bug has already failed.
+    pub(crate) fn core(&self) -> MutexGuard<'_, Core> {
+        self.core.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(crate) fn testing(&self) -> MutexGuard<'_, Testing> {
+        self.testing.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Builds a [`FakeApiServer`].
+#[derive(Debug)]
+pub struct FakeApiServerBuilder {
+    options: Options,
+    record_actions: bool,
+    resources: Vec<ResourceInfo>,
+    objects: Vec<Value>,
+}
+
+impl Default for FakeApiServer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FakeApiServer {
+    /// A server with the built-in resources and the namespaces `default`, `kube-system`,
+    /// `kube-public` and `kube-node-lease`.
+    pub fn new() -> Self {
+        Self::builder().build()
+    }
+
+    /// Starts configuring a server.
+    pub fn builder() -> FakeApiServerBuilder {
+        FakeApiServerBuilder {
+            options: Options {
+                auto_create_namespaces: false,
+                garbage_collection: true,
+                history_limit: 20_000,
+                watch_buffer: 1 << 16,
+                bookmark_interval: Duration::from_secs(5),
+                version: "v1.33.0".to_owned(),
+            },
+            record_actions: true,
+            resources: Vec::new(),
+            objects: Vec::new(),
+        }
+    }
+
+    /// Stores an object as it is (like client-go's `tracker.Add`): no action is recorded and no
+    /// reactor runs, but watches see it. The kind must be registered; a CRD registers its types.
+    pub fn insert<K: Serialize>(&self, object: &K) -> Result<Value, ApiStatus> {
+        let value = serde_json::to_value(object)
+            .map_err(|e| ApiStatus::bad_request(format!("object does not serialize to JSON: {e}")))?;
+        self.inner.core().seed(value).map(|stored| (*stored).clone())
+    }
+
+    /// Serves one more resource without a CRD object (built-in types, or a custom type described
+    /// by hand).
+    pub fn register(&self, info: ResourceInfo) {
+        self.inner.core().registry.insert(info);
+    }
+
+    /// Serves the Rust type `K` as a custom resource without subresources or schema.
+    pub fn register_type<K>(&self)
+    where
+        K: kube::Resource<DynamicType = ()>,
+        K::Scope: 'static,
+    {
+        self.register(ResourceInfo::of::<K>());
+    }
+
+    /// Every request received so far (discovery excluded), oldest first.
+    pub fn actions(&self) -> Vec<Action> {
+        self.inner.testing().actions()
+    }
+
+    /// Forgets the recorded actions.
+    pub fn clear_actions(&self) {
+        self.inner.testing().clear_actions();
+    }
+
+    /// Adds a reactor at the end of the chain. It sees requests matching `verb` and `resource`
+    /// (`*` for any; `plural/subresource` for a subresource) and answers by returning `Some`.
+    pub fn add_reactor<F>(&self, verb: &str, resource: &str, react: F)
+    where
+        F: Fn(&Action) -> Option<Reaction> + Send + Sync + 'static,
+    {
+        self.inner.testing().add_reactor(false, verb, resource, Arc::new(react));
+    }
+
+    /// Adds a reactor at the front of the chain, the usual way to inject an error.
+    pub fn prepend_reactor<F>(&self, verb: &str, resource: &str, react: F)
+    where
+        F: Fn(&Action) -> Option<Reaction> + Send + Sync + 'static,
+    {
+        self.inner.testing().add_reactor(true, verb, resource, Arc::new(react));
+    }
+
+    /// Fails the next `count` requests matching `verb` and `resource` with `status`.
+    pub fn fail_next(&self, count: usize, verb: &str, resource: &str, status: ApiStatus) {
+        self.inner.testing().fail_next(count, verb, resource, status);
+    }
+
+    /// Ends every open watch stream, as a dropped connection would.
+    pub fn cut_watches(&self) {
+        self.inner.core().store.cut_watches();
+    }
+
+    /// Forgets the change history: watches and list continuations from any earlier
+    /// resourceVersion get 410 Gone, forcing clients to relist.
+    pub fn expire_resource_versions(&self) {
+        self.inner.core().store.compact();
+    }
+
+    /// Delays every request by `latency` (honours `tokio::time::pause`).
+    pub fn set_latency(&self, latency: Duration) {
+        self.inner.testing().latency = latency;
+    }
+
+    /// The latest resourceVersion, as a list would report it.
+    pub fn resource_version(&self) -> String {
+        self.inner.core().store.current_rv().to_string()
+    }
+}
+
+impl FakeApiServerBuilder {
+    /// Creates namespaces on first use instead of answering 404 (default: off, like a real server).
+    pub fn auto_create_namespaces(mut self, on: bool) -> Self {
+        self.options.auto_create_namespaces = on;
+        self
+    }
+
+    /// Deletes dependents whose owners are gone and honours Foreground and Orphan propagation,
+    /// as kube-controller-manager's garbage collector does (default: on).
+    pub fn garbage_collection(mut self, on: bool) -> Self {
+        self.options.garbage_collection = on;
+        self
+    }
+
+    /// How many changes are kept for watches and list continuations (default 20 000, a few
+    /// minutes of a busy cluster); older resourceVersions get 410 Gone.
+    pub fn history_limit(mut self, changes: usize) -> Self {
+        self.options.history_limit = changes;
+        self
+    }
+
+    /// How many changes an open watch may lag behind before the server ends it, as kube-apiserver
+    /// ends slow watchers (default 65 536).
+    pub fn watch_buffer(mut self, changes: usize) -> Self {
+        self.options.watch_buffer = changes;
+        self
+    }
+
+    /// How often watches that allow bookmarks get one (default 5 s).
+    pub fn bookmark_interval(mut self, interval: Duration) -> Self {
+        self.options.bookmark_interval = interval;
+        self
+    }
+
+    /// Records every request for [`FakeApiServer::actions`] (default: on; turn off for long runs).
+    pub fn record_actions(mut self, on: bool) -> Self {
+        self.record_actions = on;
+        self
+    }
+
+    /// Serves one more resource without a CRD object.
+    pub fn resource(mut self, info: ResourceInfo) -> Self {
+        self.resources.push(info);
+        self
+    }
+
+    /// Installs a `CustomResourceDefinition` (any value that serializes to one, such as
+    /// `kube::CustomResourceExt::crd()`), serving its types as the real server would.
+    pub fn crd<C: Serialize>(self, crd: &C) -> Self {
+        self.object(crd)
+    }
+
+    /// Seeds an object (a CRD, a namespace, any registered kind) at startup.
+    ///
+    /// # Panics
+    /// When the value does not serialize to JSON; [`FakeApiServerBuilder::build`] panics when it
+    /// is refused — seeds are test fixtures, so a bad one should stop the test at once.
+    pub fn object<K: Serialize>(mut self, object: &K) -> Self {
+        self.objects
+            .push(serde_json::to_value(object).expect("seed object serializes to JSON"));
+        self
+    }
+
+    /// Builds the server.
+    ///
+    /// # Panics
+    /// When a seeded object is refused (unknown kind, invalid CRD); the message says why.
+    pub fn build(self) -> FakeApiServer {
+        let mut core = Core::new(self.options.clone());
+        for info in builtins().into_iter().chain(self.resources) {
+            core.registry.insert(info);
+        }
+        for namespace in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+            core.ensure_namespace(namespace)
+                .expect("the default namespaces have valid names");
+        }
+        for object in self.objects {
+            if let Err(status) = core.seed(object) {
+                panic!("FakeApiServer: seed object refused: {}", status.message);
+            }
+        }
+        FakeApiServer {
+            inner: Arc::new(Inner {
+                core: Mutex::new(core),
+                testing: Mutex::new(Testing::new(self.record_actions)),
+                options: self.options,
+            }),
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! Failure answers of the fake API server, shaped as the `Status` bodies kube-apiserver sends.
+
+use serde_json::{Value, json};
+
+use crate::storage::resource::ResourceInfo;
+
+/// A failed request, answered as a `meta.k8s.io/v1` `Status` with the code and reason the real
+/// API server uses, so that `kube::Error::Api` on the client side carries the same values.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{code} {reason}: {message}")]
+pub struct ApiStatus {
+    /// HTTP status code, e.g. 404.
+    pub code: u16,
+    /// Machine-readable reason, e.g. `NotFound`.
+    pub reason: String,
+    /// Human-readable message, worded like kube-apiserver's.
+    pub message: String,
+    /// `details` of the Status (name, group, kind, causes), when the real server sends them.
+    pub details: Option<Value>,
+}
+
+impl ApiStatus {
+    /// A status with any code, reason and message.
+    pub fn new(code: u16, reason: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            reason: reason.into(),
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    fn with_details(mut self, info: &ResourceInfo, name: &str) -> Self {
+        self.details = Some(json!({ "name": name, "group": info.group, "kind": info.plural }));
+        self
+    }
+
+    /// 404 NotFound for `name` of the resource `info`.
+    pub fn not_found(info: &ResourceInfo, name: &str) -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            format!("{} \"{name}\" not found", info.group_resource()),
+        )
+        .with_details(info, name)
+    }
+
+    /// 404 NotFound for a namespace that does not exist.
+    pub fn namespace_not_found(namespace: &str) -> Self {
+        let mut status = Self::new(404, "NotFound", format!("namespaces \"{namespace}\" not found"));
+        status.details = Some(json!({ "name": namespace, "kind": "namespaces" }));
+        status
+    }
+
+    /// 404 NotFound for a path that names no registered resource.
+    pub fn no_route(path: &str) -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            format!("the server could not find the requested resource ({path})"),
+        )
+    }
+
+    /// 409 AlreadyExists for `name` of the resource `info`.
+    pub fn already_exists(info: &ResourceInfo, name: &str) -> Self {
+        Self::new(
+            409,
+            "AlreadyExists",
+            format!("{} \"{name}\" already exists", info.group_resource()),
+        )
+        .with_details(info, name)
+    }
+
+    /// 409 Conflict: the object changed since the client read it.
+    pub fn conflict(info: &ResourceInfo, name: &str, why: &str) -> Self {
+        let message = format!(
+            "Operation cannot be fulfilled on {} \"{name}\": {why}",
+            info.group_resource()
+        );
+        Self::new(409, "Conflict", message).with_details(info, name)
+    }
+
+    /// 409 Conflict for a stale `metadata.resourceVersion`.
+    pub fn stale(info: &ResourceInfo, name: &str) -> Self {
+        Self::conflict(
+            info,
+            name,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        )
+    }
+
+    /// 422 Invalid, with one cause per `(field, message)`.
+    pub fn invalid(info: &ResourceInfo, name: &str, causes: &[(String, String)]) -> Self {
+        let summary: Vec<String> = causes.iter().map(|(field, msg)| format!("{field}: {msg}")).collect();
+        let message = format!("{} \"{name}\" is invalid: {}", info.kind, summary.join(", "));
+        let causes: Vec<Value> = causes
+            .iter()
+            .map(|(field, msg)| json!({ "reason": cause_reason(msg), "message": msg, "field": field }))
+            .collect();
+        let mut status = Self::new(422, "Invalid", message);
+        status.details = Some(json!({
+            "name": name, "group": info.group, "kind": info.kind, "causes": causes,
+        }));
+        status
+    }
+
+    /// 410 Gone with reason `Expired`: a resourceVersion older than the retained history.
+    pub fn expired(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message)
+    }
+
+    /// 400 BadRequest.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message)
+    }
+
+    /// 403 Forbidden.
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(403, "Forbidden", message)
+    }
+
+    /// 405 MethodNotAllowed for a verb the resource does not support.
+    pub fn method_not_allowed(verb: &str, path: &str) -> Self {
+        Self::new(
+            405,
+            "MethodNotAllowed",
+            format!("the server does not allow this method on the requested resource ({verb} {path})"),
+        )
+    }
+
+    /// 415 UnsupportedMediaType for a patch type the resource does not accept.
+    pub fn unsupported_media_type(content_type: &str) -> Self {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format ({content_type}) - accepted media types include: \
+                 application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+            ),
+        )
+    }
+
+    /// 500 InternalError.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(500, "InternalError", message)
+    }
+
+    /// 503 ServiceUnavailable, the usual answer of an overloaded or restarting server.
+    pub fn service_unavailable(message: impl Into<String>) -> Self {
+        Self::new(503, "ServiceUnavailable", message)
+    }
+
+    /// The `Status` object sent as the response body or inside a watch `ERROR` event.
+    pub fn to_json(&self) -> Value {
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if let Some(details) = &self.details {
+            status["details"] = details.clone();
+        }
+        status
+    }
+}
+
+/// The cause reason kube-apiserver gives a field error, read off the message's leading words.
+fn cause_reason(message: &str) -> &'static str {
+    if message.starts_with("Required value") {
+        "FieldValueRequired"
+    } else if message.starts_with("Unsupported value") {
+        "FieldValueNotSupported"
+    } else if message.starts_with("Forbidden") {
+        "FieldValueForbidden"
+    } else {
+        "FieldValueInvalid"
+    }
+}
+
+/// The `Status` kube-apiserver answers an immediate delete with, for resources that do not
+/// return the deleted object.
+pub(crate) fn deleted_status(info: &ResourceInfo, deleted: &Value) -> Value {
+    let meta = deleted.get("metadata");
+    let text = |key: &str| meta.and_then(|m| m.get(key)).cloned().unwrap_or(Value::Null);
+    json!({
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+        "details": { "name": text("name"), "group": info.group, "kind": info.plural, "uid": text("uid") },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_should_name_group_resource_like_kube_apiserver() {
+        let info = ResourceInfo::builtin("apps", "v1", "Deployment", "deployments");
+        let status = ApiStatus::not_found(&info, "web");
+        assert_eq!(status.message, "deployments.apps \"web\" not found");
+        let body = status.to_json();
+        assert_eq!(body["reason"], "NotFound");
+        assert_eq!(body["code"], 404);
+        assert_eq!(body["details"]["kind"], "deployments");
+    }
+}

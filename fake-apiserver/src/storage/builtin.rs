@@ -1,0 +1,109 @@
+//! The built-in resources every fake API server serves, and the field selectors kube-apiserver
+//! accepts for them.
+
+use crate::storage::resource::ResourceInfo;
+
+impl ResourceInfo {
+    /// Field paths accepted in field selectors: the metadata ones, the CRD's selectable fields,
+    /// and those kube-apiserver supports for the built-in kinds served here.
+    pub fn field_selector_paths(&self) -> Vec<String> {
+        let builtin: &[&str] = match (self.builtin, self.group.as_str(), self.kind.as_str()) {
+            (true, "", "Event") => &[
+                "involvedObject.kind",
+                "involvedObject.namespace",
+                "involvedObject.name",
+                "involvedObject.uid",
+                "involvedObject.apiVersion",
+                "involvedObject.resourceVersion",
+                "involvedObject.fieldPath",
+                "reason",
+                "reportingComponent",
+                "source",
+                "type",
+            ],
+            (true, "events.k8s.io", "Event") => &[
+                "regarding.kind",
+                "regarding.namespace",
+                "regarding.name",
+                "regarding.uid",
+                "reason",
+                "type",
+            ],
+            (true, "", "Pod") => &[
+                "spec.nodeName",
+                "spec.restartPolicy",
+                "spec.schedulerName",
+                "spec.serviceAccountName",
+                "status.phase",
+            ],
+            (true, "", "Secret") => &["type"],
+            (true, "", "Namespace") => &["status.phase"],
+            _ => &[],
+        };
+        ["metadata.name", "metadata.namespace"]
+            .iter()
+            .chain(builtin)
+            .map(|f| (*f).to_owned())
+            .chain(self.selectable_fields.iter().cloned())
+            .collect()
+    }
+}
+
+/// The built-in resources every fake API server serves: what the bundled controllers, leader
+/// election, event recording and `kubectl apply -f deploy/` need.
+pub(crate) fn builtins() -> Vec<ResourceInfo> {
+    let b = ResourceInfo::builtin;
+    vec![
+        b("", "v1", "Namespace", "namespaces")
+            .cluster_scoped()
+            .with_status()
+            .with_short_names(&["ns"]),
+        b("", "v1", "ConfigMap", "configmaps").with_short_names(&["cm"]),
+        b("", "v1", "Secret", "secrets"),
+        b("", "v1", "ServiceAccount", "serviceaccounts")
+            .returning_deleted_object()
+            .with_short_names(&["sa"]),
+        b("", "v1", "Service", "services")
+            .with_status()
+            .returning_deleted_object()
+            .with_short_names(&["svc"]),
+        b("", "v1", "Pod", "pods")
+            .with_status()
+            .returning_deleted_object()
+            .with_short_names(&["po"]),
+        b("", "v1", "Event", "events").with_short_names(&["ev"]),
+        b("apps", "v1", "Deployment", "deployments")
+            .with_status()
+            .with_generation()
+            .with_scale(Some(".spec.selector"))
+            .with_short_names(&["deploy"]),
+        b("apps", "v1", "ReplicaSet", "replicasets")
+            .with_status()
+            .with_generation()
+            .with_scale(Some(".spec.selector"))
+            .with_short_names(&["rs"]),
+        b("events.k8s.io", "v1", "Event", "events").with_short_names(&["ev"]),
+        b("coordination.k8s.io", "v1", "Lease", "leases"),
+        b("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles").cluster_scoped(),
+        b(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "ClusterRoleBinding",
+            "clusterrolebindings",
+        )
+        .cluster_scoped(),
+        b("rbac.authorization.k8s.io", "v1", "Role", "roles"),
+        b("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings"),
+        b(
+            "apiextensions.k8s.io",
+            "v1",
+            "CustomResourceDefinition",
+            "customresourcedefinitions",
+        )
+        .cluster_scoped()
+        .with_status()
+        .with_generation()
+        .returning_deleted_object()
+        .with_short_names(&["crd", "crds"]),
+    ]
+}

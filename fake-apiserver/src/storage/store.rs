@@ -1,0 +1,331 @@
+//! The fake server's storage: objects, one resourceVersion counter, a bounded change history for
+//! watches and consistent paginated lists, and the broadcast that feeds open watches.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::ops::Bound;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+use crate::storage::object;
+use crate::storage::resource::StorageKey;
+
+/// `(namespace, name)`; the namespace is empty for cluster-scoped objects.
+pub(crate) type ObjectKey = (String, String);
+
+/// What a change did to an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ChangeKind {
+    Added,
+    Modified,
+    Deleted,
+}
+
+/// One committed write, as retained in the history and sent to watches.
+#[derive(Debug)]
+pub(crate) struct Change {
+    pub(crate) rv: u64,
+    pub(crate) storage: StorageKey,
+    pub(crate) kind: ChangeKind,
+    /// The object after the change (for deletes: the final state).
+    pub(crate) object: Arc<Value>,
+    /// The object before the change, if it existed.
+    pub(crate) previous: Option<Arc<Value>>,
+}
+
+/// What open watches receive.
+#[derive(Clone, Debug)]
+pub(crate) enum Broadcast {
+    Change(Arc<Change>),
+    /// Fault injection: every open watch ends, as when a connection to the server drops.
+    CutWatches,
+}
+
+/// A reference to a stored object.
+pub(crate) type StoredRef = (StorageKey, ObjectKey);
+
+pub(crate) struct Store {
+    rv: u64,
+    objects: HashMap<StorageKey, BTreeMap<ObjectKey, Arc<Value>>>,
+    history: VecDeque<Arc<Change>>,
+    history_limit: usize,
+    /// Watches may resume from any resourceVersion at or after this one.
+    compacted: u64,
+    /// Owner uid → objects that list it in `ownerReferences`, for garbage collection.
+    dependents: HashMap<String, BTreeSet<StoredRef>>,
+    sender: broadcast::Sender<Broadcast>,
+}
+
+impl Store {
+    pub(crate) fn new(history_limit: usize, watch_buffer: usize) -> Self {
+        Self {
+            rv: 1,
+            objects: HashMap::new(),
+            history: VecDeque::new(),
+            history_limit: history_limit.max(1),
+            compacted: 0,
+            dependents: HashMap::new(),
+            // A watcher further behind than the history could not resume anyway, so the ring
+            // (which keeps changes alive) is never larger than the history.
+            sender: broadcast::channel(watch_buffer.min(history_limit).max(16)).0,
+        }
+    }
+
+    /// The resourceVersion of the latest write.
+    pub(crate) fn current_rv(&self) -> u64 {
+        self.rv
+    }
+
+    /// The oldest resourceVersion a watch may still resume from.
+    pub(crate) fn oldest_rv(&self) -> u64 {
+        self.compacted
+    }
+
+    pub(crate) fn get(&self, storage: &StorageKey, key: &ObjectKey) -> Option<&Arc<Value>> {
+        self.objects.get(storage)?.get(key)
+    }
+
+    /// Stored objects of a resource in key order, optionally in one namespace.
+    pub(crate) fn iter<'a>(
+        &'a self,
+        storage: &StorageKey,
+        namespace: Option<&'a str>,
+    ) -> impl Iterator<Item = (&'a ObjectKey, &'a Arc<Value>)> + 'a {
+        self.iter_after(storage, namespace, None)
+    }
+
+    /// Like [`Store::iter`], starting after `after` (a list continuation) without scanning the
+    /// keys before it.
+    pub(crate) fn iter_after<'a>(
+        &'a self,
+        storage: &StorageKey,
+        namespace: Option<&'a str>,
+        after: Option<&ObjectKey>,
+    ) -> impl Iterator<Item = (&'a ObjectKey, &'a Arc<Value>)> + 'a {
+        let start = match after {
+            Some(key) => Bound::Excluded(key.clone()),
+            None => Bound::Included((namespace.unwrap_or("").to_owned(), String::new())),
+        };
+        let map = self.objects.get(storage);
+        map.into_iter()
+            .flat_map(move |m| m.range((start.clone(), Bound::Unbounded)))
+            .take_while(move |(key, _)| namespace.is_none_or(|ns| key.0 == ns))
+    }
+
+    /// Every storage key with at least one object.
+    pub(crate) fn storage_keys(&self) -> Vec<StorageKey> {
+        self.objects
+            .iter()
+            .filter(|(_, m)| !m.is_empty())
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+
+    /// Objects listing `owner_uid` in their owner references.
+    pub(crate) fn dependents_of(&self, owner_uid: &str) -> Vec<StoredRef> {
+        self.dependents
+            .get(owner_uid)
+            .map(|set| set.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Stores `object` (added or modified) with the next resourceVersion and tells the watches.
+    pub(crate) fn put(&mut self, storage: &StorageKey, mut object: Value) -> Arc<Value> {
+        self.rv += 1;
+        object::meta_mut(&mut object).insert("resourceVersion".to_owned(), Value::from(self.rv.to_string()));
+        let key = (object::namespace(&object).to_owned(), object::name(&object).to_owned());
+        let object = Arc::new(object);
+        let previous = self
+            .objects
+            .entry(storage.clone())
+            .or_default()
+            .insert(key.clone(), object.clone());
+        self.reindex(storage, &key, previous.as_deref(), Some(&object));
+        let kind = if previous.is_some() {
+            ChangeKind::Modified
+        } else {
+            ChangeKind::Added
+        };
+        self.record(storage, kind, object.clone(), previous);
+        object
+    }
+
+    /// Removes an object, stamping its final state (`last`, or the stored object) with the next
+    /// resourceVersion.
+    pub(crate) fn remove(&mut self, storage: &StorageKey, key: &ObjectKey, last: Option<Value>) -> Option<Arc<Value>> {
+        let previous = self.objects.get_mut(storage)?.remove(key)?;
+        self.rv += 1;
+        let mut last = last.unwrap_or_else(|| (*previous).clone());
+        object::meta_mut(&mut last).insert("resourceVersion".to_owned(), Value::from(self.rv.to_string()));
+        let last = Arc::new(last);
+        self.reindex(storage, key, Some(&previous), None);
+        self.record(storage, ChangeKind::Deleted, last.clone(), Some(previous));
+        Some(last)
+    }
+
+    fn reindex(&mut self, storage: &StorageKey, key: &ObjectKey, old: Option<&Value>, new: Option<&Value>) {
+        let owners = |v: Option<&Value>| -> BTreeSet<String> {
+            v.map(object::owner_references)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|r| r.get("uid").and_then(Value::as_str).map(str::to_owned))
+                .collect()
+        };
+        let (before, after) = (owners(old), owners(new));
+        let entry = (storage.clone(), key.clone());
+        for uid in before.difference(&after) {
+            if let Some(set) = self.dependents.get_mut(uid) {
+                set.remove(&entry);
+                if set.is_empty() {
+                    self.dependents.remove(uid);
+                }
+            }
+        }
+        for uid in after.difference(&before) {
+            self.dependents.entry(uid.clone()).or_default().insert(entry.clone());
+        }
+    }
+
+    fn record(&mut self, storage: &StorageKey, kind: ChangeKind, object: Arc<Value>, previous: Option<Arc<Value>>) {
+        let change = Arc::new(Change {
+            rv: self.rv,
+            storage: storage.clone(),
+            kind,
+            object,
+            previous,
+        });
+        self.history.push_back(change.clone());
+        while self.history.len() > self.history_limit {
+            if let Some(dropped) = self.history.pop_front() {
+                self.compacted = dropped.rv;
+            }
+        }
+        // No receiver is not an error: nobody is watching.
+        let _ = self.sender.send(Broadcast::Change(change));
+    }
+
+    /// A receiver of every change committed after this call.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Broadcast> {
+        self.sender.subscribe()
+    }
+
+    /// Ends every open watch.
+    pub(crate) fn cut_watches(&self) {
+        let _ = self.sender.send(Broadcast::CutWatches);
+    }
+
+    /// Forgets the history, so every older resourceVersion is answered with 410 Gone.
+    pub(crate) fn compact(&mut self) {
+        self.history.clear();
+        self.compacted = self.rv;
+    }
+
+    /// The retained changes after `rv`, or `None` when `rv` is older than the retained history.
+    pub(crate) fn changes_since(&self, rv: u64) -> Option<impl Iterator<Item = &Arc<Change>>> {
+        if rv < self.compacted {
+            return None;
+        }
+        let start = self.history.partition_point(|c| c.rv <= rv);
+        Some(self.history.range(start..))
+    }
+
+    /// The objects of a resource as they were at `rv`, after `after` in key order, in one
+    /// namespace or all; `None` when `rv` is older than the retained history.
+    pub(crate) fn snapshot(
+        &self,
+        storage: &StorageKey,
+        namespace: Option<&str>,
+        rv: u64,
+        after: Option<&ObjectKey>,
+    ) -> Option<Vec<Arc<Value>>> {
+        let mut at_rv: BTreeMap<ObjectKey, Option<Arc<Value>>> = BTreeMap::new();
+        for change in self.changes_since(rv)?.filter(|c| &c.storage == storage) {
+            let key = (
+                object::namespace(&change.object).to_owned(),
+                object::name(&change.object).to_owned(),
+            );
+            // The first change after `rv` tells what the object was at `rv`.
+            at_rv.entry(key).or_insert_with(|| change.previous.clone());
+        }
+        let mut merged: BTreeMap<&ObjectKey, &Arc<Value>> = self
+            .iter(storage, namespace)
+            .filter(|(key, _)| !at_rv.contains_key(*key))
+            .collect();
+        for (key, object) in &at_rv {
+            if let Some(object) = object
+                && namespace.is_none_or(|ns| key.0 == ns)
+            {
+                merged.insert(key, object);
+            }
+        }
+        Some(
+            merged
+                .into_iter()
+                .filter(|(key, _)| after.is_none_or(|after| *key > after))
+                .map(|(_, object)| object.clone())
+                .collect(),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn key() -> StorageKey {
+        StorageKey {
+            group: "g".into(),
+            plural: "things".into(),
+        }
+    }
+
+    fn thing(name: &str, value: i64) -> Value {
+        json!({"metadata": {"name": name, "namespace": "ns"}, "spec": {"value": value}})
+    }
+
+    #[test]
+    fn snapshot_should_show_objects_as_they_were() {
+        let mut store = Store::new(100, 16);
+        store.put(&key(), thing("a", 1));
+        store.put(&key(), thing("b", 1));
+        let rv = store.current_rv();
+        store.put(&key(), thing("a", 2));
+        store.remove(&key(), &("ns".into(), "b".into()), None);
+        store.put(&key(), thing("c", 1));
+        let at_rv = store.snapshot(&key(), Some("ns"), rv, None).unwrap();
+        let names: Vec<(&str, &Value)> = at_rv.iter().map(|o| (object::name(o), &o["spec"]["value"])).collect();
+        assert_eq!(names, [("a", &json!(1)), ("b", &json!(1))]);
+        let after_a = store
+            .snapshot(&key(), None, rv, Some(&("ns".into(), "a".into())))
+            .unwrap();
+        assert_eq!(after_a.len(), 1);
+    }
+
+    #[test]
+    fn history_should_expire_beyond_its_limit() {
+        let mut store = Store::new(2, 16);
+        let first = store.current_rv();
+        for i in 0..3 {
+            store.put(&key(), thing("a", i));
+        }
+        assert!(store.changes_since(first).is_none());
+        assert_eq!(store.changes_since(store.current_rv() - 1).unwrap().count(), 1);
+        store.compact();
+        assert!(store.changes_since(store.current_rv() - 1).is_none());
+        assert_eq!(store.changes_since(store.current_rv()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn dependents_should_follow_owner_references() {
+        let mut store = Store::new(10, 16);
+        let mut child = thing("child", 1);
+        child["metadata"]["ownerReferences"] =
+            json!([{"uid": "owner-1", "name": "o", "kind": "K", "apiVersion": "v1"}]);
+        store.put(&key(), child);
+        assert_eq!(store.dependents_of("owner-1").len(), 1);
+        store.remove(&key(), &("ns".into(), "child".into()), None);
+        assert!(store.dependents_of("owner-1").is_empty());
+    }
+}

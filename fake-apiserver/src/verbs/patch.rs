@@ -1,0 +1,231 @@
+//! PATCH in its four flavours (JSON patch, JSON merge patch, strategic merge patch, server-side
+//! apply), and the `/scale` subresource that reads and writes replicas through its paths.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::verbs::apply::ApplyRequest;
+use crate::verbs::write::{Core, Ownership, WriteOpts};
+use crate::storage::object;
+use crate::storage::resource::ResourceInfo;
+use crate::status::ApiStatus;
+use crate::semantics::strategic;
+
+/// A PATCH request.
+pub(crate) struct PatchRequest<'a> {
+    pub(crate) namespace: Option<&'a str>,
+    pub(crate) name: &'a str,
+    pub(crate) subresource: Option<&'a str>,
+    pub(crate) content_type: &'a str,
+    pub(crate) body: &'a [u8],
+    pub(crate) manager: &'a str,
+    pub(crate) explicit_manager: bool,
+    pub(crate) force: bool,
+    pub(crate) dry_run: bool,
+    pub(crate) strict: bool,
+}
+
+/// Decodes a request body; apply configurations may be YAML.
+pub(crate) fn decode_body(body: &[u8], yaml: bool) -> Result<Value, ApiStatus> {
+    match serde_json::from_slice(body) {
+        Ok(value) => Ok(value),
+        Err(_) if yaml => {
+            serde_saphyr::from_slice(body).map_err(|e| ApiStatus::bad_request(format!("error decoding YAML: {e}")))
+        }
+        Err(e) => Err(ApiStatus::bad_request(format!(
+            "error decoding the request body as JSON: {e}"
+        ))),
+    }
+}
+
+impl Core {
+    /// PATCH: returns the object and whether it was created (only apply creates).
+    pub(crate) fn patch(
+        &mut self,
+        info: &Arc<ResourceInfo>,
+        request: &PatchRequest<'_>,
+    ) -> Result<(Arc<Value>, bool), ApiStatus> {
+        let media = request.content_type.split(';').next().unwrap_or_default().trim();
+        if media == "application/apply-patch+yaml" {
+            if !request.explicit_manager {
+                return Err(ApiStatus::bad_request("fieldManager must be set for apply requests"));
+            }
+            if request.subresource == Some("scale") {
+                return Err(ApiStatus::unsupported_media_type(media));
+            }
+            let config = decode_body(request.body, true)?;
+            let apply = ApplyRequest {
+                namespace: request.namespace,
+                name: request.name,
+                subresource: request.subresource,
+                manager: request.manager,
+                force: request.force,
+                dry_run: request.dry_run,
+                strict: request.strict,
+            };
+            return self.apply(info, config, &apply);
+        }
+        let patch = decode_body(request.body, false)?;
+        let old = self.get_object(info, request.namespace, request.name)?;
+        let target = if request.subresource == Some("scale") {
+            scale_of(info, &old)
+        } else {
+            (*old).clone()
+        };
+        let patched = patch_value(info, media, target, &patch)?;
+        let rv = object::resource_version(&patched);
+        if !rv.is_empty() && rv != object::resource_version(&old) {
+            return Err(ApiStatus::stale(info, request.name));
+        }
+        let opts = WriteOpts {
+            manager: Some(request.manager.to_owned()),
+            dry_run: request.dry_run,
+            strict: request.strict,
+        };
+        if request.subresource == Some("scale") {
+            return Ok((self.write_scale(info, old, &patched, &opts)?, false));
+        }
+        Ok((
+            self.commit_update(info, old, patched, request.subresource, &opts, Ownership::Update)?,
+            false,
+        ))
+    }
+
+    /// PUT on `/scale`.
+    pub(crate) fn update_scale(
+        &mut self,
+        info: &Arc<ResourceInfo>,
+        namespace: Option<&str>,
+        name: &str,
+        scale: &Value,
+        opts: &WriteOpts,
+    ) -> Result<Arc<Value>, ApiStatus> {
+        let old = self.get_object(info, namespace, name)?;
+        let rv = object::resource_version(scale);
+        if !rv.is_empty() && rv != object::resource_version(&old) {
+            return Err(ApiStatus::stale(info, name));
+        }
+        self.write_scale(info, old, scale, opts)
+    }
+
+    fn write_scale(
+        &mut self,
+        info: &Arc<ResourceInfo>,
+        old: Arc<Value>,
+        scale: &Value,
+        opts: &WriteOpts,
+    ) -> Result<Arc<Value>, ApiStatus> {
+        let paths = info.scale.as_ref().expect("route checked the scale subresource");
+        let Some(replicas) = scale.pointer("/spec/replicas").filter(|r| r.is_i64() || r.is_u64()) else {
+            let causes = [(
+                "spec.replicas".to_owned(),
+                "Required value: must be an integer".to_owned(),
+            )];
+            return Err(ApiStatus::invalid(info, object::name(&old), &causes));
+        };
+        let mut new = (*old).clone();
+        object::set_field(&mut new, &paths.spec_replicas, replicas.clone());
+        let stored = self.commit_update(info, old, new, None, opts, Ownership::Update)?;
+        Ok(Arc::new(scale_of(info, &stored)))
+    }
+}
+
+/// Applies a non-apply patch to `target`.
+fn patch_value(info: &ResourceInfo, media: &str, mut target: Value, patch: &Value) -> Result<Value, ApiStatus> {
+    let invalid = |why: String| {
+        ApiStatus::new(
+            422,
+            "Invalid",
+            format!("the server rejected our request due to an error in our request: {why}"),
+        )
+    };
+    match media {
+        "application/json-patch+json" => {
+            let operations: json_patch::Patch = serde_json::from_value(patch.clone())
+                .map_err(|e| ApiStatus::bad_request(format!("invalid JSON patch: {e}")))?;
+            for operation in operations.0 {
+                // kube-apiserver's JSON patch treats a missing path as null in `test`, which is
+                // what kube-runtime's finalizer helper relies on; RFC 6902 would fail instead.
+                if let json_patch::PatchOperation::Test(test) = &operation
+                    && test.value.is_null()
+                    && target.pointer(test.path.as_str()).is_none()
+                {
+                    continue;
+                }
+                json_patch::patch(&mut target, &[operation]).map_err(|e| invalid(e.to_string()))?;
+            }
+        }
+        "application/merge-patch+json" => json_patch::merge(&mut target, patch),
+        "application/strategic-merge-patch+json" if info.builtin => {
+            strategic::apply(&mut target, patch).map_err(invalid)?;
+        }
+        other => return Err(ApiStatus::unsupported_media_type(other)),
+    }
+    Ok(target)
+}
+
+/// The `autoscaling/v1` `Scale` view of an object.
+pub(crate) fn scale_of(info: &ResourceInfo, object: &Value) -> Value {
+    let paths = info.scale.as_ref().expect("route checked the scale subresource");
+    let replicas = |path: &str| object::field(object, path).cloned().unwrap_or(json!(0));
+    let selector = paths
+        .label_selector
+        .as_deref()
+        .and_then(|p| object::field(object, p))
+        .map(selector_text);
+    let meta = object.get("metadata").cloned().unwrap_or_default();
+    let pick = |key: &str| meta.get(key).cloned().unwrap_or(Value::Null);
+    let mut scale = json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            "name": pick("name"), "namespace": pick("namespace"), "uid": pick("uid"),
+            "resourceVersion": pick("resourceVersion"), "creationTimestamp": pick("creationTimestamp"),
+        },
+        "spec": { "replicas": replicas(&paths.spec_replicas) },
+        "status": { "replicas": replicas(&paths.status_replicas) },
+    });
+    if let Some(selector) = selector {
+        scale["status"]["selector"] = json!(selector);
+    }
+    scale
+}
+
+/// A label selector as the string form `Scale.status.selector` carries.
+fn selector_text(selector: &Value) -> String {
+    if let Some(text) = selector.as_str() {
+        return text.to_owned();
+    }
+    let mut terms: Vec<String> = selector
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+        .collect();
+    for expression in selector
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let key = expression.get("key").and_then(Value::as_str).unwrap_or_default();
+        let values: Vec<&str> = expression
+            .get("values")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        terms.push(
+            match expression.get("operator").and_then(Value::as_str).unwrap_or_default() {
+                "In" => format!("{key} in ({})", values.join(",")),
+                "NotIn" => format!("{key} notin ({})", values.join(",")),
+                "Exists" => key.to_owned(),
+                _ => format!("!{key}"),
+            },
+        );
+    }
+    terms.join(",")
+}

@@ -1,0 +1,215 @@
+//! Watch: where a watch starts (current state, a resourceVersion, or 410 Gone), which changes a
+//! watcher sees through its selectors, bookmarks, timeouts, and the streaming loop.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::verbs::write::Core;
+use crate::storage::object;
+use crate::http::query::{Query, parse_rv};
+use crate::verbs::read::{Filter, present};
+use crate::storage::resource::ResourceInfo;
+use crate::status::ApiStatus;
+use crate::storage::store::{Broadcast, Change, ChangeKind};
+use crate::http::table::Render;
+
+/// Longest a watch stays open without `timeoutSeconds`, like kube-apiserver's request timeout.
+const MAX_WATCH: Duration = Duration::from_secs(1800);
+
+/// Everything a watch stream needs, taken atomically under the server lock.
+pub(crate) struct WatchPlan {
+    info: Arc<ResourceInfo>,
+    namespace: Option<String>,
+    filter: Filter,
+    /// Events to send first: synthetic ADDED events or retained history.
+    backlog: Vec<(&'static str, Arc<Value>)>,
+    /// Send the `k8s.io/initial-events-end` bookmark after the backlog.
+    initial_events_end: bool,
+    /// A 410 to send instead of any event.
+    expired: Option<ApiStatus>,
+    last_rv: u64,
+    receiver: broadcast::Receiver<Broadcast>,
+    bookmarks: bool,
+    bookmark_interval: Duration,
+    timeout: Duration,
+    render: Render,
+    /// Whether an event was sent yet (tables send column definitions with the first only).
+    sent_any: bool,
+}
+
+impl Core {
+    /// Works out where a watch starts and subscribes to what follows.
+    pub(crate) fn start_watch(
+        &self,
+        info: Arc<ResourceInfo>,
+        namespace: Option<String>,
+        query: &Query,
+        render: Render,
+    ) -> Result<WatchPlan, ApiStatus> {
+        let filter = Filter::from_query(&info, query)?;
+        let current = self.store.current_rv();
+        let storage = info.storage_key();
+        let requested = query
+            .resource_version
+            .as_deref()
+            .filter(|rv| *rv != "0")
+            .map(parse_rv)
+            .transpose()?;
+        let mut backlog = Vec::new();
+        let mut expired = None;
+        let mut last_rv = current;
+        match requested {
+            Some(rv) if !query.send_initial_events => match self.store.changes_since(rv) {
+                Some(changes) => {
+                    for change in changes {
+                        if let Some(event) = visible(&info, namespace.as_deref(), &filter, change) {
+                            backlog.push(event);
+                        }
+                    }
+                }
+                None => {
+                    let oldest = self.store.oldest_rv();
+                    expired = Some(ApiStatus::expired(format!("too old resource version: {rv} ({oldest})")));
+                    last_rv = rv;
+                }
+            },
+            // No resourceVersion, "0", or a streaming list: the current state comes first.
+            _ => {
+                for (_, object) in self.store.iter(&storage, namespace.as_deref()) {
+                    if filter.matches(object) {
+                        backlog.push(("ADDED", object.clone()));
+                    }
+                }
+            }
+        }
+        // `timeoutSeconds=0` means the server's default, as upstream.
+        let timeout = query
+            .timeout_seconds
+            .filter(|seconds| *seconds > 0)
+            .map_or(MAX_WATCH, Duration::from_secs)
+            .min(MAX_WATCH);
+        Ok(WatchPlan {
+            info,
+            namespace,
+            filter,
+            backlog,
+            initial_events_end: query.send_initial_events,
+            expired,
+            last_rv,
+            receiver: self.store.subscribe(),
+            bookmarks: query.allow_watch_bookmarks,
+            bookmark_interval: self.options.bookmark_interval,
+            timeout,
+            render,
+            sent_any: false,
+        })
+    }
+}
+
+/// What a watcher of `info` in `namespace` through `filter` sees of `change`: objects moving in
+/// or out of a selector appear as ADDED or DELETED, as kube-apiserver's watch cache reports them.
+fn visible(
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    filter: &Filter,
+    change: &Change,
+) -> Option<(&'static str, Arc<Value>)> {
+    if change.storage != info.storage_key() {
+        return None;
+    }
+    let selected = |o: &Value| namespace.is_none_or(|ns| object::namespace(o) == ns) && filter.matches(o);
+    let before = change.previous.as_deref().is_some_and(selected);
+    let after = selected(&change.object);
+    match (change.kind, before, after) {
+        (ChangeKind::Deleted, true, _) => Some(("DELETED", change.object.clone())),
+        (ChangeKind::Deleted, false, _) | (_, false, false) => None,
+        (_, true, true) => Some(("MODIFIED", change.object.clone())),
+        (_, false, true) => Some(("ADDED", change.object.clone())),
+        (_, true, false) => {
+            // Leaving the selection reads as a delete of what the watcher last saw, at this
+            // change's resourceVersion, as kube-apiserver's watch cache sends it.
+            let mut last_seen = change.previous.as_deref().cloned().unwrap_or_default();
+            object::meta_mut(&mut last_seen).insert("resourceVersion".to_owned(), change.rv.to_string().into());
+            Some(("DELETED", Arc::new(last_seen)))
+        }
+    }
+}
+
+impl WatchPlan {
+    fn line(&mut self, kind: &str, object: &Value) -> Bytes {
+        let first = !std::mem::replace(&mut self.sent_any, true);
+        let object = self
+            .render
+            .event_object(&self.info, present(&self.info, object).as_ref(), first);
+        let mut line = serde_json::to_vec(&json!({ "type": kind, "object": object })).expect("JSON values serialize");
+        line.push(b'\n');
+        Bytes::from(line)
+    }
+
+    fn bookmark(&self, rv: u64, initial_events_end: bool) -> Bytes {
+        let mut metadata = json!({ "resourceVersion": rv.to_string() });
+        if initial_events_end {
+            metadata["annotations"] = json!({ "k8s.io/initial-events-end": "true" });
+        }
+        let object = json!({ "kind": self.info.kind, "apiVersion": self.info.api_version(), "metadata": metadata });
+        let mut line =
+            serde_json::to_vec(&json!({ "type": "BOOKMARK", "object": object })).expect("JSON values serialize");
+        line.push(b'\n');
+        Bytes::from(line)
+    }
+
+    /// Streams the watch into `out` until it times out, is cut, falls too far behind, or the
+    /// client goes away.
+    pub(crate) async fn run(mut self, out: mpsc::Sender<Bytes>) {
+        if let Some(status) = self.expired.take() {
+            let line = serde_json::to_vec(&json!({ "type": "ERROR", "object": status.to_json() })).expect("JSON");
+            let _ = out.send(Bytes::from([line, b"\n".to_vec()].concat())).await;
+            return;
+        }
+        let deadline = tokio::time::sleep(self.timeout);
+        tokio::pin!(deadline);
+        for (kind, object) in std::mem::take(&mut self.backlog) {
+            if out.send(self.line(kind, &object)).await.is_err() {
+                return;
+            }
+        }
+        if self.initial_events_end && self.bookmarks && out.send(self.bookmark(self.last_rv, true)).await.is_err() {
+            return;
+        }
+        let mut ticker = tokio::time::interval_at(
+            tokio::time::Instant::now() + self.bookmark_interval,
+            self.bookmark_interval,
+        );
+        loop {
+            tokio::select! {
+                () = &mut deadline => return,
+                _ = ticker.tick(), if self.bookmarks => {
+                    if out.send(self.bookmark(self.last_rv, false)).await.is_err() {
+                        return;
+                    }
+                }
+                received = self.receiver.recv() => {
+                    let change = match received {
+                        Ok(Broadcast::Change(change)) => change,
+                        // Cut by fault injection, or too slow: the client re-watches from the last
+                        // resourceVersion it saw, as it would after kube-apiserver dropped it.
+                        Ok(Broadcast::CutWatches) | Err(_) => return,
+                    };
+                    if change.rv <= self.last_rv {
+                        continue;
+                    }
+                    self.last_rv = change.rv;
+                    if let Some((kind, object)) = visible(&self.info, self.namespace.as_deref(), &self.filter, &change)
+                        && out.send(self.line(kind, &object)).await.is_err() {
+                            return;
+                        }
+                }
+                () = out.closed() => return,
+            }
+        }
+    }
+}

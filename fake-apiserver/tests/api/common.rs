@@ -1,0 +1,101 @@
+//! Test fixtures: a VirtualMachine custom resource shaped like controller101's, and helpers.
+
+use fake_apiserver::FakeApiServer;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ObjectMeta, PostParams};
+use kube::{CustomResource, CustomResourceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// controller101's VirtualMachine, with a status subresource.
+#[derive(CustomResource, Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+#[kube(
+    group = "cloudnative.tw",
+    version = "v1alpha1",
+    kind = "VirtualMachine",
+    namespaced,
+    status = "VirtualMachineStatus",
+    shortname = "vm",
+    printcolumn = r#"{"name":"Status","type":"string","jsonPath":".status.phase"}"#,
+    printcolumn = r#"{"name":"CPU","type":"number","jsonPath":".status.server.usage.cpu"}"#,
+    printcolumn = r#"{"name":"Age","type":"date","jsonPath":".metadata.creationTimestamp"}"#
+)]
+pub struct VirtualMachineSpec {
+    pub resource: VirtualMachineResource,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+pub struct VirtualMachineResource {
+    pub cpu: i64,
+    pub memory: String,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+pub struct VirtualMachineStatus {
+    pub phase: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ServerStatus>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+pub struct ServerStatus {
+    pub usage: ServerUsage,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
+pub struct ServerUsage {
+    pub cpu: f64,
+    pub memory: f64,
+}
+
+/// A server with the VirtualMachine CRD installed.
+pub fn server() -> FakeApiServer {
+    FakeApiServer::builder().crd(&VirtualMachine::crd()).build()
+}
+
+pub fn vm(name: &str, cpu: i64) -> VirtualMachine {
+    let mut vm = VirtualMachine::new(
+        name,
+        VirtualMachineSpec {
+            resource: VirtualMachineResource {
+                cpu,
+                memory: "1Gi".into(),
+            },
+        },
+    );
+    vm.metadata.namespace = None;
+    vm
+}
+
+pub fn vms(server: &FakeApiServer) -> Api<VirtualMachine> {
+    Api::namespaced(server.client(), "default")
+}
+
+pub fn configmap(name: &str, labels: &[(&str, &str)]) -> ConfigMap {
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            labels: Some(labels.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect()),
+            ..ObjectMeta::default()
+        },
+        ..ConfigMap::default()
+    }
+}
+
+pub async fn create_configmaps(api: &Api<ConfigMap>, count: usize, labels: &[(&str, &str)]) {
+    for i in 0..count {
+        api.create(&PostParams::default(), &configmap(&format!("cm-{i:03}"), labels))
+            .await
+            .unwrap();
+    }
+}
+
+/// The `kube::Error::Api` response of a failed call.
+pub fn api_error<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> kube::core::Status {
+    match result {
+        Err(kube::Error::Api(status)) => *status,
+        other => panic!("expected an API error, got {other:?}"),
+    }
+}

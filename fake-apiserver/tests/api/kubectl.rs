@@ -1,0 +1,184 @@
+//! kubectl against the served fake: apply a CRD and a custom resource, `get` with the CRD's
+//! printer columns, `get -w` seeing a change, re-apply, server-side apply, delete.
+//!
+//! kubectl comes from Debian's packages (`hack/test.sh` installs it); without it the test is
+//! skipped locally and fails under CI, so CI always runs it.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use fake_apiserver::FakeApiServer;
+use kube::CustomResourceExt;
+use kube::api::{Patch, PatchParams};
+use serde_json::json;
+
+use crate::common::*;
+
+fn find_kubectl() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("kubectl"))
+        .find(|candidate| candidate.is_file())
+}
+
+struct Kubectl {
+    binary: PathBuf,
+    kubeconfig: PathBuf,
+    cache: PathBuf,
+}
+
+impl Kubectl {
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.binary);
+        command
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .arg("--cache-dir")
+            .arg(&self.cache)
+            .args(args);
+        command
+    }
+
+    /// Runs kubectl to completion off the async runtime; returns stdout, failing on a non-zero exit.
+    async fn run(&self, args: &[&str]) -> String {
+        let mut command = self.command(args);
+        let description = format!("kubectl {}", args.join(" "));
+        let output = tokio::task::spawn_blocking(move || command.output())
+            .await
+            .unwrap()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(
+            output.status.success(),
+            "{description} failed\nstdout: {stdout}\nstderr: {stderr}"
+        );
+        stdout
+    }
+}
+
+fn write_json(dir: &Path, name: &str, value: &serde_json::Value) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_should_apply_get_watch_and_delete() {
+    let Some(binary) = find_kubectl() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "kubectl is required under CI: hack/test.sh installs it"
+        );
+        eprintln!("skipped: kubectl not found (hack/test.sh installs it)");
+        return;
+    };
+    let server = FakeApiServer::new();
+    let served = server.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    served.write_kubeconfig(&kubeconfig).unwrap();
+    let kubectl = Kubectl {
+        binary,
+        kubeconfig,
+        cache: dir.path().join("cache"),
+    };
+
+    let crd = write_json(
+        dir.path(),
+        "crd.yaml",
+        &serde_json::to_value(VirtualMachine::crd()).unwrap(),
+    );
+    let out = kubectl.run(&["apply", "-f", &crd]).await;
+    assert!(
+        out.contains("customresourcedefinition.apiextensions.k8s.io/virtualmachines.cloudnative.tw created"),
+        "{out}"
+    );
+
+    let manifest = |cpu: i64| {
+        json!({ "apiVersion": "cloudnative.tw/v1alpha1", "kind": "VirtualMachine",
+                "metadata": { "name": "test-vm" }, "spec": { "resource": { "cpu": cpu, "memory": "1Gi" } } })
+    };
+    let vm_file = write_json(dir.path(), "vm.yaml", &manifest(2));
+    let out = kubectl.run(&["apply", "-f", &vm_file]).await;
+    assert!(out.contains("virtualmachine.cloudnative.tw/test-vm created"), "{out}");
+
+    let api = vms(&server);
+    let status = json!({ "status": { "phase": "Active", "server": { "usage": { "cpu": 12.5, "memory": 30.0 } } } });
+    api.patch_status("test-vm", &PatchParams::default(), &Patch::Merge(status))
+        .await
+        .unwrap();
+    let out = kubectl.run(&["get", "vm"]).await;
+    let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(lines[0], ["NAME", "STATUS", "CPU", "AGE"], "{out}");
+    assert_eq!(lines[1][..3], ["test-vm", "Active", "12.5"], "{out}");
+
+    // `get -w` prints the current row, then every change.
+    let mut watch = kubectl
+        .command(&["get", "vm", "-w"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (lines_tx, lines_rx) = mpsc::channel();
+    let stdout = watch.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next_line = || {
+        lines_rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("kubectl get -w printed a line")
+    };
+    assert!(next_line().starts_with("NAME"));
+    assert!(next_line().contains("Active"));
+    let failed = json!({ "status": { "phase": "Failed" } });
+    api.patch_status("test-vm", &PatchParams::default(), &Patch::Merge(failed))
+        .await
+        .unwrap();
+    let changed = tokio::task::spawn_blocking(move || {
+        loop {
+            let line = lines_rx
+                .recv_timeout(Duration::from_secs(20))
+                .expect("kubectl get -w printed the change");
+            if line.contains("Failed") {
+                return line;
+            }
+        }
+    });
+    assert!(changed.await.unwrap().starts_with("test-vm"));
+    watch.kill().unwrap();
+    let _ = watch.wait();
+
+    let vm_file = write_json(dir.path(), "vm.yaml", &manifest(4));
+    let out = kubectl.run(&["apply", "-f", &vm_file]).await;
+    assert!(
+        out.contains("virtualmachine.cloudnative.tw/test-vm configured"),
+        "{out}"
+    );
+    assert_eq!(api.get("test-vm").await.unwrap().spec.resource.cpu, 4);
+
+    let vm_file = write_json(dir.path(), "vm.yaml", &manifest(6));
+    let out = kubectl.run(&["apply", "--server-side", "-f", &vm_file]).await;
+    assert!(
+        out.contains("virtualmachine.cloudnative.tw/test-vm serverside-applied"),
+        "{out}"
+    );
+    assert_eq!(api.get("test-vm").await.unwrap().spec.resource.cpu, 6);
+
+    let out = kubectl.run(&["delete", "vm", "test-vm"]).await;
+    assert!(
+        out.contains("virtualmachine.cloudnative.tw \"test-vm\" deleted"),
+        "{out}"
+    );
+    assert!(api_error(api.get("test-vm").await).is_not_found());
+    let out = kubectl.run(&["delete", "-f", &crd]).await;
+    assert!(out.contains("deleted"), "{out}");
+}

@@ -1,0 +1,269 @@
+//! watch: from a resourceVersion, selector transitions, bookmarks, 410 Gone, timeouts; and
+//! kube-runtime's watcher staying consistent through cut watches and expired versions.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use fake_apiserver::FakeApiServer;
+use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::ResourceExt;
+use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
+use kube::runtime::{WatchStreamExt, reflector, watcher};
+use serde_json::json;
+
+use crate::common::*;
+
+fn describe(event: &WatchEvent<ConfigMap>) -> String {
+    match event {
+        WatchEvent::Added(o) => format!("ADDED {}", o.name_any()),
+        WatchEvent::Modified(o) => format!("MODIFIED {}", o.name_any()),
+        WatchEvent::Deleted(o) => format!("DELETED {}", o.name_any()),
+        WatchEvent::Bookmark(b) => format!("BOOKMARK {}", b.metadata.resource_version),
+        WatchEvent::Error(e) => format!("ERROR {} {}", e.code, e.reason),
+    }
+}
+
+#[tokio::test]
+async fn watch_should_stream_changes_after_a_resource_version() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    api.create(&PostParams::default(), &configmap("before", &[]))
+        .await
+        .unwrap();
+    let rv = api
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .metadata
+        .resource_version
+        .unwrap();
+    let mut stream = api
+        .watch(&WatchParams::default().disable_bookmarks(), &rv)
+        .await
+        .unwrap()
+        .boxed();
+
+    api.create(&PostParams::default(), &configmap("a", &[("app", "web")]))
+        .await
+        .unwrap();
+    api.patch(
+        "a",
+        &PatchParams::default(),
+        &Patch::Merge(json!({ "data": { "k": "v" } })),
+    )
+    .await
+    .unwrap();
+    api.delete("a", &DeleteParams::default()).await.unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        seen.push(describe(&stream.try_next().await.unwrap().unwrap()));
+    }
+    assert_eq!(seen, ["ADDED a", "MODIFIED a", "DELETED a"]);
+}
+
+#[tokio::test]
+async fn watch_should_report_objects_leaving_a_selector_as_deleted() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let params = WatchParams::default().labels("app=web").disable_bookmarks();
+    let mut stream = api.watch(&params, "0").await.unwrap().boxed();
+    api.create(&PostParams::default(), &configmap("a", &[("app", "web")]))
+        .await
+        .unwrap();
+    api.create(&PostParams::default(), &configmap("b", &[("app", "db")]))
+        .await
+        .unwrap();
+    api.patch(
+        "a",
+        &PatchParams::default(),
+        &Patch::Merge(json!({ "metadata": { "labels": { "app": "db" } } })),
+    )
+    .await
+    .unwrap();
+    api.patch(
+        "b",
+        &PatchParams::default(),
+        &Patch::Merge(json!({ "metadata": { "labels": { "app": "web" } } })),
+    )
+    .await
+    .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        seen.push(describe(&stream.try_next().await.unwrap().unwrap()));
+    }
+    assert_eq!(seen, ["ADDED a", "DELETED a", "ADDED b"]);
+}
+
+#[tokio::test]
+async fn leaving_a_selector_should_deliver_the_object_as_last_seen() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let params = WatchParams::default().labels("app=web").disable_bookmarks();
+    api.create(&PostParams::default(), &configmap("a", &[("app", "web")]))
+        .await
+        .unwrap();
+    let mut stream = api.watch(&params, &server.resource_version()).await.unwrap().boxed();
+    let moved = api
+        .patch(
+            "a",
+            &PatchParams::default(),
+            &Patch::Merge(json!({ "metadata": { "labels": { "app": "db" } } })),
+        )
+        .await
+        .unwrap();
+    match stream.try_next().await.unwrap().unwrap() {
+        WatchEvent::Deleted(last_seen) => {
+            assert_eq!(last_seen.labels()["app"], "web");
+            assert_eq!(last_seen.resource_version(), moved.resource_version());
+        }
+        other => panic!("expected DELETED, got {}", describe(&other)),
+    }
+}
+
+#[tokio::test]
+async fn watch_should_send_bookmarks_and_end_at_its_timeout() {
+    let server = FakeApiServer::builder()
+        .bookmark_interval(Duration::from_millis(20))
+        .build();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let rv = server.resource_version();
+    let mut stream = api
+        .watch(&WatchParams::default().timeout(1), &rv)
+        .await
+        .unwrap()
+        .boxed();
+    let first = stream.try_next().await.unwrap().unwrap();
+    assert_eq!(describe(&first), format!("BOOKMARK {rv}"));
+    let started = std::time::Instant::now();
+    while stream.try_next().await.unwrap().is_some() {}
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "the watch ends after timeoutSeconds"
+    );
+}
+
+#[tokio::test]
+async fn watch_should_answer_410_for_expired_versions() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let old = server.resource_version();
+    api.create(&PostParams::default(), &configmap("a", &[])).await.unwrap();
+    server.expire_resource_versions();
+    let mut stream = api.watch(&WatchParams::default(), &old).await.unwrap().boxed();
+    let event = stream.try_next().await.unwrap().unwrap();
+    assert_eq!(describe(&event), "ERROR 410 Expired");
+    assert!(stream.try_next().await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn cut_watches_should_end_open_streams() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let mut stream = api
+        .watch(&WatchParams::default(), &server.resource_version())
+        .await
+        .unwrap()
+        .boxed();
+    server.cut_watches();
+    assert!(
+        tokio::time::timeout(Duration::from_secs(5), stream.try_next())
+            .await
+            .unwrap()
+            .unwrap()
+            .is_none()
+    );
+}
+
+/// The store of kube-runtime's reflector must equal the server after every kind of disruption.
+async fn reflector_should_converge(streaming: bool) {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    create_configmaps(&api, 20, &[]).await;
+    let (reader, writer) = reflector::store();
+    let config = if streaming {
+        watcher::Config::default().streaming_lists()
+    } else {
+        watcher::Config::default()
+    };
+    let stream = reflector(writer, watcher(api.clone(), config).default_backoff()).applied_objects();
+    let task = tokio::spawn(stream.for_each(|_| async {}));
+    reader.wait_until_ready().await.unwrap();
+
+    for round in 0..5 {
+        for i in 0..10 {
+            api.create(&PostParams::default(), &configmap(&format!("r{round}-{i}"), &[]))
+                .await
+                .unwrap();
+        }
+        api.delete(&format!("cm-{:03}", round * 2), &DeleteParams::default())
+            .await
+            .unwrap();
+        match round {
+            1 => server.cut_watches(),
+            2 => {
+                // Deletes while the watch is down and the history is gone: only a relist finds them.
+                server.cut_watches();
+                server.expire_resource_versions();
+                api.delete("cm-019", &DeleteParams::default()).await.unwrap();
+            }
+            3 => {
+                // The relist itself fails twice before it goes through.
+                server.fail_next(
+                    2,
+                    "list",
+                    "configmaps",
+                    fake_apiserver::ApiStatus::internal("injected"),
+                );
+                server.fail_next(
+                    2,
+                    "watch",
+                    "configmaps",
+                    fake_apiserver::ApiStatus::internal("injected"),
+                );
+                server.cut_watches();
+                server.expire_resource_versions();
+            }
+            _ => {}
+        }
+    }
+    // This list may meet the injected failures too; like any client it tries again.
+    let listed = loop {
+        match api.list(&ListParams::default()).await {
+            Ok(list) => break list,
+            Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    };
+    let expected: BTreeMap<String, String> = listed
+        .items
+        .into_iter()
+        .map(|c| (c.name_any(), c.resource_version().unwrap()))
+        .collect();
+    let converged = async {
+        loop {
+            let cached: BTreeMap<String, String> = reader
+                .state()
+                .iter()
+                .map(|c| (c.name_any(), c.resource_version().unwrap()))
+                .collect();
+            if cached == expected {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), converged)
+        .await
+        .expect("the reflector converges on the server's state");
+    task.abort();
+}
+
+#[tokio::test]
+async fn reflector_should_converge_through_cuts_and_expiry() {
+    reflector_should_converge(false).await;
+}
+
+#[tokio::test]
+async fn reflector_should_converge_with_streaming_lists() {
+    reflector_should_converge(true).await;
+}
