@@ -1,7 +1,7 @@
 //! Measures the in-memory API server through the real `kube::Client`: creates per second, and
 //! watch events per second delivered to a watcher, for N ConfigMaps (default 10 000).
 //!
-//! `cargo run --release -p codegen-runtime --example fake_throughput -- 10000`
+//! `cargo run --release -p fake-apiserver --example throughput -- 10000`
 
 use std::time::Instant;
 

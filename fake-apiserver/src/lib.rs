@@ -8,6 +8,15 @@
 //! ([`FakeApiServer::prepend_reactor`]) and inject faults ([`FakeApiServer::fail_next`],
 //! [`FakeApiServer::cut_watches`], [`FakeApiServer::expire_resource_versions`],
 //! [`FakeApiServer::set_latency`]).
+//!
+//! A request takes one path through the crate: `http` (the tower service or the loopback server,
+//! routing against the resource table, query parsing, discovery, OpenAPI and kubectl tables) →
+//! `verbs` (one file per verb family, each a transaction under one lock) → `storage` (the resource
+//! table, the versioned store and its watch log), with `semantics` (validation, CRD schemas,
+//! field paths, managed fields, selectors, strategic merge) beside the verbs and `lifecycle`
+//! (garbage collection, CRD and namespace controllers) run by them after each write. The
+//! resource table ([`ResourceInfo`], one row per served resource) says what each resource
+//! serves — scope, verbs, subresources, names — and which [`Lifecycle`] acts on its objects.
 
 mod http;
 mod lifecycle;
@@ -19,10 +28,11 @@ mod testing;
 mod verbs;
 
 pub use http::dispatch::ResponseBody;
-pub use http::route::Verb;
 pub use http::serve::{ServeError, ServedApiServer};
 pub use http::service::FakeService;
 pub use server::{FakeApiServer, FakeApiServerBuilder};
 pub use status::ApiStatus;
-pub use storage::resource::{PrinterColumn, ResourceInfo, ScalePaths};
+pub use storage::definition::DefinitionError;
+pub use storage::resource::{Lifecycle, PrinterColumn, ResourceInfo, ScalePaths};
+pub use storage::verb::Verb;
 pub use testing::{Action, Reaction, ReactorFn};

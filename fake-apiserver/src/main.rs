@@ -1,22 +1,26 @@
-//! Serves the in-memory Kubernetes API server on loopback and writes a kubeconfig, so kubectl or
-//! a controller in another process can use it: `cargo run -p codegen-runtime --example fake_apiserver`.
+//! `fake-apiserver`: serves the in-memory Kubernetes API server on loopback and writes a
+//! kubeconfig for it, so kubectl, a controller in another process or a test in another language
+//! can use it, as envtest's binaries are used: `cargo run -p fake-apiserver -- --kubeconfig PATH`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::Parser;
-use fake_apiserver::FakeApiServer;
+use fake_apiserver::{ApiStatus, FakeApiServer, ServeError};
+use tokio::signal::unix::{SignalKind, signal};
 
-/// Serve an in-memory Kubernetes API server.
+/// Serve an in-memory Kubernetes API server until SIGINT or SIGTERM.
 #[derive(Parser)]
+#[command(version)]
 struct Args {
-    /// Address to listen on; port 0 picks a free port.
+    /// Where to write the kubeconfig that points at the server.
+    #[arg(long)]
+    kubeconfig: PathBuf,
+    /// Loopback address to listen on; port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:0")]
     addr: SocketAddr,
-    /// Where to write the kubeconfig.
-    #[arg(long, default_value = "fake-apiserver.kubeconfig")]
-    kubeconfig: PathBuf,
-    /// Create namespaces on first use instead of answering 404.
+    /// Create namespaces on first use instead of answering 404 NotFound.
     #[arg(long)]
     auto_create_namespaces: bool,
     /// Seed this many ConfigMaps of about 1.5 KB, spread over 100 namespaces (for benchmarks).
@@ -24,8 +28,67 @@ struct Args {
     seed_configmaps: usize,
 }
 
+/// Why the server did not start or stop cleanly.
+#[derive(Debug, thiserror::Error)]
+enum Error {
+    #[error("--addr {0}: the server listens on loopback only; use 127.0.0.1 or [::1]")]
+    NotLoopback(SocketAddr),
+    #[error("seeding ConfigMaps: {}", .0.message)]
+    Seed(ApiStatus),
+    #[error(transparent)]
+    Serve(#[from] ServeError),
+    #[error("cannot listen for SIGINT and SIGTERM: {0}")]
+    Signals(std::io::Error),
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let result = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(Error::Runtime)
+        .and_then(|runtime| runtime.block_on(serve(args)));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(args: Args) -> Result<(), Error> {
+    if !args.addr.ip().is_loopback() {
+        return Err(Error::NotLoopback(args.addr));
+    }
+    // Registered first, so a signal during start-up stops the server instead of killing it.
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(Error::Signals)?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(Error::Signals)?;
+    let server = FakeApiServer::builder()
+        .auto_create_namespaces(args.auto_create_namespaces)
+        .build();
+    seed(&server, args.seed_configmaps).map_err(Error::Seed)?;
+    let served = server.serve(args.addr).await?;
+    served.write_kubeconfig(&args.kubeconfig)?;
+    println!("{}", served.url());
+    eprintln!(
+        "in-memory Kubernetes API server listening on {}; kubeconfig written to {}\ntry: kubectl --kubeconfig {} get namespaces",
+        served.url(),
+        args.kubeconfig.display(),
+        args.kubeconfig.display()
+    );
+    tokio::select! {
+        _ = interrupt.recv() => {}
+        _ = terminate.recv() => {}
+    }
+    eprintln!("stopping");
+    Ok(())
+}
+
 /// Seeds `count` ConfigMaps of about 1.5 KB in namespaces `bench-00` … `bench-99`.
-fn seed(server: &FakeApiServer, count: usize) -> Result<(), fake_apiserver::ApiStatus> {
+fn seed(server: &FakeApiServer, count: usize) -> Result<(), ApiStatus> {
     for i in 0..count {
         let namespace = format!("bench-{:02}", i % 100);
         let data: serde_json::Map<String, serde_json::Value> = (0..12)
@@ -37,21 +100,5 @@ fn seed(server: &FakeApiServer, count: usize) -> Result<(), fake_apiserver::ApiS
             "data": data,
         }))?;
     }
-    Ok(())
-}
-
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = Args::parse();
-    let server = FakeApiServer::builder()
-        .auto_create_namespaces(args.auto_create_namespaces)
-        .build();
-    seed(&server, args.seed_configmaps)?;
-    let served = server.serve(args.addr).await?;
-    served.write_kubeconfig(&args.kubeconfig)?;
-    println!("in-memory Kubernetes API server listening on {}", served.url());
-    println!("try: kubectl --kubeconfig {} get namespaces", args.kubeconfig.display());
-    println!("press Ctrl-C to stop");
-    tokio::signal::ctrl_c().await?;
     Ok(())
 }

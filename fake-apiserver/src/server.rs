@@ -6,22 +6,12 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::storage::builtin::builtins;
-use crate::verbs::write::Core;
-use crate::storage::resource::ResourceInfo;
 use crate::status::ApiStatus;
+use crate::storage::builtin::builtins;
+use crate::storage::resource::ResourceInfo;
+use crate::storage::{Options, State};
 use crate::testing::{Action, Reaction, Testing};
-
-/// Options of a [`FakeApiServer`], set through [`FakeApiServerBuilder`].
-#[derive(Clone, Debug)]
-pub(crate) struct Options {
-    pub(crate) auto_create_namespaces: bool,
-    pub(crate) garbage_collection: bool,
-    pub(crate) history_limit: usize,
-    pub(crate) watch_buffer: usize,
-    pub(crate) bookmark_interval: Duration,
-    pub(crate) version: String,
-}
+use crate::verbs::write;
 
 /// An in-memory Kubernetes API server.
 ///
@@ -51,7 +41,7 @@ pub struct FakeApiServer {
 }
 
 pub(crate) struct Inner {
-    pub(crate) core: Mutex<Core>,
+    pub(crate) state: Mutex<State>,
     pub(crate) testing: Mutex<Testing>,
     pub(crate) options: Options,
 }
@@ -60,8 +50,8 @@ impl Inner {
     /// The storage and registry. A panic while the lock is held is a bug in this server; the
     /// lock is taken over rather than poisoning every later request, since a test that hit
     /// the bug has already failed.
-    pub(crate) fn core(&self) -> MutexGuard<'_, Core> {
-        self.core.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub(crate) fn testing(&self) -> MutexGuard<'_, Testing> {
@@ -113,13 +103,13 @@ impl FakeApiServer {
     pub fn insert<K: Serialize>(&self, object: &K) -> Result<Value, ApiStatus> {
         let value = serde_json::to_value(object)
             .map_err(|e| ApiStatus::bad_request(format!("object does not serialize to JSON: {e}")))?;
-        self.inner.core().seed(value).map(|stored| (*stored).clone())
+        write::seed(&mut self.inner.state(), value).map(|stored| (*stored).clone())
     }
 
     /// Serves one more resource without a CRD object (built-in types, or a custom type described
     /// by hand).
     pub fn register(&self, info: ResourceInfo) {
-        self.inner.core().registry.insert(info);
+        self.inner.state().registry.insert(info);
     }
 
     /// Serves the Rust type `K` as a custom resource without subresources or schema.
@@ -165,13 +155,13 @@ impl FakeApiServer {
 
     /// Ends every open watch stream, as a dropped connection would.
     pub fn cut_watches(&self) {
-        self.inner.core().store.cut_watches();
+        self.inner.state().store.cut_watches();
     }
 
     /// Forgets the change history: watches and list continuations from any earlier
     /// resourceVersion get 410 Gone, forcing clients to relist.
     pub fn expire_resource_versions(&self) {
-        self.inner.core().store.compact();
+        self.inner.state().store.compact();
     }
 
     /// Delays every request by `latency` (honours `tokio::time::pause`).
@@ -181,7 +171,7 @@ impl FakeApiServer {
 
     /// The latest resourceVersion, as a list would report it.
     pub fn resource_version(&self) -> String {
-        self.inner.core().store.current_rv().to_string()
+        self.inner.state().store.current_rv().to_string()
     }
 }
 
@@ -253,22 +243,21 @@ impl FakeApiServerBuilder {
     /// # Panics
     /// When a seeded object is refused (unknown kind, invalid CRD); the message says why.
     pub fn build(self) -> FakeApiServer {
-        let mut core = Core::new(self.options.clone());
+        let mut state = State::new(self.options.clone());
         for info in builtins().into_iter().chain(self.resources) {
-            core.registry.insert(info);
+            state.registry.insert(info);
         }
         for namespace in ["default", "kube-system", "kube-public", "kube-node-lease"] {
-            core.ensure_namespace(namespace)
-                .expect("the default namespaces have valid names");
+            write::ensure_namespace(&mut state, namespace).expect("the default namespaces have valid names");
         }
         for object in self.objects {
-            if let Err(status) = core.seed(object) {
+            if let Err(status) = write::seed(&mut state, object) {
                 panic!("FakeApiServer: seed object refused: {}", status.message);
             }
         }
         FakeApiServer {
             inner: Arc::new(Inner {
-                core: Mutex::new(core),
+                state: Mutex::new(state),
                 testing: Mutex::new(Testing::new(self.record_actions)),
                 options: self.options,
             }),

@@ -7,8 +7,8 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::http::route::Verb;
 use crate::status::ApiStatus;
+use crate::storage::verb::Verb;
 
 /// One request the fake API server received, as client-go's `testing.Action` records it.
 #[derive(Clone, Debug, PartialEq)]

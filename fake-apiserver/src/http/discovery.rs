@@ -3,9 +3,10 @@
 
 use serde_json::{Value, json};
 
+use crate::status::ApiStatus;
 use crate::storage::registry::Registry;
 use crate::storage::resource::ResourceInfo;
-use crate::status::ApiStatus;
+use crate::storage::verb::Verb;
 
 /// `/version`.
 pub(crate) fn version(git_version: &str) -> Value {
@@ -73,15 +74,15 @@ pub(crate) fn resources(registry: &Registry, group: &str, version: &str) -> Resu
     let mut list = Vec::new();
     for info in infos {
         list.push(resource_entry(info));
-        if info.status_subresource {
-            list.push(
-                json!({ "name": format!("{}/status", info.plural), "singularName": "", "namespaced": info.namespaced,
-                               "kind": info.kind, "verbs": ["get", "patch", "update"] }),
-            );
-        }
-        if info.scale.is_some() {
-            list.push(json!({ "name": format!("{}/scale", info.plural), "singularName": "", "namespaced": info.namespaced,
-                               "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"] }));
+        for (subresource, verbs) in info.subresources() {
+            let mut entry = json!({ "name": format!("{}/{subresource}", info.plural), "singularName": "",
+                                    "namespaced": info.namespaced, "kind": info.kind, "verbs": verb_names(verbs) });
+            if subresource == "scale" {
+                entry["group"] = json!("autoscaling");
+                entry["version"] = json!("v1");
+                entry["kind"] = json!("Scale");
+            }
+            list.push(entry);
         }
     }
     let group_version = if group.is_empty() {
@@ -98,11 +99,7 @@ fn resource_entry(info: &ResourceInfo) -> Value {
         "singularName": info.singular,
         "namespaced": info.namespaced,
         "kind": info.kind,
-        "verbs": if info.builtin && info.kind == "Namespace" {
-            json!(["create", "delete", "get", "list", "patch", "update", "watch"])
-        } else {
-            json!(["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"])
-        },
+        "verbs": verb_names(&info.verbs),
     });
     if !info.short_names.is_empty() {
         entry["shortNames"] = json!(info.short_names);
@@ -111,4 +108,11 @@ fn resource_entry(info: &ResourceInfo) -> Value {
         entry["categories"] = json!(info.categories);
     }
     entry
+}
+
+/// Verbs as discovery lists them: RBAC's names, sorted.
+fn verb_names(verbs: &[Verb]) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = verbs.iter().map(|verb| verb.discovery_name()).collect();
+    names.sort_unstable();
+    names
 }

@@ -11,18 +11,20 @@ use http_body_util::{BodyExt, Full, StreamBody};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::verbs::write::WriteOpts;
-use crate::verbs::delete::DeleteOpts;
 use crate::http::discovery;
 use crate::http::openapi;
-use crate::verbs::patch::{PatchRequest, decode_body, scale_of};
-use crate::http::query::Query;
-use crate::verbs::read::{Filter, list_body, present};
-use crate::http::route::{ResourceRoute, Route, Verb, route};
+use crate::http::query;
+use crate::http::route::{ResourceRoute, Route, route};
+use crate::http::table::{self, Render};
 use crate::server::Inner;
 use crate::status::{ApiStatus, deleted_status};
-use crate::http::table::{self, Render};
+use crate::storage::resource::ResourceInfo;
+use crate::storage::verb::Verb;
 use crate::testing::Action;
+use crate::verbs::options::{DeleteOpts, Query, WriteOpts};
+use crate::verbs::patch::{PatchRequest, decode_body, scale_of};
+use crate::verbs::read::{Filter, list_body, present};
+use crate::verbs::{delete, patch, read, watch, write};
 
 /// The body of every fake server response: a buffer, or a watch stream.
 pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
@@ -48,9 +50,9 @@ impl Inner {
     async fn route_and_run(self: &Arc<Self>, request: Request<Bytes>) -> Result<Response<ResponseBody>, ApiStatus> {
         let (parts, body) = request.into_parts();
         let raw_query = parts.uri.query();
-        let query = Query::parse(raw_query)?;
+        let query = query::parse(raw_query)?;
         let path = parts.uri.path();
-        let routed = route(&parts.method, path, query.watch, &self.core().registry)?;
+        let routed = route(&parts.method, path, query.watch, &self.state().registry)?;
         let document = match routed {
             Route::Resource(resource) => {
                 return self
@@ -60,9 +62,9 @@ impl Inner {
             Route::Version => discovery::version(&self.options.version),
             Route::Health => return Ok(plain_response(StatusCode::OK, Bytes::from_static(b"ok"), "text/plain")),
             Route::CoreVersions => discovery::core_versions(),
-            Route::Groups => discovery::groups(&self.core().registry),
-            Route::Group(group) => discovery::group(&self.core().registry, &group)?,
-            Route::Resources { group, version } => discovery::resources(&self.core().registry, &group, &version)?,
+            Route::Groups => discovery::groups(&self.state().registry),
+            Route::Group(group) => discovery::group(&self.state().registry, &group)?,
+            Route::Resources { group, version } => discovery::resources(&self.state().registry, &group, &version)?,
             Route::OpenApiV2 if header_text(&parts.headers, header::ACCEPT).contains(openapi::V2_PROTOBUF) => {
                 // `@` is not a token character, so Go's mime parser refuses the requested type
                 // as a Content-Type; kubectl decodes the body whatever it is labelled.
@@ -70,8 +72,8 @@ impl Inner {
                 return Ok(plain_response(StatusCode::OK, body, "application/octet-stream"));
             }
             Route::OpenApiV2 => return Err(ApiStatus::no_route(path)),
-            Route::OpenApiV3Root => openapi::v3_root(&self.core().registry),
-            Route::OpenApiV3 { group, version } => openapi::v3_group_version(&self.core().registry, &group, &version)?,
+            Route::OpenApiV3Root => openapi::v3_root(&self.state().registry),
+            Route::OpenApiV3 { group, version } => openapi::v3_group_version(&self.state().registry, &group, &version)?,
         };
         Ok(json_response(StatusCode::OK, document.to_string().into_bytes()))
     }
@@ -85,12 +87,16 @@ impl Inner {
         body: Bytes,
     ) -> Result<Response<ResponseBody>, ApiStatus> {
         let needs_namespace = route.info.namespaced && route.namespace.is_none();
-        let namespaces_collection =
-            route.info.builtin && route.info.kind == "Namespace" && route.verb == Verb::DeleteCollection;
-        if namespaces_collection || (needs_namespace && route.verb == Verb::DeleteCollection) {
+        let served = route.subresource.is_some() || route.info.serves(route.verb, None);
+        if !served || (needs_namespace && route.verb == Verb::DeleteCollection) {
+            let target = if route.verb.on_collection() {
+                "collection of "
+            } else {
+                ""
+            };
             return Err(ApiStatus::method_not_allowed(
-                "DELETE",
-                &format!("collection of {}", route.info.plural),
+                route.verb.http_method(),
+                &format!("{target}{}", route.info.plural),
             ));
         }
         if needs_namespace && route.verb == Verb::Create {
@@ -125,9 +131,16 @@ impl Inner {
         }
         let render = Render::negotiate(&header_text(headers, header::ACCEPT), raw_query);
         if route.verb == Verb::Watch {
-            let plan = self
-                .core()
-                .start_watch(route.info.clone(), route.namespace.clone(), &query, render)?;
+            let renderer = Box::new(move |info: &ResourceInfo, object: &Value, first: bool| {
+                render.event_object(info, object, first)
+            });
+            let plan = watch::start(
+                &self.state(),
+                route.info.clone(),
+                route.namespace.clone(),
+                &query,
+                renderer,
+            )?;
             let (sender, receiver) = mpsc::channel(64);
             tokio::spawn(plan.run(sender));
             let frames = futures::stream::unfold(receiver, |mut receiver| async move {
@@ -177,21 +190,21 @@ impl Inner {
             };
             Ok((code, render_one(info, render, shown)))
         };
-        let mut core = self.core();
-        if core.registry.find(&info.group, &info.version, &info.plural).is_none() {
+        let mut state = self.state();
+        if state.registry.find(&info.group, &info.version, &info.plural).is_none() {
             return Err(ApiStatus::no_route(&info.plural));
         }
         match route.verb {
             Verb::Get => {
-                let found = core.get_object(info, namespace, name)?;
+                let found = read::get(&state, info, namespace, name)?;
                 if subresource == Some("scale") {
                     return object(StatusCode::OK, &scale_of(info, &found));
                 }
                 object(StatusCode::OK, &found)
             }
             Verb::List => {
-                let page = core.list(info, namespace, query)?;
-                drop(core);
+                let page = read::list(&state, info, namespace, query)?;
+                drop(state);
                 match render {
                     Render::Object => Ok((StatusCode::OK, list_body(info, &page))),
                     Render::Table(include) => {
@@ -203,15 +216,23 @@ impl Inner {
                 }
             }
             Verb::Create => {
-                let created = core.create(info, namespace, decode_body(body, false)?, &opts)?;
+                let created = write::create(&mut state, info, namespace, decode_body(body, false)?, &opts)?;
                 object(StatusCode::CREATED, &created)
             }
             Verb::Update if subresource == Some("scale") => {
-                let scale = core.update_scale(info, namespace, name, &decode_body(body, false)?, &opts)?;
+                let scale = patch::update_scale(&mut state, info, namespace, name, &decode_body(body, false)?, &opts)?;
                 object(StatusCode::OK, &scale)
             }
             Verb::Update => {
-                let updated = core.update(info, namespace, name, decode_body(body, false)?, subresource, &opts)?;
+                let updated = write::update(
+                    &mut state,
+                    info,
+                    namespace,
+                    name,
+                    decode_body(body, false)?,
+                    subresource,
+                    &opts,
+                )?;
                 object(StatusCode::OK, &updated)
             }
             Verb::Patch => {
@@ -227,13 +248,13 @@ impl Inner {
                     dry_run: query.dry_run,
                     strict: query.strict,
                 };
-                let (patched, created) = core.patch(info, &request)?;
+                let (patched, created) = patch::patch(&mut state, info, &request)?;
                 object(if created { StatusCode::CREATED } else { StatusCode::OK }, &patched)
             }
             Verb::Delete => {
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
                 let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run);
-                let (last, gone) = core.delete(info, namespace, name, &opts)?;
+                let (last, gone) = delete::delete(&mut state, info, namespace, name, &opts)?;
                 // kube-apiserver answers 202 only for a pending delete that asked for
                 // `orphanDependents: false`, and a success Status for an immediate delete unless
                 // the resource returns deleted objects (pods, services, CRDs...).
@@ -251,11 +272,11 @@ impl Inner {
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
                 let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run);
                 let filter = Filter::from_query(info, query)?;
-                let selected = core.select(info, namespace, &filter);
-                let deleted = core.delete_collection(info, namespace, selected, &opts);
-                let rv = core.store.current_rv();
-                drop(core);
-                let page = crate::verbs::read::ListPage {
+                let selected = read::select(&state, info, namespace, &filter);
+                let deleted = delete::delete_collection(&mut state, info, namespace, selected, &opts);
+                let rv = state.store.current_rv();
+                drop(state);
+                let page = read::ListPage {
                     items: deleted,
                     resource_version: rv,
                     continue_token: None,
@@ -268,7 +289,7 @@ impl Inner {
     }
 }
 
-fn render_one(info: &crate::storage::resource::ResourceInfo, render: Render, object: Value) -> Vec<u8> {
+fn render_one(info: &ResourceInfo, render: Render, object: Value) -> Vec<u8> {
     match render {
         Render::Table(include) if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
             let rv = crate::storage::object::resource_version(&object).to_owned();

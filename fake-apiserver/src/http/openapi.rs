@@ -6,9 +6,9 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::status::ApiStatus;
 use crate::storage::registry::Registry;
 use crate::storage::resource::ResourceInfo;
-use crate::status::ApiStatus;
 
 /// Query parameters every write accepts; kubectl looks for `fieldValidation` on PATCH.
 fn write_parameters() -> Value {

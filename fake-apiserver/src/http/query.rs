@@ -1,59 +1,37 @@
-//! The query parameters of Kubernetes API requests (list, watch, write and delete options).
+//! Parsing the query string of Kubernetes API requests into the verbs' options.
 
 use crate::status::ApiStatus;
+use crate::verbs::options::Query;
 
-/// Query parameters the fake API server understands; unknown ones are ignored like the real
-/// server ignores them.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Query {
-    pub(crate) label_selector: String,
-    pub(crate) field_selector: String,
-    pub(crate) limit: Option<usize>,
-    pub(crate) continue_token: Option<String>,
-    pub(crate) resource_version: Option<String>,
-    pub(crate) resource_version_match: Option<String>,
-    pub(crate) watch: bool,
-    pub(crate) allow_watch_bookmarks: bool,
-    pub(crate) send_initial_events: bool,
-    pub(crate) timeout_seconds: Option<u64>,
-    pub(crate) field_manager: Option<String>,
-    pub(crate) force: bool,
-    pub(crate) strict: bool,
-    pub(crate) dry_run: bool,
-    pub(crate) propagation_policy: Option<String>,
-}
-
-impl Query {
-    /// Parses the raw query string of a request.
-    pub(crate) fn parse(raw: Option<&str>) -> Result<Self, ApiStatus> {
-        let mut query = Self::default();
-        let truthy = |v: &str| v == "true" || v == "1";
-        for (key, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
-            let value = value.into_owned();
-            match key.as_ref() {
-                "labelSelector" => query.label_selector = value,
-                "fieldSelector" => query.field_selector = value,
-                "limit" => {
-                    let limit: i64 = number(&key, &value)?;
-                    query.limit = (limit > 0).then_some(limit as usize);
-                }
-                "continue" if !value.is_empty() => query.continue_token = Some(value),
-                "resourceVersion" if !value.is_empty() => query.resource_version = Some(value),
-                "resourceVersionMatch" if !value.is_empty() => query.resource_version_match = Some(value),
-                "watch" => query.watch = truthy(&value),
-                "allowWatchBookmarks" => query.allow_watch_bookmarks = truthy(&value),
-                "sendInitialEvents" => query.send_initial_events = truthy(&value),
-                "timeoutSeconds" => query.timeout_seconds = Some(number(&key, &value)?),
-                "fieldManager" if !value.is_empty() => query.field_manager = Some(value),
-                "force" => query.force = truthy(&value),
-                "fieldValidation" => query.strict = value == "Strict",
-                "dryRun" => query.dry_run = value == "All",
-                "propagationPolicy" if !value.is_empty() => query.propagation_policy = Some(value),
-                _ => {}
+/// Parses the raw query string of a request.
+pub(crate) fn parse(raw: Option<&str>) -> Result<Query, ApiStatus> {
+    let mut query = Query::default();
+    let truthy = |v: &str| v == "true" || v == "1";
+    for (key, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+        let value = value.into_owned();
+        match key.as_ref() {
+            "labelSelector" => query.label_selector = value,
+            "fieldSelector" => query.field_selector = value,
+            "limit" => {
+                let limit: i64 = number(&key, &value)?;
+                query.limit = (limit > 0).then_some(limit as usize);
             }
+            "continue" if !value.is_empty() => query.continue_token = Some(value),
+            "resourceVersion" if !value.is_empty() => query.resource_version = Some(value),
+            "resourceVersionMatch" if !value.is_empty() => query.resource_version_match = Some(value),
+            "watch" => query.watch = truthy(&value),
+            "allowWatchBookmarks" => query.allow_watch_bookmarks = truthy(&value),
+            "sendInitialEvents" => query.send_initial_events = truthy(&value),
+            "timeoutSeconds" => query.timeout_seconds = Some(number(&key, &value)?),
+            "fieldManager" if !value.is_empty() => query.field_manager = Some(value),
+            "force" => query.force = truthy(&value),
+            "fieldValidation" => query.strict = value == "Strict",
+            "dryRun" => query.dry_run = value == "All",
+            "propagationPolicy" if !value.is_empty() => query.propagation_policy = Some(value),
+            _ => {}
         }
-        Ok(query)
     }
+    Ok(query)
 }
 
 fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, ApiStatus> {
@@ -62,19 +40,13 @@ fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, ApiStatus> 
         .map_err(|_| ApiStatus::bad_request(format!("invalid value {value:?} for query parameter {key}")))
 }
 
-/// Parses a resourceVersion the fake server handed out (`"0"` and `""` are handled by callers).
-pub(crate) fn parse_rv(text: &str) -> Result<u64, ApiStatus> {
-    text.parse()
-        .map_err(|_| ApiStatus::bad_request(format!("invalid resource version {text:?}")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn query_should_decode_list_and_watch_options() {
-        let q = Query::parse(Some(
+        let q = parse(Some(
             "labelSelector=app%3Dweb&limit=2&watch=1&allowWatchBookmarks=true&timeoutSeconds=5&continue=",
         ))
         .unwrap();
@@ -83,6 +55,6 @@ mod tests {
         assert!(q.watch && q.allow_watch_bookmarks);
         assert_eq!(q.timeout_seconds, Some(5));
         assert_eq!(q.continue_token, None);
-        assert!(Query::parse(Some("limit=x")).unwrap_err().message.contains("limit"));
+        assert!(parse(Some("limit=x")).unwrap_err().message.contains("limit"));
     }
 }

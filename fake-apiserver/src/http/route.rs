@@ -4,46 +4,10 @@ use std::sync::Arc;
 
 use http::Method;
 
+use crate::status::ApiStatus;
 use crate::storage::registry::Registry;
 use crate::storage::resource::ResourceInfo;
-use crate::status::ApiStatus;
-
-/// The Kubernetes verb of a resource request, named as client-go's recorded actions name them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Verb {
-    /// GET of one object.
-    Get,
-    /// GET of a collection.
-    List,
-    /// GET of a collection with `watch=true`.
-    Watch,
-    /// POST.
-    Create,
-    /// PUT.
-    Update,
-    /// PATCH (including server-side apply).
-    Patch,
-    /// DELETE of one object.
-    Delete,
-    /// DELETE of a collection.
-    DeleteCollection,
-}
-
-impl Verb {
-    /// The verb as client-go and RBAC write it (`delete-collection` as client-go's actions do).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verb::Get => "get",
-            Verb::List => "list",
-            Verb::Watch => "watch",
-            Verb::Create => "create",
-            Verb::Update => "update",
-            Verb::Patch => "patch",
-            Verb::Delete => "delete",
-            Verb::DeleteCollection => "delete-collection",
-        }
-    }
-}
+use crate::storage::verb::Verb;
 
 /// What a request path names.
 #[derive(Clone, Debug)]
@@ -140,13 +104,9 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
         _ => return Err(ApiStatus::method_not_allowed(method.as_str(), path)),
     };
     let subresource = subresource.map(str::to_owned);
-    let supported = match subresource.as_deref() {
-        None => true,
-        Some("status") => info.status_subresource && matches!(verb, Verb::Get | Verb::Update | Verb::Patch),
-        Some("scale") => info.scale.is_some() && matches!(verb, Verb::Get | Verb::Update | Verb::Patch),
-        Some(_) => false,
-    };
-    if !supported {
+    // A subresource the table does not list with this verb is a path this server does not have;
+    // a verb the resource itself does not serve is refused by dispatch (405, as kube-apiserver).
+    if subresource.is_some() && !info.serves(verb, subresource.as_deref()) {
         return Err(ApiStatus::no_route(path));
     }
     Ok(Route::Resource(ResourceRoute {

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use crate::storage::resource::ResourceInfo;
 use crate::semantics::strategic;
+use crate::storage::resource::ResourceInfo;
 
 /// A leaf path in FieldsV1 segments, e.g. `["f:spec", "f:containers", "k:{\"name\":\"app\"}", "f:image"]`.
 pub(crate) type FieldPath = Vec<String>;

@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value};
 
+use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
-use crate::status::ApiStatus;
 
 /// What admission found besides the object it fixed up.
 #[derive(Default)]

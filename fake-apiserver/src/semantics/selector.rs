@@ -17,13 +17,33 @@ enum Requirement {
     DoesNotExist(String),
 }
 
+/// Why a selector does not parse; the server answers 400 BadRequest with it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum SelectorError {
+    /// A label requirement with no operator kube-apiserver knows.
+    #[error("unable to parse requirement: {0:?}: expected in, notin, =, == or !=")]
+    Operator(String),
+    /// `in`/`notin` without `( … )`.
+    #[error("unable to parse requirement: {0:?}: expected a parenthesised set of values")]
+    ValueSet(String),
+    /// A label key with characters a label key cannot have.
+    #[error("invalid label key {0:?}")]
+    LabelKey(String),
+    /// A field selector term without `=`, `==` or `!=`.
+    #[error("invalid field selector: {0:?}: expected =, == or !=")]
+    FieldTerm(String),
+    /// A field path the resource does not index.
+    #[error("field label not supported: {0}")]
+    UnsupportedField(String),
+}
+
 /// A parsed `labelSelector` query parameter; the empty selector matches everything.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct LabelSelector(Vec<Requirement>);
 
 impl LabelSelector {
     /// Parses `a=b,c!=d,e in (x,y),f notin (z),g,!h`.
-    pub(crate) fn parse(text: &str) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str) -> Result<Self, SelectorError> {
         let mut requirements = Vec::new();
         for part in split_top_level(text) {
             let part = part.trim();
@@ -68,7 +88,7 @@ fn split_top_level(text: &str) -> Vec<&str> {
     parts
 }
 
-fn parse_requirement(part: &str) -> Result<Requirement, String> {
+fn parse_requirement(part: &str) -> Result<Requirement, SelectorError> {
     if let Some(key) = part.strip_prefix('!') {
         return Ok(Requirement::DoesNotExist(valid_key(key.trim())?));
     }
@@ -89,15 +109,13 @@ fn parse_requirement(part: &str) -> Result<Requirement, String> {
         } else if let Some(rest) = rest.strip_prefix("in") {
             (rest, false)
         } else {
-            return Err(format!(
-                "unable to parse requirement: {part:?}: expected in, notin, =, == or !="
-            ));
+            return Err(SelectorError::Operator(part.to_owned()));
         };
         let values = set
             .trim()
             .strip_prefix('(')
             .and_then(|s| s.strip_suffix(')'))
-            .ok_or_else(|| format!("unable to parse requirement: {part:?}: expected a parenthesised set of values"))?
+            .ok_or_else(|| SelectorError::ValueSet(part.to_owned()))?
             .split(',')
             .map(|v| v.trim().to_owned())
             .collect();
@@ -111,7 +129,7 @@ fn parse_requirement(part: &str) -> Result<Requirement, String> {
     Ok(Requirement::Exists(valid_key(part)?))
 }
 
-fn valid_key(key: &str) -> Result<String, String> {
+fn valid_key(key: &str) -> Result<String, SelectorError> {
     let ok = !key.is_empty()
         && key.len() <= 317
         && key
@@ -120,7 +138,7 @@ fn valid_key(key: &str) -> Result<String, String> {
     if ok {
         Ok(key.to_owned())
     } else {
-        Err(format!("invalid label key {key:?}"))
+        Err(SelectorError::LabelKey(key.to_owned()))
     }
 }
 
@@ -130,7 +148,7 @@ pub(crate) struct FieldSelector(Vec<(String, bool, String)>);
 
 impl FieldSelector {
     /// Parses a field selector, accepting only the field paths in `supported`.
-    pub(crate) fn parse(text: &str, supported: &[String]) -> Result<Self, String> {
+    pub(crate) fn parse(text: &str, supported: &[String]) -> Result<Self, SelectorError> {
         let mut terms = Vec::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (path, equal, value) = if let Some((p, v)) = part.split_once("!=") {
@@ -140,11 +158,11 @@ impl FieldSelector {
             } else if let Some((p, v)) = part.split_once('=') {
                 (p, true, v)
             } else {
-                return Err(format!("invalid field selector: {part:?}: expected =, == or !="));
+                return Err(SelectorError::FieldTerm(part.to_owned()));
             };
             let path = path.trim();
             if !supported.iter().any(|s| s == path) {
-                return Err(format!("field label not supported: {path}"));
+                return Err(SelectorError::UnsupportedField(path.to_owned()));
             }
             terms.push((path.to_owned(), equal, value.trim().to_owned()));
         }
@@ -195,7 +213,7 @@ mod tests {
     fn field_selector_should_reject_unsupported_fields() {
         let supported = vec!["metadata.name".to_owned()];
         let err = FieldSelector::parse("spec.x=1", &supported).unwrap_err();
-        assert_eq!(err, "field label not supported: spec.x");
+        assert_eq!(err.to_string(), "field label not supported: spec.x");
         let selector = FieldSelector::parse("metadata.name!=a", &supported).unwrap();
         assert!(selector.matches(&json!({"metadata": {"name": "b"}})));
         assert!(!selector.matches(&json!({"metadata": {"name": "a"}})));

@@ -26,10 +26,26 @@ pub(crate) fn is_set_list(field: &str) -> bool {
     field == "finalizers"
 }
 
+/// Why a strategic merge patch cannot be applied; the server answers 422 Invalid with it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum StrategicError {
+    /// The patch (or a nested patch of an object) is not a JSON object.
+    #[error("a strategic merge patch must be a JSON object")]
+    NotAnObject,
+    /// An element of a keyed list lacks its merge key.
+    #[error("map: {item} does not contain declared merge key: {key}")]
+    MissingMergeKey {
+        /// The element, as JSON.
+        item: Value,
+        /// The list's merge key, e.g. `name`.
+        key: &'static str,
+    },
+}
+
 /// Applies a strategic merge patch to `target`.
-pub(crate) fn apply(target: &mut Value, patch: &Value) -> Result<(), String> {
+pub(crate) fn apply(target: &mut Value, patch: &Value) -> Result<(), StrategicError> {
     let Some(patch_map) = patch.as_object() else {
-        return Err("a strategic merge patch must be a JSON object".to_owned());
+        return Err(StrategicError::NotAnObject);
     };
     if patch_map.get("$patch").and_then(Value::as_str) == Some("replace") {
         let mut replacement = patch_map.clone();
@@ -74,7 +90,7 @@ pub(crate) fn apply(target: &mut Value, patch: &Value) -> Result<(), String> {
     Ok(())
 }
 
-fn merge_list(field: &str, existing: &mut Vec<Value>, patch: &[Value]) -> Result<(), String> {
+fn merge_list(field: &str, existing: &mut Vec<Value>, patch: &[Value]) -> Result<(), StrategicError> {
     if is_set_list(field) {
         for item in patch {
             if !existing.contains(item) {
@@ -88,9 +104,10 @@ fn merge_list(field: &str, existing: &mut Vec<Value>, patch: &[Value]) -> Result
         return Ok(());
     };
     for item in patch {
-        let id = item
-            .get(key)
-            .ok_or_else(|| format!("map: {item} does not contain declared merge key: {key}"))?;
+        let id = item.get(key).ok_or_else(|| StrategicError::MissingMergeKey {
+            item: item.clone(),
+            key,
+        })?;
         let position = existing.iter().position(|e| e.get(key) == Some(id));
         match (position, item.get("$patch").and_then(Value::as_str)) {
             (Some(i), Some("delete")) => {

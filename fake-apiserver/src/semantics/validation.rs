@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
+use crate::status::ApiStatus;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::ResourceInfo;
-use crate::status::ApiStatus;
 
 /// Fills in or checks `apiVersion` and `kind`; objects are stored under the served version.
 pub(crate) fn check_type_meta(body: &mut Value, info: &ResourceInfo) -> Result<(), ApiStatus> {

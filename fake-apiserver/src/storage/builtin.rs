@@ -1,7 +1,7 @@
-//! The built-in resources every fake API server serves, and the field selectors kube-apiserver
-//! accepts for them.
+//! The built-in rows of the resource table, and the field selectors kube-apiserver accepts for them.
 
-use crate::storage::resource::ResourceInfo;
+use crate::storage::resource::{Lifecycle, ResourceInfo};
+use crate::storage::verb::Verb;
 
 impl ResourceInfo {
     /// Field paths accepted in field selectors: the metadata ones, the CRD's selectable fields,
@@ -57,6 +57,8 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
         b("", "v1", "Namespace", "namespaces")
             .cluster_scoped()
             .with_status()
+            .without_verb(Verb::DeleteCollection)
+            .with_lifecycle(Lifecycle::Namespace)
             .with_short_names(&["ns"]),
         b("", "v1", "ConfigMap", "configmaps").with_short_names(&["cm"]),
         b("", "v1", "Secret", "secrets"),
@@ -104,6 +106,7 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
         .with_status()
         .with_generation()
         .returning_deleted_object()
+        .with_lifecycle(Lifecycle::CustomResourceDefinition)
         .with_short_names(&["crd", "crds"]),
     ]
 }

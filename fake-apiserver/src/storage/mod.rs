@@ -2,7 +2,60 @@
 //! store with its watch log, and the JSON accessors every layer reads objects through.
 
 pub(crate) mod builtin;
+pub(crate) mod definition;
 pub(crate) mod object;
 pub(crate) mod registry;
 pub(crate) mod resource;
 pub(crate) mod store;
+pub(crate) mod verb;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use registry::Registry;
+use resource::ResourceInfo;
+use store::Store;
+
+/// Options of a `FakeApiServer`, set through its builder.
+#[derive(Clone, Debug)]
+pub(crate) struct Options {
+    pub(crate) auto_create_namespaces: bool,
+    pub(crate) garbage_collection: bool,
+    pub(crate) history_limit: usize,
+    pub(crate) watch_buffer: usize,
+    pub(crate) bookmark_interval: Duration,
+    pub(crate) version: String,
+}
+
+/// Objects, history and served resources, under one lock so that every verb is atomic.
+pub(crate) struct State {
+    pub(crate) store: Store,
+    pub(crate) registry: Registry,
+    pub(crate) options: Options,
+}
+
+impl State {
+    pub(crate) fn new(options: Options) -> Self {
+        Self {
+            store: Store::new(options.history_limit, options.watch_buffer),
+            registry: Registry::default(),
+            options,
+        }
+    }
+
+    /// A built-in resource, which is always served.
+    pub(crate) fn info(&self, group: &str, version: &str, plural: &str) -> Arc<ResourceInfo> {
+        self.registry
+            .find(group, version, plural)
+            .cloned()
+            .expect("built-in resource is registered")
+    }
+
+    /// The stored object `namespace/name` of a resource (`None` namespace: cluster-scoped).
+    pub(crate) fn object(&self, info: &ResourceInfo, namespace: Option<&str>, name: &str) -> Option<Arc<Value>> {
+        let key = (namespace.unwrap_or("").to_owned(), name.to_owned());
+        self.store.get(&info.storage_key(), &key).cloned()
+    }
+}

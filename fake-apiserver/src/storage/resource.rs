@@ -1,8 +1,11 @@
-//! What the fake API server knows of one served resource: names, scope, subresources, columns, schema.
+//! One entry of the resource table: what the server knows of a served resource — names, scope,
+//! verbs, subresources, columns, schema and behaviours. Routing, dispatch and discovery all read it.
 
 use std::any::TypeId;
 
 use serde_json::Value;
+
+use crate::storage::verb::Verb;
 
 /// Where a scale subresource reads and writes replicas, as in a CRD's `subresources.scale`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,6 +33,24 @@ pub struct PrinterColumn {
     pub priority: i64,
     /// Simple JSON path evaluated against each object, e.g. `.status.phase`.
     pub json_path: String,
+}
+
+/// The controller that acts on a resource's objects beyond storing them, as kube-apiserver's and
+/// kube-controller-manager's controllers do (the `lifecycle` module runs them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Lifecycle {
+    /// Stored as written (the garbage collector still follows owner references).
+    Plain,
+    /// Namespaces: `Active` on create; a delete marks them `Terminating`, deletes their contents,
+    /// and removes them once empty.
+    Namespace,
+    /// CustomResourceDefinitions: validated, served and `Established` on create; a delete
+    /// removes their objects before the definition goes.
+    CustomResourceDefinition,
+    /// Objects of a CRD: refused while their definition terminates, and the definition's
+    /// cleanup waits for the last of them.
+    CustomResource,
 }
 
 /// A resource the fake API server serves: one group, version and plural.
@@ -69,6 +90,10 @@ pub struct ResourceInfo {
     pub allow_unconditional_update: bool,
     /// Whether an immediate DELETE answers with the object rather than a success `Status`.
     pub returns_deleted_object: bool,
+    /// The verbs the resource itself serves (its subresources serve get, update and patch).
+    pub verbs: Vec<Verb>,
+    /// What happens to its objects beyond storage.
+    pub lifecycle: Lifecycle,
 }
 
 impl ResourceInfo {
@@ -92,6 +117,8 @@ impl ResourceInfo {
             has_generation: false,
             allow_unconditional_update: true,
             returns_deleted_object: false,
+            verbs: Verb::ALL.to_vec(),
+            lifecycle: Lifecycle::Plain,
         }
     }
 
@@ -108,6 +135,7 @@ impl ResourceInfo {
         // this crate does not depend on the runtime).
         info.namespaced = TypeId::of::<K::Scope>() == TypeId::of::<k8s_openapi::NamespaceResourceScope>();
         info.builtin = false;
+        info.lifecycle = Lifecycle::CustomResource;
         info.has_generation = true;
         info.allow_unconditional_update = false;
         info
@@ -160,6 +188,36 @@ impl ResourceInfo {
         self
     }
 
+    /// Serves every verb but `verb` on the resource itself (namespaces: no deletecollection).
+    pub fn without_verb(mut self, verb: Verb) -> Self {
+        self.verbs.retain(|v| *v != verb);
+        self
+    }
+
+    /// Gives the resource's objects a lifecycle beyond storage.
+    pub fn with_lifecycle(mut self, lifecycle: Lifecycle) -> Self {
+        self.lifecycle = lifecycle;
+        self
+    }
+
+    /// The subresources served, by name, with their verbs.
+    pub fn subresources(&self) -> Vec<(&'static str, &'static [Verb])> {
+        let status = self.status_subresource.then_some(("status", Verb::SUBRESOURCE));
+        let scale = self.scale.is_some().then_some(("scale", Verb::SUBRESOURCE));
+        status.into_iter().chain(scale).collect()
+    }
+
+    /// Whether `verb` is served on the resource (`subresource` `None`) or on a subresource.
+    pub fn serves(&self, verb: Verb, subresource: Option<&str>) -> bool {
+        match subresource {
+            None => self.verbs.contains(&verb),
+            Some(name) => self
+                .subresources()
+                .iter()
+                .any(|(served, verbs)| *served == name && verbs.contains(&verb)),
+        }
+    }
+
     /// `apiVersion` of objects of this resource, e.g. `apps/v1` or `v1`.
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {
@@ -185,96 +243,6 @@ impl ResourceInfo {
             plural: self.plural.clone(),
         }
     }
-
-    /// All `ResourceInfo`s a `CustomResourceDefinition` object (as JSON) describes, one per
-    /// served version, or why it cannot be served.
-    pub fn from_crd(crd: &Value) -> Result<Vec<Self>, String> {
-        let spec = crd.get("spec").ok_or("spec is missing")?;
-        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
-        let list = |v: &Value, key: &str| -> Vec<String> {
-            v.get(key)
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-                .unwrap_or_default()
-        };
-        let group = text(spec, "group").ok_or("spec.group is missing")?;
-        let names = spec.get("names").ok_or("spec.names is missing")?;
-        let kind = text(names, "kind").ok_or("spec.names.kind is missing")?;
-        let plural = text(names, "plural").ok_or("spec.names.plural is missing")?;
-        let singular = text(names, "singular").unwrap_or_else(|| kind.to_ascii_lowercase());
-        let namespaced = match text(spec, "scope").as_deref() {
-            Some("Namespaced") => true,
-            Some("Cluster") => false,
-            other => return Err(format!("spec.scope must be Namespaced or Cluster, not {other:?}")),
-        };
-        let versions = spec
-            .get("versions")
-            .and_then(Value::as_array)
-            .ok_or("spec.versions is missing")?;
-        let mut infos = Vec::new();
-        for version in versions {
-            if version.get("served").and_then(Value::as_bool) == Some(false) {
-                continue;
-            }
-            let name = text(version, "name").ok_or("spec.versions[].name is missing")?;
-            let subresources = version.get("subresources");
-            let scale = subresources.and_then(|s| s.get("scale")).map(|scale| ScalePaths {
-                spec_replicas: text(scale, "specReplicasPath").unwrap_or_default(),
-                status_replicas: text(scale, "statusReplicasPath").unwrap_or_default(),
-                label_selector: text(scale, "labelSelectorPath"),
-            });
-            let printer_columns = version
-                .get("additionalPrinterColumns")
-                .and_then(Value::as_array)
-                .map(|columns| columns.iter().filter_map(printer_column).collect())
-                .unwrap_or_default();
-            let selectable_fields = version
-                .get("selectableFields")
-                .and_then(Value::as_array)
-                .map(|f| {
-                    f.iter()
-                        .filter_map(|f| text(f, "jsonPath"))
-                        .map(|p| p.trim_start_matches('.').to_owned())
-                        .collect()
-                })
-                .unwrap_or_default();
-            infos.push(Self {
-                group: group.clone(),
-                version: name,
-                kind: kind.clone(),
-                plural: plural.clone(),
-                singular: singular.clone(),
-                namespaced,
-                short_names: list(names, "shortNames"),
-                categories: list(names, "categories"),
-                status_subresource: subresources.and_then(|s| s.get("status")).is_some(),
-                scale,
-                printer_columns,
-                selectable_fields,
-                schema: version.pointer("/schema/openAPIV3Schema").cloned(),
-                builtin: false,
-                has_generation: true,
-                allow_unconditional_update: false,
-                returns_deleted_object: false,
-            });
-        }
-        if infos.is_empty() {
-            return Err("spec.versions has no served version".to_owned());
-        }
-        Ok(infos)
-    }
-}
-
-fn printer_column(column: &Value) -> Option<PrinterColumn> {
-    let text = |key: &str| column.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-    Some(PrinterColumn {
-        name: column.get("name")?.as_str()?.to_owned(),
-        type_: text("type"),
-        format: text("format"),
-        description: text("description"),
-        priority: column.get("priority").and_then(Value::as_i64).unwrap_or(0),
-        json_path: column.get("jsonPath")?.as_str()?.to_owned(),
-    })
 }
 
 /// Identifies the stored objects of a resource across all its served versions.
@@ -282,39 +250,4 @@ fn printer_column(column: &Value) -> Option<PrinterColumn> {
 pub(crate) struct StorageKey {
     pub(crate) group: String,
     pub(crate) plural: String,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn crd_should_describe_each_served_version() {
-        let crd = json!({
-            "spec": {
-                "group": "cloudnative.tw",
-                "scope": "Namespaced",
-                "names": { "kind": "VirtualMachine", "plural": "virtualmachines", "shortNames": ["vm"] },
-                "versions": [
-                    { "name": "v1alpha1", "served": true, "storage": true,
-                      "subresources": { "status": {} },
-                      "additionalPrinterColumns": [{ "name": "Status", "type": "string", "jsonPath": ".status.phase" }] },
-                    { "name": "v1alpha0", "served": false, "storage": false }
-                ]
-            }
-        });
-        let infos = ResourceInfo::from_crd(&crd).unwrap();
-        assert_eq!(infos.len(), 1);
-        assert_eq!(infos[0].api_version(), "cloudnative.tw/v1alpha1");
-        assert!(infos[0].status_subresource);
-        assert_eq!(infos[0].short_names, ["vm"]);
-        assert_eq!(infos[0].printer_columns[0].json_path, ".status.phase");
-    }
-
-    #[test]
-    fn crd_should_be_refused_without_scope() {
-        let crd = json!({ "spec": { "group": "g", "names": { "kind": "K", "plural": "ks" }, "versions": [] } });
-        assert!(ResourceInfo::from_crd(&crd).unwrap_err().contains("spec.scope"));
-    }
 }

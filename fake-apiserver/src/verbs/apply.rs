@@ -7,12 +7,14 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::verbs::write::{Core, Ownership, WriteOpts};
 use crate::semantics::fieldpath::{self, FieldPath, Shape, merge_into, remove_path, value_at};
 use crate::semantics::managed_fields::{self, ManagedEntry};
+use crate::status::ApiStatus;
+use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
-use crate::status::ApiStatus;
+use crate::verbs::options::{Ownership, WriteOpts};
+use crate::verbs::{read, write};
 
 /// One server-side apply request.
 pub(crate) struct ApplyRequest<'a> {
@@ -25,108 +27,106 @@ pub(crate) struct ApplyRequest<'a> {
     pub(crate) strict: bool,
 }
 
-impl Core {
-    /// PATCH with `application/apply-patch+yaml`; returns the object and whether it was created.
-    pub(crate) fn apply(
-        &mut self,
-        info: &Arc<ResourceInfo>,
-        mut config: Value,
-        request: &ApplyRequest<'_>,
-    ) -> Result<(Arc<Value>, bool), ApiStatus> {
-        if !config.is_object() {
-            return Err(ApiStatus::bad_request("the applied configuration must be an object"));
-        }
-        for field in ["apiVersion", "kind"] {
-            if config.get(field).and_then(Value::as_str).unwrap_or_default().is_empty() {
-                return Err(ApiStatus::bad_request(format!(
-                    "{field} must be set in an applied configuration"
-                )));
-            }
-        }
-        let config_name = object::name(&config);
-        if !config_name.is_empty() && config_name != request.name {
+/// PATCH with `application/apply-patch+yaml`; returns the object and whether it was created.
+pub(crate) fn apply(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    mut config: Value,
+    request: &ApplyRequest<'_>,
+) -> Result<(Arc<Value>, bool), ApiStatus> {
+    if !config.is_object() {
+        return Err(ApiStatus::bad_request("the applied configuration must be an object"));
+    }
+    for field in ["apiVersion", "kind"] {
+        if config.get(field).and_then(Value::as_str).unwrap_or_default().is_empty() {
             return Err(ApiStatus::bad_request(format!(
-                "the name of the object ({config_name}) does not match the name on the URL ({})",
-                request.name
+                "{field} must be set in an applied configuration"
             )));
         }
-        let rv = object::resource_version(&config).to_owned();
-        let meta = object::meta_mut(&mut config);
-        meta.insert("name".to_owned(), json!(request.name));
-        for field in ["managedFields", "resourceVersion"] {
-            meta.remove(field);
-        }
-        scope_to_subresource(info, &mut config, request.subresource);
-        let now = object::now();
-        let shape = Shape::of(info);
-        let applied = fieldpath::leaf_paths(&config, shape);
-        let own = |e: &ManagedEntry| {
-            e.manager == request.manager && e.operation == "Apply" && e.subresource.as_deref() == request.subresource
-        };
-        let opts = WriteOpts {
-            manager: None,
-            dry_run: request.dry_run,
-            strict: request.strict,
-        };
-        let Ok(old) = self.get_object(info, request.namespace, request.name) else {
-            if request.subresource.is_some() {
-                return Err(ApiStatus::not_found(info, request.name));
-            }
-            let entry = entry(request, &info.api_version(), &now, applied);
-            managed_fields::write(&mut config, &[entry]);
-            return Ok((self.create(info, request.namespace, config, &opts)?, true));
-        };
-        if !rv.is_empty() && rv != object::resource_version(&old) {
-            return Err(ApiStatus::stale(info, request.name));
-        }
-        let mut entries = managed_fields::read(&old);
-        let conflicts: Vec<(String, String, FieldPath)> = entries
-            .iter()
-            .filter(|e| e.manager != request.manager)
-            .flat_map(|e| {
-                e.fields
-                    .intersection(&applied)
-                    .filter(|p| value_at(&old, p) != value_at(&config, p))
-                    .map(|p| (e.manager.clone(), e.api_version.clone(), p.clone()))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        // Moving from client-side to server-side apply takes over the fields kubectl last
-        // applied without conflict, as kube-apiserver's last-applied manager allows.
-        let last_applied = last_applied_configuration(&old);
-        let (upgraded, conflicts): (Vec<_>, Vec<_>) = conflicts.into_iter().partition(|(manager, _, path)| {
-            manager == CLIENT_SIDE_APPLY && last_applied.as_ref().is_some_and(|l| value_at(l, path).is_some())
-        });
-        let blocking = !conflicts.is_empty() && !request.force;
-        if blocking {
-            return Err(conflict_status(info, request.name, &conflicts));
-        }
-        let conflicts: Vec<_> = conflicts.into_iter().chain(upgraded).collect();
-        if !conflicts.is_empty() {
-            let taken: BTreeSet<&FieldPath> = conflicts.iter().map(|(_, _, p)| p).collect();
-            for e in entries.iter_mut().filter(|e| e.manager != request.manager) {
-                e.fields.retain(|p| !taken.contains(p));
-            }
-        }
-        let mut new = (*old).clone();
-        let previously: BTreeSet<FieldPath> = entries
-            .iter()
-            .filter(|e| own(e))
-            .flat_map(|e| e.fields.clone())
-            .collect();
-        for path in previously.difference(&applied) {
-            let owned_elsewhere = entries.iter().any(|e| !own(e) && e.fields.contains(path));
-            if !owned_elsewhere {
-                remove_path(&mut new, path);
-            }
-        }
-        merge_into(&mut new, &config, shape, &[]);
-        entries.retain(|e| !own(e));
-        entries.push(entry(request, &info.api_version(), &now, applied));
-        managed_fields::write(&mut new, &entries);
-        let stored = self.commit_update(info, old, new, request.subresource, &opts, Ownership::Applied)?;
-        Ok((stored, false))
     }
+    let config_name = object::name(&config);
+    if !config_name.is_empty() && config_name != request.name {
+        return Err(ApiStatus::bad_request(format!(
+            "the name of the object ({config_name}) does not match the name on the URL ({})",
+            request.name
+        )));
+    }
+    let rv = object::resource_version(&config).to_owned();
+    let meta = object::meta_mut(&mut config);
+    meta.insert("name".to_owned(), json!(request.name));
+    for field in ["managedFields", "resourceVersion"] {
+        meta.remove(field);
+    }
+    scope_to_subresource(info, &mut config, request.subresource);
+    let now = object::now();
+    let shape = Shape::of(info);
+    let applied = fieldpath::leaf_paths(&config, shape);
+    let own = |e: &ManagedEntry| {
+        e.manager == request.manager && e.operation == "Apply" && e.subresource.as_deref() == request.subresource
+    };
+    let opts = WriteOpts {
+        manager: None,
+        dry_run: request.dry_run,
+        strict: request.strict,
+    };
+    let Ok(old) = read::get(state, info, request.namespace, request.name) else {
+        if request.subresource.is_some() {
+            return Err(ApiStatus::not_found(info, request.name));
+        }
+        let entry = entry(request, &info.api_version(), &now, applied);
+        managed_fields::write(&mut config, &[entry]);
+        return Ok((write::create(state, info, request.namespace, config, &opts)?, true));
+    };
+    if !rv.is_empty() && rv != object::resource_version(&old) {
+        return Err(ApiStatus::stale(info, request.name));
+    }
+    let mut entries = managed_fields::read(&old);
+    let conflicts: Vec<(String, String, FieldPath)> = entries
+        .iter()
+        .filter(|e| e.manager != request.manager)
+        .flat_map(|e| {
+            e.fields
+                .intersection(&applied)
+                .filter(|p| value_at(&old, p) != value_at(&config, p))
+                .map(|p| (e.manager.clone(), e.api_version.clone(), p.clone()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // Moving from client-side to server-side apply takes over the fields kubectl last
+    // applied without conflict, as kube-apiserver's last-applied manager allows.
+    let last_applied = last_applied_configuration(&old);
+    let (upgraded, conflicts): (Vec<_>, Vec<_>) = conflicts.into_iter().partition(|(manager, _, path)| {
+        manager == CLIENT_SIDE_APPLY && last_applied.as_ref().is_some_and(|l| value_at(l, path).is_some())
+    });
+    let blocking = !conflicts.is_empty() && !request.force;
+    if blocking {
+        return Err(conflict_status(info, request.name, &conflicts));
+    }
+    let conflicts: Vec<_> = conflicts.into_iter().chain(upgraded).collect();
+    if !conflicts.is_empty() {
+        let taken: BTreeSet<&FieldPath> = conflicts.iter().map(|(_, _, p)| p).collect();
+        for e in entries.iter_mut().filter(|e| e.manager != request.manager) {
+            e.fields.retain(|p| !taken.contains(p));
+        }
+    }
+    let mut new = (*old).clone();
+    let previously: BTreeSet<FieldPath> = entries
+        .iter()
+        .filter(|e| own(e))
+        .flat_map(|e| e.fields.clone())
+        .collect();
+    for path in previously.difference(&applied) {
+        let owned_elsewhere = entries.iter().any(|e| !own(e) && e.fields.contains(path));
+        if !owned_elsewhere {
+            remove_path(&mut new, path);
+        }
+    }
+    merge_into(&mut new, &config, shape, &[]);
+    entries.retain(|e| !own(e));
+    entries.push(entry(request, &info.api_version(), &now, applied));
+    managed_fields::write(&mut new, &entries);
+    let stored = write::commit_update(state, info, old, new, request.subresource, &opts, Ownership::Applied)?;
+    Ok((stored, false))
 }
 
 /// The field manager of `kubectl apply` without `--server-side`.

@@ -2,7 +2,50 @@
 
 pub(crate) mod apply;
 pub(crate) mod delete;
+pub(crate) mod options;
 pub(crate) mod patch;
 pub(crate) mod read;
 pub(crate) mod watch;
 pub(crate) mod write;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::lifecycle::Writes;
+use crate::status::ApiStatus;
+use crate::storage::State;
+use crate::storage::resource::ResourceInfo;
+use options::{DeleteOpts, Ownership, WriteOpts};
+
+/// The lifecycle controllers write through the verbs, with every rule a client's write obeys.
+impl Writes for State {
+    fn delete_object(
+        &mut self,
+        info: &Arc<ResourceInfo>,
+        namespace: Option<&str>,
+        name: &str,
+        propagation: Option<&str>,
+    ) {
+        let opts = DeleteOpts {
+            propagation: propagation.map(str::to_owned),
+            ..DeleteOpts::default()
+        };
+        // Gone already (a cascade got there first) is what the controller wanted.
+        let _ = delete::delete(self, info, namespace, name, &opts);
+    }
+
+    fn update_object(
+        &mut self,
+        info: &Arc<ResourceInfo>,
+        current: Arc<Value>,
+        updated: Value,
+        manager: Option<&str>,
+    ) -> Result<Arc<Value>, ApiStatus> {
+        let opts = WriteOpts {
+            manager: manager.map(str::to_owned),
+            ..WriteOpts::default()
+        };
+        write::commit_update(self, info, current, updated, None, &opts, Ownership::Update)
+    }
+}

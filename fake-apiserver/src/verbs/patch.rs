@@ -5,12 +5,14 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::verbs::apply::ApplyRequest;
-use crate::verbs::write::{Core, Ownership, WriteOpts};
+use crate::semantics::strategic;
+use crate::status::ApiStatus;
+use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
-use crate::status::ApiStatus;
-use crate::semantics::strategic;
+use crate::verbs::apply::{self, ApplyRequest};
+use crate::verbs::options::{Ownership, WriteOpts};
+use crate::verbs::{read, write};
 
 /// A PATCH request.
 pub(crate) struct PatchRequest<'a> {
@@ -39,96 +41,94 @@ pub(crate) fn decode_body(body: &[u8], yaml: bool) -> Result<Value, ApiStatus> {
     }
 }
 
-impl Core {
-    /// PATCH: returns the object and whether it was created (only apply creates).
-    pub(crate) fn patch(
-        &mut self,
-        info: &Arc<ResourceInfo>,
-        request: &PatchRequest<'_>,
-    ) -> Result<(Arc<Value>, bool), ApiStatus> {
-        let media = request.content_type.split(';').next().unwrap_or_default().trim();
-        if media == "application/apply-patch+yaml" {
-            if !request.explicit_manager {
-                return Err(ApiStatus::bad_request("fieldManager must be set for apply requests"));
-            }
-            if request.subresource == Some("scale") {
-                return Err(ApiStatus::unsupported_media_type(media));
-            }
-            let config = decode_body(request.body, true)?;
-            let apply = ApplyRequest {
-                namespace: request.namespace,
-                name: request.name,
-                subresource: request.subresource,
-                manager: request.manager,
-                force: request.force,
-                dry_run: request.dry_run,
-                strict: request.strict,
-            };
-            return self.apply(info, config, &apply);
+/// PATCH: returns the object and whether it was created (only apply creates).
+pub(crate) fn patch(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    request: &PatchRequest<'_>,
+) -> Result<(Arc<Value>, bool), ApiStatus> {
+    let media = request.content_type.split(';').next().unwrap_or_default().trim();
+    if media == "application/apply-patch+yaml" {
+        if !request.explicit_manager {
+            return Err(ApiStatus::bad_request("fieldManager must be set for apply requests"));
         }
-        let patch = decode_body(request.body, false)?;
-        let old = self.get_object(info, request.namespace, request.name)?;
-        let target = if request.subresource == Some("scale") {
-            scale_of(info, &old)
-        } else {
-            (*old).clone()
-        };
-        let patched = patch_value(info, media, target, &patch)?;
-        let rv = object::resource_version(&patched);
-        if !rv.is_empty() && rv != object::resource_version(&old) {
-            return Err(ApiStatus::stale(info, request.name));
+        if request.subresource == Some("scale") {
+            return Err(ApiStatus::unsupported_media_type(media));
         }
-        let opts = WriteOpts {
-            manager: Some(request.manager.to_owned()),
+        let config = decode_body(request.body, true)?;
+        let apply = ApplyRequest {
+            namespace: request.namespace,
+            name: request.name,
+            subresource: request.subresource,
+            manager: request.manager,
+            force: request.force,
             dry_run: request.dry_run,
             strict: request.strict,
         };
-        if request.subresource == Some("scale") {
-            return Ok((self.write_scale(info, old, &patched, &opts)?, false));
-        }
-        Ok((
-            self.commit_update(info, old, patched, request.subresource, &opts, Ownership::Update)?,
-            false,
-        ))
+        return apply::apply(state, info, config, &apply);
     }
+    let patch = decode_body(request.body, false)?;
+    let old = read::get(state, info, request.namespace, request.name)?;
+    let target = if request.subresource == Some("scale") {
+        scale_of(info, &old)
+    } else {
+        (*old).clone()
+    };
+    let patched = patch_value(info, media, target, &patch)?;
+    let rv = object::resource_version(&patched);
+    if !rv.is_empty() && rv != object::resource_version(&old) {
+        return Err(ApiStatus::stale(info, request.name));
+    }
+    let opts = WriteOpts {
+        manager: Some(request.manager.to_owned()),
+        dry_run: request.dry_run,
+        strict: request.strict,
+    };
+    if request.subresource == Some("scale") {
+        return Ok((write_scale(state, info, old, &patched, &opts)?, false));
+    }
+    Ok((
+        write::commit_update(state, info, old, patched, request.subresource, &opts, Ownership::Update)?,
+        false,
+    ))
+}
 
-    /// PUT on `/scale`.
-    pub(crate) fn update_scale(
-        &mut self,
-        info: &Arc<ResourceInfo>,
-        namespace: Option<&str>,
-        name: &str,
-        scale: &Value,
-        opts: &WriteOpts,
-    ) -> Result<Arc<Value>, ApiStatus> {
-        let old = self.get_object(info, namespace, name)?;
-        let rv = object::resource_version(scale);
-        if !rv.is_empty() && rv != object::resource_version(&old) {
-            return Err(ApiStatus::stale(info, name));
-        }
-        self.write_scale(info, old, scale, opts)
+/// PUT on `/scale`.
+pub(crate) fn update_scale(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    namespace: Option<&str>,
+    name: &str,
+    scale: &Value,
+    opts: &WriteOpts,
+) -> Result<Arc<Value>, ApiStatus> {
+    let old = read::get(state, info, namespace, name)?;
+    let rv = object::resource_version(scale);
+    if !rv.is_empty() && rv != object::resource_version(&old) {
+        return Err(ApiStatus::stale(info, name));
     }
+    write_scale(state, info, old, scale, opts)
+}
 
-    fn write_scale(
-        &mut self,
-        info: &Arc<ResourceInfo>,
-        old: Arc<Value>,
-        scale: &Value,
-        opts: &WriteOpts,
-    ) -> Result<Arc<Value>, ApiStatus> {
-        let paths = info.scale.as_ref().expect("route checked the scale subresource");
-        let Some(replicas) = scale.pointer("/spec/replicas").filter(|r| r.is_i64() || r.is_u64()) else {
-            let causes = [(
-                "spec.replicas".to_owned(),
-                "Required value: must be an integer".to_owned(),
-            )];
-            return Err(ApiStatus::invalid(info, object::name(&old), &causes));
-        };
-        let mut new = (*old).clone();
-        object::set_field(&mut new, &paths.spec_replicas, replicas.clone());
-        let stored = self.commit_update(info, old, new, None, opts, Ownership::Update)?;
-        Ok(Arc::new(scale_of(info, &stored)))
-    }
+fn write_scale(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    old: Arc<Value>,
+    scale: &Value,
+    opts: &WriteOpts,
+) -> Result<Arc<Value>, ApiStatus> {
+    let paths = info.scale.as_ref().expect("route checked the scale subresource");
+    let Some(replicas) = scale.pointer("/spec/replicas").filter(|r| r.is_i64() || r.is_u64()) else {
+        let causes = [(
+            "spec.replicas".to_owned(),
+            "Required value: must be an integer".to_owned(),
+        )];
+        return Err(ApiStatus::invalid(info, object::name(&old), &causes));
+    };
+    let mut new = (*old).clone();
+    object::set_field(&mut new, &paths.spec_replicas, replicas.clone());
+    let stored = write::commit_update(state, info, old, new, None, opts, Ownership::Update)?;
+    Ok(Arc::new(scale_of(info, &stored)))
 }
 
 /// Applies a non-apply patch to `target`.
@@ -158,7 +158,7 @@ fn patch_value(info: &ResourceInfo, media: &str, mut target: Value, patch: &Valu
         }
         "application/merge-patch+json" => json_patch::merge(&mut target, patch),
         "application/strategic-merge-patch+json" if info.builtin => {
-            strategic::apply(&mut target, patch).map_err(invalid)?;
+            strategic::apply(&mut target, patch).map_err(|e| invalid(e.to_string()))?;
         }
         other => return Err(ApiStatus::unsupported_media_type(other)),
     }

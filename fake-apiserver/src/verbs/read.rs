@@ -8,13 +8,13 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
-use crate::verbs::write::Core;
-use crate::storage::object;
-use crate::http::query::{Query, parse_rv};
-use crate::storage::resource::ResourceInfo;
 use crate::semantics::selector::{FieldSelector, LabelSelector};
 use crate::status::ApiStatus;
+use crate::storage::State;
+use crate::storage::object;
+use crate::storage::resource::ResourceInfo;
 use crate::storage::store::ObjectKey;
+use crate::verbs::options::{Query, parse_rv};
 
 /// The label and field selectors of a request.
 #[derive(Clone, Debug, Default)]
@@ -26,9 +26,9 @@ pub(crate) struct Filter {
 
 impl Filter {
     pub(crate) fn from_query(info: &ResourceInfo, query: &Query) -> Result<Self, ApiStatus> {
-        let labels = LabelSelector::parse(&query.label_selector).map_err(ApiStatus::bad_request)?;
+        let labels = LabelSelector::parse(&query.label_selector).map_err(|e| ApiStatus::bad_request(e.to_string()))?;
         let fields = FieldSelector::parse(&query.field_selector, &info.field_selector_paths())
-            .map_err(ApiStatus::bad_request)?;
+            .map_err(|e| ApiStatus::bad_request(e.to_string()))?;
         let selective = !query.label_selector.trim().is_empty() || !query.field_selector.trim().is_empty();
         Ok(Self {
             labels,
@@ -50,68 +50,79 @@ pub(crate) struct ListPage {
     pub(crate) remaining: Option<usize>,
 }
 
-impl Core {
-    /// GET on a collection.
-    pub(crate) fn list(
-        &self,
-        info: &ResourceInfo,
-        namespace: Option<&str>,
-        query: &Query,
-    ) -> Result<ListPage, ApiStatus> {
-        let filter = Filter::from_query(info, query)?;
-        let storage = info.storage_key();
-        let (rv, after) = match &query.continue_token {
-            Some(token) => {
-                let (rv, key) = decode_continue(token)?;
-                (rv, Some(key))
-            }
-            None => match (&query.resource_version, query.resource_version_match.as_deref()) {
-                (Some(rv), Some("Exact")) => (parse_rv(rv)?, None),
-                _ => (self.store.current_rv(), None),
-            },
-        };
-        let limit = query.limit.unwrap_or(usize::MAX);
-        let (items, rest) = if rv == self.store.current_rv() {
-            let candidates = self
-                .store
-                .iter_after(&storage, namespace, after.as_ref())
-                .map(|(_, object)| object);
-            take_page(candidates, &filter, limit)
-        } else {
-            let snapshot = self
-                .store
-                .snapshot(&storage, namespace, rv, after.as_ref())
-                .ok_or_else(|| match after {
-                    Some(_) => ApiStatus::expired(
-                        "The provided continue parameter is too old to display a consistent list result. \
-                     You can start a new list without the continue parameter.",
-                    ),
-                    None => ApiStatus::expired(format!("too old resource version: {rv} ({})", self.store.oldest_rv())),
-                })?;
-            take_page(snapshot.iter(), &filter, limit)
-        };
-        let continue_token = (rest > 0).then(|| {
-            let last = items.last().expect("a limit of at least one item was reached");
-            encode_continue(rv, &(object::namespace(last).to_owned(), object::name(last).to_owned()))
-        });
-        let remaining = (rest > 0 && !filter.selective).then_some(rest);
-        Ok(ListPage {
-            items,
-            resource_version: rv,
-            continue_token,
-            remaining,
-        })
-    }
+/// GET of one object, or NotFound.
+pub(crate) fn get(
+    state: &State,
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    name: &str,
+) -> Result<Arc<Value>, ApiStatus> {
+    state
+        .object(info, namespace, name)
+        .ok_or_else(|| ApiStatus::not_found(info, name))
+}
 
-    /// Objects selected by a delete-collection request.
-    pub(crate) fn select(&self, info: &ResourceInfo, namespace: Option<&str>, filter: &Filter) -> Vec<Arc<Value>> {
-        self.store
-            .iter(&info.storage_key(), namespace)
-            .map(|(_, o)| o)
-            .filter(|o| filter.matches(o))
-            .cloned()
-            .collect()
-    }
+/// GET on a collection.
+pub(crate) fn list(
+    state: &State,
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    query: &Query,
+) -> Result<ListPage, ApiStatus> {
+    let filter = Filter::from_query(info, query)?;
+    let storage = info.storage_key();
+    let (rv, after) = match &query.continue_token {
+        Some(token) => {
+            let (rv, key) = decode_continue(token)?;
+            (rv, Some(key))
+        }
+        None => match (&query.resource_version, query.resource_version_match.as_deref()) {
+            (Some(rv), Some("Exact")) => (parse_rv(rv)?, None),
+            _ => (state.store.current_rv(), None),
+        },
+    };
+    let limit = query.limit.unwrap_or(usize::MAX);
+    let (items, rest) = if rv == state.store.current_rv() {
+        let candidates = state
+            .store
+            .iter_after(&storage, namespace, after.as_ref())
+            .map(|(_, object)| object);
+        take_page(candidates, &filter, limit)
+    } else {
+        let snapshot = state
+            .store
+            .snapshot(&storage, namespace, rv, after.as_ref())
+            .ok_or_else(|| match after {
+                Some(_) => ApiStatus::expired(
+                    "The provided continue parameter is too old to display a consistent list result. \
+                 You can start a new list without the continue parameter.",
+                ),
+                None => ApiStatus::expired(format!("too old resource version: {rv} ({})", state.store.oldest_rv())),
+            })?;
+        take_page(snapshot.iter(), &filter, limit)
+    };
+    let continue_token = (rest > 0).then(|| {
+        let last = items.last().expect("a limit of at least one item was reached");
+        encode_continue(rv, &(object::namespace(last).to_owned(), object::name(last).to_owned()))
+    });
+    let remaining = (rest > 0 && !filter.selective).then_some(rest);
+    Ok(ListPage {
+        items,
+        resource_version: rv,
+        continue_token,
+        remaining,
+    })
+}
+
+/// Objects selected by a delete-collection request.
+pub(crate) fn select(state: &State, info: &ResourceInfo, namespace: Option<&str>, filter: &Filter) -> Vec<Arc<Value>> {
+    state
+        .store
+        .iter(&info.storage_key(), namespace)
+        .map(|(_, o)| o)
+        .filter(|o| filter.matches(o))
+        .cloned()
+        .collect()
 }
 
 /// Up to `limit` selected objects, and how many more follow: exactly, for unselective lists

@@ -8,17 +8,20 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
-use crate::verbs::write::Core;
-use crate::storage::object;
-use crate::http::query::{Query, parse_rv};
-use crate::verbs::read::{Filter, present};
-use crate::storage::resource::ResourceInfo;
 use crate::status::ApiStatus;
+use crate::storage::State;
+use crate::storage::object;
+use crate::storage::resource::ResourceInfo;
 use crate::storage::store::{Broadcast, Change, ChangeKind};
-use crate::http::table::Render;
+use crate::verbs::options::{Query, parse_rv};
+use crate::verbs::read::{Filter, present};
 
 /// Longest a watch stays open without `timeoutSeconds`, like kube-apiserver's request timeout.
 const MAX_WATCH: Duration = Duration::from_secs(1800);
+
+/// How the object of an event is rendered (as itself, or as a kubectl table row), given whether
+/// it is the stream's first: the HTTP layer negotiates it.
+pub(crate) type EventRenderer = Box<dyn Fn(&ResourceInfo, &Value, bool) -> Value + Send>;
 
 /// Everything a watch stream needs, taken atomically under the server lock.
 pub(crate) struct WatchPlan {
@@ -36,78 +39,76 @@ pub(crate) struct WatchPlan {
     bookmarks: bool,
     bookmark_interval: Duration,
     timeout: Duration,
-    render: Render,
+    render: EventRenderer,
     /// Whether an event was sent yet (tables send column definitions with the first only).
     sent_any: bool,
 }
 
-impl Core {
-    /// Works out where a watch starts and subscribes to what follows.
-    pub(crate) fn start_watch(
-        &self,
-        info: Arc<ResourceInfo>,
-        namespace: Option<String>,
-        query: &Query,
-        render: Render,
-    ) -> Result<WatchPlan, ApiStatus> {
-        let filter = Filter::from_query(&info, query)?;
-        let current = self.store.current_rv();
-        let storage = info.storage_key();
-        let requested = query
-            .resource_version
-            .as_deref()
-            .filter(|rv| *rv != "0")
-            .map(parse_rv)
-            .transpose()?;
-        let mut backlog = Vec::new();
-        let mut expired = None;
-        let mut last_rv = current;
-        match requested {
-            Some(rv) if !query.send_initial_events => match self.store.changes_since(rv) {
-                Some(changes) => {
-                    for change in changes {
-                        if let Some(event) = visible(&info, namespace.as_deref(), &filter, change) {
-                            backlog.push(event);
-                        }
-                    }
-                }
-                None => {
-                    let oldest = self.store.oldest_rv();
-                    expired = Some(ApiStatus::expired(format!("too old resource version: {rv} ({oldest})")));
-                    last_rv = rv;
-                }
-            },
-            // No resourceVersion, "0", or a streaming list: the current state comes first.
-            _ => {
-                for (_, object) in self.store.iter(&storage, namespace.as_deref()) {
-                    if filter.matches(object) {
-                        backlog.push(("ADDED", object.clone()));
+/// Works out where a watch starts and subscribes to what follows.
+pub(crate) fn start(
+    state: &State,
+    info: Arc<ResourceInfo>,
+    namespace: Option<String>,
+    query: &Query,
+    render: EventRenderer,
+) -> Result<WatchPlan, ApiStatus> {
+    let filter = Filter::from_query(&info, query)?;
+    let current = state.store.current_rv();
+    let storage = info.storage_key();
+    let requested = query
+        .resource_version
+        .as_deref()
+        .filter(|rv| *rv != "0")
+        .map(parse_rv)
+        .transpose()?;
+    let mut backlog = Vec::new();
+    let mut expired = None;
+    let mut last_rv = current;
+    match requested {
+        Some(rv) if !query.send_initial_events => match state.store.changes_since(rv) {
+            Some(changes) => {
+                for change in changes {
+                    if let Some(event) = visible(&info, namespace.as_deref(), &filter, change) {
+                        backlog.push(event);
                     }
                 }
             }
+            None => {
+                let oldest = state.store.oldest_rv();
+                expired = Some(ApiStatus::expired(format!("too old resource version: {rv} ({oldest})")));
+                last_rv = rv;
+            }
+        },
+        // No resourceVersion, "0", or a streaming list: the current state comes first.
+        _ => {
+            for (_, object) in state.store.iter(&storage, namespace.as_deref()) {
+                if filter.matches(object) {
+                    backlog.push(("ADDED", object.clone()));
+                }
+            }
         }
-        // `timeoutSeconds=0` means the server's default, as upstream.
-        let timeout = query
-            .timeout_seconds
-            .filter(|seconds| *seconds > 0)
-            .map_or(MAX_WATCH, Duration::from_secs)
-            .min(MAX_WATCH);
-        Ok(WatchPlan {
-            info,
-            namespace,
-            filter,
-            backlog,
-            initial_events_end: query.send_initial_events,
-            expired,
-            last_rv,
-            receiver: self.store.subscribe(),
-            bookmarks: query.allow_watch_bookmarks,
-            bookmark_interval: self.options.bookmark_interval,
-            timeout,
-            render,
-            sent_any: false,
-        })
     }
+    // `timeoutSeconds=0` means the server's default, as upstream.
+    let timeout = query
+        .timeout_seconds
+        .filter(|seconds| *seconds > 0)
+        .map_or(MAX_WATCH, Duration::from_secs)
+        .min(MAX_WATCH);
+    Ok(WatchPlan {
+        info,
+        namespace,
+        filter,
+        backlog,
+        initial_events_end: query.send_initial_events,
+        expired,
+        last_rv,
+        receiver: state.store.subscribe(),
+        bookmarks: query.allow_watch_bookmarks,
+        bookmark_interval: state.options.bookmark_interval,
+        timeout,
+        render,
+        sent_any: false,
+    })
 }
 
 /// What a watcher of `info` in `namespace` through `filter` sees of `change`: objects moving in
@@ -142,9 +143,7 @@ fn visible(
 impl WatchPlan {
     fn line(&mut self, kind: &str, object: &Value) -> Bytes {
         let first = !std::mem::replace(&mut self.sent_any, true);
-        let object = self
-            .render
-            .event_object(&self.info, present(&self.info, object).as_ref(), first);
+        let object = (self.render)(&self.info, present(&self.info, object).as_ref(), first);
         let mut line = serde_json::to_vec(&json!({ "type": kind, "object": object })).expect("JSON values serialize");
         line.push(b'\n');
         Bytes::from(line)

@@ -1,367 +1,286 @@
-//! The fake server's state and its write path: create and update with the real server's checks
+//! The write path: create and update with the real server's checks
 //! (conflicts, system fields, status subresource, generation, finalizers, schema, managed fields).
 
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::lifecycle;
+use crate::semantics::fieldpath::Shape;
+use crate::semantics::managed_fields;
+use crate::semantics::schema;
 use crate::semantics::validation::{
     check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged, validate_metadata,
 };
-use crate::lifecycle::crd::CRD_CLEANUP_FINALIZER;
-use crate::semantics::fieldpath::Shape;
-use crate::semantics::managed_fields;
-use crate::storage::object::{self, meta_mut};
-use crate::storage::registry::Registry;
-use crate::storage::resource::ResourceInfo;
-use crate::semantics::schema;
-use crate::server::Options;
 use crate::status::ApiStatus;
-use crate::storage::store::Store;
+use crate::storage::State;
+use crate::storage::object::{self, meta_mut};
+use crate::storage::resource::ResourceInfo;
+use crate::verbs::delete;
+use crate::verbs::options::{Ownership, WriteOpts};
+use crate::verbs::read;
 
-/// How a write is attributed and whether it is kept.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct WriteOpts {
-    /// Field manager of the write; `None` records no managed fields (seeding).
-    pub(crate) manager: Option<String>,
-    /// `dryRun=All`: run every check, keep nothing.
-    pub(crate) dry_run: bool,
-    /// `fieldValidation=Strict`: unknown fields are an error, not pruned.
-    pub(crate) strict: bool,
+/// Creates namespace `name` if it does not exist.
+pub(crate) fn ensure_namespace(state: &mut State, name: &str) -> Result<(), ApiStatus> {
+    let info = state.info("", "v1", "namespaces");
+    if state.object(&info, None, name).is_none() {
+        let namespace = json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": { "name": name } });
+        create(state, &info, None, namespace, &WriteOpts::default())?;
+    }
+    Ok(())
 }
 
-/// Who decided the managed fields of a write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Ownership {
-    /// An ordinary write: the manager takes the fields it changed.
-    Update,
-    /// Server-side apply already set `managedFields`.
-    Applied,
-}
-
-/// Objects, history and served resources, under one lock so that every verb is atomic.
-pub(crate) struct Core {
-    pub(crate) store: Store,
-    pub(crate) registry: Registry,
-    pub(crate) options: Options,
-}
-
-impl Core {
-    pub(crate) fn new(options: Options) -> Self {
-        Self {
-            store: Store::new(options.history_limit, options.watch_buffer),
-            registry: Registry::default(),
-            options,
-        }
-    }
-
-    pub(crate) fn info(&self, group: &str, version: &str, plural: &str) -> Arc<ResourceInfo> {
-        self.registry
-            .find(group, version, plural)
-            .cloned()
-            .expect("built-in resource is registered")
-    }
-
-    /// Creates namespace `name` if it does not exist.
-    pub(crate) fn ensure_namespace(&mut self, name: &str) -> Result<(), ApiStatus> {
-        let info = self.info("", "v1", "namespaces");
-        if self
-            .store
-            .get(&info.storage_key(), &(String::new(), name.to_owned()))
-            .is_none()
-        {
-            let namespace = json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": { "name": name } });
-            self.create(&info, None, namespace, &WriteOpts::default())?;
-        }
-        Ok(())
-    }
-
-    /// Stores a seed object of any registered kind.
-    pub(crate) fn seed(&mut self, value: Value) -> Result<Arc<Value>, ApiStatus> {
-        let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-        let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
-        let info = self.registry.by_kind(api_version, kind).cloned().ok_or_else(|| {
-            ApiStatus::bad_request(format!(
-                "no resource is registered for apiVersion {api_version:?} kind {kind:?}: register its CRD or type first"
-            ))
-        })?;
-        let namespace = object::namespace(&value).to_owned();
-        let namespace = (info.namespaced).then(|| {
-            if namespace.is_empty() {
-                "default".to_owned()
-            } else {
-                namespace
-            }
-        });
-        if let Some(ns) = &namespace {
-            self.ensure_namespace(ns)?;
-        }
-        self.create(&info, namespace.as_deref(), value, &WriteOpts::default())
-    }
-
-    /// Looks up an object or answers NotFound.
-    pub(crate) fn get_object(
-        &self,
-        info: &ResourceInfo,
-        namespace: Option<&str>,
-        name: &str,
-    ) -> Result<Arc<Value>, ApiStatus> {
-        let key = (namespace.unwrap_or("").to_owned(), name.to_owned());
-        self.store
-            .get(&info.storage_key(), &key)
-            .cloned()
-            .ok_or_else(|| ApiStatus::not_found(info, name))
-    }
-
-    /// POST: create an object in `namespace` (`None` for cluster-scoped resources).
-    pub(crate) fn create(
-        &mut self,
-        info: &Arc<ResourceInfo>,
-        namespace: Option<&str>,
-        mut body: Value,
-        opts: &WriteOpts,
-    ) -> Result<Arc<Value>, ApiStatus> {
-        check_type_meta(&mut body, info)?;
-        set_namespace(&mut body, info, namespace)?;
-        if let Some(ns) = namespace {
-            self.check_namespace_open(ns)?;
-        }
-        let meta = meta_mut(&mut body);
-        let name = meta.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let name = if name.is_empty() {
-            let prefix = meta.get("generateName").and_then(Value::as_str).unwrap_or_default();
-            if prefix.is_empty() {
-                let causes = [(
-                    "metadata.name".to_owned(),
-                    "Required value: name or generateName is required".to_owned(),
-                )];
-                return Err(ApiStatus::invalid(info, "", &causes));
-            }
-            let generated = format!("{prefix}{}", random_suffix());
-            meta.insert("name".to_owned(), json!(generated));
-            generated
+/// Stores a seed object of any registered kind.
+pub(crate) fn seed(state: &mut State, value: Value) -> Result<Arc<Value>, ApiStatus> {
+    let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
+    let info = state.registry.by_kind(api_version, kind).cloned().ok_or_else(|| {
+        ApiStatus::bad_request(format!(
+            "no resource is registered for apiVersion {api_version:?} kind {kind:?}: register its CRD or type first"
+        ))
+    })?;
+    let namespace = object::namespace(&value).to_owned();
+    let namespace = (info.namespaced).then(|| {
+        if namespace.is_empty() {
+            "default".to_owned()
         } else {
-            name
-        };
-        if !meta
-            .get("resourceVersion")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .is_empty()
-        {
-            return Err(ApiStatus::internal(
-                "resourceVersion should not be set on objects to be created",
-            ));
+            namespace
         }
-        for field in ["deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
-            meta.remove(field);
-        }
-        if opts.manager.is_some() {
-            // Managed fields are the server's to write; without a manager (seeding, apply) they
-            // are kept as given.
-            meta.remove("managedFields");
-        }
-        meta.insert("uid".to_owned(), json!(uuid::Uuid::new_v4().to_string()));
-        meta.insert("creationTimestamp".to_owned(), json!(object::now()));
-        if info.has_generation {
-            meta.insert("generation".to_owned(), json!(1));
-        }
-        validate_metadata(info, &body)?;
-        if info.status_subresource {
-            // Status is the controllers' to write: kube-apiserver drops it on create.
-            body.as_object_mut().expect("checked object").remove("status");
-        }
-        if info.builtin && info.kind == "Namespace" {
-            body["status"] = json!({ "phase": "Active" });
-        }
-        schema::admit(info, &mut body, opts.strict)?;
-        let key = (namespace.unwrap_or("").to_owned(), name.clone());
-        if self.store.get(&info.storage_key(), &key).is_some() {
-            return Err(ApiStatus::already_exists(info, &name));
-        }
-        let crd_infos = self.crd_resources(info, &body)?;
-        if crd_infos.is_some() {
-            let mut finalizers = object::finalizers(&body);
-            if !finalizers.iter().any(|f| f == CRD_CLEANUP_FINALIZER) {
-                finalizers.push(CRD_CLEANUP_FINALIZER.to_owned());
-                object::set_finalizers(&mut body, &finalizers);
-            }
-        }
-        self.check_crd_not_terminating(info)?;
-        if let Some(manager) = &opts.manager {
-            managed_fields::record_update(
-                None,
-                &mut body,
-                Shape::of(info),
-                manager,
-                &info.api_version(),
-                None,
-                &object::now(),
-            );
-        }
-        if opts.dry_run {
-            return Ok(Arc::new(body));
-        }
-        let stored = self.store.put(&info.storage_key(), body);
-        if let Some(infos) = crd_infos {
-            return Ok(self.establish_crd(&stored, infos));
-        }
-        Ok(stored)
+    });
+    if let Some(ns) = &namespace {
+        ensure_namespace(state, ns)?;
     }
+    create(state, &info, namespace.as_deref(), value, &WriteOpts::default())
+}
 
-    /// PUT: replace an object, or only its status when `subresource` is `status`.
-    pub(crate) fn update(
-        &mut self,
-        info: &Arc<ResourceInfo>,
-        namespace: Option<&str>,
-        name: &str,
-        mut body: Value,
-        subresource: Option<&str>,
-        opts: &WriteOpts,
-    ) -> Result<Arc<Value>, ApiStatus> {
-        check_type_meta(&mut body, info)?;
-        set_namespace(&mut body, info, namespace)?;
-        let body_name = object::name(&body);
-        if body_name.is_empty() {
-            meta_mut(&mut body).insert("name".to_owned(), json!(name));
-        } else if body_name != name {
-            return Err(ApiStatus::bad_request(format!(
-                "the name of the object ({body_name}) does not match the name on the URL ({name})"
-            )));
-        }
-        let old = self.get_object(info, namespace, name)?;
-        let rv = object::resource_version(&body);
-        if rv.is_empty() && !info.allow_unconditional_update {
-            let cause = (
-                "metadata.resourceVersion".to_owned(),
-                "Invalid value: 0x0: must be specified for an update".to_owned(),
-            );
-            return Err(ApiStatus::invalid(info, name, &[cause]));
-        }
-        if !rv.is_empty() && rv != object::resource_version(&old) {
-            return Err(ApiStatus::stale(info, name));
-        }
-        self.commit_update(info, old, body, subresource, opts, Ownership::Update)
+/// POST: create an object in `namespace` (`None` for cluster-scoped resources).
+pub(crate) fn create(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    namespace: Option<&str>,
+    mut body: Value,
+    opts: &WriteOpts,
+) -> Result<Arc<Value>, ApiStatus> {
+    check_type_meta(&mut body, info)?;
+    set_namespace(&mut body, info, namespace)?;
+    if let Some(ns) = namespace {
+        check_namespace_open(state, ns)?;
     }
-
-    /// The shared tail of update, patch and apply: `new` replaces `old` after the server's rules.
-    pub(crate) fn commit_update(
-        &mut self,
-        info: &Arc<ResourceInfo>,
-        old: Arc<Value>,
-        mut new: Value,
-        subresource: Option<&str>,
-        opts: &WriteOpts,
-        ownership: Ownership,
-    ) -> Result<Arc<Value>, ApiStatus> {
-        let name = object::name(&old).to_owned();
-        if !new.is_object() {
-            return Err(ApiStatus::bad_request("the request body must be a JSON object"));
+    let meta = meta_mut(&mut body);
+    let name = meta.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let name = if name.is_empty() {
+        let prefix = meta.get("generateName").and_then(Value::as_str).unwrap_or_default();
+        if prefix.is_empty() {
+            let causes = [(
+                "metadata.name".to_owned(),
+                "Required value: name or generateName is required".to_owned(),
+            )];
+            return Err(ApiStatus::invalid(info, "", &causes));
         }
-        match subresource {
-            Some("status") => {
-                // `/status` changes status alone (and the managed fields that record it).
-                let status = new.get("status").cloned();
-                let managed = new.pointer("/metadata/managedFields").cloned();
-                new = (*old).clone();
-                match status {
-                    Some(status) => new["status"] = status,
-                    None => {
-                        new.as_object_mut().expect("object").remove("status");
-                    }
-                }
-                if let Some(managed) = managed.filter(|_| ownership == Ownership::Applied) {
-                    meta_mut(&mut new).insert("managedFields".to_owned(), managed);
-                }
-            }
-            _ if info.status_subresource => match old.get("status") {
-                Some(status) => new["status"] = status.clone(),
+        let generated = format!("{prefix}{}", random_suffix());
+        meta.insert("name".to_owned(), json!(generated));
+        generated
+    } else {
+        name
+    };
+    if !meta
+        .get("resourceVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .is_empty()
+    {
+        return Err(ApiStatus::internal(
+            "resourceVersion should not be set on objects to be created",
+        ));
+    }
+    for field in ["deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+        meta.remove(field);
+    }
+    if opts.manager.is_some() {
+        // Managed fields are the server's to write; without a manager (seeding, apply) they
+        // are kept as given.
+        meta.remove("managedFields");
+    }
+    meta.insert("uid".to_owned(), json!(uuid::Uuid::new_v4().to_string()));
+    meta.insert("creationTimestamp".to_owned(), json!(object::now()));
+    if info.has_generation {
+        meta.insert("generation".to_owned(), json!(1));
+    }
+    validate_metadata(info, &body)?;
+    if info.status_subresource {
+        // Status is the controllers' to write: kube-apiserver drops it on create.
+        body.as_object_mut().expect("checked object").remove("status");
+    }
+    schema::admit(info, &mut body, opts.strict)?;
+    let key = (namespace.unwrap_or("").to_owned(), name.clone());
+    if state.store.get(&info.storage_key(), &key).is_some() {
+        return Err(ApiStatus::already_exists(info, &name));
+    }
+    let defined = lifecycle::admit_create(state, info, &mut body)?;
+    if let Some(manager) = &opts.manager {
+        managed_fields::record_update(
+            None,
+            &mut body,
+            Shape::of(info),
+            manager,
+            &info.api_version(),
+            None,
+            &object::now(),
+        );
+    }
+    if opts.dry_run {
+        return Ok(Arc::new(body));
+    }
+    let stored = state.store.put(&info.storage_key(), body);
+    Ok(lifecycle::after_create(state, info, stored, defined))
+}
+
+/// PUT: replace an object, or only its status when `subresource` is `status`.
+pub(crate) fn update(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    namespace: Option<&str>,
+    name: &str,
+    mut body: Value,
+    subresource: Option<&str>,
+    opts: &WriteOpts,
+) -> Result<Arc<Value>, ApiStatus> {
+    check_type_meta(&mut body, info)?;
+    set_namespace(&mut body, info, namespace)?;
+    let body_name = object::name(&body);
+    if body_name.is_empty() {
+        meta_mut(&mut body).insert("name".to_owned(), json!(name));
+    } else if body_name != name {
+        return Err(ApiStatus::bad_request(format!(
+            "the name of the object ({body_name}) does not match the name on the URL ({name})"
+        )));
+    }
+    let old = read::get(state, info, namespace, name)?;
+    let rv = object::resource_version(&body);
+    if rv.is_empty() && !info.allow_unconditional_update {
+        let cause = (
+            "metadata.resourceVersion".to_owned(),
+            "Invalid value: 0x0: must be specified for an update".to_owned(),
+        );
+        return Err(ApiStatus::invalid(info, name, &[cause]));
+    }
+    if !rv.is_empty() && rv != object::resource_version(&old) {
+        return Err(ApiStatus::stale(info, name));
+    }
+    commit_update(state, info, old, body, subresource, opts, Ownership::Update)
+}
+
+/// The shared tail of update, patch and apply: `new` replaces `old` after the server's rules.
+pub(crate) fn commit_update(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    old: Arc<Value>,
+    mut new: Value,
+    subresource: Option<&str>,
+    opts: &WriteOpts,
+    ownership: Ownership,
+) -> Result<Arc<Value>, ApiStatus> {
+    let name = object::name(&old).to_owned();
+    if !new.is_object() {
+        return Err(ApiStatus::bad_request("the request body must be a JSON object"));
+    }
+    match subresource {
+        Some("status") => {
+            // `/status` changes status alone (and the managed fields that record it).
+            let status = new.get("status").cloned();
+            let managed = new.pointer("/metadata/managedFields").cloned();
+            new = (*old).clone();
+            match status {
+                Some(status) => new["status"] = status,
                 None => {
                     new.as_object_mut().expect("object").remove("status");
                 }
-            },
-            _ => {}
-        }
-        check_identity_unchanged(info, &old, &new)?;
-        preserve_system_fields(&old, &mut new);
-        validate_metadata(info, &new)?;
-        if object::is_deleting(&old) {
-            let before = object::finalizers(&old);
-            let added: Vec<String> = object::finalizers(&new)
-                .into_iter()
-                .filter(|f| !before.contains(f))
-                .collect();
-            if !added.is_empty() {
-                let message = format!(
-                    "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers {added:?}"
-                );
-                return Err(ApiStatus::invalid(
-                    info,
-                    &name,
-                    &[("metadata.finalizers".to_owned(), message)],
-                ));
+            }
+            if let Some(managed) = managed.filter(|_| ownership == Ownership::Applied) {
+                meta_mut(&mut new).insert("managedFields".to_owned(), managed);
             }
         }
-        schema::admit(info, &mut new, opts.strict)?;
-        let with_status = !info.status_subresource;
-        if info.has_generation && object::spec_part(&old, with_status) != object::spec_part(&new, with_status) {
-            meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
-        }
-        let crd_infos = self.crd_resources(info, &new)?;
-        // A client that sends managed fields other than the stored ones replaces them (kubectl
-        // does so when it migrates client-side apply to server-side apply); an omitted list
-        // keeps them.
-        let given = new.pointer("/metadata/managedFields");
-        let replaced = given.is_some() && given != old.pointer("/metadata/managedFields");
-        if ownership == Ownership::Update
-            && !replaced
-            && let Some(manager) = &opts.manager
-        {
-            managed_fields::record_update(
-                Some(&old),
-                &mut new,
-                Shape::of(info),
-                manager,
-                &info.api_version(),
-                subresource,
-                &object::now(),
-            );
-        }
-        if unchanged(&old, &new) {
-            // A no-op write changes nothing, not even the resourceVersion, and tells no watch.
-            return Ok(old);
-        }
-        if opts.dry_run {
-            return Ok(Arc::new(new));
-        }
-        if object::is_deleting(&new) && object::finalizers(&new).is_empty() {
-            return Ok(self.finish_delete(info, new));
-        }
-        let stored = self.store.put(&info.storage_key(), new);
-        if let Some(infos) = crd_infos {
-            self.register_crd(infos);
-        }
-        self.after_update(info, &stored);
-        Ok(stored)
+        _ if info.status_subresource => match old.get("status") {
+            Some(status) => new["status"] = status.clone(),
+            None => {
+                new.as_object_mut().expect("object").remove("status");
+            }
+        },
+        _ => {}
     }
-
-    /// Refuses writes into a namespace that is missing or being deleted.
-    fn check_namespace_open(&mut self, namespace: &str) -> Result<(), ApiStatus> {
-        let info = self.info("", "v1", "namespaces");
-        match self
-            .store
-            .get(&info.storage_key(), &(String::new(), namespace.to_owned()))
-        {
-            Some(ns) if object::is_deleting(ns) => Err(ApiStatus::forbidden(format!(
-                "unable to create new content in namespace {namespace} because it is being terminated"
-            ))),
-            Some(_) => Ok(()),
-            // A name no namespace can have is simply a namespace that does not exist.
-            None if self.options.auto_create_namespaces && object::is_dns_label(namespace) => {
-                self.ensure_namespace(namespace)
-            }
-            None => Err(ApiStatus::namespace_not_found(namespace)),
+    check_identity_unchanged(info, &old, &new)?;
+    preserve_system_fields(&old, &mut new);
+    validate_metadata(info, &new)?;
+    if object::is_deleting(&old) {
+        let before = object::finalizers(&old);
+        let added: Vec<String> = object::finalizers(&new)
+            .into_iter()
+            .filter(|f| !before.contains(f))
+            .collect();
+        if !added.is_empty() {
+            let message = format!(
+                "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers {added:?}"
+            );
+            return Err(ApiStatus::invalid(
+                info,
+                &name,
+                &[("metadata.finalizers".to_owned(), message)],
+            ));
         }
+    }
+    schema::admit(info, &mut new, opts.strict)?;
+    let with_status = !info.status_subresource;
+    if info.has_generation && object::spec_part(&old, with_status) != object::spec_part(&new, with_status) {
+        meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
+    }
+    let defined = lifecycle::admit_update(state, info, &new)?;
+    // A client that sends managed fields other than the stored ones replaces them (kubectl
+    // does so when it migrates client-side apply to server-side apply); an omitted list
+    // keeps them.
+    let given = new.pointer("/metadata/managedFields");
+    let replaced = given.is_some() && given != old.pointer("/metadata/managedFields");
+    if ownership == Ownership::Update
+        && !replaced
+        && let Some(manager) = &opts.manager
+    {
+        managed_fields::record_update(
+            Some(&old),
+            &mut new,
+            Shape::of(info),
+            manager,
+            &info.api_version(),
+            subresource,
+            &object::now(),
+        );
+    }
+    if unchanged(&old, &new) {
+        // A no-op write changes nothing, not even the resourceVersion, and tells no watch.
+        return Ok(old);
+    }
+    if opts.dry_run {
+        return Ok(Arc::new(new));
+    }
+    if object::is_deleting(&new) && object::finalizers(&new).is_empty() {
+        return Ok(delete::finish_delete(state, info, new));
+    }
+    let stored = state.store.put(&info.storage_key(), new);
+    lifecycle::after_update(state, info, &stored, defined);
+    Ok(stored)
+}
+
+/// Refuses writes into a namespace that is missing or being deleted.
+fn check_namespace_open(state: &mut State, namespace: &str) -> Result<(), ApiStatus> {
+    let info = state.info("", "v1", "namespaces");
+    match state.object(&info, None, namespace) {
+        Some(ns) if object::is_deleting(&ns) => Err(ApiStatus::forbidden(format!(
+            "unable to create new content in namespace {namespace} because it is being terminated"
+        ))),
+        Some(_) => Ok(()),
+        // A name no namespace can have is simply a namespace that does not exist.
+        None if state.options.auto_create_namespaces && object::is_dns_label(namespace) => {
+            ensure_namespace(state, namespace)
+        }
+        None => Err(ApiStatus::namespace_not_found(namespace)),
     }
 }
 

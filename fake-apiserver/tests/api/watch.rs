@@ -209,12 +209,7 @@ async fn reflector_should_converge(streaming: bool) {
             }
             3 => {
                 // The relist itself fails twice before it goes through.
-                server.fail_next(
-                    2,
-                    "list",
-                    "configmaps",
-                    fake_apiserver::ApiStatus::internal("injected"),
-                );
+                server.fail_next(2, "list", "configmaps", fake_apiserver::ApiStatus::internal("injected"));
                 server.fail_next(
                     2,
                     "watch",

@@ -1,0 +1,65 @@
+//! Namespace termination, as kube-controller-manager's namespace controller does it: a deleted
+//! namespace turns `Terminating`, its contents are deleted, and it goes once nothing is left.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::lifecycle::writes::Writes;
+use crate::storage::State;
+use crate::storage::object::{self, meta_mut};
+use crate::storage::resource::ResourceInfo;
+
+/// Marks a namespace Terminating, deletes its contents, and removes it once it is empty.
+pub(super) fn terminate(state: &mut State, info: &Arc<ResourceInfo>, old: Arc<Value>) -> Arc<Value> {
+    let name = object::name(&old).to_owned();
+    let marked = if object::is_deleting(&old) {
+        old
+    } else {
+        let mut marked = (*old).clone();
+        meta_mut(&mut marked).insert("deletionTimestamp".to_owned(), json!(object::now()));
+        marked["spec"] = json!({ "finalizers": ["kubernetes"] });
+        marked["status"] = json!({ "phase": "Terminating" });
+        state.store.put(&info.storage_key(), marked)
+    };
+    for storage in state.store.storage_keys() {
+        let Some(resource) = state.registry.preferred(&storage).cloned() else {
+            continue;
+        };
+        if !resource.namespaced {
+            continue;
+        }
+        let names: Vec<String> = state
+            .store
+            .iter(&storage, Some(&name))
+            .map(|(key, _)| key.1.clone())
+            .collect();
+        for object_name in names {
+            state.delete_object(&resource, Some(&name), &object_name, None);
+        }
+    }
+    finish_if_empty(state, &name);
+    // The namespace as the request left it: Terminating, possibly already gone.
+    state.object(info, None, &name).unwrap_or(marked)
+}
+
+/// Removes a terminating namespace when nothing is left in it.
+pub(super) fn finish_if_empty(state: &mut State, namespace: &str) {
+    let info = state.info("", "v1", "namespaces");
+    let Some(ns) = state.object(&info, None, namespace) else {
+        return;
+    };
+    if !object::is_deleting(&ns) {
+        return;
+    }
+    let empty = state.store.storage_keys().iter().all(|storage| {
+        state.registry.preferred(storage).is_none_or(|r| !r.namespaced)
+            || state.store.iter(storage, Some(namespace)).next().is_none()
+    });
+    if empty {
+        let mut last = (*ns).clone();
+        last["spec"] = json!({});
+        let key = (String::new(), namespace.to_owned());
+        state.store.remove(&info.storage_key(), &key, Some(last));
+    }
+}

@@ -1,0 +1,91 @@
+//! The options a request carries to its verb: list and watch options from the query, how a write
+//! is attributed and kept, and the parts of `DeleteOptions` the server acts on.
+
+use serde_json::Value;
+
+use crate::status::ApiStatus;
+
+/// Query parameters the fake API server understands; unknown ones are ignored like the real
+/// server ignores them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Query {
+    pub(crate) label_selector: String,
+    pub(crate) field_selector: String,
+    pub(crate) limit: Option<usize>,
+    pub(crate) continue_token: Option<String>,
+    pub(crate) resource_version: Option<String>,
+    pub(crate) resource_version_match: Option<String>,
+    pub(crate) watch: bool,
+    pub(crate) allow_watch_bookmarks: bool,
+    pub(crate) send_initial_events: bool,
+    pub(crate) timeout_seconds: Option<u64>,
+    pub(crate) field_manager: Option<String>,
+    pub(crate) force: bool,
+    pub(crate) strict: bool,
+    pub(crate) dry_run: bool,
+    pub(crate) propagation_policy: Option<String>,
+}
+
+/// Parses a resourceVersion the fake server handed out (`"0"` and `""` are handled by callers).
+pub(crate) fn parse_rv(text: &str) -> Result<u64, ApiStatus> {
+    text.parse()
+        .map_err(|_| ApiStatus::bad_request(format!("invalid resource version {text:?}")))
+}
+
+/// How a write is attributed and whether it is kept.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WriteOpts {
+    /// Field manager of the write; `None` records no managed fields (seeding).
+    pub(crate) manager: Option<String>,
+    /// `dryRun=All`: run every check, keep nothing.
+    pub(crate) dry_run: bool,
+    /// `fieldValidation=Strict`: unknown fields are an error, not pruned.
+    pub(crate) strict: bool,
+}
+
+/// Who decided the managed fields of a write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ownership {
+    /// An ordinary write: the manager takes the fields it changed.
+    Update,
+    /// Server-side apply already set `managedFields`.
+    Applied,
+}
+
+/// The parts of `DeleteOptions` the server acts on.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DeleteOpts {
+    pub(crate) uid: Option<String>,
+    pub(crate) resource_version: Option<String>,
+    pub(crate) propagation: Option<String>,
+    /// The deprecated `orphanDependents`, which alone decides between 200 and 202.
+    pub(crate) orphan_dependents: Option<bool>,
+    pub(crate) dry_run: bool,
+}
+
+impl DeleteOpts {
+    /// Reads a `DeleteOptions` body (possibly empty) and the query's propagation policy.
+    pub(crate) fn parse(body: Option<&Value>, query_policy: Option<&str>, dry_run: bool) -> Self {
+        let text = |pointer: &str| {
+            body.and_then(|b| b.pointer(pointer))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        let orphan = body.and_then(|b| b.get("orphanDependents")).and_then(Value::as_bool);
+        let propagation = text("/propagationPolicy")
+            .or_else(|| query_policy.map(str::to_owned))
+            .or_else(|| orphan.map(|o| if o { "Orphan" } else { "Background" }.to_owned()));
+        let dry_run = dry_run
+            || body
+                .and_then(|b| b.get("dryRun"))
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty());
+        Self {
+            uid: text("/preconditions/uid"),
+            resource_version: text("/preconditions/resourceVersion"),
+            propagation,
+            orphan_dependents: orphan,
+            dry_run,
+        }
+    }
+}
