@@ -1,11 +1,15 @@
-//! Recording Kubernetes events: controllers talk to [`EventRecorder`], which kube-runtime's
-//! `events::Recorder` implements for real clusters and [`FakeRecorder`] implements for tests
-//! (client-go's `record.FakeRecorder`).
+//! Recording Kubernetes events: controllers record through [`Events`] into an [`EventRecorder`],
+//! which kube-runtime's `events::Recorder` implements for real clusters and [`FakeRecorder`]
+//! implements for tests (client-go's `record.FakeRecorder`).
+//!
+//! Events are best effort, as in client-go: a failure to record one is logged, never a reason
+//! to fail a reconcile.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use k8s_openapi::api::core::v1::ObjectReference;
+use kube::Resource;
 pub use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 
 /// Publishes events about objects.
@@ -25,6 +29,48 @@ impl EventRecorder for Recorder {
         regarding: &'a ObjectReference,
     ) -> BoxFuture<'a, Result<(), kube::Error>> {
         Box::pin(Recorder::publish(self, event, regarding))
+    }
+}
+
+/// Records events for one controller.
+#[derive(Clone)]
+pub struct Events {
+    recorder: Arc<dyn EventRecorder>,
+}
+
+impl Events {
+    /// Events through `recorder` (kube-runtime's `Recorder` in a cluster, `FakeRecorder` in tests).
+    pub fn new(recorder: Arc<dyn EventRecorder>) -> Self {
+        Self { recorder }
+    }
+
+    /// A Normal event about `object`.
+    pub async fn normal<K: Resource<DynamicType = ()>>(&self, object: &K, reason: &str, note: String) {
+        self.record(object, EventType::Normal, reason, note).await;
+    }
+
+    /// A Warning event about `object`.
+    pub async fn warning<K: Resource<DynamicType = ()>>(&self, object: &K, reason: &str, note: String) {
+        self.record(object, EventType::Warning, reason, note).await;
+    }
+
+    async fn record<K: Resource<DynamicType = ()>>(&self, object: &K, type_: EventType, reason: &str, note: String) {
+        let event = Event {
+            type_,
+            reason: reason.to_owned(),
+            note: Some(note),
+            action: "Reconciling".to_owned(),
+            secondary: None,
+        };
+        let regarding = object.object_ref(&());
+        if let Err(error) = self.recorder.publish(&event, &regarding).await {
+            tracing::warn!(
+                reason,
+                object = regarding.name.as_deref().unwrap_or_default(),
+                %error,
+                "cannot record event"
+            );
+        }
     }
 }
 
@@ -77,6 +123,11 @@ impl EventRecorder for FakeRecorder {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
     use super::*;
 
     #[tokio::test]
@@ -97,5 +148,50 @@ mod tests {
             ["Warning ErrResourceExists Resource \"web\" already exists and is not managed by Foo"]
         );
         assert!(recorder.events().is_empty());
+    }
+
+    /// Refuses every event, as an API server that forbids them would, counting the attempts.
+    #[derive(Default)]
+    struct Refusing {
+        attempts: AtomicUsize,
+    }
+
+    impl EventRecorder for Refusing {
+        fn publish<'a>(&'a self, _: &'a Event, _: &'a ObjectReference) -> BoxFuture<'a, Result<(), kube::Error>> {
+            self.attempts.fetch_add(1, Ordering::Relaxed);
+            // Any kube error will do: `Events` treats them all alike.
+            let refused = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "events are refused");
+            Box::pin(async { Err(kube::Error::ReadEvents(refused)) })
+        }
+    }
+
+    fn config_map() -> ConfigMap {
+        ConfigMap {
+            metadata: ObjectMeta {
+                name: Some("settings".into()),
+                namespace: Some("default".into()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn events_should_record_normal_and_warning_events_while_reconciling() {
+        let recorder = Arc::new(FakeRecorder::new());
+        let events = Events::new(recorder.clone());
+        events.normal(&config_map(), "Synced", "synced".to_owned()).await;
+        events.warning(&config_map(), "Failed", "cannot sync".to_owned()).await;
+        assert_eq!(recorder.take(), ["Normal Synced synced", "Warning Failed cannot sync"]);
+    }
+
+    #[tokio::test]
+    async fn events_should_swallow_a_failure_to_record() {
+        let recorder = Arc::new(Refusing::default());
+        // `warning` returns nothing to fail with: the refusal is logged and the reconcile goes on.
+        Events::new(recorder.clone())
+            .warning(&config_map(), "Failed", "cannot sync".to_owned())
+            .await;
+        assert_eq!(recorder.attempts.load(Ordering::Relaxed), 1);
     }
 }

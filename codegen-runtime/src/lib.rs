@@ -3,13 +3,16 @@
 //! - [`cache`]: indexed store, listers, shared informers and the informer factory (client-go's
 //!   `tools/cache`).
 //! - [`workqueue`]: a rate-limited work queue with client-go's contract and metrics.
+//! - [`controller`]: the controller loop: the [`Reconcile`] trait, workers over the work queue
+//!   with requeue and backoff, reconcile metrics.
 //! - [`leader`]: Lease-based leader election with client-go's semantics.
 //! - [`crd`]: CustomResourceDefinitions from schemars schemas and controller-gen markers.
-//! - [`events`]: event recording, with a test double.
+//! - [`events`]: best-effort event recording about reconciled objects, with a test double.
 //!
 //! The entry points are re-exported here.
 
 pub mod cache;
+pub mod controller;
 pub mod crd;
 pub mod events;
 pub mod leader;
@@ -21,7 +24,8 @@ pub use cache::{
     Deleted, EventHandler, HandlerFns, Lister, NamespaceLister, Notification, SharedIndexInformer,
     SharedInformerFactory, Store,
 };
-pub use events::{EventRecorder, FakeRecorder};
+pub use controller::{Next, Reconcile, ReconcileMetrics, run_workers};
+pub use events::{EventRecorder, Events, FakeRecorder};
 pub use leader::{LeaderCallbacks, LeaderElectionConfig, LeaderElector};
 pub use scope::ScopeKind;
 pub use workqueue::WorkQueue;

@@ -17,20 +17,19 @@
 pub mod config;
 #[cfg(feature = "embedded")]
 pub mod embedded;
-pub mod events;
 pub mod flags;
 pub mod foo;
 pub mod health;
 pub mod vm;
-pub mod worker;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use codegen_runtime::controller::{Reconcile as _, ReconcileMetrics, run_workers};
 use codegen_runtime::events::{Recorder, Reporter};
 use codegen_runtime::workqueue::{WorkqueueMetrics, default_controller_rate_limiter};
-use codegen_runtime::{EventRecorder, LeaderCallbacks, LeaderElectionConfig, LeaderElector, WorkQueue};
+use codegen_runtime::{EventRecorder, Events, LeaderCallbacks, LeaderElectionConfig, LeaderElector, WorkQueue};
 use generated_example::generated::{Clientset, SharedInformerFactory};
 use k8s_openapi::api::apps::v1::Deployment;
 use prometheus_client::metrics::family::Family;
@@ -39,12 +38,10 @@ use prometheus_client::registry::Registry;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use events::Events;
 use foo::FooController;
 use health::Health;
 use vm::VmController;
 use vm::driver::VmDriver;
-use worker::{Reconcile as _, ReconcileMetrics, run_workers};
 
 /// How long a shutdown waits for the work in flight before releasing the lease anyway: well
 /// within the 30 s a pod gets between SIGTERM and SIGKILL.

@@ -7,12 +7,11 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use codegen_runtime::FakeRecorder;
+use codegen_runtime::controller::{Next, Reconcile};
+use codegen_runtime::{Events, FakeRecorder};
 use common::{Running, server, until, wait_for, writes};
-use controller::events::Events;
 use controller::foo::FooController;
 use controller::foo::deployment::new_deployment;
-use controller::worker::Reconcile;
 use generated_example::apis::samplecontroller::v1alpha1::{Foo, FooSpec, FooStatus};
 use generated_example::generated::{Clientset, SharedInformerFactory};
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentStatus};
@@ -220,7 +219,7 @@ async fn an_empty_deployment_name_should_be_reported_not_retried() {
     foo.spec.deployment_name = String::new();
     let f = fixture(foo, |_| Vec::new()).await;
     let next = f.controller.reconcile("default/test").await.unwrap();
-    assert_eq!(next, controller::worker::Next::Done);
+    assert_eq!(next, Next::Done);
     assert_eq!(writes(&f.server.actions()), Vec::<String>::new());
     assert_eq!(
         f.recorder.events(),
@@ -232,7 +231,7 @@ async fn an_empty_deployment_name_should_be_reported_not_retried() {
 async fn a_foo_that_is_gone_should_be_forgotten() {
     let f = fixture(new_foo("test", 1), |_| Vec::new()).await;
     let next = f.controller.reconcile("default/missing").await.unwrap();
-    assert_eq!(next, controller::worker::Next::Done);
+    assert_eq!(next, Next::Done);
     assert!(writes(&f.server.actions()).is_empty());
 }
 

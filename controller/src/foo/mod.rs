@@ -8,8 +8,9 @@ pub mod deployment;
 
 use std::sync::Arc;
 
-use codegen_runtime::cache::NotFound;
-use codegen_runtime::{Deleted, HandlerFns, Lister, SharedIndexInformer, WorkQueue};
+use codegen_runtime::cache::{NotFound, object_key, split_key};
+use codegen_runtime::controller::{Next, Reconcile};
+use codegen_runtime::{Deleted, Events, HandlerFns, Lister, SharedIndexInformer, WorkQueue};
 use generated_example::apis::samplecontroller::v1alpha1::{Foo, FooStatus};
 use generated_example::generated::samplecontroller::v1alpha1::{
     FooInformer, FooLister, SamplecontrollerV1alpha1Client,
@@ -18,8 +19,6 @@ use k8s_openapi::api::apps::v1::Deployment;
 use kube::Api;
 use kube::api::PostParams;
 
-use crate::events::Events;
-use crate::worker::{Next, Reconcile, key_of, split_key};
 use deployment::{controller_of, is_controlled_by, new_deployment};
 
 /// The field manager of the controller's writes, as sample-controller's.
@@ -78,8 +77,8 @@ impl FooController {
         let (on_add, on_update) = (queue.clone(), queue.clone());
         foo_informer.informer().add_event_handler(
             HandlerFns::new()
-                .on_add(move |foo: Arc<Foo>, _| on_add.add(key_of(&foo.metadata)))
-                .on_update(move |_, foo: Arc<Foo>| on_update.add(key_of(&foo.metadata))),
+                .on_add(move |foo: Arc<Foo>, _| on_add.add(object_key(&*foo)))
+                .on_update(move |_, foo: Arc<Foo>| on_update.add(object_key(&*foo))),
         );
         let owner = OwnerEnqueuer {
             foos: foo_informer.lister(),
@@ -122,7 +121,7 @@ impl FooController {
             .update_status(&copy, &params)
             .await
             .map_err(|source| FooError::Api {
-                what: format!("update the status of Foo {}", key_of(&foo.metadata)),
+                what: format!("update the status of Foo {}", object_key(foo)),
                 source,
             })?;
         Ok(true)
@@ -146,7 +145,7 @@ impl OwnerEnqueuer {
         }
         let namespace = deployment.metadata.namespace.as_deref().unwrap_or_default();
         match self.foos.foos(namespace).get(&owner.name) {
-            Ok(foo) => self.queue.add(key_of(&foo.metadata)),
+            Ok(foo) => self.queue.add(object_key(&*foo)),
             Err(_) => tracing::debug!(
                 deployment = deployment.metadata.name.as_deref().unwrap_or_default(),
                 foo = owner.name,
@@ -162,6 +161,8 @@ impl Reconcile for FooController {
 
     async fn reconcile(&self, key: &str) -> Result<Next, FooError> {
         let (namespace, name) = split_key(key);
+        // Foos are namespaced: their keys always carry a namespace.
+        let namespace = namespace.unwrap_or_default();
         let foo = match self.foo_lister.foos(namespace).get(name) {
             Ok(foo) => foo,
             Err(NotFound { .. }) => {

@@ -10,8 +10,9 @@ pub mod simulated;
 use std::sync::Arc;
 use std::time::Duration;
 
-use codegen_runtime::cache::NotFound;
-use codegen_runtime::{HandlerFns, WorkQueue};
+use codegen_runtime::cache::{NotFound, object_key, split_key};
+use codegen_runtime::controller::{Next, Reconcile};
+use codegen_runtime::{Events, HandlerFns, WorkQueue};
 use generated_example::apis::cloudnative::v1alpha1::{
     ResourceUsage, ServerStatus, VirtualMachine, VirtualMachineStatus,
 };
@@ -21,8 +22,6 @@ use generated_example::generated::cloudnative::v1alpha1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use kube::api::PostParams;
 
-use crate::events::Events;
-use crate::worker::{Next, Reconcile, key_of, split_key};
 use driver::{DriverError, Resources, Server, VmDriver, parse_quantity};
 
 /// The finalizer that keeps a VirtualMachine until its server is deleted (controller101's).
@@ -89,8 +88,8 @@ impl VmController {
         let (on_add, on_update) = (queue.clone(), queue.clone());
         informer.informer().add_event_handler(
             HandlerFns::new()
-                .on_add(move |vm: Arc<VirtualMachine>, _| on_add.add(key_of(&vm.metadata)))
-                .on_update(move |_, vm: Arc<VirtualMachine>| on_update.add(key_of(&vm.metadata))),
+                .on_add(move |vm: Arc<VirtualMachine>, _| on_add.add(object_key(&*vm)))
+                .on_update(move |_, vm: Arc<VirtualMachine>| on_update.add(object_key(&*vm))),
         );
     }
 
@@ -101,14 +100,14 @@ impl VmController {
             .update(vm, &PostParams::default())
             .await
             .map_err(|source| VmError::Update {
-                key: key_of(&vm.metadata),
+                key: object_key(vm),
                 source,
             })
     }
 
     /// The server's name: the object's `namespace/name`, unique as namespaces have no `/`.
     fn server_name(vm: &VirtualMachine) -> String {
-        key_of(&vm.metadata)
+        object_key(vm)
     }
 
     async fn terminate(&self, mut vm: VirtualMachine) -> Result<Next, VmError> {
@@ -133,7 +132,7 @@ impl VmController {
             .get_or_insert_with(Vec::new)
             .retain(|f| f != FINALIZER);
         self.write(&vm).await?;
-        tracing::info!(key = key_of(&vm.metadata), "server deleted, finalizer removed");
+        tracing::info!(key = object_key(&vm), "server deleted, finalizer removed");
         self.events.normal(&vm, "Deleted", "Server deleted".to_owned()).await;
         Ok(Next::Done)
     }
@@ -161,11 +160,7 @@ impl VmController {
                 status.server = server_status(&server);
                 status.last_update_time = Some(Time(jiff_now()));
                 let vm = self.write(&vm).await?;
-                tracing::info!(
-                    key = key_of(&vm.metadata),
-                    server = server_id(&vm),
-                    "VirtualMachine Active"
-                );
+                tracing::info!(key = object_key(&vm), server = server_id(&vm), "VirtualMachine Active");
                 self.events
                     .normal(&vm, "Created", format!("Server {} created", server_id(&vm)))
                     .await;
@@ -184,7 +179,7 @@ impl VmController {
                     status.reason = reason.clone();
                     status.last_update_time = Some(Time(jiff_now()));
                     vm = self.write(&vm).await?;
-                    tracing::warn!(key = key_of(&vm.metadata), %reason, "VirtualMachine Failed");
+                    tracing::warn!(key = object_key(&vm), %reason, "VirtualMachine Failed");
                 }
                 match retry {
                     Some(error) => Err(error.into()),
@@ -251,6 +246,8 @@ impl Reconcile for VmController {
 
     async fn reconcile(&self, key: &str) -> Result<Next, VmError> {
         let (namespace, name) = split_key(key);
+        // VirtualMachines are namespaced: their keys always carry a namespace.
+        let namespace = namespace.unwrap_or_default();
         let vm = match self.lister.virtual_machines(namespace).get(name) {
             Ok(vm) => (*vm).clone(),
             // Deleted since it was queued: nothing to do.
