@@ -2,6 +2,7 @@
 //! impls from tagged API types, writes CRD and RBAC manifests, or checks that the checked-in
 //! files are current.
 
+mod error;
 mod manifests;
 mod output;
 mod source;
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use codegen::model::Options;
+use error::Error;
 
 /// Generate kube-codegen output from tagged Rust API types.
 ///
@@ -56,8 +58,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(error) => {
+            eprintln!("error: {error}");
             ExitCode::FAILURE
         }
     }
@@ -65,7 +67,7 @@ fn main() -> ExitCode {
 
 /// The output must not be, contain or lie inside the input: generated files are laid out like
 /// the input and would replace the API sources.
-fn check_disjoint(input: &std::path::Path, output: &std::path::Path) -> Result<(), String> {
+fn check_disjoint(input: &std::path::Path, output: &std::path::Path) -> Result<(), Error> {
     let canonical = |path: &std::path::Path| {
         // The output may not exist yet: resolve its nearest existing ancestor.
         let mut probe = path.to_path_buf();
@@ -83,32 +85,29 @@ fn check_disjoint(input: &std::path::Path, output: &std::path::Path) -> Result<(
     };
     let (input, output) = (canonical(input), canonical(output));
     if input.starts_with(&output) || output.starts_with(&input) {
-        return Err(format!(
-            "--output {} overlaps --input {}: generated files would replace the API sources; use a separate directory",
-            output.display(),
-            input.display()
-        ));
+        return Err(Error::Overlap { input, output });
     }
     Ok(())
 }
 
-fn run(args: Args) -> Result<ExitCode, String> {
+fn run(args: Args) -> Result<ExitCode, Error> {
     let (Some(input), Some(output)) = (args.input, args.output) else {
-        return Err("--input and --output are required".to_owned());
+        return Err(Error::MissingPaths);
     };
-    let api_module: syn::Path = syn::parse_str(&args.api_module)
-        .map_err(|e| format!("--api-module {:?} is not a Rust path: {e}", args.api_module))?;
-    let runtime: syn::Path =
-        syn::parse_str(&args.runtime).map_err(|e| format!("--runtime {:?} is not a Rust path: {e}", args.runtime))?;
+    let path = |flag: &'static str, value: String| {
+        syn::parse_str::<syn::Path>(&value).map_err(|source| Error::NotAPath { flag, value, source })
+    };
+    let api_module = path("api-module", args.api_module)?;
+    let runtime = path("runtime", args.runtime)?;
     let mut options = Options::default();
     for exception in &args.plural_exceptions {
         let (singular, plural) = exception
             .split_once(':')
-            .ok_or_else(|| format!("--plural-exceptions entry {exception:?} must look like Type:plural"))?;
+            .ok_or_else(|| Error::PluralException(exception.clone()))?;
         options.plural_exceptions.insert(singular.to_owned(), plural.to_owned());
     }
     check_disjoint(&input, &output)?;
-    let (inputs, errors) = source::read_tree(&input).map_err(|e| e.to_string())?;
+    let (inputs, errors) = source::read_tree(&input)?;
     // (path, line, column, message): sorted as numbers, not text.
     let mut errors: Vec<(String, usize, usize, String)> =
         errors.into_iter().map(|e| (String::new(), 0, 0, e)).collect();
@@ -148,7 +147,7 @@ fn run(args: Args) -> Result<ExitCode, String> {
         return Ok(ExitCode::FAILURE);
     }
     if sources.is_empty() {
-        return Err(format!("no <group>/<version>.rs API modules under {}", input.display()));
+        return Err(Error::NoSources(input));
     }
     let wanted = output::render(files);
     output::write_or_check(&output, &wanted, output::HEADER, args.check)

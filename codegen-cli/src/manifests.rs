@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
+use crate::error::Error;
 use crate::output::{YAML_HEADER, write_or_check};
 
 /// The subcommands.
@@ -44,13 +45,11 @@ pub enum Command {
 }
 
 /// Runs a subcommand.
-pub fn run(command: Command) -> Result<ExitCode, String> {
+pub fn run(command: Command) -> Result<ExitCode, Error> {
     match command {
         Command::Manifests { output, check } => {
             let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| format!("cannot read stdin: {e}"))?;
+            std::io::stdin().read_to_string(&mut text).map_err(Error::Stdin)?;
             let wanted = manifest_files(&text)?;
             write_or_check(&output, &wanted, YAML_HEADER, check)
         }
@@ -65,12 +64,15 @@ pub fn run(command: Command) -> Result<ExitCode, String> {
 
 /// Writes (or checks) the roles of the `+kubebuilder:rbac` markers in the Rust files under
 /// `input`; every unparsable file and bad marker is reported, and then nothing is written.
-fn rbac(input: &Path, output: &Path, role_name: &str, check: bool) -> Result<ExitCode, String> {
+fn rbac(input: &Path, output: &Path, role_name: &str, check: bool) -> Result<ExitCode, Error> {
     let mut paths = Vec::new();
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for path in rust_files(input)? {
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|source| Error::Read {
+            path: path.clone(),
+            source,
+        })?;
         match syn::parse_file(&text) {
             Ok(file) => {
                 paths.push(path);
@@ -99,56 +101,52 @@ fn rbac(input: &Path, output: &Path, role_name: &str, check: bool) -> Result<Exi
         return Err(report(&errors));
     }
     if roles.is_empty() {
-        return Err(format!(
-            "no +kubebuilder:rbac markers in the //! docs under {}",
-            input.display()
-        ));
+        return Err(Error::NoRbacMarkers(input.to_owned()));
     }
     let (Some(directory), Some(name)) = (output.parent(), output.file_name()) else {
-        return Err(format!("--output {} is not a file path", output.display()));
+        return Err(Error::NotAFile(output.to_owned()));
     };
     let wanted = BTreeMap::from([(PathBuf::from(name), yaml_documents(&roles)?)]);
     write_or_check(directory, &wanted, YAML_HEADER, check)
 }
 
 /// Prints every problem; the error that ends the run.
-fn report(errors: &[String]) -> String {
+fn report(errors: &[String]) -> Error {
     for error in errors {
         eprintln!("{error}");
     }
-    format!("{} problem(s); nothing was written", errors.len())
+    Error::Problems(errors.len())
 }
 
 /// The YAML files for a JSON array of objects, by file name.
-fn manifest_files(json: &str) -> Result<BTreeMap<PathBuf, String>, String> {
-    let objects: Vec<Value> =
-        serde_json::from_str(json).map_err(|e| format!("stdin is not a JSON array of Kubernetes objects: {e}"))?;
+fn manifest_files(json: &str) -> Result<BTreeMap<PathBuf, String>, Error> {
+    let objects: Vec<Value> = serde_json::from_str(json).map_err(Error::NotObjects)?;
     if objects.is_empty() {
-        return Err("stdin holds no objects; nothing to write".to_owned());
+        return Err(Error::NoObjects);
     }
     let mut files = BTreeMap::new();
     for object in &objects {
         let text = |pointer: &str| object.pointer(pointer).and_then(Value::as_str).unwrap_or_default();
         let name = match text("/kind") {
             "CustomResourceDefinition" => format!("{}_{}.yaml", text("/spec/group"), text("/spec/names/plural")),
-            "" => return Err(format!("an object on stdin has no kind: {object}")),
+            "" => return Err(Error::NoKind(object.clone())),
             kind => format!("{}_{}.yaml", kind.to_lowercase(), text("/metadata/name")),
         };
         let yaml = yaml_documents(std::slice::from_ref(object))?;
         if files.insert(PathBuf::from(&name), yaml).is_some() {
-            return Err(format!("two objects on stdin would both be written to {name}"));
+            return Err(Error::SameFile(name));
         }
     }
     Ok(files)
 }
 
 /// Objects as a YAML stream under the generated header.
-fn yaml_documents(objects: &[Value]) -> Result<String, String> {
+fn yaml_documents(objects: &[Value]) -> Result<String, Error> {
     let mut text = format!("{YAML_HEADER}\n");
     for object in objects {
         let mut object = object.clone();
         whole_numbers(&mut object);
-        let yaml = serde_saphyr::to_string(&object).map_err(|e| format!("cannot write YAML: {e}"))?;
+        let yaml = serde_saphyr::to_string(&object).map_err(Error::Yaml)?;
         text.push_str("---\n");
         text.push_str(&yaml);
         if !text.ends_with('\n') {
@@ -159,17 +157,18 @@ fn yaml_documents(objects: &[Value]) -> Result<String, String> {
 }
 
 /// The `.rs` files under `root`, sorted.
-fn rust_files(root: &Path) -> Result<Vec<PathBuf>, String> {
+fn rust_files(root: &Path) -> Result<Vec<PathBuf>, Error> {
     let mut found = Vec::new();
-    let entries = std::fs::read_dir(root).map_err(|e| {
-        format!(
-            "cannot read input directory {}: {e} (pass --input <crate>/src)",
-            root.display()
-        )
+    let entries = std::fs::read_dir(root).map_err(|source| Error::SourceDirectory {
+        path: root.to_owned(),
+        source,
     })?;
     for entry in entries {
         let path = entry
-            .map_err(|e| format!("cannot read {}: {e}", root.display()))?
+            .map_err(|source| Error::Read {
+                path: root.to_owned(),
+                source,
+            })?
             .path();
         if path.is_dir() {
             found.extend(rust_files(&path)?);

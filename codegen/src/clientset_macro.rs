@@ -10,11 +10,10 @@ use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Ident, LitStr, Token};
 
-use crate::Config;
-use crate::derive::{accessors_macro, with_options};
+use crate::derive::with_options;
 use crate::emit::{self, PackageModule};
 use crate::model::Package;
-use crate::names;
+use crate::{Config, check, names};
 
 /// One entry: `"cloudnative.tw" => crate::apis::cloudnative::v1alpha1 { VirtualMachine }`,
 /// optionally `"group" as GoName => …` for client-gen's `+groupGoName`.
@@ -72,48 +71,51 @@ pub fn clientset(input: TokenStream, config: &Config) -> TokenStream {
         Err(error) => return error.to_compile_error(),
     };
     let config = &config;
+    // Every entry's package first, so the groups' Go names are checked across all of them.
+    let parsed: Vec<syn::Result<(Ident, Package)>> = entries.iter().map(package).collect();
+    let valid = parsed
+        .iter()
+        .enumerate()
+        .filter_map(|(index, p)| Some((index, &p.as_ref().ok()?.1)));
+    let clashes = check::go_name_clashes(valid);
     let mut errors = Vec::new();
     let mut packages = Vec::new();
-    let mut seen_go_names: BTreeMap<String, String> = BTreeMap::new();
     // Both the generated module (`<dir>::<version>`) and the accessors (`<go_name>_<version>`)
     // must be unique.
     let mut seen_modules: BTreeMap<(String, String), &syn::Path> = BTreeMap::new();
     let mut seen_versions: BTreeMap<(String, String), &syn::Path> = BTreeMap::new();
-    for entry in &entries {
-        match package(entry) {
-            Ok((dir, package)) => {
-                let go_name = &package.group_go_name;
-                if let Some(other) = seen_go_names.get(go_name).filter(|g| **g != package.group) {
-                    let message = format!(
-                        "groups {other} and {} both have the Go name {go_name}; write `\"{}\" as <GoName> => …`",
-                        package.group, package.group
-                    );
-                    errors.push(syn::Error::new(entry.group.span(), message));
-                }
-                seen_go_names.insert(go_name.clone(), package.group.clone());
-                let version = package.version.clone();
-                if let Some(first) = seen_modules.insert((dir.to_string(), version.clone()), &entry.module) {
-                    let message = format!(
-                        "{} and {} would both generate module {dir}::{version}: list all of a module's types in one entry, and give different modules different group folders",
-                        path_text(first),
-                        path_text(&entry.module)
-                    );
-                    errors.push(syn::Error::new_spanned(&entry.module, message));
-                } else if seen_versions
-                    .insert((package.group.clone(), version.clone()), &entry.module)
-                    .is_some()
-                {
-                    let message = format!("group {} version {version} is listed twice", package.group);
-                    errors.push(syn::Error::new_spanned(&entry.module, message));
-                }
-                let mut names = std::collections::BTreeSet::new();
-                for ty in entry.types.iter().filter(|ty| !names.insert(ty.to_string())) {
-                    errors.push(syn::Error::new(ty.span(), format!("{ty} is listed twice")));
-                }
-                packages.push((entry, dir, package));
+    for (index, (entry, parsed)) in entries.iter().zip(&parsed).enumerate() {
+        let (dir, package) = match parsed {
+            Ok(parsed) => parsed,
+            Err(error) => {
+                errors.push(error.clone());
+                continue;
             }
-            Err(error) => errors.push(error),
+        };
+        for clash in clashes.iter().filter(|c| c.index == index) {
+            let message = format!("{}; write `\"{}\" as <GoName> => …`", clash.message(), package.group);
+            errors.push(syn::Error::new(entry.group.span(), message));
         }
+        let version = package.version.clone();
+        if let Some(first) = seen_modules.insert((dir.to_string(), version.clone()), &entry.module) {
+            let message = format!(
+                "{} and {} would both generate module {dir}::{version}: list all of a module's types in one entry, and give different modules different group folders",
+                path_text(first),
+                path_text(&entry.module)
+            );
+            errors.push(syn::Error::new_spanned(&entry.module, message));
+        } else if seen_versions
+            .insert((package.group.clone(), version.clone()), &entry.module)
+            .is_some()
+        {
+            let message = format!("group {} version {version} is listed twice", package.group);
+            errors.push(syn::Error::new_spanned(&entry.module, message));
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for ty in entry.types.iter().filter(|ty| !names.insert(ty.to_string())) {
+            errors.push(syn::Error::new(ty.span(), format!("{ty} is listed twice")));
+        }
+        packages.push((entry, dir, package));
     }
     if !errors.is_empty() {
         return errors.iter().map(syn::Error::to_compile_error).collect();
@@ -123,7 +125,7 @@ pub fn clientset(input: TokenStream, config: &Config) -> TokenStream {
     for (entry, dir, package) in &packages {
         let module = &entry.module;
         let via = |ty: &Ident| {
-            let name = accessors_macro(ty);
+            let name = names::accessors_macro(ty);
             quote!(#module::#name)
         };
         let clients = entry.types.iter().map(|ty| {
@@ -190,10 +192,8 @@ fn package(entry: &Entry) -> syn::Result<(Ident, Package)> {
         return Err(syn::Error::new(version.span(), message));
     }
     let group = entry.group.value();
-    let group_go_name = match &entry.go_name {
-        Some(name) => emit::upper_first(&name.to_string()),
-        None => names::group_go_name(&group),
-    };
+    let go_name = entry.go_name.as_ref().map(ToString::to_string);
+    let group_go_name = names::resolved_group_go_name(&group, go_name.as_deref());
     if syn::parse_str::<Ident>(&group_go_name).is_err() {
         let message =
             format!("the group's Go name {group_go_name:?} is not an identifier: write `\"{group}\" as <GoName> => …`");

@@ -8,23 +8,11 @@ use std::path::PathBuf;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::Config;
 use crate::diag::Diagnostic;
 use crate::emit::{self, PackageModule};
-use crate::model::{Options, Package, package};
-
-/// One version module of the input: `<group>/<version>.rs`.
-pub struct Source {
-    /// The group directory's name, also the group's default API name.
-    pub group_dir: String,
-    /// The version, the file's name.
-    pub version: String,
-    /// The parsed file.
-    pub file: syn::File,
-}
-
-/// A diagnostic and the source it is about (index into the sources).
-pub type SourceDiagnostic = (usize, Diagnostic);
+use crate::model::{Options, Package, RootType, package};
+use crate::source::{Source, SourceDiagnostic};
+use crate::{Config, check};
 
 /// Generates every file for `sources`: relative path → tokens. `api_module` is the Rust path
 /// of the input tree (e.g. `crate::apis`), so generated code can name the API types. Nothing
@@ -43,37 +31,12 @@ pub fn generate(
             Err(diagnostics) => problems.extend(diagnostics.into_vec().into_iter().map(|d| (index, d))),
         }
     }
-    for (index, source) in sources.iter().enumerate() {
-        if syn::parse_str::<syn::Ident>(&source.group_dir).is_err() {
-            let message = format!("group directory {:?} is not a Rust module name", source.group_dir);
-            let help = "rename it to a lowercase identifier (the API group comes from +groupName)";
-            problems.push((
-                index,
-                Diagnostic::new(proc_macro2::Span::call_site(), message).help(help),
-            ));
-        }
-    }
-    // Accessors are named after the group's Go name: two groups may not share one.
-    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
-    for (index, _, package) in &packages {
-        let index = *index;
-        match seen.get(package.group_go_name.as_str()) {
-            Some(group) if *group != package.group => problems.push((
-                index,
-                Diagnostic::new(
-                    proc_macro2::Span::call_site(),
-                    format!(
-                        "groups {group} and {} both have the Go name {}",
-                        package.group, package.group_go_name
-                    ),
-                )
-                .help("set +groupGoName=<Name> on one of them"),
-            )),
-            _ => {
-                seen.insert(&package.group_go_name, &package.group);
-            }
-        }
-    }
+    problems.extend(check::group_dirs(sources));
+    let clashes = check::go_name_clashes(packages.iter().map(|(index, _, package)| (*index, package)));
+    problems.extend(clashes.iter().map(|clash| {
+        let diagnostic = Diagnostic::new(proc_macro2::Span::call_site(), clash.message());
+        (clash.index, diagnostic.help("set +groupGoName=<Name> on one of them"))
+    }));
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -81,14 +44,7 @@ pub fn generate(
         .into_iter()
         .map(|(_, source, package)| (source, package))
         .collect();
-    // A kind served in several versions is stored in exactly one.
-    for (index, message) in emit::storage_version_problems(&root_types(&packages, api_module)) {
-        problems.push((
-            index,
-            Diagnostic::new(proc_macro2::Span::call_site(), message)
-                .help("mark the storage version's type with +kubebuilder:storageversion, and only that one"),
-        ));
-    }
+    let problems = check::storage_versions(&root_types(&packages, api_module));
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -168,7 +124,7 @@ fn targets(packages: &[(&Source, Package)], api_module: &syn::Path, config: &Con
 /// The CRD root types of `packages`, named from anywhere by their path under `api_module`.
 /// Generation only gets here when every source made a package, so package and source indices
 /// agree.
-fn root_types<'a>(packages: &'a [(&Source, Package)], api_module: &syn::Path) -> Vec<emit::RootType<'a>> {
+fn root_types<'a>(packages: &'a [(&Source, Package)], api_module: &syn::Path) -> Vec<RootType<'a>> {
     packages
         .iter()
         .enumerate()
@@ -179,7 +135,7 @@ fn root_types<'a>(packages: &'a [(&Source, Package)], api_module: &syn::Path) ->
             );
             package.types.iter().filter(|t| t.crd.is_some()).map(move |def| {
                 let ident = &def.ident;
-                emit::RootType {
+                RootType {
                     package,
                     def,
                     path: syn::parse_quote!(#api_module::#group::#version::#ident),

@@ -1,11 +1,13 @@
 //! kube-codegen's generator: Rust API types tagged like Go's (`/// +genclient`, `//! +groupName=…`)
 //! become `Clone` impls, registration, typed clientsets, listers and informers.
 //!
-//! The pipeline is pure: [`tags`] reads doc-comment tags, [`model`] builds and checks the model
-//! of a version module (collecting every [`diag::Diagnostic`]), and [`emit`] turns the model
-//! into tokens, one function per artifact. Reading, formatting and writing files belong to the
-//! front ends (the derive and the CLI).
+//! The pipeline is pure: [`tags`] reads doc-comment tags (their keys spelled once, in `symbol`),
+//! [`model`] builds and checks the model of a version module or of one type (collecting every
+//! [`diag::Diagnostic`]), [`check`] holds the rules across packages, and [`emit`] turns the model
+//! into tokens, one function per artifact, naming what it declares through [`names`]. Reading,
+//! formatting and writing files belong to the front ends (the derive and the CLI).
 
+pub mod check;
 mod clientset_macro;
 mod derive;
 pub mod diag;
@@ -16,11 +18,14 @@ pub mod markers;
 pub mod model;
 pub mod names;
 pub mod rbac;
+mod source;
+mod symbol;
 pub mod tags;
 
 pub use clientset_macro::clientset;
 pub use derive::derive;
-pub use generate::{Source, SourceDiagnostic, generate};
+pub use generate::generate;
+pub use source::{Source, SourceDiagnostic};
 
 /// Settings of the generated code.
 #[derive(Clone, Debug)]

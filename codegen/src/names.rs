@@ -1,9 +1,14 @@
-//! Names derived from a type name: gengo's pluralizer (with exceptions), the lowercase resource
-//! name, Go-style public names, and the Rust method names generated code uses.
+//! Every name the generator derives: gengo's pluralizer (with exceptions), the lowercase resource
+//! name, Go-style group names, and each identifier generated code declares. Emitters and the
+//! checks that keep generated items from colliding with the API's both read these functions.
 
 use std::collections::BTreeMap;
 
 use heck::ToSnakeCase;
+use quote::format_ident;
+use syn::Ident;
+
+use crate::genclient::verb::Verb;
 
 /// gengo's plural namer (`v2/namer/plural_namer.go`): exceptions first, then by the last
 /// letter. (The project reference's "on → a" rule is not in gengo; `Configuration` stays
@@ -60,11 +65,121 @@ pub fn method(go_name: &str) -> String {
     let name = go_name.to_snake_case();
     // A group or kind named like a Rust keyword (`type.example.io`, kind `Type`) gets a raw
     // identifier; `format_ident!` turns the `r#` prefix into one.
-    if syn::parse_str::<syn::Ident>(&name).is_err() && syn::parse_str::<syn::Ident>(&format!("r#{name}")).is_ok() {
+    if syn::parse_str::<Ident>(&name).is_err() && syn::parse_str::<Ident>(&format!("r#{name}")).is_ok() {
         format!("r#{name}")
     } else {
         name
     }
+}
+
+/// The text with its first letter upper-cased (gengo's `IC`).
+pub fn upper_first(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// The group's Go name: `+groupGoName` upper-cased as client-gen's `namer.IC` does, or derived
+/// from the group.
+pub fn resolved_group_go_name(group: &str, explicit: Option<&str>) -> String {
+    match explicit {
+        Some(name) => upper_first(name),
+        None => group_go_name(group),
+    }
+}
+
+/// The CRD's name: `<resource>.<group>`.
+pub fn crd(resource: &str, group: &str) -> String {
+    format!("{resource}.{group}")
+}
+
+/// The version module's constant holding its API group.
+pub const GROUP_NAME_CONST: &str = "GROUP_NAME";
+
+/// The version module's constant holding its API version.
+pub const VERSION_CONST: &str = "VERSION";
+
+/// client-gen's group-version name, e.g. `CloudnativeV1alpha1`.
+fn group_version(group_go_name: &str, version: &str) -> String {
+    format!("{group_go_name}{}", upper_first(version))
+}
+
+/// A package's group-version client, e.g. `CloudnativeV1alpha1Client`.
+pub fn group_version_client(group_go_name: &str, version: &str) -> Ident {
+    format_ident!("{}Client", group_version(group_go_name, version))
+}
+
+/// The clientset's accessor of a group-version client, e.g. `cloudnative_v1alpha1`.
+pub fn group_version_method(group_go_name: &str, version: &str) -> Ident {
+    format_ident!("{}", method(&group_version(group_go_name, version)))
+}
+
+/// A package's informer accessor, e.g. `CloudnativeV1alpha1Informers`.
+pub fn version_informers(group_go_name: &str, version: &str) -> Ident {
+    format_ident!("{}Informers", group_version(group_go_name, version))
+}
+
+/// A group's informer accessor in the factory, e.g. `CloudnativeInformers`.
+pub fn group_informers(group_go_name: &str) -> Ident {
+    format_ident!("{group_go_name}Informers")
+}
+
+/// The factory's method handing out a group's informers, e.g. `cloudnative`.
+pub fn group_method(group_go_name: &str) -> Ident {
+    format_ident!("{}", method(group_go_name))
+}
+
+/// A type's typed client, e.g. `VirtualMachineClient` (spanned by the type).
+pub fn typed_client(kind: &Ident) -> Ident {
+    format_ident!("{}Client", kind)
+}
+
+/// A type's lister, e.g. `VirtualMachineLister`.
+pub fn lister(kind: &Ident) -> Ident {
+    format_ident!("{}Lister", kind)
+}
+
+/// A namespaced type's per-namespace lister, e.g. `VirtualMachineNamespaceLister`.
+pub fn namespace_lister(kind: &Ident) -> Ident {
+    format_ident!("{}NamespaceLister", kind)
+}
+
+/// A type's informer, e.g. `VirtualMachineInformer`.
+pub fn informer(kind: &Ident) -> Ident {
+    format_ident!("{}Informer", kind)
+}
+
+/// The getter of a type's client, lister or informer, from its Go-style plural, e.g.
+/// `virtual_machines`.
+pub fn resource_method(plural: &str) -> Ident {
+    format_ident!("{}", method(plural))
+}
+
+/// The hidden macro through which `clientset!` reaches a derived type.
+pub fn accessors_macro(kind: &Ident) -> Ident {
+    format_ident!("__codegen_accessors_{}", kind)
+}
+
+/// A typed client's method for `verb`, e.g. `update_status`.
+pub fn verb_method(verb: Verb) -> Ident {
+    format_ident!("{}", verb.tag_name().to_snake_case())
+}
+
+/// A typed client's accessor of its `kube::Api`.
+pub const API_METHOD: &str = "api";
+
+/// A typed client's status patch, generated beside `patch` for a type with status.
+pub const PATCH_STATUS_METHOD: &str = "patch_status";
+
+/// Every method a typed client may have besides `+genclient:method` extensions.
+pub fn typed_client_methods() -> Vec<String> {
+    let verbs = Verb::ALL.into_iter().map(|verb| verb_method(verb).to_string());
+    [API_METHOD.to_owned(), PATCH_STATUS_METHOD.to_owned()]
+        .into_iter()
+        .chain(verbs)
+        .collect()
 }
 
 /// Whether `version` looks like a Kubernetes API version (`v1`, `v1alpha1`, `v2beta3`), the rule
@@ -135,6 +250,28 @@ mod tests {
         for bad in ["v", "version1", "v1alpha", "v1gamma1", "1"] {
             assert!(!is_version(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn generated_identifiers_should_match_client_gen() {
+        let kind = format_ident!("VirtualMachine");
+        assert_eq!(upper_first("v1alpha1"), "V1alpha1");
+        assert_eq!(
+            resolved_group_go_name("cloudnative.tw", Some("exampleGroup")),
+            "ExampleGroup"
+        );
+        assert_eq!(
+            group_version_client("Cloudnative", "v1alpha1"),
+            "CloudnativeV1alpha1Client"
+        );
+        assert_eq!(
+            version_informers("Cloudnative", "v1alpha1"),
+            "CloudnativeV1alpha1Informers"
+        );
+        assert_eq!(group_version_method("Cloudnative", "v1alpha1"), "cloudnative_v1alpha1");
+        assert_eq!(namespace_lister(&kind), "VirtualMachineNamespaceLister");
+        assert_eq!(verb_method(Verb::DeleteCollection), "delete_collection");
+        assert_eq!(typed_client_methods().len(), 13);
     }
 
     #[test]

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::SourceDiagnostic;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::markers::{self, Marker, Target, Value as MarkerValue};
+use crate::symbol::{self, arg};
 use crate::tags::tags;
 
 /// One rule's target: API groups, resources and resource names (or non-resource URLs).
@@ -27,10 +28,7 @@ pub fn roles(files: &[syn::File], role_name: &str) -> Result<Vec<Value>, Vec<Sou
     let mut scopes: BTreeMap<String, BTreeMap<RuleKey, BTreeSet<String>>> = BTreeMap::new();
     for (index, file) in files.iter().enumerate() {
         let mut diagnostics = Diagnostics::default();
-        for tag in tags(&file.attrs)
-            .iter()
-            .filter(|t| t.key.starts_with("kubebuilder:rbac"))
-        {
+        for tag in tags(&file.attrs).iter().filter(|t| t.key.starts_with(symbol::RBAC)) {
             let Some(marker) = markers::parse(tag, Target::Package, &mut diagnostics) else {
                 continue;
             };
@@ -63,11 +61,11 @@ fn rule(marker: &Marker, diagnostics: &mut Diagnostics) -> Option<(String, RuleK
         }
     };
     let (groups, resources, names, urls, verbs) = (
-        list("groups"),
-        list("resources"),
-        list("resourceNames"),
-        list("urls"),
-        list("verbs"),
+        list(arg::GROUPS),
+        list(arg::RESOURCES),
+        list(arg::RESOURCE_NAMES),
+        list(arg::URLS),
+        list(arg::VERBS),
     );
     let wildcard = [&groups, &resources, &verbs].into_iter().flatten().any(|v| v == "*");
     if wildcard {
@@ -90,7 +88,7 @@ fn rule(marker: &Marker, diagnostics: &mut Diagnostics) -> Option<(String, RuleK
             .push(Diagnostic::new(marker.span, "+kubebuilder:rbac without verbs").help("add verbs=get;list;watch"));
         return None;
     }
-    let namespace = match marker.args.get("namespace") {
+    let namespace = match marker.args.get(arg::NAMESPACE) {
         Some(MarkerValue::String(namespace)) => namespace.clone(),
         _ => String::new(),
     };

@@ -3,24 +3,17 @@
 //! depend on scope and verbs) and a compile-time check of the group it is listed under.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
-use crate::Config;
-use crate::emit;
-use crate::model::{Package, TypeDef};
+use crate::model::TypeDef;
+use crate::{Config, emit, names};
 
-/// The name of the hidden macro through which `clientset!` reaches a derived type.
-pub(crate) fn accessors_macro(ty: &syn::Ident) -> syn::Ident {
-    format_ident!("__codegen_accessors_{}", ty)
-}
-
-/// The macro of a `+genclient` type: `(check "group", "GoName")` fails compilation unless the
-/// group and Go name match the type's, `(client)` and `(informer)` give the accessors. Item
+/// The macro of a `+genclient` type of `group` (Go name `go`): `(check "group", "GoName")`
+/// fails compilation unless the group and Go name match the type's, `(client)` and `(informer)` give the accessors. Item
 /// paths in a `macro_rules!` body resolve where it is invoked, and `clientset!` invokes it next
 /// to a glob import of the type's module.
-pub(crate) fn full(package: &Package, def: &TypeDef, config: &Config) -> TokenStream {
+pub(crate) fn full(group: &str, go: &str, def: &TypeDef, config: &Config) -> TokenStream {
     let (rt, ty) = (&config.runtime, def.ident.to_string());
-    let (group, go) = (&package.group, &package.group_go_name);
     let group_before = format!("{ty} has `/// +groupName={group}`, not ");
     let group_after = ": fix the group in clientset! or on the type";
     let go_before = format!("the group of {ty} has the Go name {go}, not ");
@@ -59,7 +52,7 @@ pub(crate) fn not_genclient(ty: &syn::Ident) -> TokenStream {
 }
 
 fn accessor_macro(ty: &syn::Ident, check: TokenStream, client: TokenStream, informer: TokenStream) -> TokenStream {
-    let name = accessors_macro(ty);
+    let name = names::accessors_macro(ty);
     quote! {
         #[doc(hidden)]
         #[allow(unused_macros)]

@@ -8,12 +8,12 @@ use quote::quote;
 
 mod accessors;
 
-pub(crate) use accessors::accessors_macro;
-
 use crate::Config;
+use crate::diag::Diagnostics;
 use crate::emit::{self, VersionSource};
-use crate::model::{Options, package};
-use crate::tags::tags;
+use crate::model::{Options, TypeDef, TypeScope, checked_group, type_def};
+use crate::symbol::{DEEPCOPY_GEN, GENCLIENT, GROUP_GO_NAME, GROUP_NAME};
+use crate::tags::{Tag, tags};
 
 /// The tokens `#[derive(Codegen)]` adds for `input`: `kube::Resource`, `Clone` when deepcopy
 /// selects the type, its typed client, lister and informer — or a compile error for each problem.
@@ -35,8 +35,8 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
     };
     let config = &config;
     let type_tags = tags(&strukt.attrs);
-    let Some(group) = type_tags.iter().find(|t| t.key == "groupName") else {
-        if type_tags.iter().any(|t| t.key == "genclient") {
+    let Some(group_tag) = type_tags.iter().find(|t| t.key == GROUP_NAME) else {
+        if type_tags.iter().any(|t| t.key == GENCLIENT) {
             let message = format!(
                 "the derive cannot see the module's //! doc: add `/// +groupName=<group>` to {}",
                 strukt.ident
@@ -48,31 +48,22 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
         let clone = deepcopy_only(&item);
         return quote!(#clone #not_genclient);
     };
-    // The package tags a module would carry, taken from the type.
-    let line = format!("+groupName={}", group.value.trim());
-    let mut attrs: Vec<syn::Attribute> = vec![syn::parse_quote!(#![doc = #line])];
-    if let Some(go_name) = type_tags.iter().find(|t| t.key == "groupGoName") {
-        let line = format!("+groupGoName={}", go_name.value.trim());
-        attrs.push(syn::parse_quote!(#![doc = #line]));
-    }
-    let file = syn::File {
-        shebang: None,
-        frontmatter: None,
-        attrs,
-        items: vec![item.clone()],
+    // The group is the type's own tag, named by the rules a module's //! doc follows.
+    let mut diagnostics = Diagnostics::default();
+    let group = group_tag.value.trim();
+    let go_name = type_tags
+        .iter()
+        .find(|t| t.key == GROUP_GO_NAME)
+        .map(|t| (t.value.trim(), t.span));
+    let group_go_name = checked_group((group, group_tag.span), go_name, &mut diagnostics);
+    let def = match model(&item, Some(group), diagnostics) {
+        Ok(def) => def,
+        Err(errors) => return skeleton(errors, strukt, &type_tags),
     };
-    let package = match package(&file, "derive", "v1", &derive_options()) {
-        Ok(package) => package,
-        Err(diagnostics) => {
-            let errors: TokenStream = diagnostics.iter().map(|d| d.to_compile_error()).collect();
-            return skeleton(errors, strukt, &type_tags);
-        }
-    };
-    let def = &package.types[0];
     let resource = def
         .genclient
         .is_some()
-        .then(|| emit::resource(&package, def, &VersionSource::ModulePath(&config.runtime)));
+        .then(|| emit::resource(group, &def, &VersionSource::ModulePath(&config.runtime)));
     let clone = def.deepcopy.then(|| emit::clone_impl(&def.item));
     // Without generated Clone the type must bring its own, perhaps derived beside Codegen,
     // where the derive cannot see it: let the compiler check.
@@ -80,15 +71,37 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
         let (rt, ty) = (&config.runtime, &def.ident);
         quote::quote_spanned!(ty.span()=> const _: () = #rt::__private::assert_clone::<#ty>();)
     });
-    let client = def.genclient.is_some().then(|| emit::typed_client(def, config));
-    let lister = emit::has_lister(def).then(|| emit::lister(def, config));
-    let informer = emit::has_informer(def).then(|| emit::informer(def, config));
-    let crd = emit::crd(&package, def, config);
+    let client = def.genclient.is_some().then(|| emit::typed_client(&def, config));
+    let lister = emit::has_lister(&def).then(|| emit::lister(&def, config));
+    let informer = emit::has_informer(&def).then(|| emit::informer(&def, config));
+    // A derive sees no other type its fields could name.
+    let crd = emit::crd(group, std::slice::from_ref(&def), &def, config);
     let accessors = match def.genclient {
-        Some(_) => accessors::full(&package, def, config),
+        Some(_) => accessors::full(group, &group_go_name, &def, config),
         None => accessors::not_genclient(&def.ident),
     };
     quote!(#resource #clone #needs_clone #client #lister #informer #crd #accessors)
+}
+
+/// The model of the derived struct `item`, its own `+groupName`s checked against `group`; or
+/// the compile errors of every problem, with those found before (in `diagnostics`).
+fn model(item: &syn::Item, group: Option<&str>, mut diagnostics: Diagnostics) -> Result<TypeDef, TokenStream> {
+    // The derive cannot see the traits derived beside it, nor anything else in the module.
+    let options = Options {
+        derive: true,
+        ..Options::default()
+    };
+    let scope = TypeScope {
+        group,
+        deepcopy_package: false,
+        siblings: std::slice::from_ref(item),
+        options: &options,
+    };
+    let def = type_def(item, &scope, &mut diagnostics);
+    match def.filter(|_| diagnostics.is_empty()) {
+        Some(def) => Ok(def),
+        None => Err(diagnostics.iter().map(|d| d.to_compile_error()).collect()),
+    }
 }
 
 /// `config` with the front end's options from `#[codegen(…)]` attributes: `runtime = <path>`,
@@ -108,23 +121,12 @@ pub(crate) fn with_options(attrs: &[syn::Attribute], config: &Config) -> syn::Re
     Ok(config)
 }
 
-/// The model's options for the derive, which cannot see the traits derived beside it.
-fn derive_options() -> Options {
-    Options {
-        derive: true,
-        ..Options::default()
-    }
-}
-
 /// `errors`, and what a type with a tag error still gets so they are not repeated at every
 /// use: the `Clone` the derive would have given (for a `+genclient` type unless deepcopy is
 /// off, or with `+k8s:deepcopy-gen=true`) and an accessor macro that gives nothing.
-fn skeleton(errors: TokenStream, strukt: &syn::ItemStruct, type_tags: &[crate::tags::Tag]) -> TokenStream {
-    let deepcopy = type_tags
-        .iter()
-        .find(|t| t.key == "k8s:deepcopy-gen")
-        .map(|t| t.value.trim());
-    let genclient = type_tags.iter().any(|t| t.key == "genclient");
+fn skeleton(errors: TokenStream, strukt: &syn::ItemStruct, type_tags: &[Tag]) -> TokenStream {
+    let deepcopy = type_tags.iter().find(|t| t.key == DEEPCOPY_GEN).map(|t| t.value.trim());
+    let genclient = type_tags.iter().any(|t| t.key == GENCLIENT);
     let wants_clone = match deepcopy {
         Some("false") => false,
         Some("true") => true,
@@ -137,20 +139,10 @@ fn skeleton(errors: TokenStream, strukt: &syn::ItemStruct, type_tags: &[crate::t
 
 /// A type without a group: only `+k8s:deepcopy-gen=true` can ask anything of it.
 fn deepcopy_only(item: &syn::Item) -> TokenStream {
-    let file = syn::File {
-        shebang: None,
-        frontmatter: None,
-        attrs: vec![syn::parse_quote!(#![doc = "+groupName=derive.invalid"])],
-        items: vec![item.clone()],
-    };
-    match package(&file, "derive", "v1", &derive_options()) {
-        Ok(package) => package
-            .types
-            .first()
-            .filter(|d| d.deepcopy)
-            .map(|d| emit::clone_impl(&d.item))
-            .unwrap_or_default(),
-        Err(diagnostics) => diagnostics.iter().map(|d| d.to_compile_error()).collect(),
+    match model(item, None, Diagnostics::default()) {
+        Ok(def) if def.deepcopy => emit::clone_impl(&def.item),
+        Ok(_) => TokenStream::new(),
+        Err(errors) => errors,
     }
 }
 

@@ -6,8 +6,7 @@ use std::collections::BTreeMap;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::group_version::{group_version_client_ident, group_version_method};
-use super::informer::{has_informer, version_informers_ident};
+use super::informer::has_informer;
 use crate::Config;
 use crate::model::Package;
 use crate::names;
@@ -40,8 +39,9 @@ impl<'a> PackageModule<'a> {
 pub fn aggregate(packages: &[PackageModule<'_>], config: &Config) -> TokenStream {
     let rt = &config.runtime;
     let clients = packages.iter().filter(|p| p.clients).map(|p| {
-        let (module, client) = (&p.module, group_version_client_ident(p.package));
-        let method = group_version_method(p.package);
+        let (go_name, version) = (&p.package.group_go_name, &p.package.version);
+        let (module, client) = (&p.module, names::group_version_client(go_name, version));
+        let method = names::group_version_method(go_name, version);
         let doc = format!(" The typed clients of `{}/{}`.", p.package.group, p.package.version);
         quote! {
             #[doc = #doc]
@@ -57,13 +57,14 @@ pub fn aggregate(packages: &[PackageModule<'_>], config: &Config) -> TokenStream
         groups.entry(p.package.group_go_name.as_str()).or_default().push(p);
     }
     let group_structs = groups.iter().map(|(go_name, versions)| {
-        let ident = format_ident!("{go_name}Informers");
+        let ident = names::group_informers(go_name);
         let doc = format!(
             " The shared informers of the `{}` API group, by version.",
             versions[0].package.group
         );
         let accessors = versions.iter().map(|p| {
-            let (module, informers) = (&p.module, version_informers_ident(p.package));
+            let informers = names::version_informers(&p.package.group_go_name, &p.package.version);
+            let module = &p.module;
             let version = format_ident!("{}", p.package.version);
             let doc = format!(" The informers of `{}/{}`.", p.package.group, p.package.version);
             quote! {
@@ -87,8 +88,7 @@ pub fn aggregate(packages: &[PackageModule<'_>], config: &Config) -> TokenStream
         }
     });
     let group_getters = groups.iter().map(|(go_name, versions)| {
-        let ident = format_ident!("{go_name}Informers");
-        let method = format_ident!("{}", names::method(go_name));
+        let (ident, method) = (names::group_informers(go_name), names::group_method(go_name));
         let doc = format!(" The informers of the `{}` API group.", versions[0].package.group);
         quote! {
             #[doc = #doc]

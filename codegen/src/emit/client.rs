@@ -21,16 +21,11 @@ pub fn clients(package: &Package, config: &Config) -> TokenStream {
     quote!(#(#typed)* #group_version)
 }
 
-/// The name of a type's typed client, e.g. `VirtualMachineClient`.
-pub(super) fn client_ident(def: &TypeDef) -> syn::Ident {
-    format_ident!("{}Client", def.ident)
-}
-
 /// The typed client of one `+genclient` type.
 pub fn typed_client(def: &TypeDef, config: &Config) -> TokenStream {
     let genclient = def.genclient.as_ref().expect("filtered to +genclient types");
     let ty = &def.ident;
-    let client = client_ident(def);
+    let client = names::typed_client(&def.ident);
     let scope = if genclient.namespaced {
         "in one namespace"
     } else {
@@ -61,6 +56,7 @@ pub fn typed_client(def: &TypeDef, config: &Config) -> TokenStream {
             }
         }
     };
+    let api = format_ident!("{}", names::API_METHOD);
     let verbs = genclient.verbs.iter().map(|verb| verb_method(def, *verb, config));
     let methods = genclient
         .methods
@@ -81,7 +77,7 @@ pub fn typed_client(def: &TypeDef, config: &Config) -> TokenStream {
             #constructor
 
             /// The underlying `kube::Api`, for anything the typed methods do not cover.
-            pub fn api(&self) -> &::kube::Api<#ty> {
+            pub fn #api(&self) -> &::kube::Api<#ty> {
                 &self.api
             }
 
@@ -98,6 +94,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
     let rt = &config.runtime;
     let ty = &def.ident;
     let kind = ty.to_string();
+    let method = names::verb_method(verb);
     let result = quote!(::std::result::Result);
     let error = quote!(::kube::Error);
     let name_of = quote! {
@@ -124,7 +121,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 #[inline]
-                pub async fn create(&self, object: &#ty, params: &::kube::api::PostParams) -> #result<#ty, #error> {
+                pub async fn #method(&self, object: &#ty, params: &::kube::api::PostParams) -> #result<#ty, #error> {
                     self.api.create(params, object).await
                 }
             }
@@ -135,7 +132,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 #[inline]
-                pub async fn update(&self, object: &#ty, params: &::kube::api::PostParams) -> #result<#ty, #error> {
+                pub async fn #method(&self, object: &#ty, params: &::kube::api::PostParams) -> #result<#ty, #error> {
                     self.api.replace(&#name_of, params, object).await
                 }
             }
@@ -145,7 +142,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 #[inline]
-                pub async fn update_status(&self, object: &#ty, params: &::kube::api::PostParams) -> #result<#ty, #error> {
+                pub async fn #method(&self, object: &#ty, params: &::kube::api::PostParams) -> #result<#ty, #error> {
                     self.api.replace_status(&#name_of, params, object).await
                 }
             }
@@ -156,7 +153,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 #[inline]
-                pub async fn delete(&self, name: &str, params: &::kube::api::DeleteParams) -> #result<#rt::__private::Either<#ty, ::kube::core::Status>, #error> {
+                pub async fn #method(&self, name: &str, params: &::kube::api::DeleteParams) -> #result<#rt::__private::Either<#ty, ::kube::core::Status>, #error> {
                     self.api.delete(name, params).await
                 }
             }
@@ -166,7 +163,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 #[inline]
-                pub async fn delete_collection(&self, params: &::kube::api::DeleteParams, list: &::kube::api::ListParams) -> #result<#rt::__private::Either<::kube::core::ObjectList<#ty>, ::kube::core::Status>, #error> {
+                pub async fn #method(&self, params: &::kube::api::DeleteParams, list: &::kube::api::ListParams) -> #result<#rt::__private::Either<::kube::core::ObjectList<#ty>, ::kube::core::Status>, #error> {
                     self.api.delete_collection(params, list).await
                 }
             }
@@ -176,7 +173,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 #[inline]
-                pub async fn get(&self, name: &str) -> #result<#ty, #error> {
+                pub async fn #method(&self, name: &str) -> #result<#ty, #error> {
                     self.api.get(name).await
                 }
             }
@@ -186,7 +183,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 #[inline]
-                pub async fn list(&self, params: &::kube::api::ListParams) -> #result<::kube::core::ObjectList<#ty>, #error> {
+                pub async fn #method(&self, params: &::kube::api::ListParams) -> #result<::kube::core::ObjectList<#ty>, #error> {
                     self.api.list(params).await
                 }
             }
@@ -196,7 +193,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 #[inline]
-                pub async fn watch(
+                pub async fn #method(
                     &self,
                     params: &::kube::api::WatchParams,
                     resource_version: &str,
@@ -208,10 +205,11 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
         Verb::Patch => {
             let doc = format!(" Patches the {kind} `name` and returns the server's representation of it.");
             let status = def.genclient.as_ref().is_some_and(|g| g.status).then(|| {
+                let patch_status = format_ident!("{}", names::PATCH_STATUS_METHOD);
                 quote! {
                 /// Patches the status of `name` through its `/status` subresource.
                     #[inline]
-                    pub async fn patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> #result<#ty, #error> {
+                    pub async fn #patch_status<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> #result<#ty, #error> {
                         self.api.patch_status(name, params, patch).await
                     }
                     }
@@ -219,7 +217,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 #[inline]
-                pub async fn patch<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> #result<#ty, #error> {
+                pub async fn #method<P: ::serde::Serialize + ::std::fmt::Debug>(&self, name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<P>) -> #result<#ty, #error> {
                     self.api.patch(name, params, patch).await
                 }
 
@@ -232,7 +230,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 #[inline]
-                pub async fn apply(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
+                pub async fn #method(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
                     let body = #apply_body;
                     self.api.patch(&#name_of, params, &::kube::api::Patch::Apply(body)).await
                 }
@@ -244,7 +242,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
             quote! {
                 #[doc = #doc]
                 #[inline]
-                pub async fn apply_status(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
+                pub async fn #method(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
                     let body = #apply_body;
                     self.api.patch_status(&#name_of, params, &::kube::api::Patch::Apply(body)).await
                 }

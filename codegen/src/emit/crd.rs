@@ -4,14 +4,13 @@
 //! it walks the type's fields (and the package's types they use) and turns every schema marker
 //! into a patch at the JSON pointer where schemars puts that field.
 
-use std::collections::BTreeMap;
-
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::Config;
 use crate::markers::{Marker, SchemaEffect, schema_effect};
-use crate::model::{JsonName, Package, TypeDef};
+use crate::model::{JsonName, Package, RootType, TypeDef, roots_by_crd};
+use crate::names;
 
 /// The CRD functions and `CustomResourceExt` impls of a package's root types.
 pub fn crds(package: &Package, config: &Config) -> TokenStream {
@@ -19,18 +18,19 @@ pub fn crds(package: &Package, config: &Config) -> TokenStream {
         .types
         .iter()
         .filter(|t| t.crd.is_some())
-        .map(|t| crd(package, t, config))
+        .map(|t| crd(&package.group, &package.types, t, config))
         .collect()
 }
 
-/// The CRD of one root type; nothing for a type without `+kubebuilder:object:root=true`.
-pub fn crd(package: &Package, def: &TypeDef, config: &Config) -> TokenStream {
+/// The CRD of one root type of `group`, whose fields may use the types in `types`; nothing
+/// for a type without `+kubebuilder:object:root=true`.
+pub fn crd(group: &str, types: &[TypeDef], def: &TypeDef, config: &Config) -> TokenStream {
     let Some(crd) = &def.crd else {
         return TokenStream::new();
     };
     let (rt, ident) = (&config.runtime, &def.ident);
     let crd_type = crd_type();
-    let name = crd_name(package, def);
+    let name = names::crd(&def.resource, group);
     let mut calls = Vec::new();
     if let Some(singular) = &crd.singular {
         calls.push(quote!(.singular(#singular)));
@@ -73,7 +73,7 @@ pub fn crd(package: &Package, def: &TypeDef, config: &Config) -> TokenStream {
         calls.push(quote!(.label(#key, #value)));
     }
     let mut walk = Walk {
-        package,
+        types,
         calls: Vec::new(),
         stack: Vec::new(),
     };
@@ -122,11 +122,6 @@ pub fn crd(package: &Package, def: &TypeDef, config: &Config) -> TokenStream {
     }
 }
 
-/// The CRD's name: `<resource>.<group>`.
-fn crd_name(package: &Package, def: &TypeDef) -> String {
-    format!("{}.{}", def.resource, package.group)
-}
-
 fn crd_type() -> TokenStream {
     quote!(::k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition)
 }
@@ -140,7 +135,8 @@ fn option(value: Option<&str>) -> TokenStream {
 
 /// The walk over a root type's fields that turns markers into builder calls.
 struct Walk<'a> {
-    package: &'a Package,
+    /// The types a field may name by its bare identifier.
+    types: &'a [TypeDef],
     calls: Vec<TokenStream>,
     /// The types being walked, so a recursive type ends the walk.
     stack: Vec<&'a syn::Ident>,
@@ -239,7 +235,7 @@ impl<'a> Walk<'a> {
         if path.path.segments.len() != 1 || !args.is_empty() {
             return None;
         }
-        self.package.types.iter().find(|t| t.ident == name)
+        self.types.iter().find(|t| t.ident == name)
     }
 
     fn effect(&mut self, effect: SchemaEffect, pointer: &str, what: &str) {
@@ -291,25 +287,13 @@ fn last_segment(ty: &syn::Type) -> Option<(String, Vec<&syn::Type>)> {
     Some((segment.ident.to_string(), args))
 }
 
-/// A root type and the path it is named by from the aggregate module.
-pub struct RootType<'a> {
-    /// Its package.
-    pub package: &'a Package,
-    /// The type.
-    pub def: &'a TypeDef,
-    /// Its path, e.g. `crate::apis::cloudnative::v1alpha1::VirtualMachine`.
-    pub path: syn::Path,
-    /// The index of the source it comes from, for diagnostics.
-    pub source: usize,
-}
-
 /// `custom_resource_definitions()`: every kind's CRD, its versions merged, sorted by name (what
 /// `deploy/crds/` holds). Each kind's versions must name one storage version when there are
-/// several (checked by the caller).
+/// several (`check::storage_versions`).
 pub fn crd_list(roots: &[RootType<'_>], config: &Config) -> TokenStream {
     let rt = &config.runtime;
     let crd_type = crd_type();
-    let kinds = by_crd(roots);
+    let kinds = roots_by_crd(roots);
     if kinds.is_empty() {
         return TokenStream::new();
     }
@@ -338,42 +322,4 @@ pub fn crd_list(roots: &[RootType<'_>], config: &Config) -> TokenStream {
             ::std::result::Result::Ok(::std::vec::Vec::from([#(#entries),*]))
         }
     }
-}
-
-/// Kinds served in several versions without exactly one `+kubebuilder:storageversion`: each as
-/// (the source of its first version, the CRD's name and what is wrong).
-pub fn storage_version_problems(roots: &[RootType<'_>]) -> Vec<(usize, String)> {
-    by_crd(roots)
-        .into_iter()
-        .filter(|(_, versions)| versions.len() > 1)
-        .filter_map(|(name, versions)| {
-            let stored: Vec<&str> = versions
-                .iter()
-                .filter(|r| r.def.crd.as_ref().is_some_and(|c| c.storage_version))
-                .map(|r| r.package.version.as_str())
-                .collect();
-            let all: Vec<&str> = versions.iter().map(|r| r.package.version.as_str()).collect();
-            let why = match stored.len() {
-                1 => return None,
-                0 => format!(
-                    "is served in {} and none has +kubebuilder:storageversion",
-                    all.join(", ")
-                ),
-                _ => format!("has +kubebuilder:storageversion in {}", stored.join(" and ")),
-            };
-            Some((versions[0].source, format!("{name} {why}")))
-        })
-        .collect()
-}
-
-/// The root types by the CRD they belong to (`<resource>.<group>`), skipped versions left out.
-fn by_crd<'r, 'a>(roots: &'r [RootType<'a>]) -> BTreeMap<String, Vec<&'r RootType<'a>>> {
-    let mut kinds: BTreeMap<String, Vec<&RootType<'_>>> = BTreeMap::new();
-    for root in roots
-        .iter()
-        .filter(|r| r.def.crd.as_ref().is_some_and(|c| !c.skip_version))
-    {
-        kinds.entry(crd_name(root.package, root.def)).or_default().push(root);
-    }
-    kinds
 }

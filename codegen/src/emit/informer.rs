@@ -5,10 +5,9 @@
 //! type, and inlining defers that code generation to the crates that call it.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
-use super::group_version::upper_first;
-use super::lister::{has_lister, lister_ident};
+use super::lister::has_lister;
 use crate::Config;
 use crate::genclient::Verb;
 use crate::model::{Package, TypeDef};
@@ -19,11 +18,6 @@ pub fn has_informer(def: &TypeDef) -> bool {
     def.genclient
         .as_ref()
         .is_some_and(|g| !g.no_verbs && g.verbs.contains(&Verb::List) && g.verbs.contains(&Verb::Watch))
-}
-
-/// The name of a package's informer accessor, e.g. `CloudnativeV1alpha1Informers`.
-pub fn version_informers_ident(package: &Package) -> syn::Ident {
-    format_ident!("{}{}Informers", package.group_go_name, upper_first(&package.version))
 }
 
 /// The informers of a package and its version accessor.
@@ -38,7 +32,7 @@ pub fn informers(package: &Package, config: &Config) -> TokenStream {
 /// The version accessor of `package` handing out `accessors` (see [`informer_getter`]).
 pub fn version_informers_struct(package: &Package, accessors: Vec<TokenStream>, config: &Config) -> TokenStream {
     let rt = &config.runtime;
-    let ident = version_informers_ident(package);
+    let ident = names::version_informers(&package.group_go_name, &package.version);
     let doc = format!(
         " The shared informers of the `{}/{}` API group version.",
         package.group, package.version
@@ -70,8 +64,8 @@ pub fn version_informers_struct(package: &Package, accessors: Vec<TokenStream>, 
 
 /// The version accessor's method handing out the informer of `def`, e.g. `virtual_machines()`.
 pub fn informer_getter(def: &TypeDef) -> TokenStream {
-    let informer = format_ident!("{}Informer", def.ident);
-    let getter = format_ident!("{}", names::method(&def.plural));
+    let informer = names::informer(&def.ident);
+    let getter = names::resource_method(&def.plural);
     let doc = format!(" The shared informer and lister of {}.", def.plural);
     quote! {
         #[doc = #doc]
@@ -86,13 +80,13 @@ pub fn informer_getter(def: &TypeDef) -> TokenStream {
 pub fn informer(def: &TypeDef, config: &Config) -> TokenStream {
     let rt = &config.runtime;
     let ty = &def.ident;
-    let ident = format_ident!("{}Informer", def.ident);
+    let ident = names::informer(ty);
     let doc = format!(
         " The shared informer of {}: one watch for every consumer of the factory.",
         def.plural
     );
     let lister = has_lister(def).then(|| {
-        let lister = lister_ident(def);
+        let lister = names::lister(ty);
         quote! {
             /// A lister over the informer's cache.
             #[inline]

@@ -1,7 +1,7 @@
 //! Listers: typed reads of an informer's cache (lister-gen's `XLister`, `XNamespaceLister`).
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
 use crate::Config;
 use crate::genclient::Verb;
@@ -14,11 +14,6 @@ pub fn has_lister(def: &TypeDef) -> bool {
     def.genclient
         .as_ref()
         .is_some_and(|g| g.declared_verbs.contains(&Verb::List) && g.declared_verbs.contains(&Verb::Get))
-}
-
-/// The name of a type's lister, e.g. `VirtualMachineLister`.
-pub fn lister_ident(def: &TypeDef) -> syn::Ident {
-    format_ident!("{}Lister", def.ident)
 }
 
 /// The listers of a package.
@@ -35,7 +30,7 @@ pub fn listers(package: &Package, config: &Config) -> TokenStream {
 pub fn lister(def: &TypeDef, config: &Config) -> TokenStream {
     let rt = &config.runtime;
     let ty = &def.ident;
-    let ident = lister_ident(def);
+    let ident = names::lister(ty);
     let arc = quote!(::std::sync::Arc<#ty>);
     let selector = quote!(::kube::core::Selector);
     let doc = format!(
@@ -45,8 +40,8 @@ pub fn lister(def: &TypeDef, config: &Config) -> TokenStream {
     let list_doc = format!(" The cached {} the selector selects, in all namespaces.", def.plural);
     let namespaced = def.genclient.as_ref().is_some_and(|g| g.namespaced);
     let scoped = if namespaced {
-        let namespace_lister = format_ident!("{}NamespaceLister", def.ident);
-        let getter = format_ident!("{}", names::method(&def.plural));
+        let namespace_lister = names::namespace_lister(ty);
+        let getter = names::resource_method(&def.plural);
         let getter_doc = format!(" The cached {} of `namespace`.", def.plural);
         let namespace_doc = format!(" Lists {} of one namespace from an informer's cache.", def.plural);
         let get_doc = format!(" The cached {} `name`, or NotFound.", def.ident);

@@ -1,5 +1,6 @@
 //! Emitters: one pure function per artifact, from the model to tokens. Emitters never read raw
-//! tags; everything they need is in the model.
+//! tags and check nothing; everything they need is in the model, every name they declare comes
+//! from `names`.
 
 mod aggregate;
 mod client;
@@ -12,13 +13,9 @@ mod register;
 
 pub use aggregate::{PackageModule, aggregate};
 pub use client::{clients, rust_type, typed_client};
-pub use crd::{RootType, crd, crd_list, crds, storage_version_problems};
+pub use crd::{crd, crd_list, crds};
 pub use deepcopy::{clone_impl, deepcopy};
-pub use group_version::{
-    client_getter, group_version_client_ident, group_version_client_struct, group_version_method, upper_first,
-};
-pub use informer::{
-    has_informer, informer, informer_getter, informers, version_informers_ident, version_informers_struct,
-};
-pub use lister::{has_lister, lister, lister_ident, listers};
+pub use group_version::{client_getter, group_version_client_struct};
+pub use informer::{has_informer, informer, informer_getter, informers, version_informers_struct};
+pub use lister::{has_lister, lister, listers};
 pub use register::{VersionSource, registration, resource};

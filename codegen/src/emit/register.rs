@@ -2,14 +2,15 @@
 //! each `+genclient` type (what register-gen and `Resource()` give Go types).
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 
 use crate::model::{Package, TypeDef};
+use crate::names;
 
 /// Where generated code gets the API version from.
 pub enum VersionSource<'a> {
     /// Known when generating: the version module's name.
-    Literal,
+    Literal(&'a str),
     /// Known only where the code is compiled: the last segment of `module_path!()`, checked at
     /// compile time (the derive's case), through the runtime at this path.
     ModulePath(&'a syn::Path),
@@ -24,25 +25,29 @@ pub fn registration(package: &Package) -> TokenStream {
         .types
         .iter()
         .filter(|t| t.genclient.is_some())
-        .map(|t| resource(package, t, &VersionSource::Literal));
+        .map(|t| resource(group, t, &VersionSource::Literal(version)));
+    let (group_const, version_const) = (
+        format_ident!("{}", names::GROUP_NAME_CONST),
+        format_ident!("{}", names::VERSION_CONST),
+    );
     quote! {
         #[doc = #group_doc]
-        pub const GROUP_NAME: &str = #group;
+        pub const #group_const: &str = #group;
         #[doc = #version_doc]
-        pub const VERSION: &str = #version;
+        pub const #version_const: &str = #version;
         #(#resources)*
     }
 }
 
-/// The `kube::Resource` impl of one `+genclient` type.
-pub fn resource(package: &Package, def: &TypeDef, version_source: &VersionSource<'_>) -> TokenStream {
+/// The `kube::Resource` impl of one `+genclient` type of `group`.
+pub fn resource(group: &str, def: &TypeDef, version_source: &VersionSource<'_>) -> TokenStream {
     let ident = &def.ident;
     let kind = ident.to_string();
-    let (group, version, plural) = (&package.group, &package.version, &def.resource);
+    let plural = &def.resource;
     let (version_body, api_version_body, check) = match version_source {
-        VersionSource::Literal => {
+        VersionSource::Literal(version) => {
             let api_version = if group.is_empty() {
-                version.clone()
+                (*version).to_owned()
             } else {
                 format!("{group}/{version}")
             };

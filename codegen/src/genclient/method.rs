@@ -5,6 +5,7 @@ use proc_macro2::Span;
 
 use super::Verb;
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::symbol::{METHOD_INPUT, METHOD_RESULT, METHOD_SUBRESOURCE, METHOD_VERB};
 use crate::tags::Tag;
 
 /// A `+genclient:method=Name,verb=…` extension method.
@@ -38,25 +39,11 @@ fn mappable(go: &str) -> bool {
 
 /// Extension methods must not clash with the generated verbs, with each other, or be keywords.
 pub(crate) fn check_names(methods: &[Method], diagnostics: &mut Diagnostics) {
-    const GENERATED: [&str; 13] = [
-        "api",
-        "create",
-        "update",
-        "update_status",
-        "delete",
-        "delete_collection",
-        "get",
-        "list",
-        "watch",
-        "patch",
-        "patch_status",
-        "apply",
-        "apply_status",
-    ];
+    let generated = crate::names::typed_client_methods();
     let mut seen: Vec<String> = Vec::new();
     for method in methods {
         let rust = crate::names::method(&method.name);
-        let clash = GENERATED.contains(&rust.as_str()) || seen.contains(&rust);
+        let clash = generated.contains(&rust) || seen.contains(&rust);
         // A keyword would need a raw identifier (`r#type`): a method users cannot call plainly.
         if clash || rust.starts_with("r#") || syn::parse_str::<syn::Ident>(&rust).is_err() {
             diagnostics.push(
@@ -105,10 +92,10 @@ pub(super) fn method(tag: &Tag, diagnostics: &mut Diagnostics) -> Option<Method>
             continue;
         }
         let slot = match key {
-            "verb" => &mut verb,
-            "subresource" => &mut subresource,
-            "input" => &mut input,
-            "result" => &mut result,
+            METHOD_VERB => &mut verb,
+            METHOD_SUBRESOURCE => &mut subresource,
+            METHOD_INPUT => &mut input,
+            METHOD_RESULT => &mut result,
             other => {
                 diagnostics.push(error(
                     format!("unknown key {other:?} in +genclient:method={name}"),
@@ -119,7 +106,7 @@ pub(super) fn method(tag: &Tag, diagnostics: &mut Diagnostics) -> Option<Method>
         };
         *slot = Some(value.trim().to_owned());
     }
-    for (key, ty) in [("input", &input), ("result", &result)] {
+    for (key, ty) in [(METHOD_INPUT, &input), (METHOD_RESULT, &result)] {
         if let Some(ty) = ty.as_deref().filter(|ty| !mappable(ty)) {
             diagnostics.push(error(
                 format!("{key}={ty} of +genclient:method={name} names a type the generator cannot map to Rust"),

@@ -6,77 +6,15 @@ use std::collections::BTreeSet;
 use proc_macro2::Span;
 
 use crate::diag::{Diagnostic, Diagnostics, did_you_mean};
+use crate::symbol::*;
 use crate::tags::Tag;
 
 mod method;
+pub(crate) mod verb;
 
 pub use method::Method;
 use method::method;
-
-/// A verb of a typed client, in client-gen's order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Verb {
-    /// `create`.
-    Create,
-    /// `update`.
-    Update,
-    /// `updateStatus`.
-    UpdateStatus,
-    /// `delete`.
-    Delete,
-    /// `deleteCollection`.
-    DeleteCollection,
-    /// `get`.
-    Get,
-    /// `list`.
-    List,
-    /// `watch`.
-    Watch,
-    /// `patch`.
-    Patch,
-    /// `apply`.
-    Apply,
-    /// `applyStatus`.
-    ApplyStatus,
-}
-
-impl Verb {
-    /// Every verb, in client-gen's `SupportedVerbs` order.
-    pub const ALL: [Verb; 11] = [
-        Verb::Create,
-        Verb::Update,
-        Verb::UpdateStatus,
-        Verb::Delete,
-        Verb::DeleteCollection,
-        Verb::Get,
-        Verb::List,
-        Verb::Watch,
-        Verb::Patch,
-        Verb::Apply,
-        Verb::ApplyStatus,
-    ];
-
-    /// The verb as tags write it, e.g. `updateStatus`.
-    pub fn tag_name(self) -> &'static str {
-        match self {
-            Verb::Create => "create",
-            Verb::Update => "update",
-            Verb::UpdateStatus => "updateStatus",
-            Verb::Delete => "delete",
-            Verb::DeleteCollection => "deleteCollection",
-            Verb::Get => "get",
-            Verb::List => "list",
-            Verb::Watch => "watch",
-            Verb::Patch => "patch",
-            Verb::Apply => "apply",
-            Verb::ApplyStatus => "applyStatus",
-        }
-    }
-
-    pub(crate) fn parse(name: &str) -> Option<Verb> {
-        Verb::ALL.into_iter().find(|v| v.tag_name() == name)
-    }
-}
+pub use verb::Verb;
 
 /// What `+genclient` tags ask of a type's typed client.
 #[derive(Clone, Debug)]
@@ -97,25 +35,28 @@ pub struct GenClient {
     pub span: Span,
 }
 
+/// `+genclient` and its options, as suggestions offer them; [`genclient`] handles each.
 pub(crate) const OPTIONS: [&str; 8] = [
-    "genclient",
-    "genclient:nonNamespaced",
-    "genclient:noVerbs",
-    "genclient:noStatus",
-    "genclient:readonly",
-    "genclient:onlyVerbs",
-    "genclient:skipVerbs",
-    "genclient:method",
+    GENCLIENT,
+    GENCLIENT_NON_NAMESPACED,
+    GENCLIENT_NO_VERBS,
+    GENCLIENT_NO_STATUS,
+    GENCLIENT_READONLY,
+    GENCLIENT_ONLY_VERBS,
+    GENCLIENT_SKIP_VERBS,
+    GENCLIENT_METHOD,
 ];
+
+/// Whether a tag's key is `+genclient` or one of its options (known or not).
+pub(crate) fn is_genclient_key(key: &str) -> bool {
+    key == GENCLIENT || key.starts_with(GENCLIENT_OPTION_PREFIX)
+}
 
 /// Reads the `genclient` tags of a type; `None` when it has no `+genclient`. `has_status`: the
 /// struct has a `status` field (client-gen's rule for `UpdateStatus`/`ApplyStatus`).
 pub fn genclient(tags: &[Tag], has_status: bool, diagnostics: &mut Diagnostics) -> Option<GenClient> {
-    let ours: Vec<&Tag> = tags
-        .iter()
-        .filter(|t| t.key == "genclient" || t.key.starts_with("genclient:"))
-        .collect();
-    let root = ours.iter().copied().find(|t| t.key == "genclient");
+    let ours: Vec<&Tag> = tags.iter().filter(|t| is_genclient_key(&t.key)).collect();
+    let root = ours.iter().copied().find(|t| t.key == GENCLIENT);
     let Some(root) = root else {
         if let Some(orphan) = ours.first() {
             diagnostics.push(
@@ -147,37 +88,37 @@ pub fn genclient(tags: &[Tag], has_status: bool, diagnostics: &mut Diagnostics) 
             }
         };
         match tag.key.as_str() {
-            "genclient" => flag(diagnostics),
-            "genclient:nonNamespaced" => {
+            GENCLIENT => flag(diagnostics),
+            GENCLIENT_NON_NAMESPACED => {
                 flag(diagnostics);
                 client.namespaced = false;
             }
-            "genclient:noVerbs" => {
+            GENCLIENT_NO_VERBS => {
                 flag(diagnostics);
                 client.no_verbs = true;
             }
-            "genclient:noStatus" => {
+            GENCLIENT_NO_STATUS => {
                 flag(diagnostics);
                 no_status = true;
             }
-            "genclient:readonly" => {
+            GENCLIENT_READONLY => {
                 flag(diagnostics);
                 readonly = true;
             }
             // client-gen reads only the first of a repeated tag (`tags.go` takes `v[0]`).
-            "genclient:onlyVerbs" | "genclient:skipVerbs" if repeated(tag, &ours) => diagnostics.push(
+            GENCLIENT_ONLY_VERBS | GENCLIENT_SKIP_VERBS if repeated(tag, &ours) => diagnostics.push(
                 Diagnostic::new(
                     tag.span,
                     format!("+{} is repeated; code-generator reads only the first", tag.key),
                 )
                 .help("merge the verbs into one tag"),
             ),
-            "genclient:onlyVerbs" => only = Some(verb_list(tag, diagnostics)),
-            "genclient:skipVerbs" => {
+            GENCLIENT_ONLY_VERBS => only = Some(verb_list(tag, diagnostics)),
+            GENCLIENT_SKIP_VERBS => {
                 skip_span = tag.span;
                 skip = Some(verb_list(tag, diagnostics));
             }
-            "genclient:method" => client.methods.extend(method(tag, diagnostics)),
+            GENCLIENT_METHOD => client.methods.extend(method(tag, diagnostics)),
             unknown => {
                 let mut diagnostic = Diagnostic::new(tag.span, format!("unknown tag +{unknown}"));
                 if let Some(close) = did_you_mean(unknown, OPTIONS) {
@@ -191,9 +132,9 @@ pub fn genclient(tags: &[Tag], has_status: bool, diagnostics: &mut Diagnostics) 
     }
     // client-gen: readonly adds get, list and watch to whatever onlyVerbs lists.
     let only_source = if readonly {
-        "genclient:readonly"
+        GENCLIENT_READONLY
     } else {
-        "genclient:onlyVerbs"
+        GENCLIENT_ONLY_VERBS
     };
     if readonly {
         only.get_or_insert_with(BTreeSet::new)
@@ -206,7 +147,7 @@ pub fn genclient(tags: &[Tag], has_status: bool, diagnostics: &mut Diagnostics) 
                 Diagnostic::new(
                     skip_span,
                     format!(
-                        "verb {:?} is both skipped by genclient:skipVerbs and selected by {only_source}",
+                        "verb {:?} is both skipped by {GENCLIENT_SKIP_VERBS} and selected by {only_source}",
                         both.tag_name()
                     ),
                 )
@@ -359,5 +300,16 @@ mod tests {
         assert!(errors[0].contains("repeated"), "{errors:?}");
         let (_, errors) = verbs(&["genclient:noStatus"], true);
         assert!(errors[0].contains("has no effect without +genclient"));
+    }
+
+    #[test]
+    fn every_option_should_be_handled() {
+        for option in OPTIONS {
+            let (_, errors) = verbs(&["genclient", format!("{option}=").as_str()], true);
+            assert!(
+                !errors.iter().any(|e| e.starts_with("unknown tag")),
+                "+{option} is offered but not handled: {errors:?}"
+            );
+        }
     }
 }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use proc_macro2::Span;
 
 use crate::diag::{Diagnostic, Diagnostics, did_you_mean};
+use crate::symbol::{KUBEBUILDER_PREFIX, VALIDATION_ITEMS_PREFIX, VALIDATION_PREFIX, VALIDATION_UNIQUE_ITEMS};
 use crate::tags::Tag;
 
 mod schema;
@@ -75,7 +76,7 @@ pub fn field_marker_names() -> impl Iterator<Item = &'static str> {
 
 /// Whether `key` (a tag's key) is meant as a marker this module reads.
 pub fn is_marker_key(key: &str) -> bool {
-    key.starts_with("kubebuilder:")
+    key.starts_with(KUBEBUILDER_PREFIX)
         || SPECS
             .iter()
             .any(|s| key == s.name || key.starts_with(&format!("{}:", s.name)))
@@ -90,8 +91,8 @@ pub fn parse(tag: &Tag, target: Target, diagnostics: &mut Diagnostics) -> Option
         format!("{}={}", tag.key, tag.value)
     };
     // `+kubebuilder:validation:items:X` is X for the items of a list.
-    let (text, items) = match text.strip_prefix("kubebuilder:validation:items:") {
-        Some(rest) => (format!("kubebuilder:validation:{rest}"), true),
+    let (text, items) = match text.strip_prefix(VALIDATION_ITEMS_PREFIX) {
+        Some(rest) => (format!("{VALIDATION_PREFIX}{rest}"), true),
         None => (text, false),
     };
     let text = text.as_str();
@@ -197,9 +198,9 @@ pub fn parse(tag: &Tag, target: Target, diagnostics: &mut Diagnostics) -> Option
             break;
         }
     }
-    if marker.name == "kubebuilder:validation:UniqueItems" && matches!(marker.value, Some(Value::Bool(true))) {
+    if marker.name == VALIDATION_UNIQUE_ITEMS && matches!(marker.value, Some(Value::Bool(true))) {
         diagnostics.push(error(
-            "+kubebuilder:validation:UniqueItems=true: CRD schemas may not set uniqueItems".to_owned(),
+            format!("+{VALIDATION_UNIQUE_ITEMS}=true: CRD schemas may not set uniqueItems"),
             "use +listType=set, which the API server enforces".to_owned(),
         ));
     }

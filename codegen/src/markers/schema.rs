@@ -6,6 +6,7 @@ use heck::ToLowerCamelCase;
 use serde_json::{Map, Value, json};
 
 use super::{Marker, Value as MarkerValue};
+use crate::symbol::*;
 
 /// A marker's effect on the schema where it applies.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,44 +26,53 @@ pub fn effect(marker: &Marker) -> Option<SchemaEffect> {
     let keyed = |key: &str, value: Value| Some(SchemaEffect::Merge(json!({ key: value })));
     let name = marker.name;
     match name {
-        "optional" | "k8s:optional" | "kubebuilder:validation:Optional" => Some(SchemaEffect::Required(false)),
-        "required" | "k8s:required" | "kubebuilder:validation:Required" => Some(SchemaEffect::Required(true)),
-        "nullable" => keyed("nullable", Value::Bool(true)),
-        "default" | "kubebuilder:default" => keyed("default", any(value?)),
-        "kubebuilder:example" => keyed("example", any(value?)),
-        "kubebuilder:validation:Enum" => keyed("enum", any_list(value?)),
-        "kubebuilder:validation:XPreserveUnknownFields" | "kubebuilder:pruning:PreserveUnknownFields" => {
+        OPTIONAL | K8S_OPTIONAL | VALIDATION_OPTIONAL => Some(SchemaEffect::Required(false)),
+        REQUIRED | K8S_REQUIRED | VALIDATION_REQUIRED => Some(SchemaEffect::Required(true)),
+        NULLABLE => keyed("nullable", Value::Bool(true)),
+        DEFAULT | KUBEBUILDER_DEFAULT => keyed("default", any(value?)),
+        EXAMPLE => keyed("example", any(value?)),
+        VALIDATION_ENUM => keyed("enum", any_list(value?)),
+        VALIDATION_X_PRESERVE_UNKNOWN_FIELDS | PRUNING_PRESERVE_UNKNOWN_FIELDS => {
             keyed("x-kubernetes-preserve-unknown-fields", Value::Bool(true))
         }
-        "kubebuilder:validation:XEmbeddedResource" | "kubebuilder:validation:EmbeddedResource" => {
+        VALIDATION_X_EMBEDDED_RESOURCE | VALIDATION_EMBEDDED_RESOURCE => {
             keyed("x-kubernetes-embedded-resource", Value::Bool(true))
         }
-        "kubebuilder:validation:XIntOrString" => keyed("x-kubernetes-int-or-string", Value::Bool(true)),
-        "kubebuilder:validation:Schemaless" => Some(SchemaEffect::Replace(json!({}))),
-        "kubebuilder:validation:XValidation" => {
+        VALIDATION_X_INT_OR_STRING => keyed("x-kubernetes-int-or-string", Value::Bool(true)),
+        VALIDATION_SCHEMALESS => Some(SchemaEffect::Replace(json!({}))),
+        VALIDATION_X_VALIDATION => {
             let mut rule = Map::new();
             for (key, value) in &marker.args {
                 rule.insert(key.clone(), plain(value));
             }
             keyed("x-kubernetes-validations", Value::Array(vec![Value::Object(rule)]))
         }
-        "k8s:immutable" => keyed(
+        K8S_IMMUTABLE => keyed(
             "x-kubernetes-validations",
             json!([{ "rule": "self == oldSelf", "message": "Value is immutable" }]),
         ),
-        "listType" => keyed("x-kubernetes-list-type", plain(value?)),
-        "listMapKey" => keyed("x-kubernetes-list-map-keys", Value::Array(vec![plain(value?)])),
-        "mapType" | "structType" => keyed("x-kubernetes-map-type", plain(value?)),
-        _ => {
-            let property = name.strip_prefix("kubebuilder:validation:")?;
-            let key = match property {
-                "Minimum" | "Maximum" | "ExclusiveMinimum" | "ExclusiveMaximum" | "MultipleOf" | "MinLength"
-                | "MaxLength" | "MinItems" | "MaxItems" | "MinProperties" | "MaxProperties" | "Pattern" | "Format"
-                | "Type" => property.to_lower_camel_case(),
-                _ => return None,
-            };
-            keyed(&key, plain(value?))
+        LIST_TYPE => keyed("x-kubernetes-list-type", plain(value?)),
+        LIST_MAP_KEY => keyed("x-kubernetes-list-map-keys", Value::Array(vec![plain(value?)])),
+        MAP_TYPE | STRUCT_TYPE => keyed("x-kubernetes-map-type", plain(value?)),
+        // The OpenAPI property is the marker's last word in lowerCamel: Minimum → minimum.
+        VALIDATION_MINIMUM
+        | VALIDATION_MAXIMUM
+        | VALIDATION_EXCLUSIVE_MINIMUM
+        | VALIDATION_EXCLUSIVE_MAXIMUM
+        | VALIDATION_MULTIPLE_OF
+        | VALIDATION_MIN_LENGTH
+        | VALIDATION_MAX_LENGTH
+        | VALIDATION_MIN_ITEMS
+        | VALIDATION_MAX_ITEMS
+        | VALIDATION_MIN_PROPERTIES
+        | VALIDATION_MAX_PROPERTIES
+        | VALIDATION_PATTERN
+        | VALIDATION_FORMAT
+        | VALIDATION_TYPE => {
+            let property = name.strip_prefix(VALIDATION_PREFIX)?;
+            keyed(&property.to_lower_camel_case(), plain(value?))
         }
+        _ => None,
     }
 }
 
@@ -183,5 +193,38 @@ mod tests {
             effect_of("kubebuilder:validation:Schemaless"),
             Some(SchemaEffect::Replace(json!({})))
         );
+    }
+
+    #[test]
+    fn every_marker_should_shape_the_schema_or_be_read_elsewhere() {
+        use crate::markers::syntax::{example, typed};
+        use crate::markers::table::SPECS;
+        // Read by the CRD model, by rbac, or accepted as controller-gen accepts them.
+        let elsewhere: Vec<&str> = crate::model::CRD_MARKERS
+            .into_iter()
+            .chain([
+                OBJECT_ROOT,
+                RBAC,
+                OBJECT_GENERATE,
+                SKIP,
+                K8S_ENUM,
+                VALIDATION_UNIQUE_ITEMS,
+            ])
+            .collect();
+        for spec in SPECS {
+            let marker = Marker {
+                name: spec.name,
+                value: spec.value.map(|kind| typed(example(kind), kind).unwrap()),
+                args: Default::default(),
+                items: false,
+                span: proc_macro2::Span::call_site(),
+            };
+            assert_ne!(
+                effect(&marker).is_some(),
+                elsewhere.contains(&spec.name),
+                "+{} must have a schema effect or be read elsewhere, not both or neither",
+                spec.name
+            );
+        }
     }
 }

@@ -100,23 +100,38 @@ fn unquote(raw: &str) -> String {
     out
 }
 
-pub(super) fn typed(raw: &str, kind: Kind) -> Result<Value, String> {
+/// Why a marker value does not have the kind its marker takes.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub(super) enum ValueError {
+    /// Not an integer.
+    #[error("expected an integer, found {0:?}")]
+    Int(String),
+    /// Not a number.
+    #[error("expected a number, found {0:?}")]
+    Number(String),
+    /// Neither `true` nor `false`.
+    #[error("expected true or false, found {0:?}")]
+    Bool(String),
+    /// None of the allowed values.
+    #[error("expected one of {values}, found {found:?}", values = .0.join(", "), found = .1)]
+    OneOf(&'static [&'static str], String),
+}
+
+/// `raw` read as `kind`.
+pub(super) fn typed(raw: &str, kind: Kind) -> Result<Value, ValueError> {
     let raw = raw.trim();
     match kind {
         Kind::String => Ok(Value::String(unquote(raw))),
         Kind::Raw => Ok(Value::Raw(raw.to_owned())),
-        Kind::Int => raw
-            .parse()
-            .map(Value::Int)
-            .map_err(|_| format!("expected an integer, found {raw:?}")),
+        Kind::Int => raw.parse().map(Value::Int).map_err(|_| ValueError::Int(raw.to_owned())),
         Kind::Number => raw
             .parse()
             .map(Value::Number)
-            .map_err(|_| format!("expected a number, found {raw:?}")),
+            .map_err(|_| ValueError::Number(raw.to_owned())),
         Kind::Bool => match raw {
             "true" => Ok(Value::Bool(true)),
             "false" => Ok(Value::Bool(false)),
-            _ => Err(format!("expected true or false, found {raw:?}")),
+            _ => Err(ValueError::Bool(raw.to_owned())),
         },
         Kind::List => {
             let inner = raw.strip_prefix('{').and_then(|r| r.strip_suffix('}'));
@@ -131,7 +146,7 @@ pub(super) fn typed(raw: &str, kind: Kind) -> Result<Value, String> {
             if values.contains(&value.as_str()) {
                 Ok(Value::String(value))
             } else {
-                Err(format!("expected one of {}, found {value:?}", values.join(", ")))
+                Err(ValueError::OneOf(values, value))
             }
         }
     }

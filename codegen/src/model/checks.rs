@@ -6,6 +6,7 @@ use syn::{Fields, Ident, Item, ItemStruct};
 
 use super::TypeDef;
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::names;
 
 /// Generated items live in a module that glob-imports the API module: an API item with a
 /// generated item's name would be silently shadowed, so it is an error.
@@ -16,17 +17,21 @@ pub(super) fn check_collisions(
     types: &[TypeDef],
     diagnostics: &mut Diagnostics,
 ) {
-    let version_go = crate::emit::upper_first(version);
     let mut generated = vec![
-        "GROUP_NAME".to_owned(),
-        "VERSION".to_owned(),
-        format!("{group_go_name}{version_go}Client"),
-        format!("{group_go_name}{version_go}Informers"),
+        names::GROUP_NAME_CONST.to_owned(),
+        names::VERSION_CONST.to_owned(),
+        names::group_version_client(group_go_name, version).to_string(),
+        names::version_informers(group_go_name, version).to_string(),
     ];
     for def in types.iter().filter(|t| t.genclient.is_some()) {
-        for suffix in ["Client", "Lister", "NamespaceLister", "Informer"] {
-            generated.push(format!("{}{suffix}", def.ident));
-        }
+        let kind = &def.ident;
+        let per_type = [
+            names::typed_client(kind),
+            names::lister(kind),
+            names::namespace_lister(kind),
+            names::informer(kind),
+        ];
+        generated.extend(per_type.iter().map(ToString::to_string));
     }
     for item in &file.items {
         let ident = match item {

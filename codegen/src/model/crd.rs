@@ -1,12 +1,18 @@
 //! What a type's controller-gen markers ask of its CustomResourceDefinition (names, columns,
 //! subresources, storage), checked against its `+genclient` tags, as controller-gen's `crd`
-//! generator reads them: only a `+kubebuilder:object:root=true` type gets a CRD.
+//! generator reads them: only a `+kubebuilder:object:root=true` type gets a CRD. Across
+//! packages, the root types of one kind share one CRD.
+
+use std::collections::BTreeMap;
 
 use proc_macro2::Span;
 
+use super::{Package, TypeDef};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::genclient::GenClient;
 use crate::markers::{Marker, Value};
+use crate::names;
+use crate::symbol::{self, arg};
 
 /// The CRD of a root type, from its markers.
 #[derive(Clone, Debug, Default)]
@@ -53,15 +59,15 @@ pub struct Column {
 }
 
 /// Markers that only shape a CRD, and so mean nothing without `+kubebuilder:object:root=true`.
-const CRD_MARKERS: [&str; 8] = [
-    "kubebuilder:resource",
-    "kubebuilder:subresource:status",
-    "kubebuilder:subresource:scale",
-    "kubebuilder:printcolumn",
-    "kubebuilder:selectablefield",
-    "kubebuilder:metadata",
-    "kubebuilder:storageversion",
-    "kubebuilder:skipversion",
+pub(crate) const CRD_MARKERS: [&str; 8] = [
+    symbol::RESOURCE,
+    symbol::SUBRESOURCE_STATUS,
+    symbol::SUBRESOURCE_SCALE,
+    symbol::PRINTCOLUMN,
+    symbol::SELECTABLEFIELD,
+    symbol::METADATA,
+    symbol::STORAGEVERSION,
+    symbol::SKIPVERSION,
 ];
 
 /// The CRD of a type with these markers, or `None` when it is not a root object; problems go
@@ -76,7 +82,7 @@ pub(super) fn crd_def(
 ) -> Option<CrdDef> {
     let root = markers
         .iter()
-        .find(|m| m.name == "kubebuilder:object:root")
+        .find(|m| m.name == symbol::OBJECT_ROOT)
         .is_some_and(|m| matches!(m.value, Some(Value::Bool(true))));
     if !root {
         for marker in markers.iter().filter(|m| CRD_MARKERS.contains(&m.name)) {
@@ -108,8 +114,8 @@ pub(super) fn crd_def(
             _ => Vec::new(),
         };
         match marker.name {
-            "kubebuilder:resource" => {
-                if let Some(path) = text("path").filter(|p| p != resource) {
+            symbol::RESOURCE => {
+                if let Some(path) = text(arg::PATH).filter(|p| p != resource) {
                     diagnostics.push(
                         Diagnostic::new(
                             marker.span,
@@ -120,7 +126,7 @@ pub(super) fn crd_def(
                         )),
                     );
                 }
-                if let Some(scope) = text("scope") {
+                if let Some(scope) = text(arg::SCOPE) {
                     let namespaced = scope == "Namespaced";
                     if namespaced != genclient.namespaced {
                         let tag = if namespaced {
@@ -137,32 +143,32 @@ pub(super) fn crd_def(
                         );
                     }
                 }
-                crd.singular = text("singular").or(crd.singular);
-                crd.short_names.extend(list("shortName"));
-                crd.categories.extend(list("categories"));
+                crd.singular = text(arg::SINGULAR).or(crd.singular);
+                crd.short_names.extend(list(arg::SHORT_NAME));
+                crd.categories.extend(list(arg::CATEGORIES));
             }
-            "kubebuilder:subresource:status" => crd.status = true,
-            "kubebuilder:subresource:scale" => {
+            symbol::SUBRESOURCE_STATUS => crd.status = true,
+            symbol::SUBRESOURCE_SCALE => {
                 crd.scale = Some((
-                    text("specpath").unwrap_or_default(),
-                    text("statuspath").unwrap_or_default(),
-                    text("selectorpath"),
+                    text(arg::SPEC_PATH).unwrap_or_default(),
+                    text(arg::STATUS_PATH).unwrap_or_default(),
+                    text(arg::SELECTOR_PATH),
                 ));
             }
-            "kubebuilder:printcolumn" => crd.columns.push(Column {
-                name: text("name").unwrap_or_default(),
-                type_: text("type").unwrap_or_default(),
-                json_path: text("JSONPath").unwrap_or_default(),
-                description: text("description"),
-                format: text("format"),
-                priority: match marker.args.get("priority") {
+            symbol::PRINTCOLUMN => crd.columns.push(Column {
+                name: text(arg::NAME).unwrap_or_default(),
+                type_: text(arg::TYPE).unwrap_or_default(),
+                json_path: text(arg::JSON_PATH).unwrap_or_default(),
+                description: text(arg::DESCRIPTION),
+                format: text(arg::FORMAT),
+                priority: match marker.args.get(arg::PRIORITY) {
                     Some(Value::Int(p)) => Some(*p),
                     _ => None,
                 },
             }),
-            "kubebuilder:selectablefield" => crd.selectable_fields.extend(text("JSONPath")),
-            "kubebuilder:metadata" => {
-                for (name, out) in [("annotations", &mut crd.annotations), ("labels", &mut crd.labels)] {
+            symbol::SELECTABLEFIELD => crd.selectable_fields.extend(text(arg::JSON_PATH)),
+            symbol::METADATA => {
+                for (name, out) in [(arg::ANNOTATIONS, &mut crd.annotations), (arg::LABELS, &mut crd.labels)] {
                     for entry in list(name) {
                         match entry.split_once('=') {
                             Some((key, value)) => out.push((key.trim().to_owned(), value.trim().to_owned())),
@@ -174,8 +180,8 @@ pub(super) fn crd_def(
                     }
                 }
             }
-            "kubebuilder:storageversion" => crd.storage_version = true,
-            "kubebuilder:skipversion" => crd.skip_version = true,
+            symbol::STORAGEVERSION => crd.storage_version = true,
+            symbol::SKIPVERSION => crd.skip_version = true,
             _ => {}
         }
     }
@@ -198,6 +204,34 @@ pub(super) fn crd_def(
         );
     }
     Some(crd)
+}
+
+/// A root type of some package, and the path it is named by from the generated tree's root.
+pub struct RootType<'a> {
+    /// Its package.
+    pub package: &'a Package,
+    /// The type.
+    pub def: &'a TypeDef,
+    /// Its path, e.g. `crate::apis::cloudnative::v1alpha1::VirtualMachine`.
+    pub path: syn::Path,
+    /// The index of the source it comes from, for diagnostics.
+    pub source: usize,
+}
+
+/// The root types by the CRD they belong to (`<resource>.<group>`), skipped versions left out:
+/// one CRD serves every version of a kind.
+pub fn roots_by_crd<'r, 'a>(roots: &'r [RootType<'a>]) -> BTreeMap<String, Vec<&'r RootType<'a>>> {
+    let mut kinds: BTreeMap<String, Vec<&RootType<'_>>> = BTreeMap::new();
+    for root in roots
+        .iter()
+        .filter(|r| r.def.crd.as_ref().is_some_and(|c| !c.skip_version))
+    {
+        kinds
+            .entry(names::crd(&root.def.resource, &root.package.group))
+            .or_default()
+            .push(root);
+    }
+    kinds
 }
 
 #[cfg(test)]

@@ -1,24 +1,31 @@
 //! The model of one API version module: its group and version, and each type with what the tags
 //! ask for. Built from syn nodes (kept for spans); every problem is reported, not just the first.
+//! A type is modelled by [`type_def`] alone, so the derive, which sees one type, builds the same
+//! model the package does.
 
 mod checks;
 mod crd;
 mod fields;
+mod types;
 
 use std::collections::BTreeMap;
 
 use proc_macro2::Span;
+use syn::Ident;
 use syn::spanned::Spanned;
-use syn::{Fields, Ident, Item, ItemStruct};
 
 use crate::diag::{Diagnostic, Diagnostics, did_you_mean};
-use crate::genclient::{GenClient, genclient};
+use crate::genclient::GenClient;
 use crate::markers::{self, Marker, Target};
 use crate::names;
-use crate::tags::{Tag, description, tags};
-use checks::{check_collisions, check_visibility, derives, implements_clone};
-pub use crd::{Column, CrdDef};
+use crate::symbol::{DEEPCOPY_GEN, GROUP_GO_NAME, GROUP_NAME, OPENAPI_GEN, UNSUPPORTED_GENERATORS};
+use crate::tags::{Tag, tags};
+use checks::check_collisions;
+#[cfg(test)]
+pub(crate) use crd::CRD_MARKERS;
+pub use crd::{Column, CrdDef, RootType, roots_by_crd};
 pub use fields::{FieldDef, JsonName};
+pub use types::{TypeScope, type_def};
 
 /// Generator settings shared by every package.
 #[derive(Clone, Debug, Default)]
@@ -67,26 +74,18 @@ pub struct TypeDef {
     /// Its CustomResourceDefinition, for a `+kubebuilder:object:root=true` type.
     pub crd: Option<CrdDef>,
     /// The struct, for its fields and spans.
-    pub item: ItemStruct,
+    pub item: syn::ItemStruct,
 }
 
-const PACKAGE_TAGS: [&str; 4] = ["groupName", "groupGoName", "k8s:deepcopy-gen", "k8s:openapi-gen"];
+impl TypeDef {
+    /// The type's span, for diagnostics about it as a whole.
+    pub fn span(&self) -> Span {
+        self.item.span()
+    }
+}
 
-const TYPE_TAGS: [&str; 4] = [
-    "resourceName",
-    "k8s:deepcopy-gen",
-    "k8s:deepcopy-gen:interfaces",
-    "k8s:deepcopy-gen:nonpointer-interfaces",
-];
-
-/// code-generator tags for generators this project does not have: a clear error, not silence.
-const UNSUPPORTED: [&str; 5] = [
-    "k8s:defaulter-gen",
-    "k8s:conversion-gen",
-    "k8s:validation-gen",
-    "k8s:prerelease-lifecycle-gen",
-    "k8s:openapi-model-package",
-];
+/// The tags a version module's `//!` doc may carry; [`package`] handles each.
+const PACKAGE_TAGS: [&str; 4] = [GROUP_NAME, GROUP_GO_NAME, DEEPCOPY_GEN, OPENAPI_GEN];
 
 /// Builds the model of a version module: `file` holds its items and inner doc (`//!`) tags,
 /// `default_group` is the parent module's name, `version` the module's own.
@@ -104,17 +103,17 @@ pub fn package(
     let mut package_markers = Vec::new();
     for tag in &package_tags {
         match tag.key.as_str() {
-            "groupName" => group = tag.value.trim().to_owned(),
-            "groupGoName" => group_go_name = Some(tag.value.trim().to_owned()),
-            "k8s:deepcopy-gen" => match tag.value.split(',').next().unwrap_or_default() {
+            GROUP_NAME => group = tag.value.trim().to_owned(),
+            GROUP_GO_NAME => group_go_name = Some(tag.value.trim().to_owned()),
+            DEEPCOPY_GEN => match tag.value.split(',').next().unwrap_or_default() {
                 "package" => deepcopy_package = true,
                 other => diagnostics.push(
-                    Diagnostic::new(tag.span, format!("+k8s:deepcopy-gen={other} is not a package setting")).help(
+                    Diagnostic::new(tag.span, format!("+{DEEPCOPY_GEN}={other} is not a package setting")).help(
                         "in a version module's //! doc use +k8s:deepcopy-gen=package; true and false go on types",
                     ),
                 ),
             },
-            "k8s:openapi-gen" => {}
+            OPENAPI_GEN => {}
             key if markers::is_marker_key(key) => {
                 package_markers.extend(markers::parse(tag, Target::Package, &mut diagnostics));
             }
@@ -127,41 +126,28 @@ pub fn package(
                 .help("name version modules like v1, v1alpha1 or v2beta3"),
         );
     }
-    if group.is_empty()
-        || !group
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '-')
-    {
-        let span = package_tags
+    let span_of = |key: &str| {
+        package_tags
             .iter()
-            .find(|t| t.key == "groupName")
-            .map_or(Span::call_site(), |t| t.span);
-        diagnostics.push(
-            Diagnostic::new(span, format!("invalid API group {group:?}"))
-                .help("set +groupName=<lowercase DNS name>, e.g. +groupName=cloudnative.tw"),
-        );
-    }
-    // client-gen applies namer.IC to +groupGoName: upper-case the first letter.
-    let group_go_name = match group_go_name {
-        Some(name) => crate::emit::upper_first(&name),
-        None => names::group_go_name(&group),
+            .find(|t| t.key == key)
+            .map_or(Span::call_site(), |t| t.span)
     };
-    if syn::parse_str::<Ident>(&group_go_name).is_err() {
-        let span = package_tags
-            .iter()
-            .find(|t| t.key == "groupGoName")
-            .map_or(Span::call_site(), |t| t.span);
-        diagnostics.push(
-            Diagnostic::new(span, format!("group Go name {group_go_name:?} is not an identifier"))
-                .help("set +groupGoName=<Name> to a letter-led alphanumeric name, e.g. +groupGoName=ExampleGroup"),
-        );
-    }
-    let mut types = Vec::new();
-    for item in &file.items {
-        if let Some(def) = type_def(item, &file.items, &group, deepcopy_package, options, &mut diagnostics) {
-            types.push(def);
-        }
-    }
+    let group_go_name = checked_group(
+        (&group, span_of(GROUP_NAME)),
+        group_go_name.as_deref().map(|name| (name, span_of(GROUP_GO_NAME))),
+        &mut diagnostics,
+    );
+    let scope = TypeScope {
+        group: Some(&group),
+        deepcopy_package,
+        siblings: &file.items,
+        options,
+    };
+    let types: Vec<TypeDef> = file
+        .items
+        .iter()
+        .filter_map(|item| type_def(item, &scope, &mut diagnostics))
+        .collect();
     check_collisions(file, &group_go_name, version, &types, &mut diagnostics);
     if diagnostics.is_empty() {
         Ok(Package {
@@ -176,9 +162,33 @@ pub fn package(
     }
 }
 
+/// Checks an API group and its Go name (`+groupGoName`, when given), each with the span of the
+/// tag that sets it, and returns the Go name: the package and the derive (which reads the group
+/// from the type) name groups by the same rules.
+pub fn checked_group(group: (&str, Span), go_name: Option<(&str, Span)>, diagnostics: &mut Diagnostics) -> String {
+    let (group, group_span) = group;
+    let valid = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '-';
+    if group.is_empty() || !group.chars().all(valid) {
+        diagnostics.push(
+            Diagnostic::new(group_span, format!("invalid API group {group:?}"))
+                .help("set +groupName=<lowercase DNS name>, e.g. +groupName=cloudnative.tw"),
+        );
+    }
+    let group_go_name = names::resolved_group_go_name(group, go_name.map(|(name, _)| name));
+    if syn::parse_str::<Ident>(&group_go_name).is_err() {
+        let span = go_name.map_or(Span::call_site(), |(_, span)| span);
+        diagnostics.push(
+            Diagnostic::new(span, format!("group Go name {group_go_name:?} is not an identifier"))
+                .help("set +groupGoName=<Name> to a letter-led alphanumeric name, e.g. +groupGoName=ExampleGroup"),
+        );
+    }
+    group_go_name
+}
+
+/// Reports a tag no rule of this place reads, with the closest of `known` as a suggestion.
 fn unknown_tag(tag: &Tag, known: &[&str], place: &str, diagnostics: &mut Diagnostics) {
     let mut diagnostic = Diagnostic::new(tag.span, format!("unknown tag +{} {place}", tag.key));
-    if UNSUPPORTED.contains(&tag.key.as_str()) {
+    if UNSUPPORTED_GENERATORS.contains(&tag.key.as_str()) {
         diagnostic = diagnostic.help(format!(
             "+{} drives a code-generator tool this project does not have; remove it",
             tag.key
@@ -194,175 +204,21 @@ fn unknown_tag(tag: &Tag, known: &[&str], place: &str, diagnostics: &mut Diagnos
     diagnostics.push(diagnostic);
 }
 
-fn type_def(
-    item: &Item,
-    siblings: &[Item],
-    group: &str,
-    deepcopy_package: bool,
-    options: &Options,
-    diagnostics: &mut Diagnostics,
-) -> Option<TypeDef> {
-    let (attrs, is_pub) = match item {
-        Item::Struct(s) => (&s.attrs, matches!(s.vis, syn::Visibility::Public(_))),
-        Item::Enum(e) => (&e.attrs, matches!(e.vis, syn::Visibility::Public(_))),
-        _ => return None,
-    };
-    let type_tags = tags(attrs);
-    let mut deepcopy = deepcopy_package && is_pub;
-    let mut deepcopy_opt_out = false;
-    let mut resource_name = None;
-    let mut type_markers = Vec::new();
-    for tag in &type_tags {
-        match tag.key.as_str() {
-            key if key == "genclient" || key.starts_with("genclient:") => {}
-            key if markers::is_marker_key(key) => type_markers.extend(markers::parse(tag, Target::Type, diagnostics)),
-            "k8s:deepcopy-gen" => match tag.value.as_str() {
-                "true" => deepcopy = true,
-                "false" => {
-                    deepcopy = false;
-                    deepcopy_opt_out = true;
-                }
-                other => diagnostics.push(
-                    Diagnostic::new(
-                        tag.span,
-                        format!("+k8s:deepcopy-gen={other} on a type must be true or false"),
-                    )
-                    .help("use +k8s:deepcopy-gen=package in the version module's //! doc to select every type"),
-                ),
-            },
-            // Rust's Clone covers DeepCopyObject and friends; the tags are accepted as written.
-            "k8s:deepcopy-gen:interfaces" | "k8s:deepcopy-gen:nonpointer-interfaces" => {}
-            "resourceName" => resource_name = Some((tag.value.trim().to_owned(), tag.span)),
-            // The derive cannot see the module's //! doc, so types may repeat the group; it
-            // must then agree with the module's.
-            "groupName" if tag.value.trim() != group => diagnostics.push(
-                Diagnostic::new(
-                    tag.span,
-                    format!(
-                        "+groupName={} differs from the module's group {group}",
-                        tag.value.trim()
-                    ),
-                )
-                .help("make them the same, or drop the type's +groupName"),
-            ),
-            "groupName" | "groupGoName" => {}
-            _ => {
-                // Suggest among everything a type may carry, not just the plain type tags.
-                let mut candidates: Vec<&str> = TYPE_TAGS.to_vec();
-                candidates.extend(crate::genclient::OPTIONS);
-                candidates.extend(markers::type_marker_names());
-                unknown_tag(tag, &candidates, "on a type", diagnostics);
-            }
-        }
-    }
-    let wants_client = type_tags.iter().any(|t| t.key == "genclient");
-    let item = match item {
-        Item::Struct(s) => s.clone(),
-        Item::Enum(e) => {
-            if wants_client {
-                diagnostics.push(
-                    Diagnostic::new(
-                        e.ident.span(),
-                        format!("+genclient on enum {}: API objects are structs", e.ident),
-                    )
-                    .help("put +genclient on a struct with metadata, spec and status fields"),
-                );
-            } else if deepcopy && !derives(attrs, "Clone") {
-                diagnostics.push(
-                    Diagnostic::new(
-                        e.ident.span(),
-                        format!("deepcopy-gen generates Clone for structs, not for enum {}", e.ident),
-                    )
-                    .help("add #[derive(Clone)] to the enum"),
-                );
-            }
-            return None;
-        }
-        _ => unreachable!("filtered above"),
-    };
-    let field = |name: &str| match &item.fields {
-        Fields::Named(named) => named.named.iter().any(|f| f.ident.as_ref().is_some_and(|i| i == name)),
-        _ => false,
-    };
-    if wants_client && !field("metadata") {
-        diagnostics.push(
-            Diagnostic::new(
-                item.ident.span(),
-                format!("+genclient type {} has no metadata field", item.ident),
-            )
-            .help("add `pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta`"),
-        );
-    }
-    if wants_client && !item.generics.params.is_empty() {
-        diagnostics.push(
-            Diagnostic::new(
-                item.generics.span(),
-                format!("+genclient type {} has generic parameters", item.ident),
-            )
-            .help("an API object is one concrete kind: remove the parameters, or drop +genclient"),
-        );
-    }
-    let genclient = genclient(&type_tags, field("status"), diagnostics);
-    let has_clone = derives(attrs, "Clone") || implements_clone(siblings, &item.ident);
-    if wants_client && deepcopy_opt_out && !has_clone && !options.derive {
-        diagnostics.push(
-            Diagnostic::new(
-                item.ident.span(),
-                format!(
-                    "+genclient type {} has +k8s:deepcopy-gen=false and no Clone",
-                    item.ident
-                ),
-            )
-            .help("kube's clients need Clone: derive or implement it, or drop +k8s:deepcopy-gen=false"),
-        );
-    }
-    check_visibility(&item, wants_client, deepcopy || wants_client, diagnostics);
-    let fields = fields::fields(&item, diagnostics);
-    let kind = item.ident.to_string();
-    let plural = names::plural(&kind, &options.plural_exceptions);
-    let resource = match resource_name {
-        Some((name, span)) => {
-            if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-            {
-                diagnostics.push(
-                    Diagnostic::new(span, format!("+resourceName={name} is not a valid resource name"))
-                        .help("use the lowercase plural, e.g. +resourceName=virtualmachines"),
-                );
-            }
-            name
-        }
-        None => names::resource(&kind, &options.plural_exceptions),
-    };
-    let crd = crd::crd_def(
-        &kind,
-        item.ident.span(),
-        &type_markers,
-        genclient.as_ref(),
-        &resource,
-        diagnostics,
-    );
-    Some(TypeDef {
-        ident: item.ident.clone(),
-        description: description(attrs),
-        genclient,
-        // A client's type must be Clone (Go's runtime.Object needs DeepCopyObject), so
-        // +genclient selects it for deepcopy too.
-        deepcopy: (deepcopy || (wants_client && !deepcopy_opt_out)) && !has_clone,
-        plural,
-        resource,
-        markers: type_markers,
-        fields,
-        crd,
-        item,
-    })
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl TypeDef {
-    /// The type's span, for diagnostics about it as a whole.
-    pub fn span(&self) -> Span {
-        self.item.span()
+    #[test]
+    fn every_package_tag_should_be_handled() {
+        for key in PACKAGE_TAGS {
+            let file: syn::File = syn::parse_str(&format!("//! +{key}=\n")).unwrap();
+            let problems = package(&file, "example", "v1", &Options::default())
+                .err()
+                .unwrap_or_default();
+            assert!(
+                !problems.iter().any(|d| d.message.starts_with("unknown tag")),
+                "+{key} is offered but not handled"
+            );
+        }
     }
 }
