@@ -42,8 +42,8 @@ mod v1alpha1 {
     }
 }
 
-use fake_apiserver::FakeApiServer;
 use codegen_runtime::cache::SharedInformerFactory;
+use fake_apiserver::FakeApiServer;
 use kube::Resource;
 use kube::api::{ObjectMeta, PostParams};
 use v1alpha1::{Foo, FooClient, FooInformer, FooSpec};

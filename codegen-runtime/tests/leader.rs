@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
-use fake_apiserver::{ApiStatus, FakeApiServer};
 use codegen_runtime::leader::{LeaderCallbacks, LeaderElectionConfig, LeaderElector};
+use fake_apiserver::{ApiStatus, FakeApiServer};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;

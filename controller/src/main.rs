@@ -135,7 +135,9 @@ async fn start_embedded(flags: &Flags) -> Result<(kube::Client, Option<Embedded>
 /// Without the `embedded` feature the binary carries no API server: say how to get one.
 #[cfg(not(feature = "embedded"))]
 async fn start_embedded(_: &Flags) -> Result<(kube::Client, Option<Embedded>), String> {
-    Err("--embedded needs the controller built with its `embedded` feature (on by default); \
+    Err(
+        "--embedded needs the controller built with its `embedded` feature (on by default); \
          rebuild without --no-default-features, or pass --kubeconfig"
-        .to_owned())
+            .to_owned(),
+    )
 }

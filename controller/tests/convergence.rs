@@ -15,8 +15,8 @@ use seeded::{Rng, setting};
 use std::future::Future;
 use std::time::Duration;
 
-use fake_apiserver::ApiStatus;
 use common::{Running, foo, vm};
+use fake_apiserver::ApiStatus;
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use generated_example::apis::samplecontroller::v1alpha1::Foo;
 use k8s_openapi::api::apps::v1::Deployment;

@@ -12,7 +12,7 @@ use tokio::time::Instant;
 
 use super::decode::Lenient;
 use super::handler::{Deleted, DeletedFinalStateUnknown, Message, Notification};
-use super::informer::{Dispatch, InformerObject, Shared, lock};
+use super::shared::{Dispatch, InformerObject, Shared, lock};
 use super::store::object_key;
 
 pub(super) async fn run_loop<K: InformerObject>(shared: Arc<Shared<K>>) {

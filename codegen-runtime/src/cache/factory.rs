@@ -10,7 +10,8 @@ use futures::future::BoxFuture;
 use kube::Client;
 use kube::runtime::watcher;
 
-use super::informer::{InformerObject, InformerOptions, SharedIndexInformer, Transform};
+use super::informer::SharedIndexInformer;
+use super::shared::{InformerObject, InformerOptions, Transform};
 use crate::scope::ScopeKind;
 
 /// Changes the watcher configuration of every informer (client-go's `WithTweakListOptions`),

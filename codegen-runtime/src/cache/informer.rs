@@ -3,63 +3,22 @@
 //! tombstones for deletes found by a relist, late handlers replayed the cache, per-handler
 //! resync and sync state, a transform before the store.
 
-use std::fmt::Debug;
-use std::hash::Hash;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kube::runtime::watcher;
-use kube::{Api, Client, Resource};
-use serde::de::DeserializeOwned;
+use kube::{Api, Client};
 use tokio::sync::{Notify, mpsc, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::decode::Lenient;
 use super::handler::{EventHandler, Listener, Message, Notification, Subscription, drive};
 use super::lister::Lister;
+use super::shared::{Dispatch, InformerObject, InformerOptions, Shared, lock};
 use super::store::Store;
 
 /// client-go raises shorter handler resync periods to this.
 const MINIMUM_RESYNC: Duration = Duration::from_secs(1);
-
-/// A function applied to every object before it is stored (e.g. to drop managed fields).
-pub type Transform<K> = Arc<dyn Fn(&mut K) + Send + Sync>;
-
-/// How an informer lists and watches.
-pub struct InformerOptions<K> {
-    /// Watch one namespace (namespaced kinds only); `None` for all.
-    pub namespace: Option<String>,
-    /// Label and field selectors, page size, streaming lists: kube-runtime's watcher config.
-    pub watcher: watcher::Config,
-    /// Resync period of handlers added without one; `None` for no resync.
-    pub resync: Option<Duration>,
-    /// Applied to every object before it is stored.
-    pub transform: Option<Transform<K>>,
-}
-
-impl<K> Default for InformerOptions<K> {
-    fn default() -> Self {
-        Self {
-            namespace: None,
-            watcher: watcher::Config::default(),
-            resync: None,
-            transform: None,
-        }
-    }
-}
-
-/// The traits an informer's object type needs: what kube-runtime's watcher needs, shared.
-pub trait InformerObject:
-    Resource<DynamicType: Default + Clone + Eq + Hash> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
-{
-}
-
-impl<K> InformerObject for K where
-    K: Resource<DynamicType: Default + Clone + Eq + Hash> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
-{
-}
 
 /// A handler's registration: ask whether it has seen its initial list, or remove it.
 pub struct HandlerRegistration {
@@ -76,26 +35,6 @@ impl HandlerRegistration {
     }
 }
 
-pub(super) struct Dispatch<K> {
-    pub(super) listeners: Vec<Listener<K>>,
-    /// Listeners still owed the marker that ends their initial list.
-    pub(super) unsynced: Vec<u64>,
-    pub(super) synced: bool,
-}
-
-pub(super) struct Shared<K> {
-    pub(super) api: Api<Lenient<K>>,
-    pub(super) options: InformerOptions<K>,
-    pub(super) store: Store<K>,
-    pub(super) dispatch: Mutex<Dispatch<K>>,
-    pub(super) synced: watch::Sender<bool>,
-    pub(super) next_id: AtomicU64,
-    pub(super) stop: CancellationToken,
-    pub(super) task: Mutex<Option<tokio::task::JoinHandle<()>>>,
-    /// Wakes the run loop to recompute when the next resync is due.
-    pub(super) listeners_changed: Notify,
-}
-
 /// A shared informer over objects of type `K`; clones share it.
 pub struct SharedIndexInformer<K> {
     shared: Arc<Shared<K>>,
@@ -107,12 +46,6 @@ impl<K> Clone for SharedIndexInformer<K> {
             shared: self.shared.clone(),
         }
     }
-}
-
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Nothing panics while these locks are held except a bug in a transform or index
-    // function; the dispatch state is updated after the store, so it stays consistent.
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl<K: InformerObject> SharedIndexInformer<K> {

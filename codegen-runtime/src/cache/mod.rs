@@ -7,10 +7,12 @@ mod factory;
 mod handler;
 mod informer;
 mod lister;
+mod shared;
 mod store;
 
 pub use factory::{SharedInformerFactory, SharedInformerFactoryBuilder, TweakWatcher};
 pub use handler::{Deleted, DeletedFinalStateUnknown, EventHandler, HandlerFns, Notification, Subscription};
-pub use informer::{HandlerRegistration, InformerObject, InformerOptions, SharedIndexInformer, Transform};
+pub use informer::{HandlerRegistration, SharedIndexInformer};
 pub use lister::{Lister, NamespaceLister, NotFound};
+pub use shared::{InformerObject, InformerOptions, Transform};
 pub use store::{IndexFn, NAMESPACE_INDEX, Store, StoreError, key_of, object_key, split_key};

@@ -1,7 +1,6 @@
 //! Work queue metrics under client-go's names (`workqueue_depth`, `workqueue_adds_total`, …),
 //! one series per queue `name`, through prometheus-client.
 
-use std::sync::Weak;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
@@ -10,9 +9,6 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
-use tokio::time::Instant;
-
-use super::queue::{QueueKey, Shared};
 
 type Labels = Vec<(String, String)>;
 
@@ -139,31 +135,12 @@ impl QueueMetrics {
         self.retries.inc();
     }
 
-    fn in_progress(&self, ages: impl Iterator<Item = Duration>) {
+    /// Sets the in-progress gauges from the ages of the items being processed now.
+    pub(crate) fn in_progress(&self, ages: impl Iterator<Item = Duration>) {
         let (total, longest) = ages.fold((0.0, 0.0_f64), |(total, longest), age| {
             (total + age.as_secs_f64(), longest.max(age.as_secs_f64()))
         });
         self.unfinished_work.set(total);
         self.longest_running.set(longest);
-    }
-}
-
-/// Refreshes the in-progress gauges every 500 ms, as client-go does, until the queue is dropped
-/// or shut down.
-pub(crate) async fn update_in_progress<T: QueueKey>(shared: Weak<Shared<T>>) {
-    let mut ticker = tokio::time::interval(Duration::from_millis(500));
-    loop {
-        ticker.tick().await;
-        let Some(shared) = shared.upgrade() else { return };
-        let queue = super::queue::Queue { shared };
-        let state = queue.state();
-        if let Some(metrics) = &queue.shared.metrics {
-            metrics.in_progress(state.processing_ages(Instant::now()));
-        }
-        let done = state.is_shut_down_and_idle();
-        drop(state);
-        if done {
-            return;
-        }
     }
 }

@@ -170,7 +170,7 @@ impl<T: QueueKey> WorkQueueBuilder<T> {
         if self.metrics.is_some()
             && let Ok(runtime) = tokio::runtime::Handle::try_current()
         {
-            runtime.spawn(metrics::update_in_progress(Arc::downgrade(&queue.shared)));
+            runtime.spawn(queue::update_in_progress(Arc::downgrade(&queue.shared)));
         }
         let limiter: Arc<dyn RateLimiter<T>> = match self.limiter {
             Some(limiter) => Arc::from(limiter),

@@ -5,7 +5,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::hash::Hash;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -297,5 +297,25 @@ impl<T> State<T> {
     /// How long each item being processed has been at it (metrics).
     pub(crate) fn processing_ages(&self, now: Instant) -> impl Iterator<Item = Duration> + '_ {
         self.started_at.values().map(move |started| now - *started)
+    }
+}
+
+/// Refreshes the in-progress gauges every 500 ms, as client-go does, until the queue is dropped
+/// or shut down.
+pub(crate) async fn update_in_progress<T: QueueKey>(shared: Weak<Shared<T>>) {
+    let mut ticker = tokio::time::interval(Duration::from_millis(500));
+    loop {
+        ticker.tick().await;
+        let Some(shared) = shared.upgrade() else { return };
+        let queue = Queue { shared };
+        let state = queue.state();
+        if let Some(metrics) = &queue.shared.metrics {
+            metrics.in_progress(state.processing_ages(Instant::now()));
+        }
+        let done = state.is_shut_down_and_idle();
+        drop(state);
+        if done {
+            return;
+        }
     }
 }

@@ -8,12 +8,12 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use fake_apiserver::Action;
 use codegen_runtime::FakeRecorder;
-use fake_apiserver::FakeApiServer;
 use controller::embedded::{MANIFESTS, objects};
 use controller::vm::simulated::SimulatedHypervisor;
 use controller::{RunError, RunOptions, run};
+use fake_apiserver::Action;
+use fake_apiserver::FakeApiServer;
 use generated_example::apis::cloudnative::v1alpha1::{ResourceRequest, VirtualMachine, VirtualMachineSpec};
 use generated_example::apis::samplecontroller::v1alpha1::{Foo, FooSpec};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;

@@ -8,9 +8,9 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use controller::embedded::{MANIFESTS, objects};
 use fake_apiserver::FakeApiServer;
 use fake_apiserver::ServedApiServer;
-use controller::embedded::{MANIFESTS, objects};
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;

@@ -1,0 +1,82 @@
+//! What an informer's run loop and its handles share: the options, the store, the handlers'
+//! dispatch state, and the traits an informer's object type needs.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use kube::runtime::watcher;
+use kube::{Api, Resource};
+use serde::de::DeserializeOwned;
+use tokio::sync::{Notify, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::decode::Lenient;
+use super::handler::Listener;
+use super::store::Store;
+
+/// A function applied to every object before it is stored (e.g. to drop managed fields).
+pub type Transform<K> = Arc<dyn Fn(&mut K) + Send + Sync>;
+
+/// How an informer lists and watches.
+pub struct InformerOptions<K> {
+    /// Watch one namespace (namespaced kinds only); `None` for all.
+    pub namespace: Option<String>,
+    /// Label and field selectors, page size, streaming lists: kube-runtime's watcher config.
+    pub watcher: watcher::Config,
+    /// Resync period of handlers added without one; `None` for no resync.
+    pub resync: Option<Duration>,
+    /// Applied to every object before it is stored.
+    pub transform: Option<Transform<K>>,
+}
+
+impl<K> Default for InformerOptions<K> {
+    fn default() -> Self {
+        Self {
+            namespace: None,
+            watcher: watcher::Config::default(),
+            resync: None,
+            transform: None,
+        }
+    }
+}
+
+/// The traits an informer's object type needs: what kube-runtime's watcher needs, shared.
+pub trait InformerObject:
+    Resource<DynamicType: Default + Clone + Eq + Hash> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
+impl<K> InformerObject for K where
+    K: Resource<DynamicType: Default + Clone + Eq + Hash> + Clone + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
+/// The handlers of an informer and where each stands in its initial list.
+pub(super) struct Dispatch<K> {
+    pub(super) listeners: Vec<Listener<K>>,
+    /// Listeners still owed the marker that ends their initial list.
+    pub(super) unsynced: Vec<u64>,
+    pub(super) synced: bool,
+}
+
+pub(super) struct Shared<K> {
+    pub(super) api: Api<Lenient<K>>,
+    pub(super) options: InformerOptions<K>,
+    pub(super) store: Store<K>,
+    pub(super) dispatch: Mutex<Dispatch<K>>,
+    pub(super) synced: watch::Sender<bool>,
+    pub(super) next_id: AtomicU64,
+    pub(super) stop: CancellationToken,
+    pub(super) task: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Wakes the run loop to recompute when the next resync is due.
+    pub(super) listeners_changed: Notify,
+}
+
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Nothing panics while these locks are held except a bug in a transform or index
+    // function; the dispatch state is updated after the store, so it stays consistent.
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
