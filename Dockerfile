@@ -4,7 +4,8 @@
 FROM rust:1-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked -p controller \
+# Without the `embedded` feature: a cluster image carries no in-memory API server.
+RUN cargo build --release --locked -p controller --no-default-features \
  && cp target/release/controller /controller
 
 FROM gcr.io/distroless/cc-debian12:nonroot
