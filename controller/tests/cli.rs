@@ -7,7 +7,7 @@ mod common;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::terminate;
+use common::{Spawned, terminate};
 use fake_apiserver::FakeApiServer;
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use generated_example::apis::samplecontroller::v1alpha1::Foo;
@@ -112,13 +112,15 @@ async fn embedded_should_reconcile_the_examples_and_exit_cleanly() {
         .local_addr()
         .unwrap()
         .to_string();
-    let child = Command::new(env!("CARGO_BIN_EXE_controller"))
-        .args(["--embedded", "--probe-address", &probes, "--embedded-kubeconfig"])
-        .arg(&kubeconfig)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = Spawned::new(
+        Command::new(env!("CARGO_BIN_EXE_controller"))
+            .args(["--embedded", "--probe-address", &probes, "--embedded-kubeconfig"])
+            .arg(&kubeconfig)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let started = Instant::now();
     while !kubeconfig.exists() {
         assert!(started.elapsed() < Duration::from_secs(20), "no kubeconfig written");
@@ -162,7 +164,7 @@ async fn embedded_should_reconcile_the_examples_and_exit_cleanly() {
     ] {
         assert!(metrics.contains(series), "{series} missing from\n{metrics}");
     }
-    let output = terminate(child).await;
+    let output = terminate(child.into_child()).await;
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert!(String::from_utf8_lossy(&output.stderr).contains("shut down cleanly"));
 }
@@ -224,4 +226,29 @@ async fn run_against(server: &FakeApiServer, dir: &std::path::Path) -> Output {
     tokio::task::spawn_blocking(move || controller(&["--kubeconfig", &path]))
         .await
         .unwrap()
+}
+
+#[test]
+fn a_spawned_controller_should_not_outlive_a_failed_test() {
+    let spawned = Spawned::new(
+        Command::new(env!("CARGO_BIN_EXE_controller"))
+            .args(["--embedded", "--probe-address", "127.0.0.1:0"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let pid = spawned.id().to_string();
+    // A failing assertion unwinds past the guard, as here.
+    let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        let _running = spawned;
+        panic!("the test failed");
+    }));
+    assert!(failed.is_err());
+    let alive = Command::new("kill")
+        .args(["-0", &pid])
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(!alive.success(), "the controller {pid} is still running");
 }

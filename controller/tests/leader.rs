@@ -8,14 +8,14 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::server;
+use common::{Spawned, server};
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::Api;
 
 const LEASE: &str = "kube-codegen-controller";
 
-fn spawn(kubeconfig: &Path, identity: &str) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_controller"))
+fn spawn(kubeconfig: &Path, identity: &str) -> Spawned {
+    let child = Command::new(env!("CARGO_BIN_EXE_controller"))
         .args(["--kubeconfig", kubeconfig.to_str().unwrap()])
         .args(["--holder-identity", identity, "--lease-lock-namespace", "default"])
         .args([
@@ -28,7 +28,8 @@ fn spawn(kubeconfig: &Path, identity: &str) -> Child {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
-        .expect("the controller binary runs")
+        .expect("the controller binary runs");
+    Spawned::new(child)
 }
 
 async fn holder(leases: &Api<Lease>) -> Option<String> {

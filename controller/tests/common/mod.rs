@@ -183,6 +183,47 @@ pub fn foo(name: &str, deployment: &str, replicas: i32) -> Foo {
     }
 }
 
+/// A spawned controller that is killed if the test ends without stopping it (a failed assertion
+/// unwinds past it): a `std::process::Child` is not killed on drop, and a leftover controller
+/// would go on writing to the cluster it was pointed at.
+pub struct Spawned(Option<std::process::Child>);
+
+impl Spawned {
+    /// Guards `child`.
+    pub fn new(child: std::process::Child) -> Self {
+        Self(Some(child))
+    }
+
+    /// The process, handed back to be stopped deliberately (e.g. by [`terminate`]).
+    pub fn into_child(mut self) -> std::process::Child {
+        self.0.take().expect("a Spawned holds its child until taken")
+    }
+}
+
+impl std::ops::Deref for Spawned {
+    type Target = std::process::Child;
+
+    fn deref(&self) -> &Self::Target {
+        self.0.as_ref().expect("a Spawned holds its child until taken")
+    }
+}
+
+impl std::ops::DerefMut for Spawned {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.0.as_mut().expect("a Spawned holds its child until taken")
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            // Already exited is fine; reap it either way so no zombie is left.
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
 /// Sends SIGTERM to `child` and waits for it, off the async workers; returns its output.
 pub async fn terminate(child: std::process::Child) -> std::process::Output {
     let status = std::process::Command::new("kill")

@@ -3,7 +3,7 @@
 //! cleanly, and turns example-foo into an owned Deployment whose replicas follow the Foo;
 //! kubectl, when present, shows the CRDs' printer columns.
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use controller::vm::FINALIZER;
@@ -16,12 +16,12 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::common::{find_kubectl, foo, terminate, vm};
+use crate::common::{Spawned, find_kubectl, foo, terminate, vm};
 use crate::harness::{Env, each_target, eventually};
 
 /// The controllers for `env`: the binary when there is a kubeconfig, else in process.
 enum Running {
-    Binary(Child),
+    Binary(Spawned),
     InProcess(
         CancellationToken,
         tokio::task::JoinHandle<Result<(), controller::RunError>>,
@@ -30,7 +30,7 @@ enum Running {
 
 fn start(env: &Env) -> Running {
     match &env.kubeconfig {
-        Some(kubeconfig) => Running::Binary(
+        Some(kubeconfig) => Running::Binary(Spawned::new(
             Command::new(env!("CARGO_BIN_EXE_controller"))
                 .arg("--kubeconfig")
                 .arg(kubeconfig)
@@ -45,7 +45,7 @@ fn start(env: &Env) -> Running {
                 .stderr(Stdio::null())
                 .spawn()
                 .unwrap(),
-        ),
+        )),
         None => {
             let shutdown = CancellationToken::new();
             let options = RunOptions {
@@ -63,7 +63,7 @@ fn start(env: &Env) -> Running {
 async fn stop(running: Running) {
     match running {
         Running::Binary(child) => {
-            let status = terminate(child).await.status;
+            let status = terminate(child.into_child()).await.status;
             assert!(status.success(), "the controller exits 0 on SIGTERM: {status:?}");
         }
         Running::InProcess(shutdown, task) => {
