@@ -128,12 +128,11 @@ fn owner_exists(state: &State, reference: &Value, dependent_namespace: &str) -> 
     let Some(info) = owner_info(state, reference) else {
         return true;
     };
-    let namespace = if info.namespaced { dependent_namespace } else { "" };
+    let namespace = info.namespaced.then_some(dependent_namespace);
     let name = reference.get("name").and_then(Value::as_str).unwrap_or_default();
     state
-        .store
-        .get(&info.storage_key(), &(namespace.to_owned(), name.to_owned()))
-        .is_some_and(|owner| object::uid(owner) == reference_uid(reference))
+        .object(&info, namespace, name)
+        .is_some_and(|owner| object::uid(&owner) == reference_uid(reference))
 }
 
 /// Keeps only the owner references for which `keep` holds.

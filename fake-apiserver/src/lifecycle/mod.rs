@@ -40,7 +40,7 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
             Ok(Some(defined))
         }
         Lifecycle::CustomResource => crd::check_not_terminating(state, info).map(|()| None),
-        _ => Ok(None),
+        Lifecycle::Plain => Ok(None),
     }
 }
 
@@ -56,7 +56,7 @@ pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: Arc<V
 pub(crate) fn admit_update(state: &State, info: &ResourceInfo, new: &Value) -> Result<Defined, ApiStatus> {
     match info.lifecycle {
         Lifecycle::CustomResourceDefinition => crd::resources(state, info, new).map(Some),
-        _ => Ok(None),
+        Lifecycle::Plain | Lifecycle::Namespace | Lifecycle::CustomResource => Ok(None),
     }
 }
 
@@ -80,7 +80,7 @@ pub(crate) fn after_update(state: &mut State, info: &Arc<ResourceInfo>, stored: 
 pub(crate) fn on_delete(state: &mut State, info: &Arc<ResourceInfo>, old: &Arc<Value>) -> Option<Arc<Value>> {
     match info.lifecycle {
         Lifecycle::Namespace => Some(namespace::terminate(state, info, old.clone())),
-        _ => None,
+        Lifecycle::Plain | Lifecycle::CustomResourceDefinition | Lifecycle::CustomResource => None,
     }
 }
 
@@ -90,7 +90,7 @@ pub(crate) fn after_remove(state: &mut State, info: &Arc<ResourceInfo>, removed:
     match info.lifecycle {
         Lifecycle::CustomResourceDefinition => crd::stop_serving(state, removed),
         Lifecycle::CustomResource => crd::release_if_empty(state, &info.storage_key()),
-        _ => {}
+        Lifecycle::Plain | Lifecycle::Namespace => {}
     }
     gc::after_removed(state, removed);
     if info.namespaced {

@@ -112,8 +112,7 @@ pub(crate) fn create(
         body.as_object_mut().expect("checked object").remove("status");
     }
     schema::admit(info, &mut body, opts.strict)?;
-    let key = (namespace.unwrap_or("").to_owned(), name.clone());
-    if state.store.get(&info.storage_key(), &key).is_some() {
+    if state.object(info, namespace, &name).is_some() {
         return Err(ApiStatus::already_exists(info, &name));
     }
     let defined = lifecycle::admit_create(state, info, &mut body)?;
