@@ -28,6 +28,11 @@ fn ours(group: usize) -> String {
 /// +kubebuilder:subresource:status
 #[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Kind{k} {{
+    /// The API version, always written.
+    #[serde(rename = "apiVersion")]
+    pub api_version: ::codegen_runtime::ApiVersion<Self>,
+    /// The kind, always written.
+    pub kind: ::codegen_runtime::Kind<Self>,
     /// Standard object metadata.
     pub metadata: ObjectMeta,
     /// The desired state.

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use codegen::kube_version::KubeVersion;
 use codegen::model::Options;
 use error::Error;
 
@@ -45,6 +46,9 @@ struct Args {
     /// Plural exceptions as `Type:plural`, comma-separated (client-gen's --plural-exceptions).
     #[arg(long, value_delimiter = ',')]
     plural_exceptions: Vec<String>,
+    /// The oldest Kubernetes the CRDs must install on: markers that need a newer one are refused.
+    #[arg(long, default_value_t = KubeVersion::OLDEST_SUPPORTED)]
+    min_kube_version: KubeVersion,
     /// Write nothing; exit 1 with a diff when the output is not current.
     #[arg(long)]
     check: bool,
@@ -99,7 +103,10 @@ fn run(args: Args) -> Result<ExitCode, Error> {
     };
     let api_module = path("api-module", args.api_module)?;
     let runtime = path("runtime", args.runtime)?;
-    let mut options = Options::default();
+    let mut options = Options {
+        min_kube_version: args.min_kube_version,
+        ..Options::default()
+    };
     for exception in &args.plural_exceptions {
         let (singular, plural) = exception
             .split_once(':')

@@ -8,6 +8,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use codegen::kube_version::{KubeVersion, crd_features_newer_than};
 use serde_json::Value;
 
 use crate::error::Error;
@@ -22,6 +23,9 @@ pub enum Command {
         /// Directory for the YAML files.
         #[arg(long)]
         output: PathBuf,
+        /// The oldest Kubernetes the CRDs must install on: a CRD using a newer feature is refused.
+        #[arg(long, default_value_t = KubeVersion::OLDEST_SUPPORTED)]
+        min_kube_version: KubeVersion,
         /// Write nothing; exit 1 with a diff when the output is not current.
         #[arg(long)]
         check: bool,
@@ -47,10 +51,14 @@ pub enum Command {
 /// Runs a subcommand.
 pub fn run(command: Command) -> Result<ExitCode, Error> {
     match command {
-        Command::Manifests { output, check } => {
+        Command::Manifests {
+            output,
+            min_kube_version,
+            check,
+        } => {
             let mut text = String::new();
             std::io::stdin().read_to_string(&mut text).map_err(Error::Stdin)?;
-            let wanted = manifest_files(&text)?;
+            let wanted = manifest_files(&text, min_kube_version)?;
             write_or_check(&output, &wanted, YAML_HEADER, check)
         }
         Command::Rbac {
@@ -119,10 +127,17 @@ fn report(errors: &[String]) -> Error {
 }
 
 /// The YAML files for a JSON array of objects, by file name.
-fn manifest_files(json: &str) -> Result<BTreeMap<PathBuf, String>, Error> {
+fn manifest_files(json: &str, min_kube_version: KubeVersion) -> Result<BTreeMap<PathBuf, String>, Error> {
     let objects: Vec<Value> = serde_json::from_str(json).map_err(Error::NotObjects)?;
     if objects.is_empty() {
         return Err(Error::NoObjects);
+    }
+    let too_new = too_new_features(&objects, min_kube_version);
+    if !too_new.is_empty() {
+        for problem in &too_new {
+            eprintln!("error: {problem}");
+        }
+        return Err(Error::Problems(too_new.len()));
     }
     let mut files = BTreeMap::new();
     for object in &objects {
@@ -138,6 +153,30 @@ fn manifest_files(json: &str) -> Result<BTreeMap<PathBuf, String>, Error> {
         }
     }
     Ok(files)
+}
+
+/// Every use of a CRD feature newer than `min` in the CRDs among `objects`, each with the fix:
+/// a CRD that 1.28 refuses is refused here, before it is written.
+fn too_new_features(objects: &[Value], min: KubeVersion) -> Vec<String> {
+    let crds = objects
+        .iter()
+        .filter(|o| o.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition"));
+    let mut problems = Vec::new();
+    for crd in crds {
+        let name = crd
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        for (at, feature) in crd_features_newer_than(crd, min) {
+            if let Some(problem) = feature.problem(min) {
+                problems.push(format!(
+                    "CustomResourceDefinition {name}: {at}: {problem}; {}",
+                    feature.fix()
+                ));
+            }
+        }
+    }
+    problems
 }
 
 /// Objects as a YAML stream under the generated header.

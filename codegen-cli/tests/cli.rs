@@ -23,7 +23,7 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
 }
 
-const GOOD: &str = "//! +groupName=example.dev\n\n/// +genclient\npub struct Widget {\n    pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,\n}\n";
+const GOOD: &str = "//! +groupName=example.dev\n\n/// +genclient\n#[serde(rename_all = \"camelCase\")]\npub struct Widget {\n    pub api_version: codegen_runtime::ApiVersion<Self>,\n    pub kind: codegen_runtime::Kind<Self>,\n    pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,\n}\n";
 
 #[test]
 fn a_missing_input_should_be_named_with_the_fix() {
@@ -57,8 +57,12 @@ fn bad_input_should_be_reported_in_full_and_write_nothing() {
         report.contains("example/v1.rs:5:12: +genclient type Widget has no metadata field"),
         "{report}"
     );
+    assert!(
+        report.contains("example/v1.rs:5:12: +genclient type Widget does not carry `apiVersion` and `kind`"),
+        "{report}"
+    );
     assert!(report.contains("other/v1.rs:1:18: not valid Rust"), "{report}");
-    assert!(report.contains("3 problem(s); nothing was written"), "{report}");
+    assert!(report.contains("4 problem(s); nothing was written"), "{report}");
     assert!(!out.exists(), "nothing is written when any input has an error");
 }
 
@@ -139,4 +143,40 @@ fn an_unreadable_input_file_should_be_named_and_write_nothing() {
     let report = text(&output);
     assert!(report.contains("broken/v1.rs: cannot read:"), "{report}");
     assert!(!out.exists(), "nothing is written");
+}
+
+#[test]
+fn a_marker_newer_than_the_minimum_kubernetes_should_be_refused_until_it_is_raised() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, out) = (dir.path().join("apis"), dir.path().join("generated"));
+    let selectable = GOOD.replace(
+        "/// +genclient\n",
+        "/// +genclient\n/// +genclient:noStatus\n/// +kubebuilder:object:root=true\n/// +kubebuilder:selectablefield:JSONPath=.spec.size\n",
+    );
+    write(&input.join("example/v1.rs"), &selectable);
+    let args = ["--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()];
+    let refused = run(&args);
+    let report = text(&refused);
+    assert!(!refused.status.success());
+    assert!(
+        report
+            .contains("example/v1.rs:6:1: selectableFields (from +kubebuilder:selectablefield) needs Kubernetes 1.31"),
+        "{report}"
+    );
+    assert!(
+        report
+            .contains("the minimum Kubernetes version is 1.28; raise the minimum (codegen-cli --min-kube-version 1.31"),
+        "{report}"
+    );
+    assert!(!out.exists());
+
+    let raised = run(&[&args[..], &["--min-kube-version", "1.31"]].concat());
+    assert!(raised.status.success(), "{}", text(&raised));
+    let too_old = run(&[&args[..], &["--min-kube-version", "1.27"]].concat());
+    assert!(!too_old.status.success());
+    assert!(
+        text(&too_old).contains("Kubernetes 1.27 is older than kube-codegen supports"),
+        "{}",
+        text(&too_old)
+    );
 }

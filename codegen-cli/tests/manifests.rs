@@ -133,3 +133,41 @@ fn rbac_should_write_roles_from_markers_and_locate_errors() {
     );
     assert_eq!(std::fs::read_to_string(&role).unwrap(), yaml, "nothing written");
 }
+
+#[test]
+fn manifests_should_refuse_a_crd_newer_than_the_minimum_kubernetes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("crds");
+    let out_arg = out.to_str().unwrap();
+    let selectable = CRD.replace(
+        r#""versions":[]"#,
+        r#""versions":[{"name":"v1","served":true,"storage":true,"selectableFields":[{"jsonPath":".spec.size"}]}]"#,
+    );
+    let output = run(&["manifests", "--output", out_arg], &selectable);
+    assert!(!output.status.success());
+    let report = text(&output);
+    assert!(
+        report.contains(
+            "error: CustomResourceDefinition widgets.example.dev: spec.versions[0].selectableFields: selectableFields \
+             (from +kubebuilder:selectablefield) needs Kubernetes 1.31"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("raise the minimum (codegen-cli --min-kube-version 1.31"),
+        "{report}"
+    );
+    assert!(report.contains("1 problem(s); nothing was written"), "{report}");
+    assert!(!out.exists(), "nothing is written");
+
+    let raised = run(
+        &["manifests", "--output", out_arg, "--min-kube-version", "1.31"],
+        &selectable,
+    );
+    assert!(raised.status.success(), "{}", text(&raised));
+    assert!(
+        std::fs::read_to_string(out.join("example.dev_widgets.yaml"))
+            .unwrap()
+            .contains("selectableFields")
+    );
+}

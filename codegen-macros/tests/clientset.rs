@@ -14,6 +14,11 @@ mod apis {
             /// +groupName=samplecontroller.k8s.io
             #[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize)]
             pub struct Foo {
+                /// The API version, always written.
+                #[serde(rename = "apiVersion")]
+                pub api_version: ::codegen_runtime::ApiVersion<Self>,
+                /// The kind, always written.
+                pub kind: ::codegen_runtime::Kind<Self>,
                 /// Standard object metadata.
                 pub metadata: ObjectMeta,
                 /// The Deployment the Foo owns.
@@ -36,6 +41,11 @@ mod apis {
             /// +groupName=example-group.dev
             #[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize)]
             pub struct Cluster {
+                /// The API version, always written.
+                #[serde(rename = "apiVersion")]
+                pub api_version: ::codegen_runtime::ApiVersion<Self>,
+                /// The kind, always written.
+                pub kind: ::codegen_runtime::Kind<Self>,
                 /// Standard object metadata.
                 pub metadata: ObjectMeta,
             }
@@ -47,6 +57,11 @@ mod apis {
             /// +groupName=example-group.dev
             #[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize)]
             pub struct Ticket {
+                /// The API version, always written.
+                #[serde(rename = "apiVersion")]
+                pub api_version: ::codegen_runtime::ApiVersion<Self>,
+                /// The kind, always written.
+                pub kind: ::codegen_runtime::Kind<Self>,
                 /// Standard object metadata.
                 pub metadata: ObjectMeta,
             }
@@ -86,6 +101,7 @@ async fn the_clientset_should_reach_every_named_type() {
     let foo = Foo {
         metadata: meta("example-foo"),
         deployment_name: "example-foo".into(),
+        ..Default::default()
     };
     clientset
         .samplecontroller_v1alpha1()
@@ -95,11 +111,26 @@ async fn the_clientset_should_reach_every_named_type() {
         .unwrap();
     let clusters = clientset.example_group_v1().clusters();
     clusters
-        .create(&Cluster { metadata: meta("east") }, &post)
+        .create(
+            &Cluster {
+                metadata: meta("east"),
+                ..Default::default()
+            },
+            &post,
+        )
         .await
         .unwrap();
     let tickets = clientset.example_group_v1().tickets("default");
-    tickets.create(&Ticket { metadata: meta("t-1") }, &post).await.unwrap();
+    tickets
+        .create(
+            &Ticket {
+                metadata: meta("t-1"),
+                ..Default::default()
+            },
+            &post,
+        )
+        .await
+        .unwrap();
     assert_eq!(tickets.get("t-1").await.unwrap().metadata.name.as_deref(), Some("t-1"));
     assert_eq!(clusters.list(&ListParams::default()).await.unwrap().items.len(), 1);
 

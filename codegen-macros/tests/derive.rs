@@ -12,6 +12,11 @@ mod v1alpha1 {
     /// +groupName=samplecontroller.k8s.io
     #[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize)]
     pub struct Foo {
+        /// The API version, always written.
+        #[serde(rename = "apiVersion")]
+        pub api_version: ::codegen_runtime::ApiVersion<Self>,
+        /// The kind, always written.
+        pub kind: ::codegen_runtime::Kind<Self>,
         /// Standard object metadata.
         pub metadata: ObjectMeta,
         /// The spec.
@@ -73,6 +78,7 @@ async fn derived_items_should_work_over_the_in_memory_server() {
             replicas: Some(1),
         },
         status: None,
+        ..Default::default()
     };
     assert_eq!(foo.clone(), foo, "the derived Clone copies every field");
     foos.create(&foo, &PostParams::default()).await.unwrap();

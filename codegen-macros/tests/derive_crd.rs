@@ -18,6 +18,11 @@ mod v1 {
     /// +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=".size"
     #[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
     pub struct Widget {
+        /// The API version, always written.
+        #[serde(rename = "apiVersion")]
+        pub api_version: ::codegen_runtime::ApiVersion<Self>,
+        /// The kind, always written.
+        pub kind: ::codegen_runtime::Kind<Self>,
         /// Standard object metadata.
         pub metadata: ObjectMeta,
         /// How big.

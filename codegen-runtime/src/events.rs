@@ -67,7 +67,7 @@ impl Events {
             tracing::warn!(
                 reason,
                 object = regarding.name.as_deref().unwrap_or_default(),
-                %error,
+                error = %crate::controller::ErrorSummary(&error),
                 "cannot record event"
             );
         }

@@ -379,7 +379,7 @@ impl LeaderElector {
                 }
                 Err(kube::Error::Api(status)) if status.code == 409 => continue,
                 Err(error) => {
-                    tracing::warn!(%error, "could not release the lease");
+                    tracing::warn!(error = %crate::controller::ErrorSummary(&error), "could not release the lease");
                     return;
                 }
             }

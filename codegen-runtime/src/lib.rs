@@ -8,6 +8,8 @@
 //! - [`leader`]: Lease-based leader election with client-go's semantics.
 //! - [`crd`]: CustomResourceDefinitions from schemars schemas and controller-gen markers.
 //! - [`events`]: best-effort event recording about reconciled objects, with a test double.
+//! - [`type_meta`]: [`ApiVersion`] and [`Kind`], the fields that put `apiVersion` and `kind` on
+//!   every object a `+genclient` type sends (Go's `metav1.TypeMeta`).
 //!
 //! The entry points are re-exported here.
 
@@ -16,6 +18,7 @@ pub mod controller;
 pub mod crd;
 pub mod events;
 pub mod leader;
+pub mod type_meta;
 pub mod workqueue;
 
 mod scope;
@@ -28,6 +31,7 @@ pub use controller::{Next, Reconcile, ReconcileMetrics, run_workers};
 pub use events::{EventRecorder, Events, FakeRecorder};
 pub use leader::{LeaderCallbacks, LeaderElectionConfig, LeaderElector};
 pub use scope::ScopeKind;
+pub use type_meta::{ApiVersion, Kind};
 pub use workqueue::WorkQueue;
 
 /// What generated code names through this crate, so user crates need not depend on it

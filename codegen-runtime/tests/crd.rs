@@ -16,6 +16,11 @@ use serde_json::{Value, json};
 /// +kubebuilder:object:root=true
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 struct Machine {
+    /// The API version, always written.
+    #[serde(rename = "apiVersion")]
+    pub api_version: ::codegen_runtime::ApiVersion<Self>,
+    /// The kind, always written.
+    pub kind: ::codegen_runtime::Kind<Self>,
     metadata: ObjectMeta,
     spec: MachineSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]

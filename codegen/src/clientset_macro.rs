@@ -65,7 +65,7 @@ impl Parse for Entries {
 /// The tokens `clientset! { … }` expands to, or a compile error for each problem.
 pub fn clientset(input: TokenStream, config: &Config) -> TokenStream {
     let (entries, config) = match syn::parse2::<Entries>(input)
-        .and_then(|parsed| Ok((parsed.entries, with_options(&parsed.attrs, config)?)))
+        .and_then(|parsed| Ok((parsed.entries, with_options(&parsed.attrs, config, None)?)))
     {
         Ok(parsed) => parsed,
         Err(error) => return error.to_compile_error(),

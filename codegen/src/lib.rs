@@ -14,6 +14,7 @@ pub mod diag;
 pub mod emit;
 pub mod genclient;
 mod generate;
+pub mod kube_version;
 pub mod markers;
 pub mod model;
 pub mod names;

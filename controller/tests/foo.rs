@@ -31,6 +31,7 @@ fn new_foo(name: &str, replicas: i32) -> Foo {
             replicas: Some(replicas),
         },
         status: None,
+        ..Default::default()
     }
 }
 

@@ -29,6 +29,7 @@ fn vm(name: &str, cpu: &str, memory: &str) -> VirtualMachine {
             },
         },
         status: None,
+        ..Default::default()
     }
 }
 

@@ -91,15 +91,26 @@ impl ApiStatus {
 
     /// 422 Invalid, with one cause per `(field, message)`.
     pub fn invalid(info: &ResourceInfo, name: &str, causes: &[(String, String)]) -> Self {
+        Self::invalid_kind(&info.kind, &info.group, name, causes)
+    }
+
+    /// 422 Invalid about an object of `kind` in `group` (which may be the kind the body claims,
+    /// not the resource's): kube-apiserver names it `Kind.group "name"`, or `Kind "name"` for core.
+    pub fn invalid_kind(kind: &str, group: &str, name: &str, causes: &[(String, String)]) -> Self {
         let summary: Vec<String> = causes.iter().map(|(field, msg)| format!("{field}: {msg}")).collect();
-        let message = format!("{} \"{name}\" is invalid: {}", info.kind, summary.join(", "));
+        let qualified = if group.is_empty() {
+            kind.to_owned()
+        } else {
+            format!("{kind}.{group}")
+        };
+        let message = format!("{qualified} \"{name}\" is invalid: {}", summary.join(", "));
         let causes: Vec<Value> = causes
             .iter()
             .map(|(field, msg)| json!({ "reason": cause_reason(msg), "message": msg, "field": field }))
             .collect();
         let mut status = Self::new(422, "Invalid", message);
         status.details = Some(json!({
-            "name": name, "group": info.group, "kind": info.kind, "causes": causes,
+            "name": name, "group": group, "kind": kind, "causes": causes,
         }));
         status
     }

@@ -29,6 +29,7 @@ proptest! {
                 server: ServerStatus { id: "id".into(), state: "running".into(), usage: ResourceUsage { cpu: usage.0, memory: usage.1 } },
                 last_update_time: None,
             }),
+            ..Default::default()
         };
         prop_assert_eq!(original.clone(), original);
     }

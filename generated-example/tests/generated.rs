@@ -24,6 +24,7 @@ fn vm(name: &str) -> VirtualMachine {
             },
         },
         status: None,
+        ..Default::default()
     }
 }
 
@@ -62,6 +63,7 @@ async fn the_typed_clients_should_work_over_the_in_memory_server() {
             replicas: Some(1),
         },
         status: None,
+        ..Default::default()
     };
     let mut stored = foos
         .apply(&foo, &PatchParams::apply("sample-controller"))
@@ -119,6 +121,7 @@ async fn edge_cases_should_work_end_to_end() {
         },
         spec: ReplicaSpec { replicas: 2 },
         status: None,
+        ..Default::default()
     };
     let created = clusters.create(&object, &PostParams::default()).await.unwrap();
     assert_eq!(created.metadata.namespace, None);
@@ -139,6 +142,7 @@ async fn edge_cases_should_work_end_to_end() {
             name: Some("www".into()),
             ..ObjectMeta::default()
         },
+        ..Default::default()
     };
     records.create(&record, &PostParams::default()).await.unwrap();
     let v2 = clientset.example_group_v2().test_types("default");
@@ -148,6 +152,7 @@ async fn edge_cases_should_work_end_to_end() {
             ..ObjectMeta::default()
         },
         spec: Default::default(),
+        ..Default::default()
     };
     v2.create(&test, &PostParams::default()).await.unwrap();
     let factory = SharedInformerFactory::new(&clientset);

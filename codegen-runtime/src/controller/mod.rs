@@ -48,12 +48,14 @@
 //! ```
 
 mod metrics;
+mod summary;
 mod workers;
 
 use std::future::Future;
 use std::time::Duration;
 
 pub use metrics::ReconcileMetrics;
+pub use summary::ErrorSummary;
 pub use workers::run_workers;
 
 /// What a reconcile asks for next.

@@ -63,7 +63,9 @@ pub(super) fn object_schema<K: CrdSchema>() -> Value {
             }));
         }
         if let Some(Value::Array(required)) = root.get_mut("required") {
-            required.retain(|r| r != "metadata");
+            // kube-apiserver fills these in: a CRD never requires them (controller-gen's don't),
+            // although the types' fields are not `Option`s.
+            required.retain(|r| r != "metadata" && r != "apiVersion" && r != "kind");
             if required.is_empty() {
                 root.remove("required");
             }

@@ -29,7 +29,12 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
         )
         .to_compile_error();
     };
-    let config = match with_options(&strukt.attrs, config) {
+    // The derive cannot see the traits derived beside it, nor anything else in the module.
+    let mut options = Options {
+        derive: true,
+        ..Options::default()
+    };
+    let config = match with_options(&strukt.attrs, config, Some(&mut options)) {
         Ok(config) => config,
         Err(error) => return skeleton(error.to_compile_error(), strukt, &tags(&strukt.attrs)),
     };
@@ -45,7 +50,7 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
             return skeleton(error, strukt, &type_tags);
         }
         let not_genclient = accessors::not_genclient(&strukt.ident);
-        let clone = deepcopy_only(&item);
+        let clone = deepcopy_only(&item, &options);
         return quote!(#clone #not_genclient);
     };
     // The group is the type's own tag, named by the rules a module's //! doc follows.
@@ -56,7 +61,7 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
         .find(|t| t.key == GROUP_GO_NAME)
         .map(|t| (t.value.trim(), t.span));
     let group_go_name = checked_group((group, group_tag.span), go_name, &mut diagnostics);
-    let def = match model(&item, Some(group), diagnostics) {
+    let def = match model(&item, Some(group), &options, diagnostics) {
         Ok(def) => def,
         Err(errors) => return skeleton(errors, strukt, &type_tags),
     };
@@ -85,17 +90,17 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
 
 /// The model of the derived struct `item`, its own `+groupName`s checked against `group`; or
 /// the compile errors of every problem, with those found before (in `diagnostics`).
-fn model(item: &syn::Item, group: Option<&str>, mut diagnostics: Diagnostics) -> Result<TypeDef, TokenStream> {
-    // The derive cannot see the traits derived beside it, nor anything else in the module.
-    let options = Options {
-        derive: true,
-        ..Options::default()
-    };
+fn model(
+    item: &syn::Item,
+    group: Option<&str>,
+    options: &Options,
+    mut diagnostics: Diagnostics,
+) -> Result<TypeDef, TokenStream> {
     let scope = TypeScope {
         group,
         deepcopy_package: false,
         siblings: std::slice::from_ref(item),
-        options: &options,
+        options,
     };
     let def = type_def(item, &scope, &mut diagnostics);
     match def.filter(|_| diagnostics.is_empty()) {
@@ -105,16 +110,30 @@ fn model(item: &syn::Item, group: Option<&str>, mut diagnostics: Diagnostics) ->
 }
 
 /// `config` with the front end's options from `#[codegen(…)]` attributes: `runtime = <path>`,
-/// the runtime crate's path for crates that re-export it (the CLI's `--runtime`).
-pub(crate) fn with_options(attrs: &[syn::Attribute], config: &Config) -> syn::Result<Config> {
+/// the runtime crate's path for crates that re-export it (the CLI's `--runtime`), and where a
+/// type is modelled (`options`, the derive), `min_kube_version = "1.31"` (the CLI's
+/// `--min-kube-version`).
+pub(crate) fn with_options(
+    attrs: &[syn::Attribute],
+    config: &Config,
+    mut options: Option<&mut Options>,
+) -> syn::Result<Config> {
     let mut config = config.clone();
+    let known = match options {
+        Some(_) => "the options are `runtime = <path>` and `min_kube_version = \"1.<minor>\"`",
+        None => "the one option is `runtime = <path>`",
+    };
     for attr in attrs.iter().filter(|a| a.path().is_ident("codegen")) {
         attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("runtime") {
                 config.runtime = meta.value()?.parse()?;
                 Ok(())
+            } else if let (true, Some(options)) = (meta.path.is_ident("min_kube_version"), options.as_deref_mut()) {
+                let text: syn::LitStr = meta.value()?.parse()?;
+                options.min_kube_version = text.value().parse().map_err(|e| syn::Error::new(text.span(), e))?;
+                Ok(())
             } else {
-                Err(meta.error("unknown codegen option; the one option is `runtime = <path>`"))
+                Err(meta.error(format!("unknown codegen option; {known}")))
             }
         })?;
     }
@@ -133,13 +152,44 @@ fn skeleton(errors: TokenStream, strukt: &syn::ItemStruct, type_tags: &[Tag]) ->
         _ => genclient,
     };
     let clone = wants_clone.then(|| emit::clone_impl(strukt));
+    let resource = genclient.then(|| placeholder_resource(strukt));
     let accessors = accessors::skeleton(&strukt.ident);
-    quote!(#errors #clone #accessors)
+    quote!(#errors #clone #resource #accessors)
+}
+
+/// A `kube::Resource` impl with placeholder values for a `+genclient` type whose tags have
+/// errors: its `ApiVersion<Self>`/`Kind<Self>` fields and every use of it need one, and without
+/// it each would be one more error. The build fails on `errors` anyway, so the values never run.
+/// Nothing where the impl itself could not compile (no `metadata` field).
+fn placeholder_resource(strukt: &syn::ItemStruct) -> Option<TokenStream> {
+    let has_metadata = strukt
+        .fields
+        .iter()
+        .any(|f| f.ident.as_ref().is_some_and(|i| i == "metadata"));
+    if !has_metadata {
+        return None;
+    }
+    let ident = &strukt.ident;
+    let (impl_generics, type_generics, where_clause) = strukt.generics.split_for_impl();
+    let meta = quote!(::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta);
+    let placeholder = quote!(::std::borrow::Cow::Borrowed(""));
+    Some(quote! {
+        impl #impl_generics ::kube::Resource for #ident #type_generics #where_clause {
+            type DynamicType = ();
+            type Scope = ::k8s_openapi::NamespaceResourceScope;
+            fn kind(_: &()) -> ::std::borrow::Cow<'_, str> { #placeholder }
+            fn group(_: &()) -> ::std::borrow::Cow<'_, str> { #placeholder }
+            fn version(_: &()) -> ::std::borrow::Cow<'_, str> { #placeholder }
+            fn plural(_: &()) -> ::std::borrow::Cow<'_, str> { #placeholder }
+            fn meta(&self) -> &#meta { &self.metadata }
+            fn meta_mut(&mut self) -> &mut #meta { &mut self.metadata }
+        }
+    })
 }
 
 /// A type without a group: only `+k8s:deepcopy-gen=true` can ask anything of it.
-fn deepcopy_only(item: &syn::Item) -> TokenStream {
-    match model(item, None, Diagnostics::default()) {
+fn deepcopy_only(item: &syn::Item, options: &Options) -> TokenStream {
+    match model(item, None, options, Diagnostics::default()) {
         Ok(def) if def.deepcopy => emit::clone_impl(&def.item),
         Ok(_) => TokenStream::new(),
         Err(errors) => errors,
@@ -156,7 +206,10 @@ mod tests {
             /// +genclient
             /// +groupName=example.dev
             #[codegen(runtime = crate::rt)]
+            #[serde(rename_all = "camelCase")]
             pub struct Thing {
+                pub api_version: ApiVersion<Self>,
+                pub kind: Kind<Self>,
                 pub metadata: ObjectMeta,
             }
         };

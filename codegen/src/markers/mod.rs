@@ -12,10 +12,12 @@ use crate::symbol::{KUBEBUILDER_PREFIX, VALIDATION_ITEMS_PREFIX, VALIDATION_PREF
 use crate::tags::Tag;
 
 mod schema;
+mod since;
 mod syntax;
 mod table;
 
 pub use schema::{SchemaEffect, effect as schema_effect};
+pub use since::check_min_version;
 pub use syntax::Value;
 use syntax::{example, split_args, typed};
 use table::SPECS;

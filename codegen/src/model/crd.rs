@@ -238,9 +238,12 @@ pub fn roots_by_crd<'r, 'a>(roots: &'r [RootType<'a>]) -> BTreeMap<String, Vec<&
 mod tests {
     use crate::model::{Options, package};
 
+    /// The fields every `+genclient` type carries.
+    const TYPE_META: &str = "pub api_version: ApiVersion<Self>, pub kind: Kind<Self>,";
+
     fn problems(type_lines: &str) -> Vec<String> {
         let source = format!(
-            "//! +groupName=example.dev\n{type_lines}\npub struct Thing {{ pub metadata: ObjectMeta, pub spec: Spec, pub status: Option<Status> }}"
+            "//! +groupName=example.dev\n{type_lines}\n#[serde(rename_all = \"camelCase\")]\npub struct Thing {{ {TYPE_META} pub metadata: ObjectMeta, pub spec: Spec, pub status: Option<Status> }}"
         );
         let file: syn::File = syn::parse_str(&source).unwrap();
         match package(&file, "example", "v1", &Options::default()) {
@@ -258,7 +261,8 @@ mod tests {
 /// +kubebuilder:resource:shortName=th;thg,categories=all,singular=thingy
 /// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=".status.phase",priority=1
 /// +kubebuilder:metadata:annotations="api-approved.kubernetes.io=unapproved, testing"
-pub struct Thing { pub metadata: ObjectMeta, pub status: Option<Status> }"#;
+#[serde(rename_all = "camelCase")]
+pub struct Thing { pub api_version: ApiVersion<Self>, pub kind: Kind<Self>, pub metadata: ObjectMeta, pub status: Option<Status> }"#;
         let file: syn::File = syn::parse_str(source).unwrap();
         let package = package(&file, "example", "v1", &Options::default()).unwrap();
         let crd = package.types[0].crd.as_ref().unwrap();

@@ -6,6 +6,7 @@
 mod checks;
 mod crd;
 mod fields;
+mod type_meta;
 mod types;
 
 use std::collections::BTreeMap;
@@ -16,6 +17,7 @@ use syn::spanned::Spanned;
 
 use crate::diag::{Diagnostic, Diagnostics, did_you_mean};
 use crate::genclient::GenClient;
+use crate::kube_version::KubeVersion;
 use crate::markers::{self, Marker, Target};
 use crate::names;
 use crate::symbol::{DEEPCOPY_GEN, GROUP_GO_NAME, GROUP_NAME, OPENAPI_GEN, UNSUPPORTED_GENERATORS};
@@ -35,6 +37,9 @@ pub struct Options {
     /// Set by the derive, which cannot see the traits derived beside it
     /// (`#[derive(Codegen, Clone)]`): checks that need them are left to the compiler.
     pub derive: bool,
+    /// The oldest Kubernetes the generated CRDs must install on: markers whose CRD feature
+    /// needs a newer one are refused (`--min-kube-version`, the derive's `min_kube_version`).
+    pub min_kube_version: KubeVersion,
 }
 
 /// One API group version, e.g. `cloudnative.tw/v1alpha1`.

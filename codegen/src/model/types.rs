@@ -5,6 +5,7 @@ use syn::spanned::Spanned;
 use syn::{Fields, Item};
 
 use super::checks::{check_visibility, derives, implements_clone};
+use super::type_meta::check_type_meta;
 use super::{Options, TypeDef, crd, fields, unknown_tag};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::genclient::{self, genclient};
@@ -160,6 +161,20 @@ pub fn type_def(item: &Item, scope: &TypeScope<'_>, diagnostics: &mut Diagnostic
     }
     check_visibility(&item, wants_client, deepcopy || wants_client, diagnostics);
     let fields = fields::fields(&item, diagnostics);
+    // A `+genclient=…` or a tuple struct already has its error: one mistake, one error.
+    let plain_genclient = type_tags
+        .iter()
+        .any(|t| t.key == GENCLIENT && t.value.trim().is_empty());
+    let named = matches!(item.fields, Fields::Named(_));
+    if genclient.is_some() && plain_genclient && named {
+        check_type_meta(&item, &fields, diagnostics);
+    }
+    let field_markers = fields.iter().flat_map(|f| &f.markers);
+    markers::check_min_version(
+        type_markers.iter().chain(field_markers),
+        scope.options.min_kube_version,
+        diagnostics,
+    );
     let kind = item.ident.to_string();
     let plural = names::plural(&kind, &scope.options.plural_exceptions);
     let resource = match resource_name {

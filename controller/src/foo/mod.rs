@@ -9,7 +9,7 @@ pub mod deployment;
 use std::sync::Arc;
 
 use codegen_runtime::cache::{NotFound, object_key, split_key};
-use codegen_runtime::controller::{Next, Reconcile};
+use codegen_runtime::controller::{ErrorSummary, Next, Reconcile};
 use codegen_runtime::{Deleted, Events, HandlerFns, Lister, SharedIndexInformer, WorkQueue};
 use generated_example::apis::samplecontroller::v1alpha1::{Foo, FooStatus};
 use generated_example::generated::samplecontroller::v1alpha1::{
@@ -36,13 +36,22 @@ pub enum FooError {
     #[error("Resource {0:?} already exists and is not managed by Foo")]
     NotOwned(String),
     /// A write was refused.
-    #[error("cannot {what}: {source}")]
+    #[error("cannot {what}: {}", ErrorSummary(source))]
     Api {
         /// What was being done.
         what: String,
         /// Why.
         source: kube::Error,
     },
+}
+
+impl FooError {
+    /// A refused write of `object`: the object (and the server's full answer) are logged only at
+    /// debug level, as they can be KBs; the error displays one line.
+    fn api(what: String, object: &impl std::fmt::Debug, source: kube::Error) -> Self {
+        tracing::debug!(%what, ?object, error = ?source, "write refused");
+        Self::Api { what, source }
+    }
 }
 
 /// The Foo controller.
@@ -120,10 +129,7 @@ impl FooController {
             .foos(namespace)
             .update_status(&copy, &params)
             .await
-            .map_err(|source| FooError::Api {
-                what: format!("update the status of Foo {}", object_key(foo)),
-                source,
-            })?;
+            .map_err(|source| FooError::api(format!("update the status of Foo {}", object_key(foo)), &copy, source))?;
         Ok(true)
     }
 }
@@ -190,12 +196,10 @@ impl Reconcile for FooController {
             Err(NotFound { .. }) => {
                 changed = true;
                 tracing::info!(%key, deployment = %deployment_name, "creating deployment");
-                api.create(&params, &new_deployment(&foo))
-                    .await
-                    .map_err(|source| FooError::Api {
-                        what: format!("create Deployment {namespace}/{deployment_name}"),
-                        source,
-                    })?
+                let new = new_deployment(&foo);
+                api.create(&params, &new).await.map_err(|source| {
+                    FooError::api(format!("create Deployment {namespace}/{deployment_name}"), &new, source)
+                })?
             }
         };
         if !is_controlled_by(&deployment, &foo) {
@@ -212,9 +216,12 @@ impl Reconcile for FooController {
                 desired.metadata.resource_version = deployment.metadata.resource_version.clone();
                 api.replace(deployment_name, &params, &desired)
                     .await
-                    .map_err(|source| FooError::Api {
-                        what: format!("update Deployment {namespace}/{deployment_name}"),
-                        source,
+                    .map_err(|source| {
+                        FooError::api(
+                            format!("update Deployment {namespace}/{deployment_name}"),
+                            &desired,
+                            source,
+                        )
                     })?
             }
             _ => deployment,

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use codegen_runtime::cache::{NotFound, object_key, split_key};
-use codegen_runtime::controller::{Next, Reconcile};
+use codegen_runtime::controller::{ErrorSummary, Next, Reconcile};
 use codegen_runtime::{Events, HandlerFns, WorkQueue};
 use generated_example::apis::cloudnative::v1alpha1::{
     ResourceUsage, ServerStatus, VirtualMachine, VirtualMachineStatus,
@@ -43,7 +43,7 @@ pub mod phase {
 #[derive(Debug, thiserror::Error)]
 pub enum VmError {
     /// The API server refused a write.
-    #[error("cannot update VirtualMachine {key}: {source}")]
+    #[error("cannot update VirtualMachine {key}: {}", ErrorSummary(source))]
     Update {
         /// The object.
         key: String,
@@ -99,9 +99,13 @@ impl VmController {
             .virtual_machines(namespace)
             .update(vm, &PostParams::default())
             .await
-            .map_err(|source| VmError::Update {
-                key: object_key(vm),
-                source,
+            .map_err(|source| {
+                // The object (and the server's full answer) only at debug: they can be KBs.
+                tracing::debug!(key = %object_key(vm), object = ?vm, error = ?source, "update refused");
+                VmError::Update {
+                    key: object_key(vm),
+                    source,
+                }
             })
     }
 

@@ -165,6 +165,7 @@ pub fn vm(name: &str, labels: &[(&str, &str)]) -> VirtualMachine {
             },
         },
         status: None,
+        ..Default::default()
     }
 }
 
@@ -180,6 +181,7 @@ pub fn foo(name: &str, deployment: &str, replicas: i32) -> Foo {
             replicas: Some(replicas),
         },
         status: None,
+        ..Default::default()
     }
 }
 

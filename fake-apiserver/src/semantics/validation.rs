@@ -5,31 +5,74 @@ use serde_json::{Value, json};
 
 use crate::status::ApiStatus;
 use crate::storage::object::{self, meta_mut};
-use crate::storage::resource::ResourceInfo;
+use crate::storage::resource::{Lifecycle, ResourceInfo};
 
-/// Fills in or checks `apiVersion` and `kind`; objects are stored under the served version.
+/// Checks `apiVersion` and `kind` as kube-apiserver's decoders do, then fills them in: objects
+/// are stored under the served version.
+///
+/// A custom resource is decoded by the unstructured scheme, which needs both (400 without
+/// `kind` or with another group, 422 for another kind); a built-in kind's typed decoder defaults
+/// absent ones and refuses others (400).
 pub(crate) fn check_type_meta(body: &mut Value, info: &ResourceInfo) -> Result<(), ApiStatus> {
-    let Some(map) = body.as_object_mut() else {
+    let Some(map) = body.as_object() else {
         return Err(ApiStatus::bad_request("the request body must be a JSON object"));
     };
     let expected = info.api_version();
     let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    if !api_version.is_empty() && group != info.group {
-        return Err(ApiStatus::bad_request(format!(
-            "the API version in the data ({api_version}) does not match the expected API version ({expected})"
-        )));
-    }
     let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
-    if !kind.is_empty() && kind != info.kind {
-        return Err(ApiStatus::bad_request(format!(
-            "the kind in the data ({kind}) does not match the expected kind ({})",
-            info.kind
-        )));
+    if info.lifecycle == Lifecycle::CustomResource {
+        if kind.is_empty() {
+            let text = body.to_string();
+            return Err(ApiStatus::bad_request(format!(
+                "the object provided is unrecognized (must be of type {}): Object 'Kind' is missing in '{text}' ({})",
+                info.kind,
+                summarize(&text)
+            )));
+        }
+        if api_version.is_empty() || group != info.group {
+            return Err(ApiStatus::bad_request(format!(
+                "the API version in the data ({api_version}) does not match the expected API version ({expected})"
+            )));
+        }
+        if kind != info.kind {
+            let cause = (
+                "kind".to_owned(),
+                format!("Invalid value: {kind:?}: must be {}", info.kind),
+            );
+            return Err(ApiStatus::invalid_kind(kind, &info.group, object::name(body), &[cause]));
+        }
+    } else {
+        let internal_group = if info.group.is_empty() {
+            "core"
+        } else {
+            info.group.as_str()
+        };
+        if !kind.is_empty() && kind != info.kind {
+            return Err(ApiStatus::bad_request(format!(
+                "{kind} in version {:?} cannot be handled as a {}: converting ({}.{kind}) to ({internal_group}.{}): unknown conversion",
+                info.version, info.kind, info.version, info.kind
+            )));
+        }
+        if !api_version.is_empty() && group != info.group {
+            return Err(ApiStatus::bad_request(format!(
+                "{} in version {:?} cannot be handled as a {}: no kind {:?} is registered for version {api_version:?} in scheme \"pkg/runtime/scheme.go:100\"",
+                info.kind, info.version, info.kind, info.kind
+            )));
+        }
     }
+    let map = body.as_object_mut().expect("checked object");
     map.insert("apiVersion".to_owned(), json!(expected));
     map.insert("kind".to_owned(), json!(info.kind));
     Ok(())
+}
+
+/// kube-apiserver's summary of a body it could not decode: its first 30 bytes.
+fn summarize(text: &str) -> String {
+    match text.char_indices().nth(30) {
+        Some((end, _)) => format!("{} ...", &text[..end]),
+        None => text.to_owned(),
+    }
 }
 
 /// Puts the object in the request's namespace, or refuses a different one.

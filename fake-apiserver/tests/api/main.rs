@@ -11,5 +11,6 @@ mod kubectl;
 mod list;
 mod patch;
 mod served;
+mod type_meta;
 mod watch;
 mod write;

@@ -7,6 +7,11 @@ mod v1 {
     #[derive(Codegen, Debug, serde::Serialize, serde::Deserialize)]
     #[codegen(runtim = crate::rt)]
     pub struct Thing {
+        /// The API version, always written.
+        #[serde(rename = "apiVersion")]
+        pub api_version: ::codegen_runtime::ApiVersion<Self>,
+        /// The kind, always written.
+        pub kind: ::codegen_runtime::Kind<Self>,
         pub metadata: ObjectMeta,
     }
 }

@@ -11,6 +11,11 @@ mod v1 {
     /// +groupName=example.dev
     #[derive(Codegen)]
     pub struct Thing {
+        /// The API version, always written.
+        #[allow(non_snake_case)]
+        pub apiVersion: ::codegen_runtime::ApiVersion<Self>,
+        /// The kind, always written.
+        pub kind: ::codegen_runtime::Kind<Self>,
         pub metadata: ObjectMeta,
         pub replicas: i32,
     }

@@ -9,6 +9,11 @@ mod v1 {
     /// +kubebuilder:object:root=true
     #[derive(Codegen, Debug, serde::Serialize, serde::Deserialize)]
     pub struct Widget {
+        /// The API version, always written.
+        #[serde(rename = "apiVersion")]
+        pub api_version: ::codegen_runtime::ApiVersion<Self>,
+        /// The kind, always written.
+        pub kind: ::codegen_runtime::Kind<Self>,
         pub metadata: ObjectMeta,
     }
 }

@@ -8,6 +8,11 @@ mod api {
     /// +groupName=example.dev
     #[derive(Codegen, Debug, serde::Serialize, serde::Deserialize)]
     pub struct Thing {
+        /// The API version, always written.
+        #[serde(rename = "apiVersion")]
+        pub api_version: ::codegen_runtime::ApiVersion<Self>,
+        /// The kind, always written.
+        pub kind: ::codegen_runtime::Kind<Self>,
         pub metadata: ObjectMeta,
     }
 }

@@ -8,6 +8,11 @@ mod v1 {
     /// +groupName=example.dev
     #[derive(Codegen, Clone, Debug, serde::Serialize, serde::Deserialize)]
     pub struct Thing {
+        /// The API version, always written.
+        #[serde(rename = "apiVersion")]
+        pub api_version: ::codegen_runtime::ApiVersion<Self>,
+        /// The kind, always written.
+        pub kind: ::codegen_runtime::Kind<Self>,
         pub metadata: ObjectMeta,
     }
 
@@ -19,11 +24,16 @@ mod v1 {
     #[derive(Codegen)]
     #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
     pub struct Other {
+        /// The API version, always written.
+        #[serde(rename = "apiVersion")]
+        pub api_version: ::codegen_runtime::ApiVersion<Self>,
+        /// The kind, always written.
+        pub kind: ::codegen_runtime::Kind<Self>,
         pub metadata: ObjectMeta,
     }
 }
 
 fn main() {
-    let _ = v1::Thing { metadata: Default::default() }.clone();
-    let _ = v1::Other { metadata: Default::default() }.clone();
+    let _ = v1::Thing { api_version: Default::default(), kind: Default::default(), metadata: Default::default() }.clone();
+    let _ = v1::Other { api_version: Default::default(), kind: Default::default(), metadata: Default::default() }.clone();
 }

@@ -29,6 +29,11 @@ pub mod apis {
             /// +groupName=example.dev
             #[derive(Codegen, Debug, serde::Serialize, serde::Deserialize)]
             pub struct Widget {
+                /// The API version, always written.
+                #[serde(rename = "apiVersion")]
+                pub api_version: ::codegen_runtime::ApiVersion<Self>,
+                /// The kind, always written.
+                pub kind: ::codegen_runtime::Kind<Self>,
                 /// Standard object metadata.
                 pub metadata: ObjectMeta,
                 /// The spec.
@@ -53,6 +58,11 @@ pub mod apis {
             /// +groupName=example.dev
             #[derive(Codegen, Debug, serde::Serialize, serde::Deserialize)]
             pub struct Pool {
+                /// The API version, always written.
+                #[serde(rename = "apiVersion")]
+                pub api_version: ::codegen_runtime::ApiVersion<Self>,
+                /// The kind, always written.
+                pub kind: ::codegen_runtime::Kind<Self>,
                 /// Standard object metadata.
                 pub metadata: ObjectMeta,
             }

@@ -12,6 +12,11 @@ mod apis {
             /// +groupName=example.dev
             #[derive(Codegen, Debug, serde::Serialize, serde::Deserialize)]
             pub struct Ticket {
+                /// The API version, always written.
+                #[serde(rename = "apiVersion")]
+                pub api_version: ::codegen_runtime::ApiVersion<Self>,
+                /// The kind, always written.
+                pub kind: ::codegen_runtime::Kind<Self>,
                 pub metadata: ObjectMeta,
             }
         }

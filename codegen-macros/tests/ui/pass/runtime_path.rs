@@ -16,6 +16,11 @@ mod apis {
             #[derive(Codegen, Debug, serde::Serialize, serde::Deserialize)]
             #[codegen(runtime = crate::rt)]
             pub struct Thing {
+                /// The API version, always written.
+                #[serde(rename = "apiVersion")]
+                pub api_version: ::codegen_runtime::ApiVersion<Self>,
+                /// The kind, always written.
+                pub kind: ::codegen_runtime::Kind<Self>,
                 pub metadata: ObjectMeta,
             }
         }

@@ -10,6 +10,11 @@ mod apis {
             /// +groupName=example.dev
             #[derive(Codegen, Debug, serde::Serialize, serde::Deserialize)]
             pub struct Thing {
+                /// The API version, always written.
+                #[serde(rename = "apiVersion")]
+                pub api_version: ::codegen_runtime::ApiVersion<Self>,
+                /// The kind, always written.
+                pub kind: ::codegen_runtime::Kind<Self>,
                 pub metadata: ObjectMeta,
             }
         }
@@ -23,7 +28,7 @@ mod client {
 }
 
 fn main() {
-    let thing = apis::example::v1::Thing { metadata: Default::default() };
+    let thing = apis::example::v1::Thing { api_version: Default::default(), kind: Default::default(), metadata: Default::default() };
     let _copy = thing.clone();
     let _ = client::Clientset::new;
 }

@@ -6,6 +6,11 @@ mod v1 {
     /// +groupName=example.dev
     #[derive(Codegen, Debug, serde::Serialize, serde::Deserialize)]
     pub struct Thing<T> {
+        /// The API version, always written.
+        #[serde(rename = "apiVersion")]
+        pub api_version: ::codegen_runtime::ApiVersion<Self>,
+        /// The kind, always written.
+        pub kind: ::codegen_runtime::Kind<Self>,
         pub metadata: ObjectMeta,
         pub spec: T,
     }

@@ -3,6 +3,7 @@
 //! +k8s:deepcopy-gen=package
 //! +groupName=cloudnative.tw
 
+use codegen_runtime::{ApiVersion, Kind};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
 use schemars::JsonSchema;
@@ -21,7 +22,12 @@ use serde::{Deserialize, Serialize};
 /// +kubebuilder:printcolumn:name="Memory",type=number,JSONPath=".status.server.usage.memory"
 /// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct VirtualMachine {
+    /// `cloudnative.tw/v1alpha1`, written on every VirtualMachine sent (Go's `metav1.TypeMeta`).
+    pub api_version: ApiVersion<Self>,
+    /// `VirtualMachine`, written on every VirtualMachine sent.
+    pub kind: Kind<Self>,
     /// Standard object metadata.
     pub metadata: ObjectMeta,
     /// What the VirtualMachine should be.

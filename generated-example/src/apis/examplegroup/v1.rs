@@ -4,6 +4,7 @@
 //! +groupName=example-group.hyphens.dev
 //! +k8s:deepcopy-gen=package
 
+use codegen_runtime::{ApiVersion, Kind};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 
@@ -14,7 +15,12 @@ use serde::{Deserialize, Serialize};
 /// +genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale
 /// +genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ClusterTestType {
+    /// `example-group.hyphens.dev/v1`, written on every ClusterTestType sent (Go's `metav1.TypeMeta`).
+    pub api_version: ApiVersion<Self>,
+    /// `ClusterTestType`, written on every ClusterTestType sent.
+    pub kind: Kind<Self>,
     /// Standard object metadata.
     pub metadata: ObjectMeta,
     /// Desired state.
@@ -43,7 +49,12 @@ pub struct ReplicaStatus {
 /// +genclient
 /// +genclient:readonly
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReadOnlyType {
+    /// `example-group.hyphens.dev/v1`, written on every ReadOnlyType sent (Go's `metav1.TypeMeta`).
+    pub api_version: ApiVersion<Self>,
+    /// `ReadOnlyType`, written on every ReadOnlyType sent.
+    pub kind: Kind<Self>,
     /// Standard object metadata.
     pub metadata: ObjectMeta,
 }
@@ -53,7 +64,12 @@ pub struct ReadOnlyType {
 /// +genclient
 /// +genclient:onlyVerbs=create,get
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CreateAndGetType {
+    /// `example-group.hyphens.dev/v1`, written on every CreateAndGetType sent (Go's `metav1.TypeMeta`).
+    pub api_version: ApiVersion<Self>,
+    /// `CreateAndGetType`, written on every CreateAndGetType sent.
+    pub kind: Kind<Self>,
     /// Standard object metadata.
     pub metadata: ObjectMeta,
 }
@@ -63,7 +79,12 @@ pub struct CreateAndGetType {
 /// +genclient
 /// +genclient:skipVerbs=delete,deleteCollection
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct UndeletableType {
+    /// `example-group.hyphens.dev/v1`, written on every UndeletableType sent (Go's `metav1.TypeMeta`).
+    pub api_version: ApiVersion<Self>,
+    /// `UndeletableType`, written on every UndeletableType sent.
+    pub kind: Kind<Self>,
     /// Standard object metadata.
     pub metadata: ObjectMeta,
 }
@@ -72,7 +93,12 @@ pub struct UndeletableType {
 ///
 /// +genclient
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct DNSRecord {
+    /// `example-group.hyphens.dev/v1`, written on every DNSRecord sent (Go's `metav1.TypeMeta`).
+    pub api_version: ApiVersion<Self>,
+    /// `DNSRecord`, written on every DNSRecord sent.
+    pub kind: Kind<Self>,
     /// Standard object metadata.
     pub metadata: ObjectMeta,
 }

@@ -3,6 +3,7 @@
 //! +k8s:deepcopy-gen=package
 //! +groupName=samplecontroller.k8s.io
 
+use codegen_runtime::{ApiVersion, Kind};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -18,9 +19,13 @@ use serde::{Deserialize, Serialize};
 /// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=".spec.replicas"
 /// +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=".status.availableReplicas"
 /// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
-/// +kubebuilder:selectablefield:JSONPath=".spec.deploymentName"
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct Foo {
+    /// `samplecontroller.k8s.io/v1alpha1`, written on every Foo sent (Go's `metav1.TypeMeta`).
+    pub api_version: ApiVersion<Self>,
+    /// `Foo`, written on every Foo sent.
+    pub kind: Kind<Self>,
     /// Standard object metadata.
     pub metadata: ObjectMeta,
     /// The Deployment the Foo wants.

@@ -37,6 +37,8 @@ impl ::kube::Resource for VirtualMachine {
 impl ::core::clone::Clone for VirtualMachine {
     fn clone(&self) -> Self {
         Self {
+            api_version: ::core::clone::Clone::clone(&self.api_version),
+            kind: ::core::clone::Clone::clone(&self.kind),
             metadata: ::core::clone::Clone::clone(&self.metadata),
             spec: ::core::clone::Clone::clone(&self.spec),
             status: ::core::clone::Clone::clone(&self.status),

@@ -145,6 +145,8 @@ impl ::kube::Resource for DNSRecord {
 impl ::core::clone::Clone for ClusterTestType {
     fn clone(&self) -> Self {
         Self {
+            api_version: ::core::clone::Clone::clone(&self.api_version),
+            kind: ::core::clone::Clone::clone(&self.kind),
             metadata: ::core::clone::Clone::clone(&self.metadata),
             spec: ::core::clone::Clone::clone(&self.spec),
             status: ::core::clone::Clone::clone(&self.status),
@@ -168,6 +170,8 @@ impl ::core::clone::Clone for ReplicaStatus {
 impl ::core::clone::Clone for ReadOnlyType {
     fn clone(&self) -> Self {
         Self {
+            api_version: ::core::clone::Clone::clone(&self.api_version),
+            kind: ::core::clone::Clone::clone(&self.kind),
             metadata: ::core::clone::Clone::clone(&self.metadata),
         }
     }
@@ -175,6 +179,8 @@ impl ::core::clone::Clone for ReadOnlyType {
 impl ::core::clone::Clone for CreateAndGetType {
     fn clone(&self) -> Self {
         Self {
+            api_version: ::core::clone::Clone::clone(&self.api_version),
+            kind: ::core::clone::Clone::clone(&self.kind),
             metadata: ::core::clone::Clone::clone(&self.metadata),
         }
     }
@@ -182,6 +188,8 @@ impl ::core::clone::Clone for CreateAndGetType {
 impl ::core::clone::Clone for UndeletableType {
     fn clone(&self) -> Self {
         Self {
+            api_version: ::core::clone::Clone::clone(&self.api_version),
+            kind: ::core::clone::Clone::clone(&self.kind),
             metadata: ::core::clone::Clone::clone(&self.metadata),
         }
     }
@@ -189,6 +197,8 @@ impl ::core::clone::Clone for UndeletableType {
 impl ::core::clone::Clone for DNSRecord {
     fn clone(&self) -> Self {
         Self {
+            api_version: ::core::clone::Clone::clone(&self.api_version),
+            kind: ::core::clone::Clone::clone(&self.kind),
             metadata: ::core::clone::Clone::clone(&self.metadata),
         }
     }

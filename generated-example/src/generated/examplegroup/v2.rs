@@ -37,6 +37,8 @@ impl ::kube::Resource for TestType {
 impl ::core::clone::Clone for TestType {
     fn clone(&self) -> Self {
         Self {
+            api_version: ::core::clone::Clone::clone(&self.api_version),
+            kind: ::core::clone::Clone::clone(&self.kind),
             metadata: ::core::clone::Clone::clone(&self.metadata),
             spec: ::core::clone::Clone::clone(&self.spec),
         }

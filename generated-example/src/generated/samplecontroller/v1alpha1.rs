@@ -37,6 +37,8 @@ impl ::kube::Resource for Foo {
 impl ::core::clone::Clone for Foo {
     fn clone(&self) -> Self {
         Self {
+            api_version: ::core::clone::Clone::clone(&self.api_version),
+            kind: ::core::clone::Clone::clone(&self.kind),
             metadata: ::core::clone::Clone::clone(&self.metadata),
             spec: ::core::clone::Clone::clone(&self.spec),
             status: ::core::clone::Clone::clone(&self.status),
@@ -410,7 +412,6 @@ impl Foo {
                 ::std::option::Option::None,
                 ::std::option::Option::None,
             )
-            .selectable_field(".spec.deploymentName")
             .status_subresource()
             .scale_subresource(
                 ".spec.replicas",
