@@ -11,12 +11,12 @@ mod v1alpha1 {
     /// +genclient
     /// +groupName=samplecontroller.k8s.io
     #[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
     pub struct Foo {
-        /// The API version, always written.
-        #[serde(rename = "apiVersion")]
-        pub api_version: ::codegen_runtime::ApiVersion<Self>,
-        /// The kind, always written.
-        pub kind: ::codegen_runtime::Kind<Self>,
+        /// `samplecontroller.k8s.io/v1alpha1`, written on every Foo sent.
+        pub api_version: codegen_runtime::ApiVersion<Self>,
+        /// `Foo`, written on every Foo sent.
+        pub kind: codegen_runtime::Kind<Self>,
         /// Standard object metadata.
         pub metadata: ObjectMeta,
         /// The spec.
@@ -50,7 +50,7 @@ mod v1alpha1 {
 use codegen_runtime::cache::SharedInformerFactory;
 use fake_apiserver::FakeApiServer;
 use kube::Resource;
-use kube::api::{ObjectMeta, PostParams};
+use kube::api::{Api, ObjectMeta, Patch, PatchParams, PostParams};
 use v1alpha1::{Foo, FooClient, FooInformer, FooSpec};
 
 #[test]
@@ -92,4 +92,47 @@ async fn derived_items_should_work_over_the_in_memory_server() {
         "example-foo"
     );
     factory.shutdown().await;
+}
+
+/// What the derive's client puts on the wire: every request that sends a whole object carries
+/// `apiVersion` and `kind` (the command line's clients are checked in generated-example's
+/// `tests/wire.rs`).
+#[tokio::test]
+async fn every_write_of_the_derived_client_should_send_api_version_and_kind() {
+    let server = FakeApiServer::new();
+    server.register(fake_apiserver::ResourceInfo::of::<Foo>().with_status());
+    let foos = FooClient::namespaced(server.client(), "default");
+    let (post, apply) = (PostParams::default(), PatchParams::apply("wire-test").force());
+    let mut foo = Foo {
+        metadata: ObjectMeta {
+            name: Some("example-foo".into()),
+            ..ObjectMeta::default()
+        },
+        ..Default::default()
+    };
+    let created = foos.create(&foo, &post).await.unwrap();
+    let mut updated = foos.update(&created, &post).await.unwrap();
+    updated.status = Some(v1alpha1::FooStatus { available_replicas: 1 });
+    foos.update_status(&updated, &post).await.unwrap();
+    foos.apply(&foo, &apply).await.unwrap();
+    foo.status = Some(v1alpha1::FooStatus { available_replicas: 2 });
+    foos.apply_status(&foo, &apply).await.unwrap();
+    foos.patch("example-foo", &apply, &Patch::Apply(&foo)).await.unwrap();
+    let plain: Api<Foo> = Api::namespaced(server.client(), "default");
+    plain
+        .replace("example-foo", &post, &plain.get("example-foo").await.unwrap())
+        .await
+        .unwrap();
+
+    let sent: Vec<_> = server
+        .actions()
+        .into_iter()
+        .filter(|a| a.sent_object().is_some())
+        .collect();
+    assert_eq!(sent.len(), 7, "every write above is recorded: {sent:#?}");
+    for action in &sent {
+        let object = action.sent_object().unwrap();
+        assert_eq!(object["apiVersion"], "samplecontroller.k8s.io/v1alpha1", "{action:?}");
+        assert_eq!(object["kind"], "Foo", "{action:?}");
+    }
 }

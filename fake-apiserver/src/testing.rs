@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::status::ApiStatus;
 use crate::storage::verb::Verb;
+use crate::verbs::patch::APPLY_PATCH;
 
 /// One request the fake API server received, as client-go's `testing.Action` records it.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,6 +52,19 @@ impl Action {
                 (Some(_), None) => false,
             };
         verb_ok && resource_ok
+    }
+
+    /// The whole object the request sent: the body of a create or an update, or of a
+    /// server-side apply patch; `None` for other requests (a merge or JSON patch sends a patch,
+    /// not an object). What a cluster decodes as an object, so what must carry `apiVersion` and
+    /// `kind`.
+    pub fn sent_object(&self) -> Option<&Value> {
+        let whole = match self.verb {
+            Verb::Create | Verb::Update => true,
+            Verb::Patch => self.patch_type.as_deref() == Some(APPLY_PATCH),
+            _ => false,
+        };
+        self.body.as_ref().filter(|_| whole)
     }
 
     /// The body decoded as `K` (the object of a create or update), when it decodes.

@@ -100,21 +100,6 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
     let name_of = quote! {
         ::kube::ResourceExt::name_any(object)
     };
-    // An applied configuration must say what it is; the Rust types carry no TypeMeta.
-    let apply_body = quote! {{
-        let mut body = #rt::__private::serde_json::to_value(object).map_err(::kube::Error::SerdeError)?;
-        if let ::std::option::Option::Some(map) = body.as_object_mut() {
-            map.insert(
-                ::std::string::String::from("apiVersion"),
-                #rt::__private::serde_json::Value::from(<#ty as ::kube::Resource>::api_version(&()).into_owned()),
-            );
-            map.insert(
-                ::std::string::String::from("kind"),
-                #rt::__private::serde_json::Value::from(<#ty as ::kube::Resource>::kind(&()).into_owned()),
-            );
-        }
-        body
-    }};
     match verb {
         Verb::Create => {
             let doc = format!(" Creates a {kind} and returns the server's representation of it.");
@@ -231,8 +216,8 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
                 #[doc = #doc]
                 #[inline]
                 pub async fn #method(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
-                    let body = #apply_body;
-                    self.api.patch(&#name_of, params, &::kube::api::Patch::Apply(body)).await
+                    // The object writes its apiVersion and kind itself (its TypeMeta fields).
+                    self.api.patch(&#name_of, params, &::kube::api::Patch::Apply(object)).await
                 }
             }
         }
@@ -243,8 +228,7 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
                 #[doc = #doc]
                 #[inline]
                 pub async fn #method(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
-                    let body = #apply_body;
-                    self.api.patch_status(&#name_of, params, &::kube::api::Patch::Apply(body)).await
+                    self.api.patch_status(&#name_of, params, &::kube::api::Patch::Apply(object)).await
                 }
             }
         }

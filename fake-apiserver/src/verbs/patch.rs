@@ -41,6 +41,9 @@ pub(crate) fn decode_body(body: &[u8], yaml: bool) -> Result<Value, ApiStatus> {
     }
 }
 
+/// The media type of a server-side apply patch.
+pub(crate) const APPLY_PATCH: &str = "application/apply-patch+yaml";
+
 /// PATCH: returns the object and whether it was created (only apply creates).
 pub(crate) fn patch(
     state: &mut State,
@@ -48,7 +51,7 @@ pub(crate) fn patch(
     request: &PatchRequest<'_>,
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
     let media = request.content_type.split(';').next().unwrap_or_default().trim();
-    if media == "application/apply-patch+yaml" {
+    if media == APPLY_PATCH {
         if !request.explicit_manager {
             return Err(ApiStatus::bad_request("fieldManager must be set for apply requests"));
         }

@@ -208,31 +208,11 @@ impl VirtualMachineClient {
         object: &VirtualMachine,
         params: &::kube::api::PatchParams,
     ) -> ::std::result::Result<VirtualMachine, ::kube::Error> {
-        let body = {
-            let mut body = ::codegen_runtime::__private::serde_json::to_value(object)
-                .map_err(::kube::Error::SerdeError)?;
-            if let ::std::option::Option::Some(map) = body.as_object_mut() {
-                map.insert(
-                    ::std::string::String::from("apiVersion"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <VirtualMachine as ::kube::Resource>::api_version(&())
-                            .into_owned(),
-                    ),
-                );
-                map.insert(
-                    ::std::string::String::from("kind"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <VirtualMachine as ::kube::Resource>::kind(&()).into_owned(),
-                    ),
-                );
-            }
-            body
-        };
         self.api
             .patch(
                 &::kube::ResourceExt::name_any(object),
                 params,
-                &::kube::api::Patch::Apply(body),
+                &::kube::api::Patch::Apply(object),
             )
             .await
     }

@@ -344,31 +344,11 @@ impl ClusterTestTypeClient {
         object: &ClusterTestType,
         params: &::kube::api::PatchParams,
     ) -> ::std::result::Result<ClusterTestType, ::kube::Error> {
-        let body = {
-            let mut body = ::codegen_runtime::__private::serde_json::to_value(object)
-                .map_err(::kube::Error::SerdeError)?;
-            if let ::std::option::Option::Some(map) = body.as_object_mut() {
-                map.insert(
-                    ::std::string::String::from("apiVersion"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <ClusterTestType as ::kube::Resource>::api_version(&())
-                            .into_owned(),
-                    ),
-                );
-                map.insert(
-                    ::std::string::String::from("kind"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <ClusterTestType as ::kube::Resource>::kind(&()).into_owned(),
-                    ),
-                );
-            }
-            body
-        };
         self.api
             .patch(
                 &::kube::ResourceExt::name_any(object),
                 params,
-                &::kube::api::Patch::Apply(body),
+                &::kube::api::Patch::Apply(object),
             )
             .await
     }
@@ -379,31 +359,11 @@ impl ClusterTestTypeClient {
         object: &ClusterTestType,
         params: &::kube::api::PatchParams,
     ) -> ::std::result::Result<ClusterTestType, ::kube::Error> {
-        let body = {
-            let mut body = ::codegen_runtime::__private::serde_json::to_value(object)
-                .map_err(::kube::Error::SerdeError)?;
-            if let ::std::option::Option::Some(map) = body.as_object_mut() {
-                map.insert(
-                    ::std::string::String::from("apiVersion"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <ClusterTestType as ::kube::Resource>::api_version(&())
-                            .into_owned(),
-                    ),
-                );
-                map.insert(
-                    ::std::string::String::from("kind"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <ClusterTestType as ::kube::Resource>::kind(&()).into_owned(),
-                    ),
-                );
-            }
-            body
-        };
         self.api
             .patch_status(
                 &::kube::ResourceExt::name_any(object),
                 params,
-                &::kube::api::Patch::Apply(body),
+                &::kube::api::Patch::Apply(object),
             )
             .await
     }
@@ -645,31 +605,11 @@ impl UndeletableTypeClient {
         object: &UndeletableType,
         params: &::kube::api::PatchParams,
     ) -> ::std::result::Result<UndeletableType, ::kube::Error> {
-        let body = {
-            let mut body = ::codegen_runtime::__private::serde_json::to_value(object)
-                .map_err(::kube::Error::SerdeError)?;
-            if let ::std::option::Option::Some(map) = body.as_object_mut() {
-                map.insert(
-                    ::std::string::String::from("apiVersion"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <UndeletableType as ::kube::Resource>::api_version(&())
-                            .into_owned(),
-                    ),
-                );
-                map.insert(
-                    ::std::string::String::from("kind"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <UndeletableType as ::kube::Resource>::kind(&()).into_owned(),
-                    ),
-                );
-            }
-            body
-        };
         self.api
             .patch(
                 &::kube::ResourceExt::name_any(object),
                 params,
-                &::kube::api::Patch::Apply(body),
+                &::kube::api::Patch::Apply(object),
             )
             .await
     }
@@ -793,30 +733,11 @@ impl DNSRecordClient {
         object: &DNSRecord,
         params: &::kube::api::PatchParams,
     ) -> ::std::result::Result<DNSRecord, ::kube::Error> {
-        let body = {
-            let mut body = ::codegen_runtime::__private::serde_json::to_value(object)
-                .map_err(::kube::Error::SerdeError)?;
-            if let ::std::option::Option::Some(map) = body.as_object_mut() {
-                map.insert(
-                    ::std::string::String::from("apiVersion"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <DNSRecord as ::kube::Resource>::api_version(&()).into_owned(),
-                    ),
-                );
-                map.insert(
-                    ::std::string::String::from("kind"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <DNSRecord as ::kube::Resource>::kind(&()).into_owned(),
-                    ),
-                );
-            }
-            body
-        };
         self.api
             .patch(
                 &::kube::ResourceExt::name_any(object),
                 params,
-                &::kube::api::Patch::Apply(body),
+                &::kube::api::Patch::Apply(object),
             )
             .await
     }

@@ -163,30 +163,11 @@ impl TestTypeClient {
         object: &TestType,
         params: &::kube::api::PatchParams,
     ) -> ::std::result::Result<TestType, ::kube::Error> {
-        let body = {
-            let mut body = ::codegen_runtime::__private::serde_json::to_value(object)
-                .map_err(::kube::Error::SerdeError)?;
-            if let ::std::option::Option::Some(map) = body.as_object_mut() {
-                map.insert(
-                    ::std::string::String::from("apiVersion"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <TestType as ::kube::Resource>::api_version(&()).into_owned(),
-                    ),
-                );
-                map.insert(
-                    ::std::string::String::from("kind"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <TestType as ::kube::Resource>::kind(&()).into_owned(),
-                    ),
-                );
-            }
-            body
-        };
         self.api
             .patch(
                 &::kube::ResourceExt::name_any(object),
                 params,
-                &::kube::api::Patch::Apply(body),
+                &::kube::api::Patch::Apply(object),
             )
             .await
     }

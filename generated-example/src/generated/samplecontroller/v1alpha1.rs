@@ -194,30 +194,11 @@ impl FooClient {
         object: &Foo,
         params: &::kube::api::PatchParams,
     ) -> ::std::result::Result<Foo, ::kube::Error> {
-        let body = {
-            let mut body = ::codegen_runtime::__private::serde_json::to_value(object)
-                .map_err(::kube::Error::SerdeError)?;
-            if let ::std::option::Option::Some(map) = body.as_object_mut() {
-                map.insert(
-                    ::std::string::String::from("apiVersion"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <Foo as ::kube::Resource>::api_version(&()).into_owned(),
-                    ),
-                );
-                map.insert(
-                    ::std::string::String::from("kind"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <Foo as ::kube::Resource>::kind(&()).into_owned(),
-                    ),
-                );
-            }
-            body
-        };
         self.api
             .patch(
                 &::kube::ResourceExt::name_any(object),
                 params,
-                &::kube::api::Patch::Apply(body),
+                &::kube::api::Patch::Apply(object),
             )
             .await
     }
@@ -228,30 +209,11 @@ impl FooClient {
         object: &Foo,
         params: &::kube::api::PatchParams,
     ) -> ::std::result::Result<Foo, ::kube::Error> {
-        let body = {
-            let mut body = ::codegen_runtime::__private::serde_json::to_value(object)
-                .map_err(::kube::Error::SerdeError)?;
-            if let ::std::option::Option::Some(map) = body.as_object_mut() {
-                map.insert(
-                    ::std::string::String::from("apiVersion"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <Foo as ::kube::Resource>::api_version(&()).into_owned(),
-                    ),
-                );
-                map.insert(
-                    ::std::string::String::from("kind"),
-                    ::codegen_runtime::__private::serde_json::Value::from(
-                        <Foo as ::kube::Resource>::kind(&()).into_owned(),
-                    ),
-                );
-            }
-            body
-        };
         self.api
             .patch_status(
                 &::kube::ResourceExt::name_any(object),
                 params,
-                &::kube::api::Patch::Apply(body),
+                &::kube::api::Patch::Apply(object),
             )
             .await
     }
