@@ -17,7 +17,8 @@ fn synthetic_api(dir: &Path, groups: usize) -> Result<PathBuf, String> {
         let mut text = format!("//! +groupName=group{g:02}.example.dev\n//! +k8s:deepcopy-gen=package\n\n");
         for k in 1..=5 {
             text.push_str(&format!(
-                "/// Kind{k} of group {g}.\n///\n/// +genclient\npub struct Kind{k} {{\n    \
+                "/// Kind{k} of group {g}.\n///\n/// +genclient\n#[serde(rename_all = \"camelCase\")]\npub struct Kind{k} {{\n    \
+                 pub api_version: codegen_runtime::ApiVersion<Self>,\n    pub kind: codegen_runtime::Kind<Self>,\n    \
                  pub metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,\n    \
                  pub spec: Kind{k}Spec,\n    pub status: Option<Kind{k}Status>,\n}}\n\n\
                  /// Spec.\npub struct Kind{k}Spec {{\n    pub replicas: i32,\n    pub image: String,\n}}\n\n\
