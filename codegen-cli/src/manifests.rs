@@ -168,12 +168,8 @@ fn too_new_features(objects: &[Value], min: KubeVersion) -> Vec<String> {
             .and_then(Value::as_str)
             .unwrap_or_default();
         for (at, feature) in crd_features_newer_than(crd, min) {
-            if let Some(problem) = feature.problem(min) {
-                problems.push(format!(
-                    "CustomResourceDefinition {name}: {at}: {problem}; {}",
-                    feature.fix()
-                ));
-            }
+            let (problem, fix) = (feature.problem(min), feature.fix());
+            problems.push(format!("CustomResourceDefinition {name}: {at}: {problem}; {fix}"));
         }
     }
     problems

@@ -84,14 +84,17 @@ pub struct CrdFeature {
 }
 
 impl CrdFeature {
-    /// What is wrong with using `self` under `min`; `None` when it can be used.
-    pub fn problem(&self, min: KubeVersion) -> Option<String> {
-        (min < self.since).then(|| {
-            format!(
-                "{} (from {}) needs Kubernetes {} ({}), but the minimum Kubernetes version is {min}",
-                self.field, self.marker, self.since, self.history
-            )
-        })
+    /// Whether a minimum of `min` is too old for `self`.
+    pub fn needs_newer_than(&self, min: KubeVersion) -> bool {
+        min < self.since
+    }
+
+    /// What is wrong with using `self` under `min` (when [`CrdFeature::needs_newer_than`] it).
+    pub fn problem(&self, min: KubeVersion) -> String {
+        format!(
+            "{} (from {}) needs Kubernetes {} ({}), but the minimum Kubernetes version is {min}",
+            self.field, self.marker, self.since, self.history
+        )
     }
 
     /// The two ways out of [`CrdFeature::problem`].
@@ -140,7 +143,7 @@ pub fn crd_features_newer_than(crd: &serde_json::Value, min: KubeVersion) -> Vec
             schema_features(schema, &format!("{at}.schema.openAPIV3Schema"), &mut found);
         }
     }
-    found.retain(|(_, feature)| min < feature.since);
+    found.retain(|(_, feature)| feature.needs_newer_than(min));
     found
 }
 
@@ -222,14 +225,15 @@ mod tests {
 
     #[test]
     fn a_feature_is_refused_below_its_version_with_both_fixes() {
-        let problem = SELECTABLE_FIELDS.problem(KubeVersion::OLDEST_SUPPORTED).unwrap();
+        assert!(SELECTABLE_FIELDS.needs_newer_than(KubeVersion::OLDEST_SUPPORTED));
+        let problem = SELECTABLE_FIELDS.problem(KubeVersion::OLDEST_SUPPORTED);
         assert!(problem.contains("needs Kubernetes 1.31"), "{problem}");
         assert!(problem.ends_with("the minimum Kubernetes version is 1.28"), "{problem}");
         let fix = SELECTABLE_FIELDS.fix();
         assert!(fix.contains("--min-kube-version 1.31"), "{fix}");
         assert!(fix.contains("min_kube_version = \"1.31\""), "{fix}");
         assert!(fix.ends_with("drop the marker"), "{fix}");
-        assert_eq!(SELECTABLE_FIELDS.problem(KubeVersion::new(31)), None);
-        assert_eq!(OPTIONAL_OLD_SELF.problem(KubeVersion::new(30)), None);
+        assert!(!SELECTABLE_FIELDS.needs_newer_than(KubeVersion::new(31)));
+        assert!(!OPTIONAL_OLD_SELF.needs_newer_than(KubeVersion::new(30)));
     }
 }

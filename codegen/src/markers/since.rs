@@ -25,10 +25,8 @@ pub fn check_min_version<'a>(
     diagnostics: &mut Diagnostics,
 ) {
     for marker in markers {
-        if let Some(feature) = feature(marker)
-            && let Some(problem) = feature.problem(min)
-        {
-            diagnostics.push(Diagnostic::new(marker.span, problem).help(feature.fix()));
+        if let Some(feature) = feature(marker).filter(|f| f.needs_newer_than(min)) {
+            diagnostics.push(Diagnostic::new(marker.span, feature.problem(min)).help(feature.fix()));
         }
     }
 }

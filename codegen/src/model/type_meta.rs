@@ -18,10 +18,12 @@ pub(super) fn check_type_meta(item: &ItemStruct, fields: &[FieldDef], diagnostic
     let ident = &item.ident;
     let mut missing = Vec::new();
     for (json, runtime_type, rust_name) in FIELDS {
-        let typed = fields.iter().find(|f| type_meta_arg(&f.ty, runtime_type).is_some());
+        let typed = fields
+            .iter()
+            .find_map(|f| type_meta_arg(&f.ty, runtime_type).map(|arg| (f, arg)));
         let named = fields.iter().find(|f| f.json == JsonName::Named(json.to_owned()));
         match (typed, named) {
-            (Some(field), _) => check_field(ident, field, json, runtime_type, diagnostics),
+            (Some((field, arg)), _) => check_field(ident, field, arg, json, runtime_type, diagnostics),
             (None, Some(field)) => diagnostics.push(
                 Diagnostic::new(
                     field.ty.span(),
@@ -69,8 +71,16 @@ pub(super) fn check_type_meta(item: &ItemStruct, fields: &[FieldDef], diagnostic
     );
 }
 
-/// Checks one field of the runtime's type: its JSON name, and that it names this struct.
-fn check_field(ident: &Ident, field: &FieldDef, json: &str, runtime_type: &str, diagnostics: &mut Diagnostics) {
+/// Checks one field of the runtime's type (`arg` its type argument): its JSON name, and that it
+/// names this struct.
+fn check_field(
+    ident: &Ident,
+    field: &FieldDef,
+    arg: &syn::Type,
+    json: &str,
+    runtime_type: &str,
+    diagnostics: &mut Diagnostics,
+) {
     let name = &field.ident;
     match &field.json {
         JsonName::Named(actual) if actual == json => {}
@@ -91,10 +101,10 @@ fn check_field(ident: &Ident, field: &FieldDef, json: &str, runtime_type: &str, 
             .help("remove #[serde(flatten)] / #[serde(skip…)] from it"),
         ),
     }
-    let names_self = type_meta_arg(&field.ty, runtime_type).is_some_and(|arg| match arg {
+    let names_self = match arg {
         syn::Type::Path(path) => path.qself.is_none() && (path.path.is_ident("Self") || path.path.is_ident(ident)),
         _ => false,
-    });
+    };
     if !names_self {
         diagnostics.push(
             Diagnostic::new(

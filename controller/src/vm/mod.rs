@@ -55,6 +55,16 @@ pub enum VmError {
     Driver(#[from] DriverError),
 }
 
+impl VmError {
+    /// A refused update of `vm`: the object (and the server's full answer) are logged only at
+    /// debug level, as they can be KBs; the error displays one line.
+    fn update(vm: &VirtualMachine, source: kube::Error) -> Self {
+        let key = object_key(vm);
+        tracing::debug!(%key, object = ?vm, error = ?source, "update refused");
+        Self::Update { key, source }
+    }
+}
+
 /// The VirtualMachine controller.
 pub struct VmController {
     client: CloudnativeV1alpha1Client,
@@ -99,14 +109,7 @@ impl VmController {
             .virtual_machines(namespace)
             .update(vm, &PostParams::default())
             .await
-            .map_err(|source| {
-                // The object (and the server's full answer) only at debug: they can be KBs.
-                tracing::debug!(key = %object_key(vm), object = ?vm, error = ?source, "update refused");
-                VmError::Update {
-                    key: object_key(vm),
-                    source,
-                }
-            })
+            .map_err(|source| VmError::update(vm, source))
     }
 
     /// The server's name: the object's `namespace/name`, unique as namespaces have no `/`.
