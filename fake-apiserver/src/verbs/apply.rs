@@ -37,12 +37,15 @@ pub(crate) fn apply(
     if !config.is_object() {
         return Err(ApiStatus::bad_request("the applied configuration must be an object"));
     }
-    for field in ["apiVersion", "kind"] {
-        if config.get(field).and_then(Value::as_str).unwrap_or_default().is_empty() {
-            return Err(ApiStatus::bad_request(format!(
-                "{field} must be set in an applied configuration"
-            )));
-        }
+    // kube-apiserver's field manager first compares the applied group, version and kind with the
+    // endpoint's (its versionCheckManager), for every kind: absent or other ones are refused.
+    let type_meta = |field| config.get(field).and_then(Value::as_str).unwrap_or_default();
+    let (api_version, kind) = (type_meta("apiVersion"), type_meta("kind"));
+    if api_version != info.api_version() || kind != info.kind {
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        return Err(ApiStatus::bad_request(format!(
+            "invalid object type: {group}/{version}, Kind={kind}"
+        )));
     }
     let config_name = object::name(&config);
     if !config_name.is_empty() && config_name != request.name {

@@ -10,13 +10,18 @@ use crate::common::*;
 const VMS: &str = "/apis/cloudnative.tw/v1alpha1/namespaces/default/virtualmachines";
 const CONFIGMAPS: &str = "/api/v1/namespaces/default/configmaps";
 
-/// Sends `body` as JSON with `method` to `path`: the answer, or the failure's code, reason,
+/// Sends `body` as JSON with `method` to `path` (a PATCH as a server-side apply): the answer, or the failure's code, reason,
 /// message and details.
 async fn send(client: &Client, method: &str, path: &str, body: &Value) -> Result<Value, (u16, String, String)> {
+    let content_type = if method == "PATCH" {
+        "application/apply-patch+yaml"
+    } else {
+        "application/json"
+    };
     let request = http::Request::builder()
         .method(method)
         .uri(path)
-        .header("content-type", "application/json")
+        .header("content-type", content_type)
         .body(serde_json::to_vec(body).unwrap())
         .unwrap();
     client.request::<Value>(request).await.map_err(|error| match error {
@@ -132,5 +137,40 @@ async fn a_built_in_kind_should_default_absent_type_meta_and_refuse_another() {
     assert!(
         message.contains(r#"no kind "ConfigMap" is registered for version "apps/v1""#),
         "{message}"
+    );
+}
+
+#[tokio::test]
+async fn an_apply_of_another_group_version_or_kind_should_be_a_bad_request() {
+    let server = server();
+    let client = server.client();
+    let apply = |path: &str| format!("{path}?fieldManager=applier");
+    let secret = json!({ "apiVersion": "v1", "kind": "Secret", "metadata": { "name": "c1" } });
+    let (code, reason, message) = send(&client, "PATCH", &apply(&format!("{CONFIGMAPS}/c1")), &secret)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (code, reason.as_str(), message.as_str()),
+        (400, "BadRequest", "invalid object type: /v1, Kind=Secret")
+    );
+
+    let mut other_version = vm_body();
+    other_version["apiVersion"] = json!("cloudnative.tw/v1");
+    other_version["kind"] = json!("VirtualMachine");
+    let (code, _, message) = send(&client, "PATCH", &apply(&format!("{VMS}/nokind")), &other_version)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (code, message.as_str()),
+        (400, "invalid object type: cloudnative.tw/v1, Kind=VirtualMachine")
+    );
+
+    let (code, _, message) = send(&client, "PATCH", &apply(&format!("{VMS}/nokind")), &vm_body())
+        .await
+        .unwrap_err();
+    assert_eq!((code, message.as_str()), (400, "invalid object type: /, Kind="));
+    assert!(
+        vms(&server).list(&Default::default()).await.unwrap().items.is_empty(),
+        "nothing was stored"
     );
 }
