@@ -133,7 +133,7 @@ fn read(
 
 /// A synced cache of the server's objects, by both clients; the watch keeps applying what the
 /// server sends.
-async fn caches(url: &str) -> Result<(SharedIndexInformer<VirtualMachine>, Store<VirtualMachine>), String> {
+async fn caches(url: &str) -> Result<Caches, String> {
     let client = kube_client(url)?;
     let informer = SharedIndexInformer::<VirtualMachine>::new(client.clone(), InformerOptions::default());
     informer.run();
@@ -143,9 +143,28 @@ async fn caches(url: &str) -> Result<(SharedIndexInformer<VirtualMachine>, Store
         writer,
         watcher(Api::<VirtualMachine>::all(client), watcher::Config::default()),
     );
-    tokio::spawn(stream.applied_objects().for_each(|_| async {}));
+    let reflector = tokio::spawn(stream.applied_objects().for_each(|_| async {}));
     reader.wait_until_ready().await.map_err(|e| e.to_string())?;
-    Ok((informer, reader))
+    Ok(Caches {
+        informer,
+        store: reader,
+        reflector,
+    })
+}
+
+/// Both caches of one server. The reflector's task is aborted on drop: once its server is gone,
+/// a watcher without backoff retries in a busy loop that would take a core from the next phase
+/// and keep the runtime from shutting down.
+struct Caches {
+    informer: SharedIndexInformer<VirtualMachine>,
+    store: Store<VirtualMachine>,
+    reflector: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Caches {
+    fn drop(&mut self) {
+        self.reflector.abort();
+    }
 }
 
 /// Runs the suite with `objects` cached objects and prints the table and verdicts.
@@ -154,9 +173,9 @@ pub fn suite(objects: usize, rounds: usize, window: Duration) -> Result<(), Stri
     let keys = scrambled_keys(objects);
     let mut table = Table::default();
     let quiet = ServerProcess::start(objects, Some(0))?;
-    let (informer, store) = runtime.block_on(caches(&quiet.url))?;
-    let ours = Reader::Ours(VirtualMachineLister::new(informer.lister()));
-    let theirs = Reader::Reflector(store);
+    let quiet_caches = runtime.block_on(caches(&quiet.url))?;
+    let ours = Reader::Ours(VirtualMachineLister::new(quiet_caches.informer.lister()));
+    let theirs = Reader::Reflector(quiet_caches.store.clone());
     let per_namespace = objects / 100;
     // Cold: every object in turn, so each read misses the CPU caches as a controller's would.
     // Hot: 1k keys and one namespace, which stay cached, as a micro-benchmark usually measures.
@@ -171,12 +190,12 @@ pub fn suite(objects: usize, rounds: usize, window: Duration) -> Result<(), Stri
             table.record(&format!("{name}, 1 reader, hot"), "namespace list µs", list_us);
         }
     }
-    drop((informer, quiet));
+    drop((ours, theirs, quiet_caches, quiet));
     // The same with two readers while an endless watch modifies the cached objects.
     let busy = ServerProcess::start(objects, None)?;
-    let (informer, store) = runtime.block_on(caches(&busy.url))?;
-    let ours = Reader::Ours(VirtualMachineLister::new(informer.lister()));
-    let theirs = Reader::Reflector(store);
+    let busy_caches = runtime.block_on(caches(&busy.url))?;
+    let ours = Reader::Ours(VirtualMachineLister::new(busy_caches.informer.lister()));
+    let theirs = Reader::Reflector(busy_caches.store.clone());
     for _ in 0..rounds {
         for (name, reader) in [("lister", &ours), ("reflector store", &theirs)] {
             let before = (reader.progress(), Instant::now());
@@ -188,7 +207,7 @@ pub fn suite(objects: usize, rounds: usize, window: Duration) -> Result<(), Stri
             table.record(&program, "watch events applied/s meanwhile", applied);
         }
     }
-    drop((informer, busy));
+    drop((ours, theirs, busy_caches, busy));
     println!(
         "\n### Listers: {objects} VirtualMachines in 100 namespaces ({} per namespace), {rounds} rounds of {} s per reading\n",
         objects / 100,
