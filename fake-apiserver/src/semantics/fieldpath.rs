@@ -2,7 +2,7 @@
 //! `v:` members of set lists, atomic lists as leaves — decided by the CRD schema's
 //! `x-kubernetes-list-type` or, for built-ins and metadata, by the patch merge keys.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
@@ -25,16 +25,19 @@ const SYSTEM_FIELDS: [&str; 9] = [
     "managedFields",
 ];
 
-/// Where list semantics come from: the resource's schema, if any, at the current node.
+/// Where list semantics come from: the resource's schema, if any, at the current node, and the
+/// structs its Go types mark `+structType=atomic`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shape<'a> {
     schema: Option<&'a Value>,
+    atomic: &'static [&'static str],
 }
 
 impl<'a> Shape<'a> {
     pub(crate) fn of(info: &'a ResourceInfo) -> Self {
         Self {
             schema: info.schema.as_ref(),
+            atomic: atomic_structs(info),
         }
     }
 
@@ -44,13 +47,43 @@ impl<'a> Shape<'a> {
                 .and_then(|p| p.get(key))
                 .or_else(|| s.get("additionalProperties").filter(|a| a.is_object()))
         });
-        Self { schema }
+        Self { schema, ..self }
     }
 
     fn items(self) -> Self {
         Self {
             schema: self.schema.and_then(|s| s.get("items")),
+            ..self
         }
+    }
+
+    /// Whether the value at `path` is owned whole (its Go struct is `+structType=atomic`).
+    fn is_atomic(self, path: &[String]) -> bool {
+        let dotted: String = path
+            .iter()
+            .map(|segment| match segment.strip_prefix("f:") {
+                Some(field) => format!(".{field}"),
+                None => "[]".to_owned(),
+            })
+            .collect();
+        self.atomic
+            .iter()
+            .any(|atomic| dotted.strip_prefix('.') == Some(*atomic))
+    }
+}
+
+/// The fields of a kind whose Go structs are `+structType=atomic` (`metav1.OwnerReference`,
+/// `metav1.LabelSelector`, `corev1.ObjectReference`, `rbacv1.RoleRef`): field management owns
+/// them whole, as leaves.
+fn atomic_structs(info: &ResourceInfo) -> &'static [&'static str] {
+    match (info.builtin, info.group.as_str(), info.kind.as_str()) {
+        (true, "apps", "Deployment" | "ReplicaSet") => &["metadata.ownerReferences[]", "spec.selector"],
+        (true, "", "Event") => &["metadata.ownerReferences[]", "involvedObject", "related"],
+        (true, "events.k8s.io", "Event") => &["metadata.ownerReferences[]", "regarding", "related"],
+        (true, "rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => {
+            &["metadata.ownerReferences[]", "roleRef"]
+        }
+        _ => &["metadata.ownerReferences[]"],
     }
 }
 
@@ -96,19 +129,34 @@ fn key_segment(item: &Value, keys: &[String]) -> Option<String> {
     Some(format!("k:{}", Value::Object(key)))
 }
 
-/// The leaf paths a (partial) object sets.
+/// The leaf paths a (partial) object sets: what an applied configuration owns.
 pub(crate) fn leaf_paths(object: &Value, shape: Shape<'_>) -> BTreeSet<FieldPath> {
-    let mut paths = BTreeSet::new();
-    for (key, value) in object.as_object().into_iter().flatten() {
-        if key != "apiVersion" && key != "kind" {
-            collect(value, shape.child(key), vec![format!("f:{key}")], &mut paths);
-        }
-    }
-    paths
+    node_paths(object, shape)
+        .into_iter()
+        .filter_map(|(path, interior)| (!interior).then_some(path))
+        .collect()
 }
 
-fn collect(value: &Value, shape: Shape<'_>, path: FieldPath, out: &mut BTreeSet<FieldPath>) {
+/// Every node of an object as field management compares them — map fields, keyed list
+/// elements, set members, atomic values — each with whether it has children. The type meta,
+/// `metadata` itself and the metadata fields the server owns are not fields anyone manages.
+pub(crate) fn node_paths(object: &Value, shape: Shape<'_>) -> BTreeMap<FieldPath, bool> {
+    let mut nodes = BTreeMap::new();
+    for (key, value) in object.as_object().into_iter().flatten() {
+        if key != "apiVersion" && key != "kind" {
+            collect(value, shape.child(key), vec![format!("f:{key}")], &mut nodes);
+        }
+    }
+    nodes
+}
+
+fn collect(value: &Value, shape: Shape<'_>, path: FieldPath, out: &mut BTreeMap<FieldPath, bool>) {
     if path.len() == 2 && path[0] == "f:metadata" && SYSTEM_FIELDS.iter().any(|f| path[1][2..] == **f) {
+        return;
+    }
+    let is_metadata = path.len() == 1 && path[0] == "f:metadata";
+    if shape.is_atomic(&path) {
+        out.insert(path, false);
         return;
     }
     match value {
@@ -116,24 +164,31 @@ fn collect(value: &Value, shape: Shape<'_>, path: FieldPath, out: &mut BTreeSet<
             for (key, child) in map {
                 collect(child, shape.child(key), extend(&path, format!("f:{key}")), out);
             }
+            if !is_metadata {
+                out.insert(path, true);
+            }
         }
         Value::Array(items) if !items.is_empty() => {
             let field = path.last().map_or("", |s| &s[2..]);
             match list_kind(shape, &path, field, items) {
-                ListKind::Set => out.extend(items.iter().map(|item| extend(&path, format!("v:{item}")))),
+                ListKind::Set => {
+                    out.extend(items.iter().map(|item| (extend(&path, format!("v:{item}")), false)));
+                    out.insert(path, true);
+                }
                 ListKind::Map(keys) if items.iter().all(|item| key_segment(item, &keys).is_some()) => {
                     for item in items {
                         let segment = key_segment(item, &keys).expect("checked above");
                         collect(item, shape.items(), extend(&path, segment), out);
                     }
+                    out.insert(path, true);
                 }
                 _ => {
-                    out.insert(path);
+                    out.insert(path, false);
                 }
             }
         }
         _ => {
-            out.insert(path);
+            out.insert(path, false);
         }
     }
 }
@@ -171,14 +226,32 @@ pub(crate) fn value_at<'a>(object: &'a Value, path: &[String]) -> Option<&'a Val
     path.iter().try_fold(object, |value, segment| step(value, segment))
 }
 
-/// Leaf paths whose value differs between `old` and `new`, including removed ones.
-pub(crate) fn changed_paths(old: &Value, new: &Value, shape: Shape<'_>) -> BTreeSet<FieldPath> {
-    let (before, after) = (leaf_paths(old, shape), leaf_paths(new, shape));
-    before
-        .union(&after)
-        .filter(|path| value_at(old, path) != value_at(new, path))
+/// What a write changed, as kube-apiserver's field manager compares the object before and after.
+#[derive(Debug, Default, PartialEq)]
+pub(crate) struct Comparison {
+    /// Nodes that appeared, and leaves whose value changed: the writer owns them now.
+    pub(crate) touched: BTreeSet<FieldPath>,
+    /// Nodes that disappeared: nobody owns them any more.
+    pub(crate) removed: BTreeSet<FieldPath>,
+}
+
+/// Compares two versions of an object. A map or list that existed before (even empty or null)
+/// is not itself touched when children appear in it; one that appears is, with its children.
+pub(crate) fn compare(old: &Value, new: &Value, shape: Shape<'_>) -> Comparison {
+    let (before, after) = (node_paths(old, shape), node_paths(new, shape));
+    let touched = after
+        .iter()
+        .filter(|(path, interior)| {
+            !before.contains_key(*path) || (!**interior && value_at(old, path) != value_at(new, path))
+        })
+        .map(|(path, _)| path.clone())
+        .collect();
+    let removed = before
+        .keys()
+        .filter(|path| !after.contains_key(*path))
         .cloned()
-        .collect()
+        .collect();
+    Comparison { touched, removed }
 }
 
 /// Removes the value at a leaf path, and any map, list or list element it leaves empty.
@@ -216,6 +289,10 @@ fn remove_below(value: &mut Value, path: &[String]) -> bool {
 /// Merges an applied configuration into the live object: maps field by field, keyed and set
 /// lists element by element, anything else replaced.
 pub(crate) fn merge_into(live: &mut Value, config: &Value, shape: Shape<'_>, path: &[String]) {
+    if shape.is_atomic(path) {
+        *live = config.clone();
+        return;
+    }
     match (live, config) {
         (Value::Object(live), Value::Object(config)) => {
             for (key, value) in config {

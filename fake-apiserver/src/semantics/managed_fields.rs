@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 pub(crate) use crate::semantics::fieldpath::FieldPath;
-use crate::semantics::fieldpath::{Shape, changed_paths, leaf_paths, value_at};
+use crate::semantics::fieldpath::{Shape, compare};
+use crate::semantics::zero::zero_object;
+use crate::storage::resource::ResourceInfo;
 
 /// One `managedFields` entry.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,6 +18,8 @@ pub(crate) struct ManagedEntry {
     pub(crate) operation: String,
     pub(crate) api_version: String,
     pub(crate) subresource: Option<String>,
+    /// When the manager last changed the object; empty when it never did (an apply that set
+    /// values already there).
     pub(crate) time: String,
     pub(crate) fields: BTreeSet<FieldPath>,
 }
@@ -44,18 +48,16 @@ pub(crate) fn read(object: &Value) -> Vec<ManagedEntry> {
         .collect()
 }
 
+/// The members of a FieldsV1 trie: its leaves, and the inner nodes marked `"."` (owned themselves).
 fn trie_paths(trie: &Value, path: FieldPath, out: &mut BTreeSet<FieldPath>) {
-    let children: Vec<(&String, &Value)> = trie
-        .as_object()
+    let node = trie.as_object();
+    let children: Vec<(&String, &Value)> = node
         .into_iter()
         .flatten()
         .filter(|(k, _)| k.starts_with("f:") || k.starts_with("k:") || k.starts_with("v:"))
         .collect();
-    if children.is_empty() {
-        if !path.is_empty() {
-            out.insert(path);
-        }
-        return;
+    if !path.is_empty() && (children.is_empty() || node.is_some_and(|n| n.contains_key("."))) {
+        out.insert(path.clone());
     }
     for (key, child) in children {
         let mut child_path = path.clone();
@@ -64,27 +66,56 @@ fn trie_paths(trie: &Value, path: FieldPath, out: &mut BTreeSet<FieldPath>) {
     }
 }
 
-/// Writes entries back to `metadata.managedFields`, dropping those that own nothing.
+/// A set of paths as a FieldsV1 trie: a member with members below it is marked `"."`.
+fn trie(fields: &BTreeSet<FieldPath>) -> Value {
+    let mut trie = json!({});
+    for path in fields {
+        let mut node = &mut trie;
+        for key in path {
+            node = node
+                .as_object_mut()
+                .expect("trie nodes are objects")
+                .entry(key.clone())
+                .or_insert(json!({}));
+        }
+    }
+    for path in fields {
+        let node = path.iter().fold(&mut trie, |node, key| &mut node[key.as_str()]);
+        if let Some(children) = node.as_object_mut().filter(|c| !c.is_empty()) {
+            children.insert(".".to_owned(), json!({}));
+        }
+    }
+    trie
+}
+
+/// Writes entries back to `metadata.managedFields`, dropping those that own nothing, in
+/// kube-apiserver's order: Apply before Update, then by time (none first), manager,
+/// subresource and API version.
 pub(crate) fn write(object: &mut Value, entries: &[ManagedEntry]) {
-    let list: Vec<Value> = entries
-        .iter()
-        .filter(|e| !e.fields.is_empty())
+    let mut sorted: Vec<&ManagedEntry> = entries.iter().filter(|e| !e.fields.is_empty()).collect();
+    sorted.sort_by(|a, b| {
+        let key = |e: &ManagedEntry| {
+            let subresource = e.subresource.clone().unwrap_or_default();
+            (
+                e.operation.clone(),
+                e.time.clone(),
+                e.manager.clone(),
+                subresource,
+                e.api_version.clone(),
+            )
+        };
+        key(a).cmp(&key(b))
+    });
+    let list: Vec<Value> = sorted
+        .into_iter()
         .map(|e| {
-            let mut trie = json!({});
-            for path in &e.fields {
-                let mut node = &mut trie;
-                for key in path {
-                    node = node
-                        .as_object_mut()
-                        .expect("trie nodes are objects")
-                        .entry(key.clone())
-                        .or_insert(json!({}));
-                }
-            }
             let mut entry = json!({
                 "manager": e.manager, "operation": e.operation, "apiVersion": e.api_version,
-                "time": e.time, "fieldsType": "FieldsV1", "fieldsV1": trie,
+                "time": e.time, "fieldsType": "FieldsV1", "fieldsV1": trie(&e.fields),
             });
+            if e.time.is_empty() {
+                entry.as_object_mut().expect("an object").remove("time");
+            }
             if let Some(sub) = &e.subresource {
                 entry["subresource"] = json!(sub);
             }
@@ -99,47 +130,55 @@ pub(crate) fn write(object: &mut Value, entries: &[ManagedEntry]) {
     }
 }
 
-/// Records an ordinary write (create, update, patch) by `manager`: it takes the fields it changed
-/// from every other manager, as kube-apiserver does for non-apply operations.
+/// Records an ordinary write (create, update, patch) by `manager`, as kube-apiserver's field
+/// manager does for non-apply operations: the writer takes what it touched from every other
+/// manager, and fields that disappeared leave every set. A create is compared with the kind's
+/// zero value.
 pub(crate) fn record_update(
     old: Option<&Value>,
     new: &mut Value,
-    shape: Shape<'_>,
+    info: &ResourceInfo,
     manager: &str,
-    api_version: &str,
     subresource: Option<&str>,
     now: &str,
 ) {
-    let changed = match old {
-        Some(old) => changed_paths(old, new, shape),
-        None => leaf_paths(new, shape),
+    let zero;
+    let before = match old {
+        Some(old) => old,
+        None => {
+            zero = zero_object(info);
+            &zero
+        }
     };
+    let changes = compare(before, new, Shape::of(info));
     let mut entries = old.map(read).unwrap_or_default();
-    if changed.is_empty() {
+    if changes.touched.is_empty() && changes.removed.is_empty() {
         write(new, &entries);
         return;
     }
-    let present: BTreeSet<FieldPath> = changed.iter().filter(|p| value_at(new, p).is_some()).cloned().collect();
     for entry in &mut entries {
-        entry.fields.retain(|p| !changed.contains(p));
+        entry
+            .fields
+            .retain(|p| !changes.touched.contains(p) && !changes.removed.contains(p));
     }
     let subresource = subresource.map(str::to_owned);
     let own = entries
         .iter()
         .position(|e| e.manager == manager && e.operation == "Update" && e.subresource == subresource);
+    let api_version = info.api_version();
     match own {
         Some(i) => {
-            entries[i].fields.extend(present);
+            entries[i].fields.extend(changes.touched);
             entries[i].time = now.to_owned();
-            entries[i].api_version = api_version.to_owned();
+            entries[i].api_version = api_version;
         }
         None => entries.push(ManagedEntry {
             manager: manager.to_owned(),
             operation: "Update".to_owned(),
-            api_version: api_version.to_owned(),
+            api_version,
             subresource,
             time: now.to_owned(),
-            fields: present,
+            fields: changes.touched,
         }),
     }
     write(new, &entries);
@@ -159,11 +198,15 @@ mod tests {
         let info = ResourceInfo::builtin("apps", "v1", "Deployment", "deployments");
         let mut object = json!({"metadata": {"name": "a", "labels": {"app": "web"}, "finalizers": ["x"]},
                                 "spec": {"replicas": 2, "ports": [1]}});
-        record_update(None, &mut object, Shape::of(&info), "ctl", "apps/v1", None, "t");
+        record_update(None, &mut object, &info, "ctl", None, "t");
         let entries = read(&object);
         assert_eq!(entries.len(), 1);
+        // The maps and lists a create adds are owned themselves (`"."`); `spec` exists in a
+        // Deployment's zero value, so it is not.
         let expected: BTreeSet<FieldPath> = [
+            path(&["f:metadata", "f:finalizers"]),
             path(&["f:metadata", "f:finalizers", "v:\"x\""]),
+            path(&["f:metadata", "f:labels"]),
             path(&["f:metadata", "f:labels", "f:app"]),
             path(&["f:spec", "f:ports"]),
             path(&["f:spec", "f:replicas"]),
@@ -171,18 +214,21 @@ mod tests {
         .into();
         assert_eq!(entries[0].fields, expected);
         let trie = &object["metadata"]["managedFields"][0]["fieldsV1"];
-        assert_eq!(trie["f:spec"]["f:replicas"], json!({}));
-        assert_eq!(trie["f:metadata"]["f:finalizers"]["v:\"x\""], json!({}));
+        assert_eq!(
+            *trie,
+            json!({"f:metadata": {"f:finalizers": {".": {}, "v:\"x\"": {}}, "f:labels": {".": {}, "f:app": {}}},
+                   "f:spec": {"f:ports": {}, "f:replicas": {}}})
+        );
     }
 
     #[test]
     fn updates_should_take_changed_fields_from_other_managers() {
         let info = ResourceInfo::builtin("apps", "v1", "Deployment", "deployments");
         let mut old = json!({"spec": {"replicas": 2, "paused": false}});
-        record_update(None, &mut old, Shape::of(&info), "first", "v1", None, "t");
+        record_update(None, &mut old, &info, "first", None, "t");
         let mut new = old.clone();
         new["spec"]["replicas"] = json!(3);
-        record_update(Some(&old), &mut new, Shape::of(&info), "second", "v1", None, "t");
+        record_update(Some(&old), &mut new, &info, "second", None, "t");
         let entries = read(&new);
         assert_eq!(entries[0].fields.len(), 1, "first keeps only spec.paused");
         assert_eq!(entries[1].manager, "second");

@@ -7,3 +7,4 @@ pub(crate) mod schema;
 pub(crate) mod selector;
 pub(crate) mod strategic;
 pub(crate) mod validation;
+pub(crate) mod zero;

@@ -125,11 +125,29 @@ pub(crate) fn apply(
         }
     }
     merge_into(&mut new, &config, shape, &[]);
+    // The manager's time moves only when its apply changed the object (kube-apiserver's
+    // managed-fields updater): an apply of values already there records no time.
+    let previous_time = entries
+        .iter()
+        .find(|e| own(e))
+        .map(|e| e.time.clone())
+        .unwrap_or_default();
+    let time = if without_managed_fields(&new) != without_managed_fields(&old) {
+        now
+    } else {
+        previous_time
+    };
     entries.retain(|e| !own(e));
-    entries.push(entry(request, &info.api_version(), &now, applied));
+    entries.push(entry(request, &info.api_version(), &time, applied));
     managed_fields::write(&mut new, &entries);
     let stored = write::commit_update(state, info, old, new, request.subresource, &opts, Ownership::Applied)?;
     Ok((stored, false))
+}
+
+fn without_managed_fields(object: &Value) -> Value {
+    let mut object = object.clone();
+    object::meta_mut(&mut object).remove("managedFields");
+    object
 }
 
 /// The field manager of `kubectl apply` without `--server-side`.

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle;
-use crate::semantics::fieldpath::Shape;
 use crate::semantics::managed_fields;
 use crate::semantics::schema;
 use crate::semantics::validation::{
@@ -115,18 +114,12 @@ pub(crate) fn create(
     if state.object(info, namespace, &name).is_some() {
         return Err(ApiStatus::already_exists(info, &name));
     }
-    let defined = lifecycle::admit_create(state, info, &mut body)?;
+    // Managed fields are recorded before the strategy's own changes (a namespace's phase and
+    // finalizer, a CRD's cleanup finalizer): nobody owns those.
     if let Some(manager) = &opts.manager {
-        managed_fields::record_update(
-            None,
-            &mut body,
-            Shape::of(info),
-            manager,
-            &info.api_version(),
-            None,
-            &object::now(),
-        );
+        managed_fields::record_update(None, &mut body, info, manager, None, &object::now());
     }
+    let defined = lifecycle::admit_create(state, info, &mut body)?;
     if opts.dry_run {
         return Ok(Arc::new(body));
     }
@@ -183,8 +176,22 @@ pub(crate) fn commit_update(
     if !new.is_object() {
         return Err(ApiStatus::bad_request("the request body must be a JSON object"));
     }
+    // What the field manager compares: the write as sent, less the fields the strategy resets
+    // (spec for `/status`). kube-apiserver records managed fields before the status strategy
+    // copies the old object back, so a `/status` writer owns the labels it sent even though
+    // they are not kept.
+    let mut field_view = None;
     match subresource {
         Some("status") => {
+            let mut view = new.clone();
+            match old.get("spec") {
+                Some(spec) => view["spec"] = spec.clone(),
+                None => {
+                    view.as_object_mut().expect("checked object").remove("spec");
+                }
+            }
+            preserve_system_fields(&old, &mut view);
+            field_view = Some(view);
             // `/status` changes status alone (and the managed fields that record it).
             let status = new.get("status").cloned();
             let managed = new.pointer("/metadata/managedFields").cloned();
@@ -242,15 +249,18 @@ pub(crate) fn commit_update(
         && !replaced
         && let Some(manager) = &opts.manager
     {
-        managed_fields::record_update(
-            Some(&old),
-            &mut new,
-            Shape::of(info),
-            manager,
-            &info.api_version(),
-            subresource,
-            &object::now(),
-        );
+        match field_view {
+            Some(mut view) => {
+                managed_fields::record_update(Some(&old), &mut view, info, manager, subresource, &object::now());
+                let managed = view.pointer("/metadata/managedFields").cloned();
+                let meta = meta_mut(&mut new);
+                match managed {
+                    Some(managed) => meta.insert("managedFields".to_owned(), managed),
+                    None => meta.remove("managedFields"),
+                };
+            }
+            None => managed_fields::record_update(Some(&old), &mut new, info, manager, subresource, &object::now()),
+        }
     }
     if unchanged(&old, &new) {
         // A no-op write changes nothing, not even the resourceVersion, and tells no watch.

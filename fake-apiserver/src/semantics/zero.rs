@@ -1,0 +1,47 @@
+//! The empty object of each built-in kind as kube-apiserver's field manager sees it.
+//!
+//! A create is recorded in managed fields as a change from `New(kind)`: Go's zero value of the
+//! type, encoded. Its fields without `omitempty` are there (structs as `{}`, pointers and slices
+//! as `null`, strings as `""`), so a map that exists in the zero value is not itself owned by the
+//! creator (no `"."` entry in FieldsV1) and an empty string it leaves empty is not owned at all.
+//! A custom resource's zero value is empty: everything its creator sends is new.
+
+use serde_json::{Value, json};
+
+use crate::storage::resource::ResourceInfo;
+
+/// The zero value of `info`'s kind, without type meta and metadata (field management strips those).
+pub(crate) fn zero_object(info: &ResourceInfo) -> Value {
+    if !info.builtin {
+        return json!({});
+    }
+    let template = json!({"metadata": {"creationTimestamp": null}, "spec": {"containers": null}});
+    match (info.group.as_str(), info.kind.as_str()) {
+        ("", "Namespace") => json!({"spec": {}, "status": {}}),
+        ("", "Service") => json!({"spec": {}, "status": {"loadBalancer": {}}}),
+        ("", "Pod") => json!({"spec": {"containers": null}, "status": {}}),
+        ("", "Event") => json!({
+            "involvedObject": {}, "source": {}, "firstTimestamp": null, "lastTimestamp": null,
+            "eventTime": null, "reportingComponent": "", "reportingInstance": "",
+        }),
+        ("events.k8s.io", "Event") => json!({
+            "eventTime": null, "regarding": {}, "deprecatedSource": {},
+            "deprecatedFirstTimestamp": null, "deprecatedLastTimestamp": null,
+        }),
+        ("apps", "Deployment") => {
+            json!({"spec": {"selector": null, "template": template, "strategy": {}}, "status": {}})
+        }
+        ("apps", "ReplicaSet") => json!({"spec": {"selector": null, "template": template}, "status": {"replicas": 0}}),
+        ("coordination.k8s.io", "Lease") => json!({"spec": {}}),
+        ("rbac.authorization.k8s.io", "ClusterRole" | "Role") => json!({"rules": null}),
+        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => {
+            json!({"roleRef": {"apiGroup": "", "kind": "", "name": ""}})
+        }
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => json!({
+            "spec": {"group": "", "names": {"plural": "", "kind": ""}, "scope": "", "versions": null},
+            "status": {"acceptedNames": {"plural": "", "kind": ""}, "storedVersions": null},
+        }),
+        // ConfigMap, Secret, ServiceAccount: every field is optional.
+        _ => json!({}),
+    }
+}
