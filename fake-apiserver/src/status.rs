@@ -130,6 +130,25 @@ impl ApiStatus {
         Self::new(403, "Forbidden", message)
     }
 
+    /// 403 Forbidden for a create into a namespace being deleted, with the `NamespaceTerminating`
+    /// cause kube-apiserver's lifecycle admission gives.
+    pub fn namespace_terminating(info: &ResourceInfo, name: &str, namespace: &str) -> Self {
+        let message = format!(
+            "{} \"{name}\" is forbidden: unable to create new content in namespace {namespace} because it is being terminated",
+            info.group_resource()
+        );
+        let mut status = Self::forbidden(message);
+        status.details = Some(json!({
+            "name": name, "group": info.group, "kind": info.plural,
+            "causes": [{
+                "reason": "NamespaceTerminating",
+                "message": format!("namespace {namespace} is being terminated"),
+                "field": "metadata.namespace",
+            }],
+        }));
+        status
+    }
+
     /// 405 MethodNotAllowed for a verb the resource does not support.
     pub fn method_not_allowed(verb: &str, path: &str) -> Self {
         Self::new(

@@ -31,7 +31,10 @@ pub(crate) type Defined = Option<Vec<ResourceInfo>>;
 pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value) -> Result<Defined, ApiStatus> {
     match info.lifecycle {
         Lifecycle::Namespace => {
+            // The namespace strategy's own: the phase, and the finalizer its controller removes
+            // once the namespace is empty.
             body["status"] = json!({ "phase": "Active" });
+            body["spec"] = json!({ "finalizers": ["kubernetes"] });
             Ok(None)
         }
         Lifecycle::CustomResourceDefinition => {

@@ -112,11 +112,14 @@ fn list_kind(shape: Shape<'_>, path: &[String], field: &str, items: &[Value]) ->
         };
     }
     if strategic::is_set_list(field) {
-        ListKind::Set
-    } else if let Some(key) = strategic::merge_key(field, items) {
-        ListKind::Map(vec![key.to_owned()])
-    } else {
-        ListKind::Atomic
+        return ListKind::Set;
+    }
+    // Server-side apply keys ports by number and protocol (`+listMapKey`), where strategic merge
+    // patch keys them by number alone.
+    match (field, strategic::merge_key(field, items)) {
+        ("ports", Some(number)) => ListKind::Map(vec![number.to_owned(), "protocol".to_owned()]),
+        (_, Some(key)) => ListKind::Map(vec![key.to_owned()]),
+        (_, None) => ListKind::Atomic,
     }
 }
 

@@ -1,8 +1,11 @@
 //! The rules objects obey, independent of HTTP and storage: validation, CRD schemas, field paths,
 //! managed fields, selectors and strategic merge patch.
 
+pub(crate) mod builtin_validation;
+pub(crate) mod defaults;
 pub(crate) mod fieldpath;
 pub(crate) mod managed_fields;
+pub(crate) mod names;
 pub(crate) mod schema;
 pub(crate) mod selector;
 pub(crate) mod strategic;

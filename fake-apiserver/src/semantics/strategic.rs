@@ -103,6 +103,9 @@ fn merge_list(field: &str, existing: &mut Vec<Value>, patch: &[Value]) -> Result
         *existing = patch.to_vec();
         return Ok(());
     };
+    // The merged list holds the patch's elements in the patch's order, then the elements the
+    // patch does not mention in their order (strategic merge without `$setElementOrder`).
+    let mut merged = Vec::with_capacity(existing.len() + patch.len());
     for item in patch {
         let id = item.get(key).ok_or_else(|| StrategicError::MissingMergeKey {
             item: item.clone(),
@@ -114,14 +117,20 @@ fn merge_list(field: &str, existing: &mut Vec<Value>, patch: &[Value]) -> Result
                 existing.remove(i);
             }
             (None, Some("delete")) => {}
-            (Some(i), _) => apply(&mut existing[i], item)?,
+            (Some(i), _) => {
+                let mut element = existing.remove(i);
+                apply(&mut element, item)?;
+                merged.push(element);
+            }
             (None, _) => {
                 let mut fresh = Value::Null;
                 apply(&mut fresh, item)?;
-                existing.push(fresh);
+                merged.push(fresh);
             }
         }
     }
+    merged.append(existing);
+    *existing = merged;
     Ok(())
 }
 

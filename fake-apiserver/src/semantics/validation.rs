@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use crate::semantics::names;
 use crate::status::ApiStatus;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::{Lifecycle, ResourceInfo};
@@ -161,6 +162,7 @@ pub(crate) fn validate_metadata(info: &ResourceInfo, object: &Value) -> Result<(
             ));
         }
     }
+    causes.extend(names::metadata_errors(object));
     let owners = object::owner_references(object);
     for (i, owner) in owners.iter().enumerate() {
         for field in ["apiVersion", "kind", "name", "uid"] {

@@ -192,6 +192,10 @@ pub(crate) fn scale_of(info: &ResourceInfo, object: &Value) -> Value {
     if let Some(selector) = selector {
         scale["status"]["selector"] = json!(selector);
     }
+    // `ScaleSpec.replicas` is omitempty: zero replicas are an empty spec.
+    if scale["spec"]["replicas"] == json!(0) {
+        scale["spec"] = json!({});
+    }
     scale
 }
 

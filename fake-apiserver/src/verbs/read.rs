@@ -199,7 +199,24 @@ pub(crate) fn list_body(info: &ResourceInfo, page: &ListPage) -> Vec<u8> {
         if i > 0 {
             out.push(b',');
         }
-        serde_json::to_writer(&mut out, present(info, item).as_ref()).expect("JSON values serialize");
+        match item.as_object() {
+            // A typed list's items carry no type meta of their own (a custom resource list is
+            // unstructured: its items keep theirs).
+            Some(map) if info.builtin => {
+                out.push(b'{');
+                let fields = map.iter().filter(|(k, _)| *k != "apiVersion" && *k != "kind");
+                for (j, (key, value)) in fields.enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    serde_json::to_writer(&mut out, key).expect("JSON strings serialize");
+                    out.push(b':');
+                    serde_json::to_writer(&mut out, value).expect("JSON values serialize");
+                }
+                out.push(b'}');
+            }
+            _ => serde_json::to_writer(&mut out, present(info, item).as_ref()).expect("JSON values serialize"),
+        }
     }
     out.extend_from_slice(b"]}");
     out

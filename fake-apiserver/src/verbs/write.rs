@@ -6,11 +6,11 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle;
-use crate::semantics::managed_fields;
 use crate::semantics::schema;
 use crate::semantics::validation::{
     check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged, validate_metadata,
 };
+use crate::semantics::{builtin_validation, defaults, managed_fields};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
@@ -61,9 +61,10 @@ pub(crate) fn create(
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
     check_type_meta(&mut body, info)?;
+    defaults::apply(info, &mut body)?;
     set_namespace(&mut body, info, namespace)?;
     if let Some(ns) = namespace {
-        check_namespace_open(state, ns)?;
+        check_namespace_open(state, info, object::name(&body), ns)?;
     }
     let meta = meta_mut(&mut body);
     let name = meta.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
@@ -106,6 +107,7 @@ pub(crate) fn create(
         meta.insert("generation".to_owned(), json!(1));
     }
     validate_metadata(info, &body)?;
+    builtin_validation::check(info, &body, None)?;
     if info.status_subresource {
         // Status is the controllers' to write: kube-apiserver drops it on create.
         body.as_object_mut().expect("checked object").remove("status");
@@ -138,6 +140,7 @@ pub(crate) fn update(
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
     check_type_meta(&mut body, info)?;
+    defaults::apply(info, &mut body)?;
     set_namespace(&mut body, info, namespace)?;
     let body_name = object::name(&body);
     if body_name.is_empty() {
@@ -214,9 +217,11 @@ pub(crate) fn commit_update(
         },
         _ => {}
     }
+    defaults::apply(info, &mut new)?;
     check_identity_unchanged(info, &old, &new)?;
     preserve_system_fields(&old, &mut new);
     validate_metadata(info, &new)?;
+    builtin_validation::check(info, &new, Some(&old))?;
     if object::is_deleting(&old) {
         let before = object::finalizers(&old);
         let added: Vec<String> = object::finalizers(&new)
@@ -278,12 +283,10 @@ pub(crate) fn commit_update(
 }
 
 /// Refuses writes into a namespace that is missing or being deleted.
-fn check_namespace_open(state: &mut State, namespace: &str) -> Result<(), ApiStatus> {
-    let info = state.info("", "v1", "namespaces");
-    match state.object(&info, None, namespace) {
-        Some(ns) if object::is_deleting(&ns) => Err(ApiStatus::forbidden(format!(
-            "unable to create new content in namespace {namespace} because it is being terminated"
-        ))),
+fn check_namespace_open(state: &mut State, info: &ResourceInfo, name: &str, namespace: &str) -> Result<(), ApiStatus> {
+    let namespaces = state.info("", "v1", "namespaces");
+    match state.object(&namespaces, None, namespace) {
+        Some(ns) if object::is_deleting(&ns) => Err(ApiStatus::namespace_terminating(info, name, namespace)),
         Some(_) => Ok(()),
         // A name no namespace can have is simply a namespace that does not exist.
         None if state.options.auto_create_namespaces && object::is_dns_label(namespace) => {

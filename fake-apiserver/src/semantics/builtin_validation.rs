@@ -1,0 +1,143 @@
+//! Validation of built-in kinds beyond metadata, with kube-apiserver's fields and messages
+//! (`k8s.io/kubernetes/pkg/apis/*/validation`) for the kinds this server serves.
+
+use serde_json::{Map, Value};
+
+use crate::semantics::names::invalid;
+use crate::status::ApiStatus;
+use crate::storage::object;
+use crate::storage::resource::ResourceInfo;
+
+/// Refuses `object` (replacing `old`, if any) with 422 Invalid when its kind's validation fails.
+pub(crate) fn check(info: &ResourceInfo, object: &Value, old: Option<&Value>) -> Result<(), ApiStatus> {
+    if !info.builtin {
+        return Ok(());
+    }
+    let errors = errors(info, object, old);
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let name = object::name(object);
+    // events.k8s.io Events are validated as the core Event they are stored as.
+    let group = if info.kind == "Event" { "" } else { info.group.as_str() };
+    Err(ApiStatus::invalid_kind(&info.kind, group, name, &errors))
+}
+
+fn errors(info: &ResourceInfo, object: &Value, old: Option<&Value>) -> Vec<(String, String)> {
+    let mut errors = Vec::new();
+    match (info.group.as_str(), info.kind.as_str()) {
+        ("apps", "Deployment" | "ReplicaSet") => workload(object, &mut errors),
+        ("coordination.k8s.io", "Lease") => {
+            for field in ["leaseDurationSeconds"] {
+                if let Some(n) = object.pointer(&format!("/spec/{field}")).and_then(Value::as_i64)
+                    && n <= 0
+                {
+                    errors.push((format!("spec.{field}"), invalid(&n.into(), "must be greater than 0")));
+                }
+            }
+        }
+        ("", "Event") => {
+            let namespace = object
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if let Some(involved) = object.pointer("/involvedObject/namespace").and_then(Value::as_str)
+                && !involved.is_empty()
+                && involved != namespace
+            {
+                let why = "does not match event.namespace";
+                errors.push(("involvedObject.namespace".to_owned(), invalid(&involved.into(), why)));
+            }
+        }
+        ("events.k8s.io", "Event") => {
+            if object.get("eventTime").is_none_or(Value::is_null) {
+                errors.push(("eventTime".to_owned(), "Required value".to_owned()));
+            }
+        }
+        ("", "Secret" | "ConfigMap") => {
+            if let Some(old) = old {
+                immutable_data(info, old, object, &mut errors);
+            }
+        }
+        _ => {}
+    }
+    errors
+}
+
+/// A Deployment's or ReplicaSet's selector must exist and select its pod template.
+fn workload(object: &Value, errors: &mut Vec<(String, String)>) {
+    if let Some(replicas) = object.pointer("/spec/replicas").and_then(Value::as_i64)
+        && replicas < 0
+    {
+        errors.push((
+            "spec.replicas".to_owned(),
+            invalid(&replicas.into(), "must be greater than or equal to 0"),
+        ));
+    }
+    let Some(selector) = object.pointer("/spec/selector").filter(|s| !s.is_null()) else {
+        errors.push(("spec.selector".to_owned(), "Required value".to_owned()));
+        return;
+    };
+    let empty = Map::new();
+    let labels = object
+        .pointer("/spec/template/metadata/labels")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    if !selects(selector, labels) {
+        let shown: Vec<String> = labels.iter().map(|(k, v)| format!("{k:?}:{v}")).collect();
+        errors.push((
+            "spec.template.metadata.labels".to_owned(),
+            format!(
+                "Invalid value: map[string]string{{{}}}: `selector` does not match template `labels`",
+                shown.join(", ")
+            ),
+        ));
+    }
+}
+
+/// Whether a `LabelSelector` object selects `labels`.
+fn selects(selector: &Value, labels: &Map<String, Value>) -> bool {
+    let match_labels = selector.get("matchLabels").and_then(Value::as_object);
+    let by_value = match_labels
+        .into_iter()
+        .flatten()
+        .all(|(k, v)| labels.get(k) == Some(v));
+    let expressions = selector.get("matchExpressions").and_then(Value::as_array);
+    let by_expression = expressions.into_iter().flatten().all(|e| {
+        let key = e.get("key").and_then(Value::as_str).unwrap_or_default();
+        let values: Vec<&Value> = e
+            .get("values")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .collect();
+        let value = labels.get(key);
+        match e.get("operator").and_then(Value::as_str) {
+            Some("In") => value.is_some_and(|v| values.contains(&v)),
+            Some("NotIn") => value.is_none_or(|v| !values.contains(&v)),
+            Some("Exists") => value.is_some(),
+            Some("DoesNotExist") => value.is_none(),
+            _ => false,
+        }
+    });
+    by_value && by_expression
+}
+
+/// A Secret's type never changes; an `immutable` ConfigMap or Secret keeps its data.
+fn immutable_data(info: &ResourceInfo, old: &Value, new: &Value, errors: &mut Vec<(String, String)>) {
+    if info.kind == "Secret" && old.get("type") != new.get("type") {
+        let shown = new.get("type").cloned().unwrap_or(Value::from(""));
+        errors.push(("type".to_owned(), invalid(&shown, "field is immutable")));
+    }
+    if old.get("immutable") == Some(&Value::Bool(true)) {
+        let why = "Forbidden: field is immutable when `immutable` is set";
+        if new.get("immutable") != Some(&Value::Bool(true)) {
+            errors.push(("immutable".to_owned(), why.to_owned()));
+        }
+        for field in ["data", "binaryData"] {
+            if old.get(field) != new.get(field) {
+                errors.push((field.to_owned(), why.to_owned()));
+            }
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! Defaulting of built-in kinds, as kube-apiserver's decoder applies it to every create, update
+//! and patch result (the `SetDefaults_*` functions of `k8s.io/kubernetes/pkg/apis/*/v1`), and the
+//! conversions that run with it (a Secret's `stringData` merged into `data`).
+//!
+//! Only the kinds this server serves, and only what their Go defaulting sets; the strategies'
+//! own changes (a namespace's phase) are the lifecycle's.
+
+use base64::Engine;
+use serde_json::{Map, Value, json};
+
+use crate::status::ApiStatus;
+use crate::storage::resource::ResourceInfo;
+
+/// Defaults `object` of `info`'s built-in kind in place; refuses what the decoder refuses.
+pub(crate) fn apply(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiStatus> {
+    if !info.builtin {
+        return Ok(());
+    }
+    drop_empty_metadata(object);
+    match (info.group.as_str(), info.kind.as_str()) {
+        ("apps", "Deployment") => deployment(object),
+        ("apps", "ReplicaSet") => replica_set(object),
+        ("", "Pod") => {
+            if let Some(spec) = object.get_mut("spec") {
+                pod_spec(spec);
+            }
+        }
+        ("", "Secret") => secret(object)?,
+        ("", "Namespace") => namespace(object),
+        ("", "Service") => service(object),
+        ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => role_binding(object),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `ObjectMeta`'s maps and lists are `omitempty`: an empty one decodes to nothing.
+fn drop_empty_metadata(object: &mut Value) {
+    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.retain(|key, value| {
+            let empty = value.is_null()
+                || value.as_object().is_some_and(Map::is_empty)
+                || value.as_array().is_some_and(Vec::is_empty);
+            !(empty
+                && matches!(
+                    key.as_str(),
+                    "labels" | "annotations" | "finalizers" | "ownerReferences"
+                ))
+        });
+    }
+}
+
+/// Sets `key` to `value` in `map` when it is absent or null.
+fn default(map: &mut Value, key: &str, value: Value) {
+    if let Some(map) = map.as_object_mut()
+        && map.get(key).is_none_or(Value::is_null)
+    {
+        map.insert(key.to_owned(), value);
+    }
+}
+
+fn deployment(object: &mut Value) {
+    let Some(spec) = object.get_mut("spec") else { return };
+    default(spec, "replicas", json!(1));
+    default(spec, "strategy", json!({}));
+    let strategy = &mut spec["strategy"];
+    default(strategy, "type", json!("RollingUpdate"));
+    if strategy["type"] == "RollingUpdate" {
+        default(strategy, "rollingUpdate", json!({}));
+        default(&mut strategy["rollingUpdate"], "maxUnavailable", json!("25%"));
+        default(&mut strategy["rollingUpdate"], "maxSurge", json!("25%"));
+    }
+    default(spec, "revisionHistoryLimit", json!(10));
+    default(spec, "progressDeadlineSeconds", json!(600));
+    pod_template(spec);
+}
+
+fn replica_set(object: &mut Value) {
+    let Some(spec) = object.get_mut("spec") else { return };
+    default(spec, "replicas", json!(1));
+    pod_template(spec);
+}
+
+fn pod_template(spec: &mut Value) {
+    if let Some(pod) = spec.pointer_mut("/template/spec") {
+        pod_spec(pod);
+    }
+}
+
+/// `SetDefaults_PodSpec`, and each container's defaults.
+fn pod_spec(spec: &mut Value) {
+    default(spec, "dnsPolicy", json!("ClusterFirst"));
+    default(spec, "restartPolicy", json!("Always"));
+    default(spec, "securityContext", json!({}));
+    default(spec, "terminationGracePeriodSeconds", json!(30));
+    default(spec, "schedulerName", json!("default-scheduler"));
+    for list in ["initContainers", "containers"] {
+        for container in spec.get_mut(list).and_then(Value::as_array_mut).into_iter().flatten() {
+            container_defaults(container);
+        }
+    }
+}
+
+fn container_defaults(container: &mut Value) {
+    default(container, "terminationMessagePath", json!("/dev/termination-log"));
+    default(container, "terminationMessagePolicy", json!("File"));
+    let image = container.get("image").and_then(Value::as_str).unwrap_or_default();
+    let policy = if image_tag(image) == "latest" {
+        "Always"
+    } else {
+        "IfNotPresent"
+    };
+    default(container, "imagePullPolicy", json!(policy));
+    // `resources` is a struct without omitempty: it is always encoded.
+    default(container, "resources", json!({}));
+    for port in container
+        .get_mut("ports")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        default(port, "protocol", json!("TCP"));
+    }
+}
+
+/// The tag of an image reference as kube-apiserver's parser reads it: `latest` when there is
+/// neither a tag nor a digest, empty with a digest alone.
+fn image_tag(image: &str) -> &str {
+    if image.contains('@') {
+        return "";
+    }
+    let last = image.rsplit('/').next().unwrap_or(image);
+    last.split_once(':').map_or("latest", |(_, tag)| tag)
+}
+
+/// `stringData` is merged into `data` (base64-encoded, winning over `data`), `type` defaults to
+/// `Opaque`, and `data` values must be base64.
+fn secret(object: &mut Value) -> Result<(), ApiStatus> {
+    let engine = base64::engine::general_purpose::STANDARD;
+    for value in object
+        .get("data")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(_, v)| v)
+    {
+        let text = value.as_str().unwrap_or_default();
+        if engine.decode(text).is_err() {
+            // Go's decoder names the first byte outside the alphabet.
+            let at = text
+                .bytes()
+                .position(|b| !(b.is_ascii_alphanumeric() || b"+/=".contains(&b)));
+            return Err(ApiStatus::bad_request(format!(
+                "Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input byte {}",
+                at.unwrap_or(text.len())
+            )));
+        }
+    }
+    if let Some(Value::Object(string_data)) = object.as_object_mut().and_then(|o| o.remove("stringData")) {
+        default(object, "data", json!({}));
+        for (key, value) in string_data {
+            let text = value.as_str().unwrap_or_default();
+            object["data"][key] = json!(engine.encode(text));
+        }
+    }
+    default(object, "type", json!("Opaque"));
+    Ok(())
+}
+
+/// Every namespace carries its name as the `kubernetes.io/metadata.name` label.
+fn namespace(object: &mut Value) {
+    let name = object
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    if name.is_empty() {
+        return;
+    }
+    let meta = crate::storage::object::meta_mut(object);
+    let labels = meta.entry("labels").or_insert_with(|| json!({}));
+    if let Some(labels) = labels.as_object_mut() {
+        labels.insert("kubernetes.io/metadata.name".to_owned(), json!(name));
+    }
+}
+
+/// `SetDefaults_Service`: type, session affinity, port protocols and target ports.
+fn service(object: &mut Value) {
+    let Some(spec) = object.get_mut("spec") else { return };
+    default(spec, "type", json!("ClusterIP"));
+    default(spec, "sessionAffinity", json!("None"));
+    if spec["type"] == "ClusterIP" || spec["type"] == "NodePort" || spec["type"] == "LoadBalancer" {
+        default(spec, "internalTrafficPolicy", json!("Cluster"));
+    }
+    for port in spec
+        .get_mut("ports")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        default(port, "protocol", json!("TCP"));
+        let number = port.get("port").cloned().unwrap_or(Value::Null);
+        default(port, "targetPort", number);
+    }
+}
+
+/// A subject's `apiGroup` defaults by its kind.
+fn role_binding(object: &mut Value) {
+    for subject in object
+        .get_mut("subjects")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        let group = match subject.get("kind").and_then(Value::as_str) {
+            Some("User" | "Group") => "rbac.authorization.k8s.io",
+            _ => "",
+        };
+        default(subject, "apiGroup", json!(group));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_tags_decide_the_pull_policy() {
+        assert_eq!(image_tag("registry.example/app:1"), "1");
+        assert_eq!(image_tag("registry.example:5000/app"), "latest");
+        assert_eq!(image_tag("app:latest"), "latest");
+        assert_eq!(image_tag("app@sha256:abc"), "");
+    }
+
+    #[test]
+    fn secrets_merge_string_data_and_refuse_bad_base64() {
+        let info = ResourceInfo::builtin("", "v1", "Secret", "secrets");
+        let mut secret =
+            json!({"metadata": {"name": "s"}, "data": {"user": "YWRtaW4="}, "stringData": {"user": "root"}});
+        apply(&info, &mut secret).unwrap();
+        assert_eq!(
+            secret,
+            json!({"metadata": {"name": "s"}, "data": {"user": "cm9vdA=="}, "type": "Opaque"})
+        );
+        let mut bad = json!({"metadata": {"name": "s"}, "data": {"k": "not base64!"}});
+        assert_eq!(apply(&info, &mut bad).unwrap_err().code, 400);
+    }
+}

@@ -1,0 +1,118 @@
+//! kube-apiserver's checks of label keys and values, annotation keys and finalizer names
+//! (`k8s.io/apimachinery/pkg/util/validation`), with its exact messages.
+
+use serde_json::Value;
+
+use crate::storage::object::is_dns_subdomain;
+
+const QUALIFIED_NAME: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+const LABEL_VALUE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+const DNS_SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, non-empty.
+fn is_qualified_part(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    let inner = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.');
+    !bytes.is_empty()
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
+        && bytes.iter().all(inner)
+}
+
+/// Why `value` is not a qualified name (`[prefix/]name`), as `IsQualifiedName` says it.
+pub(crate) fn qualified_name_errors(value: &str) -> Vec<String> {
+    let parts: Vec<&str> = value.split('/').collect();
+    let mut errors = Vec::new();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errors.push("prefix part must be non-empty".to_owned());
+            } else if prefix.len() > 253 {
+                errors.push("prefix part must be no more than 253 characters".to_owned());
+            } else if !is_dns_subdomain(prefix) {
+                errors.push(format!("prefix part {DNS_SUBDOMAIN}"));
+            }
+            *name
+        }
+        _ => {
+            return vec![format!(
+                "a qualified name {QUALIFIED_NAME} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+            )];
+        }
+    };
+    if name.is_empty() {
+        errors.push("name part must be non-empty".to_owned());
+    } else if name.len() > 63 {
+        errors.push("name part must be no more than 63 characters".to_owned());
+    }
+    if !is_qualified_part(name) {
+        errors.push(format!("name part {QUALIFIED_NAME}"));
+    }
+    errors
+}
+
+/// Why `value` is not a label value.
+pub(crate) fn label_value_errors(value: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    if value.len() > 63 {
+        errors.push("must be no more than 63 characters".to_owned());
+    }
+    if !value.is_empty() && !is_qualified_part(value) {
+        errors.push(LABEL_VALUE.to_owned());
+    }
+    errors
+}
+
+/// `Invalid value: <Go's %#v of the value>: <why>`, the message of a field error.
+pub(crate) fn invalid(value: &Value, why: &str) -> String {
+    let shown = match value {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    };
+    format!("Invalid value: {shown}: {why}")
+}
+
+/// The field errors of an object's labels, annotation keys and finalizer names.
+pub(crate) fn metadata_errors(object: &Value) -> Vec<(String, String)> {
+    let mut errors = Vec::new();
+    let meta = object.get("metadata");
+    let map = |key: &str| meta.and_then(|m| m.get(key)).and_then(Value::as_object);
+    for (key, value) in map("labels").into_iter().flatten() {
+        for why in qualified_name_errors(key) {
+            errors.push(("metadata.labels".to_owned(), invalid(&Value::from(key.as_str()), &why)));
+        }
+        for why in label_value_errors(value.as_str().unwrap_or_default()) {
+            errors.push(("metadata.labels".to_owned(), invalid(value, &why)));
+        }
+    }
+    for key in map("annotations").into_iter().flatten().map(|(k, _)| k) {
+        for why in qualified_name_errors(&key.to_lowercase()) {
+            errors.push((
+                "metadata.annotations".to_owned(),
+                invalid(&Value::from(key.as_str()), &why),
+            ));
+        }
+    }
+    let finalizers = meta.and_then(|m| m.get("finalizers")).and_then(Value::as_array);
+    for finalizer in finalizers.into_iter().flatten().filter_map(Value::as_str) {
+        for why in qualified_name_errors(finalizer) {
+            errors.push(("metadata.finalizers".to_owned(), invalid(&Value::from(finalizer), &why)));
+        }
+    }
+    errors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qualified_names_are_checked_as_kube_apiserver_does() {
+        assert!(qualified_name_errors("app.kubernetes.io/name").is_empty());
+        assert!(qualified_name_errors("-bad/key/x")[0].starts_with("a qualified name must consist"));
+        assert!(qualified_name_errors("Bad_Prefix/x")[0].starts_with("prefix part a lowercase RFC 1123"));
+        assert!(label_value_errors("").is_empty());
+        assert_eq!(label_value_errors("not a valid value!").len(), 1);
+    }
+}
