@@ -169,6 +169,7 @@ impl Inner {
         user_agent: &str,
         body: &[u8],
     ) -> Answer {
+        query.validate(route.verb, content_type)?;
         let info = &route.info;
         let namespace = route.namespace.as_deref();
         let name = route.name.as_deref().unwrap_or_default();

@@ -4,6 +4,8 @@
 use serde_json::Value;
 
 use crate::status::ApiStatus;
+use crate::storage::verb::Verb;
+use crate::verbs::patch::APPLY_PATCH;
 
 /// Query parameters the fake API server understands; unknown ones are ignored like the real
 /// server ignores them.
@@ -23,7 +25,52 @@ pub(crate) struct Query {
     pub(crate) force: bool,
     pub(crate) strict: bool,
     pub(crate) dry_run: bool,
+    /// Every `dryRun` value sent, checked by [`Query::validate`].
+    pub(crate) dry_run_values: Vec<String>,
     pub(crate) propagation_policy: Option<String>,
+}
+
+impl Query {
+    /// Refuses option values kube-apiserver refuses, with its 422 on `<Verb>Options.meta.k8s.io`:
+    /// a `dryRun` other than `All`, an unknown `propagationPolicy`, an apply without a field manager.
+    pub(crate) fn validate(&self, verb: Verb, content_type: &str) -> Result<(), ApiStatus> {
+        let kind = match verb {
+            Verb::Create => "CreateOptions",
+            Verb::Update => "UpdateOptions",
+            Verb::Patch => "PatchOptions",
+            Verb::Delete | Verb::DeleteCollection => "DeleteOptions",
+            _ => return Ok(()),
+        };
+        let mut causes = Vec::new();
+        if self.dry_run_values.iter().any(|v| v != "All") {
+            let values: Vec<String> = self.dry_run_values.iter().map(|v| format!("{v:?}")).collect();
+            let why = format!(
+                "Unsupported value: []string{{{}}}: supported values: \"All\"",
+                values.join(", ")
+            );
+            causes.push(("dryRun".to_owned(), why));
+        }
+        if kind == "DeleteOptions"
+            && let Some(policy) = &self.propagation_policy
+            && !matches!(policy.as_str(), "Foreground" | "Background" | "Orphan")
+        {
+            let why = format!(
+                "Unsupported value: {policy:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
+            );
+            causes.push(("propagationPolicy".to_owned(), why));
+        }
+        if verb == Verb::Patch && content_type.starts_with(APPLY_PATCH) && self.field_manager.is_none() {
+            causes.push((
+                "fieldManager".to_owned(),
+                "Required value: is required for apply patch".to_owned(),
+            ));
+        }
+        if causes.is_empty() {
+            Ok(())
+        } else {
+            Err(ApiStatus::invalid_kind(kind, "meta.k8s.io", "", &causes))
+        }
+    }
 }
 
 /// Parses a resourceVersion the fake server handed out (`"0"` and `""` are handled by callers).
