@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::semantics::names::invalid;
+use crate::semantics::selector::{LabelSelector, label_selector_text};
 use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
@@ -49,10 +50,8 @@ fn errors(info: &ResourceInfo, object: &Value, old: Option<&Value>) -> Vec<(Stri
                 errors.push(("involvedObject.namespace".to_owned(), invalid(&involved.into(), why)));
             }
         }
-        ("events.k8s.io", "Event") => {
-            if object.get("eventTime").is_none_or(Value::is_null) {
-                errors.push(("eventTime".to_owned(), "Required value".to_owned()));
-            }
+        ("events.k8s.io", "Event") if object.get("eventTime").is_none_or(Value::is_null) => {
+            errors.push(("eventTime".to_owned(), "Required value".to_owned()));
         }
         ("", "Secret" | "ConfigMap") => {
             if let Some(old) = old {
@@ -97,30 +96,7 @@ fn workload(object: &Value, errors: &mut Vec<(String, String)>) {
 
 /// Whether a `LabelSelector` object selects `labels`.
 fn selects(selector: &Value, labels: &Map<String, Value>) -> bool {
-    let match_labels = selector.get("matchLabels").and_then(Value::as_object);
-    let by_value = match_labels
-        .into_iter()
-        .flatten()
-        .all(|(k, v)| labels.get(k) == Some(v));
-    let expressions = selector.get("matchExpressions").and_then(Value::as_array);
-    let by_expression = expressions.into_iter().flatten().all(|e| {
-        let key = e.get("key").and_then(Value::as_str).unwrap_or_default();
-        let values: Vec<&Value> = e
-            .get("values")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .collect();
-        let value = labels.get(key);
-        match e.get("operator").and_then(Value::as_str) {
-            Some("In") => value.is_some_and(|v| values.contains(&v)),
-            Some("NotIn") => value.is_none_or(|v| !values.contains(&v)),
-            Some("Exists") => value.is_some(),
-            Some("DoesNotExist") => value.is_none(),
-            _ => false,
-        }
-    });
-    by_value && by_expression
+    LabelSelector::parse(&label_selector_text(selector)).is_ok_and(|s| s.matches(Some(labels)))
 }
 
 /// A Secret's type never changes; an `immutable` ConfigMap or Secret keeps its data.

@@ -178,6 +178,45 @@ impl FieldSelector {
     }
 }
 
+/// A `LabelSelector` object (`matchLabels`, `matchExpressions`) in the string form the
+/// `labelSelector` parameter and `Scale.status.selector` use; a string is taken as it is.
+pub(crate) fn label_selector_text(selector: &Value) -> String {
+    if let Some(text) = selector.as_str() {
+        return text.to_owned();
+    }
+    let mut terms: Vec<String> = selector
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+        .collect();
+    for expression in selector
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let key = expression.get("key").and_then(Value::as_str).unwrap_or_default();
+        let values: Vec<&str> = expression
+            .get("values")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        terms.push(
+            match expression.get("operator").and_then(Value::as_str).unwrap_or_default() {
+                "In" => format!("{key} in ({})", values.join(",")),
+                "NotIn" => format!("{key} notin ({})", values.join(",")),
+                "Exists" => key.to_owned(),
+                _ => format!("!{key}"),
+            },
+        );
+    }
+    terms.join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::semantics::selector::label_selector_text;
 use crate::semantics::strategic;
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -176,7 +177,7 @@ pub(crate) fn scale_of(info: &ResourceInfo, object: &Value) -> Value {
         .label_selector
         .as_deref()
         .and_then(|p| object::field(object, p))
-        .map(selector_text);
+        .map(label_selector_text);
     let meta = object.get("metadata").cloned().unwrap_or_default();
     let pick = |key: &str| meta.get(key).cloned().unwrap_or(Value::Null);
     let mut scale = json!({
@@ -197,42 +198,4 @@ pub(crate) fn scale_of(info: &ResourceInfo, object: &Value) -> Value {
         scale["spec"] = json!({});
     }
     scale
-}
-
-/// A label selector as the string form `Scale.status.selector` carries.
-fn selector_text(selector: &Value) -> String {
-    if let Some(text) = selector.as_str() {
-        return text.to_owned();
-    }
-    let mut terms: Vec<String> = selector
-        .get("matchLabels")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-        .collect();
-    for expression in selector
-        .get("matchExpressions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let key = expression.get("key").and_then(Value::as_str).unwrap_or_default();
-        let values: Vec<&str> = expression
-            .get("values")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        terms.push(
-            match expression.get("operator").and_then(Value::as_str).unwrap_or_default() {
-                "In" => format!("{key} in ({})", values.join(",")),
-                "NotIn" => format!("{key} notin ({})", values.join(",")),
-                "Exists" => key.to_owned(),
-                _ => format!("!{key}"),
-            },
-        );
-    }
-    terms.join(",")
 }
