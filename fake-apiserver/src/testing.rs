@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::status::ApiStatus;
 use crate::storage::verb::Verb;
-use crate::verbs::patch::APPLY_PATCH;
+use crate::verbs::options::APPLY_PATCH;
 
 /// One request the fake API server received, as client-go's `testing.Action` records it.
 #[derive(Clone, Debug, PartialEq)]

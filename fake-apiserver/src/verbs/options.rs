@@ -5,7 +5,6 @@ use serde_json::Value;
 
 use crate::status::ApiStatus;
 use crate::storage::verb::Verb;
-use crate::verbs::patch::APPLY_PATCH;
 
 /// Query parameters the fake API server understands; unknown ones are ignored like the real
 /// server ignores them.
@@ -72,6 +71,9 @@ impl Query {
         }
     }
 }
+
+/// The media type of a server-side apply patch.
+pub(crate) const APPLY_PATCH: &str = "application/apply-patch+yaml";
 
 /// Parses a resourceVersion the fake server handed out (`"0"` and `""` are handled by callers).
 pub(crate) fn parse_rv(text: &str) -> Result<u64, ApiStatus> {

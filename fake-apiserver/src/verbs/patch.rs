@@ -12,7 +12,7 @@ use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::apply::{self, ApplyRequest};
-use crate::verbs::options::{Ownership, WriteOpts};
+use crate::verbs::options::{APPLY_PATCH, Ownership, WriteOpts};
 use crate::verbs::{read, write};
 
 /// A PATCH request.
@@ -41,9 +41,6 @@ pub(crate) fn decode_body(body: &[u8], yaml: bool) -> Result<Value, ApiStatus> {
         ))),
     }
 }
-
-/// The media type of a server-side apply patch.
-pub(crate) const APPLY_PATCH: &str = "application/apply-patch+yaml";
 
 /// PATCH: returns the object and whether it was created (only apply creates).
 pub(crate) fn patch(
