@@ -58,24 +58,15 @@ impl Normalizer {
             rv_any: HashMap::new(),
             literal_uids: HashSet::new(),
         };
-        let steps = transcript
-            .get("steps")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        normalizer.scan_generated_names(&steps);
-        normalizer.scan_literal_uids(&steps);
+        let steps = steps_of(transcript);
+        normalizer.scan_generated_names(steps);
+        normalizer.scan_literal_uids(steps);
         normalizer
     }
 
     /// Every step's normalized form, in order.
     pub fn steps(&mut self, transcript: &Value) -> Vec<Normalized> {
-        let steps = transcript
-            .get("steps")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        steps.iter().map(|step| self.step(step)).collect()
+        steps_of(transcript).iter().map(|step| self.step(step)).collect()
     }
 
     /// Uids that appear in a request before any response showed them: the scenario wrote them.
@@ -88,15 +79,10 @@ impl Normalizer {
                     self.literal_uids.insert(m.as_str().to_owned());
                 }
             }
-            let answers = Value::Array(vec![
-                step.get("response").cloned().unwrap_or(Value::Null),
-                step.get("events").cloned().unwrap_or(Value::Null),
-            ]);
-            seen.extend(
-                UUID_RE
-                    .find_iter(&python_json_sorted(&answers))
-                    .map(|m| m.as_str().to_owned()),
-            );
+            for answer in [step.get("response"), step.get("events")].into_iter().flatten() {
+                let text = python_json_sorted(answer);
+                seen.extend(UUID_RE.find_iter(&text).map(|m| m.as_str().to_owned()));
+            }
         }
     }
 
@@ -256,13 +242,9 @@ impl Normalizer {
                 if step::is_status(map) {
                     return self.status(map, soft, path);
                 }
-                let mut map = map.clone();
-                if map.get("kind") == Some(&Value::from("Table")) && map.get("rows").is_some_and(Value::is_array) {
-                    map = step::table(map, Some(soft));
-                }
-                let map = step::sort_set_like(map);
+                let reshaped = step::reshape(map, soft);
                 let mut out = Map::new();
-                for (key, x) in &map {
+                for (key, x) in reshaped.as_ref().unwrap_or(map) {
                     if x.is_null() {
                         continue;
                     }
@@ -315,6 +297,13 @@ impl Normalizer {
         }
         Value::Object(out)
     }
+}
+
+fn steps_of(transcript: &Value) -> &[Value] {
+    transcript
+        .get("steps")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 /// `null`, `""`, `[]` or `{}`.

@@ -12,8 +12,8 @@ pub const ABSENT: &str = "<absent>";
 impl Normalizer {
     /// One step's normalized form (the tables advance: call in step order).
     pub fn step(&mut self, step: &Value) -> Normalized {
-        let spec = step.get("spec").cloned().unwrap_or(Value::Null);
-        let response = step.get("response").cloned().unwrap_or(Value::Null);
+        let spec = step.get("spec").unwrap_or(&Value::Null);
+        let response = step.get("response").unwrap_or(&Value::Null);
         let (mut hard, mut soft) = (Map::new(), Map::new());
         hard.insert("code".into(), response.get("code").cloned().unwrap_or(Value::Null));
         if let Some(error) = response.get("error").filter(|e| truthy(e)) {
@@ -25,8 +25,7 @@ impl Normalizer {
         let warnings = response
             .get("warnings")
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+            .map_or(&[][..], Vec::as_slice);
         if !warnings.is_empty() {
             let mut texts: Vec<String> = warnings
                 .iter()
@@ -47,7 +46,7 @@ impl Normalizer {
             .unwrap_or_default();
         if let Some(body) = response.get("body").filter(|b| !b.is_null()) {
             let normalized = self.value(body, &mut soft, "");
-            hard.insert("body".into(), shape(normalized, &spec, &ignores, true));
+            hard.insert("body".into(), shape(normalized, spec, &ignores, true));
         }
         if let Some(events) = step.get("events").and_then(Value::as_array) {
             let mut out = Vec::new();
@@ -60,7 +59,7 @@ impl Normalizer {
                 normalized.insert("type".into(), event.get("type").cloned().unwrap_or(Value::Null));
                 if let Some(object) = event.get("object") {
                     let value = self.value(object, &mut soft, &format!(".events[{i}]"));
-                    normalized.insert("object".into(), shape(value, &spec, &ignores, false));
+                    normalized.insert("object".into(), shape(value, spec, &ignores, false));
                 }
                 out.push(Value::Object(normalized));
             }
@@ -86,11 +85,10 @@ impl Normalizer {
         let causes = details
             .and_then(|d| d.get("causes"))
             .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+            .map_or(&[][..], Vec::as_slice);
         if let Some(message) = st.get("message").filter(|m| truthy(m)) {
             let text = self.string(message.as_str().unwrap_or_default(), true);
-            messages.insert("message".into(), sort_aggregate(&text, &causes).into());
+            messages.insert("message".into(), sort_aggregate(&text, causes).into());
         }
         if let Some(Value::Object(details)) = details {
             let mut hd = Map::new();
@@ -150,13 +148,32 @@ fn present(value: &Value) -> bool {
     !value.is_null() && value.as_str() != Some("")
 }
 
+/// The map with Tables and set-like lists normalized, or `None` when it has neither (most maps:
+/// they are read as they are, uncopied).
+pub(super) fn reshape(map: &Map<String, Value>, soft: &mut Map<String, Value>) -> Option<Map<String, Value>> {
+    let is_table = map.get("kind") == Some(&Value::from("Table")) && map.get("rows").is_some_and(Value::is_array);
+    let kind = map.get("kind").and_then(Value::as_str);
+    let set_like = map.contains_key("verbs")
+        || map.contains_key("freshness")
+        || matches!(kind, Some("APIResourceList" | "APIGroupList"));
+    if !is_table && !set_like {
+        return None;
+    }
+    let map = if is_table {
+        table(map.clone(), Some(soft))
+    } else {
+        map.clone()
+    };
+    Some(sort_set_like(map))
+}
+
 /// Whether a map is a Status answer (not a Status-shaped object of another kind).
 pub(super) fn is_status(map: &Map<String, Value>) -> bool {
     map.get("kind") == Some(&Value::from("Status")) && (map.contains_key("status") || map.contains_key("code"))
 }
 
 /// A Table with column descriptions moved to `soft` (prose) and date/Age cells as `<age>`.
-pub(super) fn table(mut t: Map<String, Value>, soft: Option<&mut Map<String, Value>>) -> Map<String, Value> {
+fn table(mut t: Map<String, Value>, soft: Option<&mut Map<String, Value>>) -> Map<String, Value> {
     let columns = t.get_mut("columnDefinitions").and_then(Value::as_array_mut);
     let mut dates = Vec::new();
     let mut descriptions = Map::new();
@@ -191,7 +208,7 @@ pub(super) fn table(mut t: Map<String, Value>, soft: Option<&mut Map<String, Val
 }
 
 /// Lists whose order means nothing, sorted: verbs, discovery resources and groups.
-pub(super) fn sort_set_like(mut v: Map<String, Value>) -> Map<String, Value> {
+fn sort_set_like(mut v: Map<String, Value>) -> Map<String, Value> {
     if let Some(Value::Array(verbs)) = v.get_mut("verbs")
         && verbs.iter().all(Value::is_string)
     {

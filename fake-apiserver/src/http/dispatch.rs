@@ -180,7 +180,7 @@ impl Inner {
             .unwrap_or_else(|| default_manager(user_agent));
         let opts = WriteOpts {
             manager: Some(manager.clone()),
-            dry_run: query.dry_run,
+            dry_run: query.dry_run(),
             strict: query.strict,
         };
         let object = |code: StatusCode, value: &Value| -> Answer {
@@ -246,7 +246,7 @@ impl Inner {
                     manager: &manager,
                     explicit_manager: query.field_manager.is_some(),
                     force: query.force,
-                    dry_run: query.dry_run,
+                    dry_run: query.dry_run(),
                     strict: query.strict,
                 };
                 let (patched, created) = patch::patch(&mut state, info, &request)?;
@@ -254,7 +254,7 @@ impl Inner {
             }
             Verb::Delete => {
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
-                let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run);
+                let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
                 let (last, gone) = delete::delete(&mut state, info, namespace, name, &opts)?;
                 // kube-apiserver answers 202 only for a pending delete that asked for
                 // `orphanDependents: false`, and a success Status for an immediate delete unless
@@ -271,7 +271,7 @@ impl Inner {
             }
             Verb::DeleteCollection => {
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
-                let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run);
+                let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
                 let filter = Filter::from_query(info, query)?;
                 let selected = read::select(&state, info, namespace, &filter);
                 let deleted = delete::delete_collection(&mut state, info, namespace, selected, &opts);

@@ -26,10 +26,7 @@ pub(crate) fn parse(raw: Option<&str>) -> Result<Query, ApiStatus> {
             "fieldManager" if !value.is_empty() => query.field_manager = Some(value),
             "force" => query.force = truthy(&value),
             "fieldValidation" => query.strict = value == "Strict",
-            "dryRun" => {
-                query.dry_run = value == "All";
-                query.dry_run_values.push(value);
-            }
+            "dryRun" => query.dry_run_values.push(value),
             "propagationPolicy" if !value.is_empty() => query.propagation_policy = Some(value),
             _ => {}
         }

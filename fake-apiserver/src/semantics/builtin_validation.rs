@@ -29,12 +29,11 @@ fn errors(info: &ResourceInfo, object: &Value, old: Option<&Value>) -> Vec<(Stri
     match (info.group.as_str(), info.kind.as_str()) {
         ("apps", "Deployment" | "ReplicaSet") => workload(object, &mut errors),
         ("coordination.k8s.io", "Lease") => {
-            for field in ["leaseDurationSeconds"] {
-                if let Some(n) = object.pointer(&format!("/spec/{field}")).and_then(Value::as_i64)
-                    && n <= 0
-                {
-                    errors.push((format!("spec.{field}"), invalid(&n.into(), "must be greater than 0")));
-                }
+            if let Some(n) = object.pointer("/spec/leaseDurationSeconds").and_then(Value::as_i64)
+                && n <= 0
+            {
+                let why = "must be greater than 0";
+                errors.push(("spec.leaseDurationSeconds".to_owned(), invalid(&n.into(), why)));
             }
         }
         ("", "Event") => {

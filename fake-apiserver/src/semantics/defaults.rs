@@ -9,6 +9,7 @@ use base64::Engine;
 use serde_json::{Map, Value, json};
 
 use crate::status::ApiStatus;
+use crate::storage::object::meta_mut;
 use crate::storage::resource::ResourceInfo;
 
 /// Defaults `object` of `info`'s built-in kind in place; refuses what the decoder refuses.
@@ -141,8 +142,7 @@ fn secret(object: &mut Value) -> Result<(), ApiStatus> {
         .get("data")
         .and_then(Value::as_object)
         .into_iter()
-        .flatten()
-        .map(|(_, v)| v)
+        .flat_map(Map::values)
     {
         let text = value.as_str().unwrap_or_default();
         if engine.decode(text).is_err() {
@@ -177,7 +177,7 @@ fn namespace(object: &mut Value) {
     if name.is_empty() {
         return;
     }
-    let meta = crate::storage::object::meta_mut(object);
+    let meta = meta_mut(object);
     let labels = meta.entry("labels").or_insert_with(|| json!({}));
     if let Some(labels) = labels.as_object_mut() {
         labels.insert("kubernetes.io/metadata.name".to_owned(), json!(name));

@@ -1,13 +1,11 @@
 //! Field paths as server-side apply sees them: `f:` map fields, `k:` elements of keyed lists,
-//! `v:` members of set lists, atomic lists as leaves — decided by the CRD schema's
-//! `x-kubernetes-list-type` or, for built-ins and metadata, by the patch merge keys.
+//! `v:` members of set lists, atomic lists and structs as leaves — as `shape` decides them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use crate::semantics::strategic;
-use crate::storage::resource::ResourceInfo;
+use crate::semantics::shape::{ListKind, Shape, list_kind};
 
 /// A leaf path in FieldsV1 segments, e.g. `["f:spec", "f:containers", "k:{\"name\":\"app\"}", "f:image"]`.
 pub(crate) type FieldPath = Vec<String>;
@@ -24,104 +22,6 @@ const SYSTEM_FIELDS: [&str; 9] = [
     "deletionGracePeriodSeconds",
     "managedFields",
 ];
-
-/// Where list semantics come from: the resource's schema, if any, at the current node, and the
-/// structs its Go types mark `+structType=atomic`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Shape<'a> {
-    schema: Option<&'a Value>,
-    atomic: &'static [&'static str],
-}
-
-impl<'a> Shape<'a> {
-    pub(crate) fn of(info: &'a ResourceInfo) -> Self {
-        Self {
-            schema: info.schema.as_ref(),
-            atomic: atomic_structs(info),
-        }
-    }
-
-    fn child(self, key: &str) -> Self {
-        let schema = self.schema.and_then(|s| {
-            s.get("properties")
-                .and_then(|p| p.get(key))
-                .or_else(|| s.get("additionalProperties").filter(|a| a.is_object()))
-        });
-        Self { schema, ..self }
-    }
-
-    fn items(self) -> Self {
-        Self {
-            schema: self.schema.and_then(|s| s.get("items")),
-            ..self
-        }
-    }
-
-    /// Whether the value at `path` is owned whole (its Go struct is `+structType=atomic`).
-    fn is_atomic(self, path: &[String]) -> bool {
-        let dotted: String = path
-            .iter()
-            .map(|segment| match segment.strip_prefix("f:") {
-                Some(field) => format!(".{field}"),
-                None => "[]".to_owned(),
-            })
-            .collect();
-        self.atomic
-            .iter()
-            .any(|atomic| dotted.strip_prefix('.') == Some(*atomic))
-    }
-}
-
-/// The fields of a kind whose Go structs are `+structType=atomic` (`metav1.OwnerReference`,
-/// `metav1.LabelSelector`, `corev1.ObjectReference`, `rbacv1.RoleRef`): field management owns
-/// them whole, as leaves.
-fn atomic_structs(info: &ResourceInfo) -> &'static [&'static str] {
-    match (info.builtin, info.group.as_str(), info.kind.as_str()) {
-        (true, "apps", "Deployment" | "ReplicaSet") => &["metadata.ownerReferences[]", "spec.selector"],
-        (true, "", "Event") => &["metadata.ownerReferences[]", "involvedObject", "related"],
-        (true, "events.k8s.io", "Event") => &["metadata.ownerReferences[]", "regarding", "related"],
-        (true, "rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => {
-            &["metadata.ownerReferences[]", "roleRef"]
-        }
-        _ => &["metadata.ownerReferences[]"],
-    }
-}
-
-enum ListKind {
-    Atomic,
-    Set,
-    Map(Vec<String>),
-}
-
-fn list_kind(shape: Shape<'_>, path: &[String], field: &str, items: &[Value]) -> ListKind {
-    let in_metadata = path.first().is_some_and(|s| s == "f:metadata");
-    if let (Some(schema), false) = (shape.schema, in_metadata) {
-        return match schema.get("x-kubernetes-list-type").and_then(Value::as_str) {
-            Some("set") => ListKind::Set,
-            Some("map") => {
-                let keys = schema.get("x-kubernetes-list-map-keys").and_then(Value::as_array);
-                ListKind::Map(
-                    keys.into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect(),
-                )
-            }
-            _ => ListKind::Atomic,
-        };
-    }
-    if strategic::is_set_list(field) {
-        return ListKind::Set;
-    }
-    // Server-side apply keys ports by number and protocol (`+listMapKey`), where strategic merge
-    // patch keys them by number alone.
-    match (field, strategic::merge_key(field, items)) {
-        ("ports", Some(number)) => ListKind::Map(vec![number.to_owned(), "protocol".to_owned()]),
-        (_, Some(key)) => ListKind::Map(vec![key.to_owned()]),
-        (_, None) => ListKind::Atomic,
-    }
-}
 
 /// The `k:` segment of a keyed list element, or `None` when it lacks a key.
 fn key_segment(item: &Value, keys: &[String]) -> Option<String> {
@@ -361,6 +261,7 @@ pub(crate) fn display(path: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::resource::ResourceInfo;
     use serde_json::json;
 
     fn path(segments: &[&str]) -> FieldPath {

@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 pub(crate) use crate::semantics::fieldpath::FieldPath;
-use crate::semantics::fieldpath::{Shape, compare};
+use crate::semantics::fieldpath::compare;
+use crate::semantics::shape::Shape;
 use crate::semantics::zero::zero_object;
 use crate::storage::resource::ResourceInfo;
 
@@ -93,19 +94,7 @@ fn trie(fields: &BTreeSet<FieldPath>) -> Value {
 /// subresource and API version.
 pub(crate) fn write(object: &mut Value, entries: &[ManagedEntry]) {
     let mut sorted: Vec<&ManagedEntry> = entries.iter().filter(|e| !e.fields.is_empty()).collect();
-    sorted.sort_by(|a, b| {
-        let key = |e: &ManagedEntry| {
-            let subresource = e.subresource.clone().unwrap_or_default();
-            (
-                e.operation.clone(),
-                e.time.clone(),
-                e.manager.clone(),
-                subresource,
-                e.api_version.clone(),
-            )
-        };
-        key(a).cmp(&key(b))
-    });
+    sorted.sort_by(|a, b| order_key(a).cmp(&order_key(b)));
     let list: Vec<Value> = sorted
         .into_iter()
         .map(|e| {
@@ -128,6 +117,11 @@ pub(crate) fn write(object: &mut Value, entries: &[ManagedEntry]) {
     } else {
         meta.insert("managedFields".to_owned(), Value::Array(list));
     }
+}
+
+fn order_key(e: &ManagedEntry) -> (&str, &str, &str, &str, &str) {
+    let subresource = e.subresource.as_deref().unwrap_or_default();
+    (&e.operation, &e.time, &e.manager, subresource, &e.api_version)
 }
 
 /// Records an ordinary write (create, update, patch) by `manager`, as kube-apiserver's field

@@ -8,6 +8,7 @@ pub(crate) mod managed_fields;
 pub(crate) mod names;
 pub(crate) mod schema;
 pub(crate) mod selector;
+pub(crate) mod shape;
 pub(crate) mod strategic;
 pub(crate) mod validation;
 pub(crate) mod zero;

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::semantics::fieldpath::{self, FieldPath, Shape, merge_into, remove_path, value_at};
+use crate::semantics::fieldpath::{self, FieldPath, merge_into, remove_path, value_at};
 use crate::semantics::managed_fields::{self, ManagedEntry};
+use crate::semantics::shape::Shape;
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;

@@ -23,13 +23,17 @@ pub(crate) struct Query {
     pub(crate) field_manager: Option<String>,
     pub(crate) force: bool,
     pub(crate) strict: bool,
-    pub(crate) dry_run: bool,
     /// Every `dryRun` value sent, checked by [`Query::validate`].
     pub(crate) dry_run_values: Vec<String>,
     pub(crate) propagation_policy: Option<String>,
 }
 
 impl Query {
+    /// `dryRun=All`: run every check, keep nothing.
+    pub(crate) fn dry_run(&self) -> bool {
+        self.dry_run_values.iter().any(|v| v == "All")
+    }
+
     /// Refuses option values kube-apiserver refuses, with its 422 on `<Verb>Options.meta.k8s.io`:
     /// a `dryRun` other than `All`, an unknown `propagationPolicy`, an apply without a field manager.
     pub(crate) fn validate(&self, verb: Verb, content_type: &str) -> Result<(), ApiStatus> {

@@ -4,17 +4,21 @@
 //! bytes, the same query encoding — through a `kube::Client`'s raw `send`, so one runner serves
 //! the in-memory server in process (its tower service) and any server behind a kubeconfig.
 
+mod request;
+mod response;
+
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use bytes::Bytes;
 use http_body_util::BodyExt;
 use kube::client::Body;
-use regex::Regex;
 use serde_json::{Map, Value, json};
 
 use crate::node::Node;
-use crate::path::{Path, scalar_text};
-use crate::scenario::{Env, Scenario, Step, substitute, substitute_text};
+use crate::path::scalar_text;
+use crate::scenario::{Env, Scenario, Step};
+pub use request::rendered_request;
+use request::{Outgoing, capture, condition_met, render};
+use response::{error_record, head_record, push_event, response_record};
 
 /// The recorder's User-Agent: kube-apiserver derives the default field manager from it.
 pub const USER_AGENT: &str = "conformance/v1.0 (linux/amd64) python-requests";
@@ -24,16 +28,6 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Recorder {
     client: kube::Client,
     server: String,
-}
-
-/// A request ready to send.
-struct Outgoing {
-    method: String,
-    path: String,
-    /// Values are strings, or lists of strings sent as repeated parameters.
-    query: Map<String, Value>,
-    headers: Vec<(String, String)>,
-    body: Option<Vec<u8>>,
 }
 
 impl Recorder {
@@ -256,217 +250,6 @@ impl Recorder {
         match tokio::time::timeout(DEFAULT_TIMEOUT, self.client.send(request)).await {
             Ok(result) => result,
             Err(_) => Err(kube::Error::Service("ReadTimeout".into())),
-        }
-    }
-}
-
-/// The request of a step with the scenario's variables filled in: what is sent, and its record.
-fn render(step: &Step, env: &Env) -> (Outgoing, Value) {
-    let method = step.method.as_deref().unwrap_or("GET").to_uppercase();
-    let path = substitute_text(&step.path, env);
-    let mut query = Map::new();
-    if let Some(Node::Map(entries)) = step.query.as_ref().map(|q| substitute(q, env)) {
-        for (key, value) in entries {
-            let text = |node: &Node| Value::String(scalar_text(&node.to_value()));
-            let value = match value {
-                Node::List(items) => Value::Array(items.iter().map(text).collect()),
-                other => text(&other),
-            };
-            query.insert(key, value);
-        }
-    }
-    let mut headers: Vec<(String, String)> = match step.headers.as_ref().map(|h| substitute(h, env)) {
-        Some(Node::Map(entries)) => entries
-            .into_iter()
-            .map(|(k, v)| (k, scalar_text(&v.to_value())))
-            .collect(),
-        _ => Vec::new(),
-    };
-    if let Some(content_type) = step.patch_content_type()
-        && !headers.iter().any(|(k, _)| k == "Content-Type")
-    {
-        headers.push(("Content-Type".into(), content_type.into()));
-    }
-    let body = step
-        .body
-        .as_ref()
-        .map(|b| substitute(b, env))
-        .filter(|b| *b != Node::Null);
-    let bytes = body.as_ref().map(|node| match node {
-        Node::Map(_) | Node::List(_) => node.to_python_json().into_bytes(),
-        other => scalar_text(&other.to_value()).into_bytes(),
-    });
-    let record = json!({
-        "method": method,
-        "path": path,
-        "query": query,
-        "headers": headers.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect::<Map<_, _>>(),
-        "body": body.as_ref().map_or(Value::Null, Node::to_value),
-    });
-    let outgoing = Outgoing {
-        method,
-        path,
-        query,
-        headers,
-        body: bytes,
-    };
-    (outgoing, record)
-}
-
-/// The request of a step as the recorder records it (for checking the runner against a transcript).
-pub fn rendered_request(step: &Step, env: &Env) -> Value {
-    render(step, env).1
-}
-
-fn capture(step: &Step, record: &mut Map<String, Value>, env: &mut Env) {
-    let Some(Node::Map(captures)) = &step.capture else {
-        return;
-    };
-    let mut captured = Map::new();
-    for (var, path) in captures {
-        let path = scalar_text(&path.to_value());
-        let body = record
-            .get("response")
-            .and_then(|r| r.get("body"))
-            .filter(|b| !b.is_null());
-        let value = match body {
-            Some(body) if !path.starts_with("header:") => Path::parse(&path).get(body).cloned(),
-            _ => None,
-        };
-        match value {
-            Some(value) => {
-                env.insert(var.clone(), Node::from_value(&value));
-                captured.insert(var.clone(), value);
-            }
-            None => {
-                env.remove(var);
-                captured.insert(var.clone(), Value::Null);
-            }
-        }
-    }
-    if !captured.is_empty() {
-        record.insert("captured".into(), Value::Object(captured));
-    }
-}
-
-/// Whether a polled response satisfies `until`.
-fn condition_met(until: &Node, response: &Value) -> bool {
-    if let Some(code) = until.get("code")
-        && response["code"] != code.to_value()
-    {
-        return false;
-    }
-    let Some(path) = until.get("path") else { return true };
-    let body = &response["body"];
-    let value = if body.is_object() || body.is_array() {
-        Path::parse(&scalar_text(&path.to_value())).get(body)
-    } else {
-        None
-    };
-    let text = |node: &Node| scalar_text(&node.to_value());
-    if let Some(equals) = until.get("equals")
-        && value.map(scalar_text) != Some(text(equals))
-    {
-        return false;
-    }
-    if let Some(not_equals) = until.get("notEquals")
-        && value.is_some_and(|v| scalar_text(v) == text(not_equals))
-    {
-        return false;
-    }
-    if let Some(exists) = until.get("exists")
-        && value.is_some() != truthy(exists)
-    {
-        return false;
-    }
-    if let Some(length) = until.get("length") {
-        let len = match value {
-            Some(Value::Array(items)) => Some(items.len()),
-            Some(Value::Object(map)) => Some(map.len()),
-            _ => None,
-        };
-        if len.map(|l| l as u64) != length.to_value().as_u64() {
-            return false;
-        }
-    }
-    true
-}
-
-fn truthy(node: &Node) -> bool {
-    match node {
-        Node::Null => false,
-        Node::Bool(b) => *b,
-        Node::Number(n) => n.as_f64() != Some(0.0),
-        Node::String(s) => !s.is_empty(),
-        Node::List(items) => !items.is_empty(),
-        Node::Map(entries) => !entries.is_empty(),
-    }
-}
-
-fn head_record<B>(response: &http::Response<B>) -> Map<String, Value> {
-    let content_type = response
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok());
-    let warnings: Vec<Value> = response
-        .headers()
-        .get_all(http::header::WARNING)
-        .iter()
-        .map(|v| parse_warning(&String::from_utf8_lossy(v.as_bytes())))
-        .collect();
-    let mut head = Map::new();
-    head.insert("code".into(), response.status().as_u16().into());
-    head.insert("contentType".into(), content_type.map_or(Value::Null, Value::from));
-    head.insert("warnings".into(), warnings.into());
-    head
-}
-
-async fn response_record(response: http::Response<Body>) -> Value {
-    let mut head = head_record(&response);
-    let bytes = match response.into_body().collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(error) => return error_record(&error),
-    };
-    head.insert("body".into(), decode_body(&bytes));
-    Value::Object(head)
-}
-
-fn decode_body(bytes: &Bytes) -> Value {
-    let text = String::from_utf8_lossy(bytes);
-    if text.is_empty() {
-        return Value::Null;
-    }
-    match serde_json::from_str(&text) {
-        Ok(value) => value,
-        Err(_) if text.chars().count() < 4000 => Value::String(text.into_owned()),
-        Err(_) => Value::String(format!("{}...<truncated>", text.chars().take(4000).collect::<String>())),
-    }
-}
-
-fn error_record(error: &dyn std::error::Error) -> Value {
-    let text: String = error.to_string().chars().take(500).collect();
-    json!({"code": null, "error": "ConnectionError", "errorText": text})
-}
-
-fn parse_warning(header: &str) -> Value {
-    static PATTERN: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
-    let pattern =
-        PATTERN.get_or_init(|| Regex::new(r#"^\s*(\d{3})\s+(\S+)\s+"((?:[^"\\]|\\.)*)""#).expect("a valid pattern"));
-    match pattern.captures(header) {
-        Some(caps) => json!({"code": caps[1].parse::<u16>().ok(), "text": caps[3].replace("\\\"", "\"")}),
-        None => json!({"code": null, "text": header}),
-    }
-}
-
-fn push_event(events: &mut Vec<Value>, line: &[u8]) {
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return;
-    }
-    match serde_json::from_slice(line) {
-        Ok(event) => events.push(event),
-        Err(_) => {
-            let text: String = String::from_utf8_lossy(line).chars().take(500).collect();
-            events.push(json!({"type": "<unparseable>", "object": text}));
         }
     }
 }
