@@ -131,9 +131,8 @@ impl Inner {
         }
         let render = Render::negotiate(&header_text(headers, header::ACCEPT), raw_query);
         if route.verb == Verb::Watch {
-            let renderer = Box::new(move |info: &ResourceInfo, object: &Value, first: bool| {
-                render.event_object(info, object, first)
-            });
+            let renderer: watch::EventRenderer =
+                Box::new(move |info, object, first| render.event_object(info, object, first));
             let plan = watch::start(
                 &self.state(),
                 route.info.clone(),
@@ -187,7 +186,7 @@ impl Inner {
             let shown = if subresource == Some("scale") {
                 value.clone()
             } else {
-                present(info, value).into_owned()
+                present(&info.api_version(), value).into_owned()
             };
             Ok((code, render_one(info, render, shown)))
         };
@@ -209,7 +208,12 @@ impl Inner {
                 match render {
                     Render::Object => Ok((StatusCode::OK, list_body(info, &page))),
                     Render::Table(include) => {
-                        let shown: Vec<Value> = page.items.iter().map(|o| present(info, o).into_owned()).collect();
+                        let api_version = info.api_version();
+                        let shown: Vec<Value> = page
+                            .items
+                            .iter()
+                            .map(|o| present(&api_version, o).into_owned())
+                            .collect();
                         let rv = page.resource_version.to_string();
                         let table = table::table(info, shown.iter(), include, &rv, page.continue_token.as_deref());
                         Ok((StatusCode::OK, table.to_string().into_bytes()))

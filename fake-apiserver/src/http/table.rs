@@ -1,6 +1,8 @@
 //! Server-side printing: `meta.k8s.io/v1` `Table` responses with a CRD's printer columns, which
 //! is what `kubectl get` asks for and prints.
 
+use std::borrow::Cow;
+
 use serde_json::{Value, json};
 
 use crate::storage::object;
@@ -43,16 +45,16 @@ impl Render {
 
     /// The object of one watch event; tables carry their column definitions on the first event
     /// of a stream only, as kube-apiserver sends them.
-    pub(crate) fn event_object(self, info: &ResourceInfo, object: &Value, first: bool) -> Value {
+    pub(crate) fn event_object<'a>(self, info: &ResourceInfo, object: &'a Value, first: bool) -> Cow<'a, Value> {
         match self {
-            Render::Object => object.clone(),
+            Render::Object => Cow::Borrowed(object),
             Render::Table(include) => {
                 let rv = object::resource_version(object);
                 let mut table = table(info, std::iter::once(object), include, rv, None);
                 if !first {
                     table["columnDefinitions"] = Value::Null;
                 }
-                table
+                Cow::Owned(table)
             }
         }
     }

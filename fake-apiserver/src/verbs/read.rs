@@ -166,9 +166,8 @@ fn decode_continue(token: &str) -> Result<(u64, ObjectKey), ApiStatus> {
 
 /// An object as the requested version serves it: objects are stored once for all versions of a
 /// resource and differ only in `apiVersion` (no conversion webhooks).
-pub(crate) fn present<'a>(info: &ResourceInfo, object: &'a Value) -> Cow<'a, Value> {
-    let api_version = info.api_version();
-    if object.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str()) {
+pub(crate) fn present<'a>(api_version: &str, object: &'a Value) -> Cow<'a, Value> {
+    if object.get("apiVersion").and_then(Value::as_str) == Some(api_version) {
         Cow::Borrowed(object)
     } else {
         let mut copy = object.clone();
@@ -186,12 +185,12 @@ pub(crate) fn list_body(info: &ResourceInfo, page: &ListPage) -> Vec<u8> {
     if let Some(remaining) = page.remaining {
         metadata["remainingItemCount"] = json!(remaining);
     }
+    let api_version = info.api_version();
     let mut out = Vec::with_capacity(256 + page.items.len() * 512);
     out.extend_from_slice(
         format!(
-            r#"{{"kind":"{}List","apiVersion":"{}","metadata":{metadata},"items":["#,
+            r#"{{"kind":"{}List","apiVersion":"{api_version}","metadata":{metadata},"items":["#,
             info.kind,
-            info.api_version()
         )
         .as_bytes(),
     );
@@ -215,7 +214,7 @@ pub(crate) fn list_body(info: &ResourceInfo, page: &ListPage) -> Vec<u8> {
                 }
                 out.push(b'}');
             }
-            _ => serde_json::to_writer(&mut out, present(info, item).as_ref()).expect("JSON values serialize"),
+            _ => serde_json::to_writer(&mut out, present(&api_version, item).as_ref()).expect("JSON values serialize"),
         }
     }
     out.extend_from_slice(b"]}");

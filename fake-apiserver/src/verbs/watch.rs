@@ -1,6 +1,7 @@
 //! Watch: where a watch starts (current state, a resourceVersion, or 410 Gone), which changes a
 //! watcher sees through its selectors, bookmarks, timeouts, and the streaming loop.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,11 +22,13 @@ const MAX_WATCH: Duration = Duration::from_secs(1800);
 
 /// How the object of an event is rendered (as itself, or as a kubectl table row), given whether
 /// it is the stream's first: the HTTP layer negotiates it.
-pub(crate) type EventRenderer = Box<dyn Fn(&ResourceInfo, &Value, bool) -> Value + Send>;
+pub(crate) type EventRenderer = Box<dyn for<'a> Fn(&ResourceInfo, &'a Value, bool) -> Cow<'a, Value> + Send>;
 
 /// Everything a watch stream needs, taken atomically under the server lock.
 pub(crate) struct WatchPlan {
     info: Arc<ResourceInfo>,
+    /// `info`'s apiVersion, which every event's object carries.
+    api_version: String,
     namespace: Option<String>,
     filter: Filter,
     /// Events to send first: synthetic ADDED events or retained history.
@@ -95,6 +98,7 @@ pub(crate) fn start(
         .map_or(MAX_WATCH, Duration::from_secs)
         .min(MAX_WATCH);
     Ok(WatchPlan {
+        api_version: info.api_version(),
         info,
         namespace,
         filter,
@@ -143,9 +147,15 @@ fn visible(
 impl WatchPlan {
     fn line(&mut self, kind: &str, object: &Value) -> Bytes {
         let first = !std::mem::replace(&mut self.sent_any, true);
-        let object = (self.render)(&self.info, present(&self.info, object).as_ref(), first);
-        let mut line = serde_json::to_vec(&json!({ "type": kind, "object": object })).expect("JSON values serialize");
-        line.push(b'\n');
+        let shown = present(&self.api_version, object);
+        let rendered = (self.render)(&self.info, &shown, first);
+        // Written straight from the stored object: no copy of it per event and watcher.
+        let mut line = Vec::with_capacity(512);
+        line.extend_from_slice(br#"{"object":"#);
+        serde_json::to_writer(&mut line, rendered.as_ref()).expect("JSON values serialize");
+        line.extend_from_slice(br#","type":"#);
+        serde_json::to_writer(&mut line, kind).expect("JSON strings serialize");
+        line.extend_from_slice(b"}\n");
         Bytes::from(line)
     }
 

@@ -119,13 +119,7 @@ async fn list_should_serve_an_exact_resource_version() {
     let server = server();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     create_configmaps(&api, 3, &[]).await;
-    let rv = api
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .metadata
-        .resource_version
-        .unwrap();
+    let rv = server.resource_version();
     api.delete("cm-000", &Default::default()).await.unwrap();
     let then = api
         .list(&ListParams::default().at(&rv).matching(VersionMatch::Exact))

@@ -31,13 +31,7 @@ async fn watch_should_stream_changes_after_a_resource_version() {
     api.create(&PostParams::default(), &configmap("before", &[]))
         .await
         .unwrap();
-    let rv = api
-        .list(&ListParams::default())
-        .await
-        .unwrap()
-        .metadata
-        .resource_version
-        .unwrap();
+    let rv = server.resource_version();
     let mut stream = api
         .watch(&WatchParams::default().disable_bookmarks(), &rv)
         .await
