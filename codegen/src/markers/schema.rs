@@ -43,6 +43,11 @@ pub fn effect(marker: &Marker) -> Option<SchemaEffect> {
         VALIDATION_X_VALIDATION => {
             let mut rule = Map::new();
             for (key, value) in &marker.args {
+                // `optionalOldSelf=false` is the default: written out, it is a field Kubernetes
+                // before 1.30 refuses, so it is emitted as nothing.
+                if key == arg::OPTIONAL_OLD_SELF && matches!(value, MarkerValue::Bool(false)) {
+                    continue;
+                }
                 rule.insert(key.clone(), plain(value));
             }
             keyed("x-kubernetes-validations", Value::Array(vec![Value::Object(rule)]))
@@ -168,6 +173,11 @@ mod tests {
         assert_eq!(
             effect_of(r#"kubebuilder:validation:XValidation:rule="self > 0",message="positive""#),
             merge(json!({"x-kubernetes-validations": [{"rule": "self > 0", "message": "positive"}]}))
+        );
+        assert_eq!(
+            effect_of(r#"kubebuilder:validation:XValidation:rule="self > 0",optionalOldSelf=false"#),
+            merge(json!({"x-kubernetes-validations": [{"rule": "self > 0"}]})),
+            "the default is not written: Kubernetes 1.28 does not know the field"
         );
     }
 
