@@ -30,8 +30,17 @@ impl ApiStatus {
         }
     }
 
-    fn with_details(mut self, info: &ResourceInfo, name: &str) -> Self {
-        self.details = Some(json!({ "name": name, "group": info.group, "kind": info.plural }));
+    fn with_details(self, info: &ResourceInfo, name: &str) -> Self {
+        self.with_kind_details(&info.group, &info.plural, name)
+    }
+
+    /// Sets `details` as Go's `StatusDetails` encodes them: an empty group is left out.
+    fn with_kind_details(mut self, group: &str, kind: &str, name: &str) -> Self {
+        let mut details = json!({ "name": name, "kind": kind });
+        if !group.is_empty() {
+            details["group"] = json!(group);
+        }
+        self.details = Some(details);
         self
     }
 
@@ -52,13 +61,12 @@ impl ApiStatus {
         status
     }
 
-    /// 404 NotFound for a path that names no registered resource.
-    pub fn no_route(path: &str) -> Self {
-        Self::new(
-            404,
-            "NotFound",
-            format!("the server could not find the requested resource ({path})"),
-        )
+    /// 404 NotFound for a path that names no registered resource. kube-apiserver's REST handlers
+    /// name neither the path nor the resource, and send empty details.
+    pub fn no_route() -> Self {
+        let mut status = Self::new(404, "NotFound", "the server could not find the requested resource");
+        status.details = Some(json!({}));
+        status
     }
 
     /// 409 AlreadyExists for `name` of the resource `info`.
@@ -80,6 +88,13 @@ impl ApiStatus {
         Self::new(409, "Conflict", message).with_details(info, name)
     }
 
+    /// 409 Conflict for a failed delete precondition. kube-apiserver's `BeforeDelete` names the
+    /// kind where other conflicts name the resource.
+    pub fn precondition_failed(info: &ResourceInfo, name: &str, why: &str) -> Self {
+        let message = format!("Operation cannot be fulfilled on {} \"{name}\": {why}", info.kind);
+        Self::new(409, "Conflict", message).with_kind_details(&info.group, &info.kind, name)
+    }
+
     /// 409 Conflict for a stale `metadata.resourceVersion`.
     pub fn stale(info: &ResourceInfo, name: &str) -> Self {
         Self::conflict(
@@ -97,13 +112,24 @@ impl ApiStatus {
     /// 422 Invalid about an object of `kind` in `group` (which may be the kind the body claims,
     /// not the resource's): kube-apiserver names it `Kind.group "name"`, or `Kind "name"` for core.
     pub fn invalid_kind(kind: &str, group: &str, name: &str, causes: &[(String, String)]) -> Self {
-        let summary: Vec<String> = causes.iter().map(|(field, msg)| format!("{field}: {msg}")).collect();
+        // Go's aggregate error: distinct messages, in brackets when there are several.
+        let mut summary: Vec<String> = Vec::new();
+        for (field, msg) in causes {
+            let line = format!("{field}: {msg}");
+            if !summary.contains(&line) {
+                summary.push(line);
+            }
+        }
+        let summary = match &summary[..] {
+            [one] => one.clone(),
+            many => format!("[{}]", many.join(", ")),
+        };
         let qualified = if group.is_empty() {
             kind.to_owned()
         } else {
             format!("{kind}.{group}")
         };
-        let message = format!("{qualified} \"{name}\" is invalid: {}", summary.join(", "));
+        let message = format!("{qualified} \"{name}\" is invalid: {summary}");
         let causes: Vec<Value> = causes
             .iter()
             .map(|(field, msg)| json!({ "reason": cause_reason(msg), "message": msg, "field": field }))
@@ -149,13 +175,16 @@ impl ApiStatus {
         status
     }
 
-    /// 405 MethodNotAllowed for a verb the resource does not support.
-    pub fn method_not_allowed(verb: &str, path: &str) -> Self {
-        Self::new(
+    /// 405 MethodNotAllowed for a verb the resource does not serve, with kube-apiserver's empty
+    /// details.
+    pub fn method_not_allowed() -> Self {
+        let mut status = Self::new(
             405,
             "MethodNotAllowed",
-            format!("the server does not allow this method on the requested resource ({verb} {path})"),
-        )
+            "the server does not allow this method on the requested resource",
+        );
+        status.details = Some(json!({}));
+        status
     }
 
     /// 415 UnsupportedMediaType for a patch type the resource does not accept.
@@ -198,9 +227,23 @@ impl ApiStatus {
     }
 }
 
-/// The cause reason kube-apiserver gives a field error, read off the message's leading words.
+/// The cause reason kube-apiserver gives a field error, read off the message's leading words
+/// (Go's `field.Error` writes them from its type). A type error reads like an invalid value; it
+/// is the OpenAPI validator's, whose detail always says `in body must be of type`.
 fn cause_reason(message: &str) -> &'static str {
-    if message.starts_with("Required value") {
+    if message.starts_with("Invalid value") && message.contains(" in body must be of type ") {
+        "FieldValueTypeInvalid"
+    } else if message.starts_with("Duplicate value") {
+        "FieldValueDuplicate"
+    } else if message.starts_with("Not found") {
+        "FieldValueNotFound"
+    } else if message.starts_with("Too long") {
+        "FieldValueTooLong"
+    } else if message.starts_with("Too many") {
+        "FieldValueTooMany"
+    } else if message.starts_with("Internal error") {
+        "InternalError"
+    } else if message.starts_with("Required value") {
         "FieldValueRequired"
     } else if message.starts_with("Unsupported value") {
         "FieldValueNotSupported"

@@ -62,14 +62,14 @@ pub(crate) fn groups(registry: &Registry) -> Value {
 
 /// `/apis/{group}`.
 pub(crate) fn group(registry: &Registry, group: &str) -> Result<Value, ApiStatus> {
-    group_document(registry, group).ok_or_else(|| ApiStatus::no_route(&format!("/apis/{group}")))
+    group_document(registry, group).ok_or_else(|| ApiStatus::no_route())
 }
 
 /// `/api/v1` and `/apis/{group}/{version}`.
 pub(crate) fn resources(registry: &Registry, group: &str, version: &str) -> Result<Value, ApiStatus> {
     let infos = registry.resources_in(group, version);
     if infos.is_empty() {
-        return Err(ApiStatus::no_route(&format!("/apis/{group}/{version}")));
+        return Err(ApiStatus::no_route());
     }
     let mut list = Vec::new();
     for info in infos {

@@ -61,6 +61,10 @@ impl Inner {
             }
             Route::Version => discovery::version(&self.options.version),
             Route::Health => return Ok(plain_response(StatusCode::OK, Bytes::from_static(b"ok"), "text/plain")),
+            Route::PageNotFound => {
+                let body = Bytes::from_static(b"404 page not found\n");
+                return Ok(plain_response(StatusCode::NOT_FOUND, body, "text/plain; charset=utf-8"));
+            }
             Route::CoreVersions => discovery::core_versions(),
             Route::Groups => discovery::groups(&self.state().registry),
             Route::Group(group) => discovery::group(&self.state().registry, &group)?,
@@ -71,7 +75,7 @@ impl Inner {
                 let body = Bytes::from(openapi::v2_protobuf());
                 return Ok(plain_response(StatusCode::OK, body, "application/octet-stream"));
             }
-            Route::OpenApiV2 => return Err(ApiStatus::no_route(path)),
+            Route::OpenApiV2 => return Err(ApiStatus::no_route()),
             Route::OpenApiV3Root => openapi::v3_root(&self.state().registry),
             Route::OpenApiV3 { group, version } => openapi::v3_group_version(&self.state().registry, &group, &version)?,
         };
@@ -88,25 +92,14 @@ impl Inner {
     ) -> Result<Response<ResponseBody>, ApiStatus> {
         let needs_namespace = route.info.namespaced && route.namespace.is_none();
         let served = route.subresource.is_some() || route.info.serves(route.verb, None);
-        if !served || (needs_namespace && route.verb == Verb::DeleteCollection) {
-            let target = if route.verb.on_collection() {
-                "collection of "
-            } else {
-                ""
-            };
-            return Err(ApiStatus::method_not_allowed(
-                route.verb.http_method(),
-                &format!("{target}{}", route.info.plural),
-            ));
-        }
-        if needs_namespace && route.verb == Verb::Create {
-            return Err(ApiStatus::method_not_allowed(
-                "POST",
-                &format!("all-namespaces {}", route.info.plural),
-            ));
+        // kube-apiserver has no all-namespaces create or deletecollection route: 405 as for a verb
+        // the resource does not serve; a name without a namespace is no route at all.
+        let all_namespaces_write = needs_namespace && matches!(route.verb, Verb::Create | Verb::DeleteCollection);
+        if !served || all_namespaces_write {
+            return Err(ApiStatus::method_not_allowed());
         }
         if needs_namespace && route.name.is_some() {
-            return Err(ApiStatus::no_route(&route.info.plural));
+            return Err(ApiStatus::no_route());
         }
         let content_type = header_text(headers, header::CONTENT_TYPE);
         let user_agent = header_text(headers, header::USER_AGENT);
@@ -192,7 +185,7 @@ impl Inner {
         };
         let mut state = self.state();
         if state.registry.find(&info.group, &info.version, &info.plural).is_none() {
-            return Err(ApiStatus::no_route(&info.plural));
+            return Err(ApiStatus::no_route());
         }
         match route.verb {
             Verb::Get => {
@@ -278,11 +271,12 @@ impl Inner {
                 let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
                 let filter = Filter::from_query(info, query)?;
                 let selected = read::select(&state, info, namespace, &filter);
-                let deleted = delete::delete_collection(&mut state, info, namespace, selected, &opts);
+                // kube-apiserver answers with the list it selected, as it was before the deletes.
                 let rv = state.store.current_rv();
+                delete::delete_collection(&mut state, info, namespace, &selected, &opts);
                 drop(state);
                 let page = read::ListPage {
-                    items: deleted,
+                    items: selected,
                     resource_version: rv,
                     continue_token: None,
                     remaining: None,

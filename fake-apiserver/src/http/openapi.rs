@@ -105,7 +105,7 @@ pub(crate) fn v3_root(registry: &Registry) -> Value {
 pub(crate) fn v3_group_version(registry: &Registry, group: &str, version: &str) -> Result<Value, ApiStatus> {
     let infos = registry.resources_in(group, version);
     if infos.is_empty() {
-        return Err(ApiStatus::no_route(&format!("/openapi/v3/apis/{group}/{version}")));
+        return Err(ApiStatus::no_route());
     }
     let mut paths = Map::new();
     let mut schemas = Map::new();

@@ -17,11 +17,21 @@ pub(crate) enum Route {
     CoreVersions,
     Groups,
     Group(String),
-    Resources { group: String, version: String },
+    Resources {
+        group: String,
+        version: String,
+    },
     OpenApiV2,
     OpenApiV3Root,
-    OpenApiV3 { group: String, version: String },
+    OpenApiV3 {
+        group: String,
+        version: String,
+    },
     Resource(ResourceRoute),
+    /// A path no handler serves: kube-apiserver's mux answers it with the plain-text
+    /// `404 page not found`, not a `Status` (unknown groups and versions, and what the
+    /// custom-resource handler passes on: unknown or cluster-scoped custom resources).
+    PageNotFound,
 }
 
 /// A verb on a resource, a collection or a subresource.
@@ -43,7 +53,10 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
         ["healthz"] | ["readyz"] | ["livez"] => Some(Route::Health),
         ["api"] => Some(Route::CoreVersions),
         ["apis"] => Some(Route::Groups),
-        ["apis", group] => Some(Route::Group(group.to_owned())),
+        ["apis", group] if registry.groups().any(|(served, _)| served == group) => Some(Route::Group(group.to_owned())),
+        ["api", version] if registry.resources_in("", version).is_empty() => Some(Route::PageNotFound),
+        ["apis", group, version] if registry.resources_in(group, version).is_empty() => Some(Route::PageNotFound),
+        ["apis", _] => Some(Route::PageNotFound),
         ["api", version] => Some(Route::Resources {
             group: String::new(),
             version: version.to_owned(),
@@ -65,32 +78,50 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
         _ => None,
     };
     if let Some(route) = simple {
+        if matches!(route, Route::PageNotFound) {
+            return Ok(route);
+        }
         if method != Method::GET {
-            return Err(ApiStatus::method_not_allowed(method.as_str(), path));
+            return Err(ApiStatus::method_not_allowed());
         }
         return Ok(route);
     }
     let (group, version, rest) = match segments[..] {
         ["api", version, ref rest @ ..] => ("", version, rest),
         ["apis", group, version, ref rest @ ..] => (group, version, rest),
-        _ => return Err(ApiStatus::no_route(path)),
+        _ => return Err(ApiStatus::no_route()),
     };
     // The legacy `/watch/` prefix means the same as `?watch=true`.
     let (rest, watch) = match rest {
         ["watch", rest @ ..] => (rest, true),
         rest => (rest, watch_param),
     };
+    let served = registry.resources_in(group, version);
+    if served.is_empty() {
+        return Ok(Route::PageNotFound);
+    }
+    // kube-apiserver serves a group-version with a built-in resource through its REST handlers,
+    // which answer unknown paths with a `Status`; one of only custom resources through the CRD
+    // handler, which passes what it does not serve on to the plain 404.
+    let custom_only = served.iter().all(|info| !info.builtin);
     let find = |plural: &str| registry.find(group, version, plural);
     let (info, namespace, name, subresource) = match rest {
         ["namespaces", ns, plural, tail @ ..] if find(plural).is_some_and(|i| i.namespaced) => {
             (find(plural), Some(*ns), tail.first().copied(), tail.get(1).copied())
         }
+        ["namespaces", _, plural, ..] if custom_only && find(plural).is_some() => return Ok(Route::PageNotFound),
         [plural, tail @ ..] => (find(plural), None, tail.first().copied(), tail.get(1).copied()),
         [] => (None, None, None, None),
     };
-    let info = info.ok_or_else(|| ApiStatus::no_route(path))?;
+    let Some(info) = info else {
+        return if custom_only {
+            Ok(Route::PageNotFound)
+        } else {
+            Err(ApiStatus::no_route())
+        };
+    };
     if rest.len() > 5 || (namespace.is_none() && rest.len() > 3) {
-        return Err(ApiStatus::no_route(path));
+        return Err(ApiStatus::no_route());
     }
     let verb = match (method, name.is_some()) {
         (&Method::GET, true) => Verb::Get,
@@ -101,13 +132,24 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
         (&Method::PATCH, true) => Verb::Patch,
         (&Method::DELETE, true) => Verb::Delete,
         (&Method::DELETE, false) => Verb::DeleteCollection,
-        _ => return Err(ApiStatus::method_not_allowed(method.as_str(), path)),
+        // The CRD handler reads the name of an update or patch before anything else.
+        (&Method::PUT | &Method::PATCH, false) if !info.builtin => {
+            return Err(ApiStatus::bad_request("name must be provided"));
+        }
+        _ => return Err(ApiStatus::method_not_allowed()),
     };
     let subresource = subresource.map(str::to_owned);
     // A subresource the table does not list with this verb is a path this server does not have;
     // a verb the resource itself does not serve is refused by dispatch (405, as kube-apiserver).
-    if subresource.is_some() && !info.serves(verb, subresource.as_deref()) {
-        return Err(ApiStatus::no_route(path));
+    // The CRD handler answers an unknown subresource as an object it cannot find.
+    if let (Some(sub), Some(object)) = (subresource.as_deref(), name) {
+        if !info.serves(verb, Some(sub)) {
+            return Err(if info.builtin {
+                ApiStatus::no_route()
+            } else {
+                ApiStatus::not_found(info, object)
+            });
+        }
     }
     Ok(Route::Resource(ResourceRoute {
         verb,

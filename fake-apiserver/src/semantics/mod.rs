@@ -4,8 +4,10 @@
 pub(crate) mod builtin_validation;
 pub(crate) mod defaults;
 pub(crate) mod fieldpath;
+pub(crate) mod list_types;
 pub(crate) mod managed_fields;
 pub(crate) mod names;
+pub(crate) mod scale_checks;
 pub(crate) mod schema;
 pub(crate) mod selector;
 pub(crate) mod shape;

@@ -73,6 +73,26 @@ pub(crate) fn invalid(value: &Value, why: &str) -> String {
     format!("Invalid value: {shown}: {why}")
 }
 
+/// Go's `%#v` of a decoded JSON value, as field errors print values that are not strings or
+/// numbers: `map[string]interface {}{"name":"http"}` (keys sorted), `[]interface {}{"a", 1}`.
+pub(crate) fn go_syntax(value: &Value) -> String {
+    match value {
+        Value::Null => "interface {}(nil)".to_owned(),
+        Value::String(s) => format!("{s:?}"),
+        Value::Bool(_) | Value::Number(_) => value.to_string(),
+        Value::Array(items) => {
+            let shown: Vec<String> = items.iter().map(go_syntax).collect();
+            format!("[]interface {{}}{{{}}}", shown.join(", "))
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let shown: Vec<String> = entries.iter().map(|(k, v)| format!("{k:?}:{}", go_syntax(v))).collect();
+            format!("map[string]interface {{}}{{{}}}", shown.join(", "))
+        }
+    }
+}
+
 /// The field errors of an object's labels, annotation keys and finalizer names.
 pub(crate) fn metadata_errors(object: &Value) -> Vec<(String, String)> {
     let mut errors = Vec::new();

@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::semantics::{list_types, scale_checks};
 use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
@@ -16,10 +17,19 @@ struct Findings {
     unknown: Vec<String>,
 }
 
+/// What a write validates: the whole object, or (a `/status` write) its status, whose errors
+/// kube-apiserver names relative to `status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scope {
+    Object,
+    Status,
+}
+
 /// Prunes, defaults and validates `object` when `info` carries a schema; Invalid lists every
-/// violation found. With `strict` (`fieldValidation=Strict`, kubectl's default) unknown fields
-/// are a BadRequest instead of being pruned silently.
-pub(crate) fn admit(info: &ResourceInfo, object: &mut Value, strict: bool) -> Result<(), ApiStatus> {
+/// violation found, in kube-apiserver's order: the schema's, the scale fields', the list
+/// types'. With `strict` (`fieldValidation=Strict`, kubectl's default) unknown fields are a
+/// BadRequest instead of being pruned silently.
+pub(crate) fn admit(info: &ResourceInfo, object: &mut Value, strict: bool, scope: Scope) -> Result<(), ApiStatus> {
     let Some(schema) = &info.schema else { return Ok(()) };
     let mut found = Findings::default();
     if let Some(map) = object.as_object_mut() {
@@ -49,11 +59,29 @@ pub(crate) fn admit(info: &ResourceInfo, object: &mut Value, strict: bool) -> Re
             fields.join(", ")
         )));
     }
-    if found.errors.is_empty() {
+    let mut errors = match scope {
+        Scope::Object => found.errors,
+        Scope::Status => status_errors(schema, object),
+    };
+    if let Some(scale) = &info.scale {
+        errors.extend(scale_checks::errors(scale, object, scope == Scope::Object));
+    }
+    errors.extend(list_types::duplicates(schema, object, ""));
+    if errors.is_empty() {
         Ok(())
     } else {
-        Err(ApiStatus::invalid(info, object::name(object), &found.errors))
+        Err(ApiStatus::invalid(info, object::name(object), &errors))
     }
+}
+
+/// The schema's errors of the status alone, named from the status down.
+fn status_errors(schema: &Value, object: &mut Value) -> Vec<(String, String)> {
+    let mut found = Findings::default();
+    let status_schema = schema.pointer("/properties/status");
+    if let (Some(status_schema), Some(status)) = (status_schema, object.get_mut("status")) {
+        check(status_schema, status, "", &mut found);
+    }
+    found.errors
 }
 
 fn preserves_unknown(schema: &Value) -> bool {
@@ -96,9 +124,10 @@ fn check(schema: &Value, value: &mut Value, path: &str, found: &mut Findings) {
                 Value::Array(_) => "array",
                 Value::Object(_) => "object",
             };
+            // A type error shows the type found where other errors show the value.
             found.errors.push((
                 path.to_owned(),
-                format!("Invalid value: {value}: {path} in body must be of type {expected}: \"{actual}\""),
+                format!("Invalid value: \"{actual}\": {path} in body must be of type {expected}: \"{actual}\""),
             ));
             return;
         }
@@ -249,7 +278,7 @@ mod tests {
             "status": { "anything": 1 },
             "extra": 1
         });
-        admit(&info(), &mut object, false).unwrap();
+        admit(&info(), &mut object, false, Scope::Object).unwrap();
         assert_eq!(
             object["spec"],
             json!({ "cpu": 2, "memory": "1Gi", "labels": { "a": "b" } })
@@ -261,7 +290,7 @@ mod tests {
     #[test]
     fn strict_admission_should_name_unknown_fields() {
         let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 2, "bogus": true }, "extra": 1 });
-        let status = admit(&info(), &mut object, true).unwrap_err();
+        let status = admit(&info(), &mut object, true, Scope::Object).unwrap_err();
         assert_eq!(status.code, 400);
         assert_eq!(
             status.message,
@@ -272,7 +301,7 @@ mod tests {
     #[test]
     fn admit_should_report_every_violation() {
         let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": "two", "mode": "medium" } });
-        let status = admit(&info(), &mut object, false).unwrap_err();
+        let status = admit(&info(), &mut object, false, Scope::Object).unwrap_err();
         assert_eq!(status.code, 422);
         assert!(
             status.message.contains("spec.cpu in body must be of type integer"),
@@ -286,14 +315,14 @@ mod tests {
         );
         let mut zero = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 0 } });
         assert!(
-            admit(&info(), &mut zero, false)
+            admit(&info(), &mut zero, false, Scope::Object)
                 .unwrap_err()
                 .message
                 .contains("greater than or equal to 1")
         );
         let mut missing = json!({ "metadata": { "name": "vm" }, "spec": {} });
         assert!(
-            admit(&info(), &mut missing, false)
+            admit(&info(), &mut missing, false, Scope::Object)
                 .unwrap_err()
                 .message
                 .contains("spec.cpu: Required value")

@@ -163,33 +163,51 @@ pub(crate) fn validate_metadata(info: &ResourceInfo, object: &Value) -> Result<(
         }
     }
     causes.extend(names::metadata_errors(object));
-    let owners = object::owner_references(object);
-    for (i, owner) in owners.iter().enumerate() {
-        for field in ["apiVersion", "kind", "name", "uid"] {
-            if owner.get(field).and_then(Value::as_str).unwrap_or_default().is_empty() {
-                causes.push((
-                    format!("metadata.ownerReferences[{i}].{field}"),
-                    "Required value".to_owned(),
-                ));
-            }
-        }
-    }
-    if owners
-        .iter()
-        .filter(|o| o.get("controller").and_then(Value::as_bool) == Some(true))
-        .count()
-        > 1
-    {
-        causes.push((
-            "metadata.ownerReferences".to_owned(),
-            "Invalid value: Only one reference can have Controller set to true".to_owned(),
-        ));
-    }
+    causes.extend(owner_reference_errors(&object::owner_references(object)));
     if causes.is_empty() {
         Ok(())
     } else {
         Err(ApiStatus::invalid(info, name, &causes))
     }
+}
+
+/// apimachinery's `ValidateOwnerReferences`: its field paths name the list, not the element.
+fn owner_reference_errors(owners: &[Value]) -> Vec<(String, String)> {
+    let field = "metadata.ownerReferences";
+    let mut causes = Vec::new();
+    let mut first_controller: Option<String> = None;
+    for owner in owners {
+        let text = |key: &str| owner.get(key).and_then(Value::as_str).unwrap_or_default();
+        let version = text("apiVersion").rsplit('/').next().unwrap_or_default();
+        let checks = [
+            ("apiVersion", version, "version must not be empty"),
+            ("kind", text("kind"), "kind must not be empty"),
+            ("name", text("name"), "name must not be empty"),
+            ("uid", text("uid"), "uid must not be empty"),
+        ];
+        for (key, value, why) in checks {
+            if value.is_empty() {
+                causes.push((
+                    format!("{field}.{key}"),
+                    format!("Invalid value: {:?}: {why}", text(key)),
+                ));
+            }
+        }
+        if owner.get("controller").and_then(Value::as_bool) == Some(true) {
+            let this = format!("{}/{}", text("kind"), text("name"));
+            match &first_controller {
+                Some(first) => causes.push((
+                    field.to_owned(),
+                    format!(
+                        "Invalid value: {}: Only one reference can have Controller set to true. Found \"true\" in references for {first} and {this}",
+                        Value::Array(owners.to_vec())
+                    ),
+                )),
+                None => first_controller = Some(this),
+            }
+        }
+    }
+    causes
 }
 
 /// Whether a write would change nothing a client can see besides managed-field timestamps.

@@ -85,31 +85,29 @@ pub(crate) fn apply(
         return Err(ApiStatus::stale(info, request.name));
     }
     let mut entries = managed_fields::read(&old);
-    let conflicts: Vec<(String, String, FieldPath)> = entries
+    let conflicts: Vec<Conflict> = entries
         .iter()
-        .filter(|e| e.manager != request.manager)
+        .filter(|e| !own(e))
         .flat_map(|e| {
             e.fields
                 .intersection(&applied)
                 .filter(|p| value_at(&old, p) != value_at(&config, p))
-                .map(|p| (e.manager.clone(), e.api_version.clone(), p.clone()))
+                .map(|p| Conflict::new(e, p))
                 .collect::<Vec<_>>()
         })
         .collect();
     // Moving from client-side to server-side apply takes over the fields kubectl last
     // applied without conflict, as kube-apiserver's last-applied manager allows.
     let last_applied = last_applied_configuration(&old);
-    let (upgraded, conflicts): (Vec<_>, Vec<_>) = conflicts.into_iter().partition(|(manager, _, path)| {
-        manager == CLIENT_SIDE_APPLY && last_applied.as_ref().is_some_and(|l| value_at(l, path).is_some())
+    let (upgraded, conflicts): (Vec<_>, Vec<_>) = conflicts.into_iter().partition(|c| {
+        c.manager == CLIENT_SIDE_APPLY && last_applied.as_ref().is_some_and(|l| value_at(l, &c.path).is_some())
     });
-    let blocking = !conflicts.is_empty() && !request.force;
-    if blocking {
-        return Err(conflict_status(info, request.name, &conflicts));
+    if !conflicts.is_empty() && !request.force {
+        return Err(conflict_status(conflicts));
     }
-    let conflicts: Vec<_> = conflicts.into_iter().chain(upgraded).collect();
-    if !conflicts.is_empty() {
-        let taken: BTreeSet<&FieldPath> = conflicts.iter().map(|(_, _, p)| p).collect();
-        for e in entries.iter_mut().filter(|e| e.manager != request.manager) {
+    let taken: BTreeSet<&FieldPath> = conflicts.iter().chain(&upgraded).map(|c| &c.path).collect();
+    if !taken.is_empty() {
+        for e in entries.iter_mut().filter(|e| !own(e)) {
             e.fields.retain(|p| !taken.contains(p));
         }
     }
@@ -192,30 +190,70 @@ fn entry(request: &ApplyRequest<'_>, api_version: &str, now: &str, applied: BTre
     }
 }
 
-fn conflict_status(info: &ResourceInfo, name: &str, conflicts: &[(String, String, FieldPath)]) -> ApiStatus {
-    let describe = |(manager, api_version, path): &(String, String, FieldPath)| {
-        (
-            fieldpath::display(path),
-            format!("conflict with \"{manager}\" using {api_version}"),
-        )
-    };
-    let lines: Vec<String> = conflicts
-        .iter()
-        .map(describe)
-        .map(|(field, why)| format!("{why}: {field}"))
-        .collect();
-    let plural = if conflicts.len() == 1 { "" } else { "s" };
-    let message = format!(
-        "Apply failed with {} conflict{plural}: {}",
-        conflicts.len(),
-        lines.join("\n")
-    );
+/// A field that another manager owns with another value than the applied one.
+struct Conflict {
+    manager: String,
+    /// The owner as kube-apiserver prints it: `"name"`, then ` with subresource "status"` and,
+    /// for an update, ` using apps/v1`.
+    printed: String,
+    /// kube-apiserver's manager identifier (the entry's JSON without time and fields), by which
+    /// a message with several conflicts groups and sorts them.
+    identifier: String,
+    path: FieldPath,
+}
+
+impl Conflict {
+    fn new(owner: &ManagedEntry, path: &FieldPath) -> Self {
+        let mut printed = format!("{:?}", owner.manager);
+        let mut identifier = json!({ "manager": owner.manager, "operation": owner.operation });
+        if owner.operation == "Update" {
+            identifier["apiVersion"] = json!(owner.api_version);
+        }
+        if let Some(subresource) = &owner.subresource {
+            printed.push_str(&format!(" with subresource {subresource:?}"));
+            identifier["subresource"] = json!(subresource);
+        }
+        if owner.operation == "Update" {
+            printed.push_str(&format!(" using {}", owner.api_version));
+        }
+        Self {
+            manager: owner.manager.clone(),
+            printed,
+            identifier: identifier.to_string(),
+            path: path.clone(),
+        }
+    }
+}
+
+/// kube-apiserver's `NewConflictError`: one cause per conflicting field, a message grouped by
+/// manager, and details that name no object.
+fn conflict_status(mut conflicts: Vec<Conflict>) -> ApiStatus {
     let causes: Vec<Value> = conflicts
         .iter()
-        .map(describe)
-        .map(|(field, why)| json!({ "reason": "FieldManagerConflict", "message": why, "field": field }))
+        .map(|c| {
+            json!({ "reason": "FieldManagerConflict", "message": format!("conflict with {}", c.printed),
+                    "field": fieldpath::display(&c.path) })
+        })
         .collect();
+    let message = if let [only] = &conflicts[..] {
+        format!(
+            "Apply failed with 1 conflict: conflict with {}: {}",
+            only.printed,
+            fieldpath::display(&only.path)
+        )
+    } else {
+        let count = conflicts.len();
+        conflicts.sort_by(|a, b| a.identifier.cmp(&b.identifier));
+        let mut lines = Vec::new();
+        for (i, c) in conflicts.iter().enumerate() {
+            if i == 0 || conflicts[i - 1].identifier != c.identifier {
+                lines.push(format!("conflicts with {}:", c.printed));
+            }
+            lines.push(format!("- {}", fieldpath::display(&c.path)));
+        }
+        format!("Apply failed with {count} conflicts: {}", lines.join("\n"))
+    };
     let mut status = ApiStatus::new(409, "Conflict", message);
-    status.details = Some(json!({ "name": name, "group": info.group, "kind": info.plural, "causes": causes }));
+    status.details = Some(json!({ "causes": causes }));
     status
 }

@@ -26,19 +26,19 @@ pub(crate) fn delete(
         && uid != object::uid(&old)
     {
         let why = format!(
-            "Precondition failed: UID in precondition: {uid}, UID in object meta: {}",
+            "the UID in the precondition ({uid}) does not match the UID in record ({}). The object might have been deleted and then recreated",
             object::uid(&old)
         );
-        return Err(ApiStatus::conflict(info, name, &why));
+        return Err(ApiStatus::precondition_failed(info, name, &why));
     }
     if let Some(rv) = &opts.resource_version
         && rv != object::resource_version(&old)
     {
         let why = format!(
-            "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {}",
+            "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({}). The object might have been modified",
             object::resource_version(&old)
         );
-        return Err(ApiStatus::conflict(info, name, &why));
+        return Err(ApiStatus::precondition_failed(info, name, &why));
     }
     if opts.dry_run {
         return Ok((old, false));
@@ -98,15 +98,14 @@ pub(crate) fn finish_delete(state: &mut State, info: &Arc<ResourceInfo>, last: V
     removed
 }
 
-/// DELETE on a collection: deletes every selected object, returning them.
+/// DELETE on a collection: deletes every selected object.
 pub(crate) fn delete_collection(
     state: &mut State,
     info: &Arc<ResourceInfo>,
     namespace: Option<&str>,
-    selected: Vec<Arc<Value>>,
+    selected: &[Arc<Value>],
     opts: &DeleteOpts,
-) -> Vec<Arc<Value>> {
-    let mut deleted = Vec::new();
+) {
     for object in selected {
         let no_preconditions = DeleteOpts {
             uid: None,
@@ -114,9 +113,6 @@ pub(crate) fn delete_collection(
             ..opts.clone()
         };
         // An object removed meanwhile (e.g. by the garbage collector) is simply skipped.
-        if let Ok((last, _)) = delete(state, info, namespace, object::name(&object), &no_preconditions) {
-            deleted.push(last);
-        }
+        let _ = delete(state, info, namespace, object::name(object), &no_preconditions);
     }
-    deleted
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle;
-use crate::semantics::schema;
+use crate::semantics::schema::{self, Scope};
 use crate::semantics::validation::{
     check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged, validate_metadata,
 };
@@ -112,7 +112,7 @@ pub(crate) fn create(
         // Status is the controllers' to write: kube-apiserver drops it on create.
         body.as_object_mut().expect("checked object").remove("status");
     }
-    schema::admit(info, &mut body, opts.strict)?;
+    schema::admit(info, &mut body, opts.strict, Scope::Object)?;
     if state.object(info, namespace, &name).is_some() {
         return Err(ApiStatus::already_exists(info, &name));
     }
@@ -157,7 +157,8 @@ pub(crate) fn update(
             "metadata.resourceVersion".to_owned(),
             "Invalid value: 0x0: must be specified for an update".to_owned(),
         );
-        return Err(ApiStatus::invalid(info, name, &[cause]));
+        // The generic store names the resource here where the strategies name the kind.
+        return Err(ApiStatus::invalid_kind(&info.plural, &info.group, name, &[cause]));
     }
     if !rv.is_empty() && rv != object::resource_version(&old) {
         return Err(ApiStatus::stale(info, name));
@@ -232,14 +233,18 @@ pub(crate) fn commit_update(
             let message = format!(
                 "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers {added:?}"
             );
-            return Err(ApiStatus::invalid(
-                info,
-                &name,
-                &[("metadata.finalizers".to_owned(), message)],
-            ));
+            // kube-apiserver checks the metadata update twice (its common checks and the
+            // strategy's), and answers with both causes.
+            let cause = ("metadata.finalizers".to_owned(), message);
+            return Err(ApiStatus::invalid(info, &name, &[cause.clone(), cause]));
         }
     }
-    schema::admit(info, &mut new, opts.strict)?;
+    let scope = if subresource == Some("status") {
+        Scope::Status
+    } else {
+        Scope::Object
+    };
+    schema::admit(info, &mut new, opts.strict, scope)?;
     let with_status = !info.status_subresource;
     if info.has_generation && object::spec_part(&old, with_status) != object::spec_part(&new, with_status) {
         meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
@@ -275,7 +280,11 @@ pub(crate) fn commit_update(
         return Ok(Arc::new(new));
     }
     if object::is_deleting(&new) && object::finalizers(&new).is_empty() {
-        return Ok(delete::finish_delete(state, info, new));
+        // kube-apiserver deletes the stored object instead of writing the update, and answers
+        // with the update as sent: it keeps the resourceVersion it had.
+        delete::finish_delete(state, info, (*old).clone());
+        meta_mut(&mut new).insert("resourceVersion".to_owned(), json!(object::resource_version(&old)));
+        return Ok(Arc::new(new));
     }
     let stored = state.store.put(&info.storage_key(), new);
     lifecycle::after_update(state, info, &stored, defined);

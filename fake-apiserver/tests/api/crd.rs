@@ -12,7 +12,7 @@ use crate::common::*;
 async fn creating_a_crd_should_serve_its_kind() {
     let server = FakeApiServer::new();
     let crds: Api<CustomResourceDefinition> = Api::all(server.client());
-    assert!(api_error(vms(&server).list(&ListParams::default()).await).is_not_found());
+    assert_eq!(api_error(vms(&server).list(&ListParams::default()).await).code, 404);
 
     let created = crds
         .create(&PostParams::default(), &VirtualMachine::crd())
@@ -52,7 +52,7 @@ async fn deleting_a_crd_should_remove_its_objects() {
     crds.delete("virtualmachines.cloudnative.tw", &DeleteParams::default())
         .await
         .unwrap();
-    assert!(api_error(vms(&server).list(&ListParams::default()).await).is_not_found());
+    assert_eq!(api_error(vms(&server).list(&ListParams::default()).await).code, 404);
     crds.create(&PostParams::default(), &VirtualMachine::crd())
         .await
         .unwrap();
@@ -140,5 +140,5 @@ async fn deleting_a_crd_should_wait_for_its_objects_finalizers() {
         .await
         .unwrap();
     assert!(api_error(crds.get("virtualmachines.cloudnative.tw").await).is_not_found());
-    assert!(api_error(api.list(&ListParams::default()).await).is_not_found());
+    assert_eq!(api_error(api.list(&ListParams::default()).await).code, 404);
 }

@@ -64,7 +64,7 @@ async fn delete_should_check_preconditions() {
     assert!(
         conflict
             .message
-            .contains("Precondition failed: UID in precondition: nope"),
+            .contains("the UID in the precondition (nope) does not match"),
         "{}",
         conflict.message
     );
