@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::lifecycle;
 use crate::status::ApiStatus;
 use crate::storage::builtin::builtins;
 use crate::storage::resource::ResourceInfo;
@@ -57,6 +58,25 @@ impl Inner {
     pub(crate) fn testing(&self) -> MutexGuard<'_, Testing> {
         self.testing.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+
+    /// Lets the controllers react to the work the last request left, after the controller
+    /// delay, in a task of their own: the request has been answered by then, as on a cluster.
+    pub(crate) fn schedule_controllers(self: &Arc<Self>) {
+        if !self.state().pending.schedule() {
+            return;
+        }
+        let inner = self.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(inner.options.controller_delay).await;
+                let mut state = inner.state();
+                lifecycle::react(&mut state);
+                if state.pending.finish() {
+                    break;
+                }
+            }
+        });
+    }
 }
 
 /// Builds a [`FakeApiServer`].
@@ -91,6 +111,7 @@ impl FakeApiServer {
                 watch_buffer: 1 << 16,
                 bookmark_interval: Duration::from_secs(5),
                 version: "v1.33.0".to_owned(),
+                controller_delay: Duration::from_millis(250),
             },
             record_actions: true,
             resources: Vec::new(),
@@ -103,7 +124,17 @@ impl FakeApiServer {
     pub fn insert<K: Serialize>(&self, object: &K) -> Result<Value, ApiStatus> {
         let value = serde_json::to_value(object)
             .map_err(|e| ApiStatus::bad_request(format!("object does not serialize to JSON: {e}")))?;
-        write::seed(&mut self.inner.state(), value).map(|stored| (*stored).clone())
+        let mut state = self.inner.state();
+        let stored = write::seed(&mut state, value).map(|stored| (*stored).clone());
+        lifecycle::settle(&mut state);
+        stored
+    }
+
+    /// Lets the controllers finish every reaction still pending (CRDs established, namespaces
+    /// emptied, garbage collected) now, instead of after their delay: for tests that want the
+    /// settled state without polling for it.
+    pub fn settle(&self) {
+        lifecycle::settle(&mut self.inner.state());
     }
 
     /// Serves one more resource without a CRD object (built-in types, or a custom type described
@@ -203,6 +234,14 @@ impl FakeApiServerBuilder {
         self
     }
 
+    /// How long after a request the controllers react to it: establish a new CRD, empty a
+    /// terminating namespace, collect garbage (default 250 ms). Real clusters take about as
+    /// long or longer; [`FakeApiServer::settle`] lets a test skip the wait.
+    pub fn controller_delay(mut self, delay: Duration) -> Self {
+        self.options.controller_delay = delay;
+        self
+    }
+
     /// How often watches that allow bookmarks get one (default 5 s).
     pub fn bookmark_interval(mut self, interval: Duration) -> Self {
         self.options.bookmark_interval = interval;
@@ -255,6 +294,7 @@ impl FakeApiServerBuilder {
                 panic!("FakeApiServer: seed object refused: {}", status.message);
             }
         }
+        lifecycle::settle(&mut state);
         FakeApiServer {
             inner: Arc::new(Inner {
                 state: Mutex::new(state),

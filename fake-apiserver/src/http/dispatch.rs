@@ -38,7 +38,9 @@ impl Inner {
         if !latency.is_zero() {
             tokio::time::sleep(latency).await;
         }
-        match self.route_and_run(request).await {
+        let answer = self.route_and_run(request).await;
+        self.schedule_controllers();
+        match answer {
             Ok(response) => response,
             Err(status) => json_response(
                 StatusCode::from_u16(status.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),

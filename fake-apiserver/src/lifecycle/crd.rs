@@ -57,61 +57,97 @@ pub(super) fn resources(state: &State, info: &ResourceInfo, crd: &Value) -> Resu
             format!("Invalid value: {expected:?}: is served by a built-in resource"),
         ));
     }
-    if crd
+    let versions = crd
         .pointer("/spec/versions")
         .and_then(Value::as_array)
         .into_iter()
-        .flatten()
-        .any(|v| {
-            v.pointer("/schema/openAPIV3Schema")
-                .is_some_and(|schema| !schema.is_object())
-        })
-    {
-        return Err(invalid(
-            "spec.versions[].schema.openAPIV3Schema",
-            "Invalid value: must be an object".to_owned(),
-        ));
+        .flatten();
+    let mut schema_errors = Vec::new();
+    for (i, version) in versions.enumerate() {
+        let field = format!("spec.versions[{i}].schema.openAPIV3Schema");
+        match version.pointer("/schema/openAPIV3Schema") {
+            None => schema_errors.push((field, "Required value: schemas are required".to_owned())),
+            Some(schema) if !schema.is_object() => {
+                schema_errors.push((field, "Invalid value: must be an object".to_owned()))
+            }
+            Some(_) => {}
+        }
+    }
+    if !schema_errors.is_empty() {
+        return Err(ApiStatus::invalid(info, name, &schema_errors));
     }
     Ok(infos)
 }
 
-/// A new CRD keeps its objects' cleanup pending until they are gone.
-pub(super) fn add_cleanup_finalizer(crd: &mut Value) {
-    let mut finalizers = object::finalizers(crd);
-    if !finalizers.iter().any(|f| f == CRD_CLEANUP_FINALIZER) {
-        finalizers.push(CRD_CLEANUP_FINALIZER.to_owned());
-        object::set_finalizers(crd, &finalizers);
-    }
+/// The status the CRD strategy gives a new definition: the stored versions, no names accepted
+/// yet, no conditions.
+pub(super) fn initial_status(crd: &mut Value) {
+    crd["status"] = json!({
+        "conditions": null,
+        "acceptedNames": { "plural": "", "kind": "" },
+        "storedVersions": storage_versions(crd),
+    });
 }
 
-/// Serves the resources of a CRD that was just created, then writes its status the way the
-/// naming and establishing controllers do (a second change, as on a real server).
-pub(super) fn establish(state: &mut State, stored: &Arc<Value>, infos: Vec<ResourceInfo>) -> Arc<Value> {
-    serve(state, infos);
-    let mut established = (**stored).clone();
-    let names = stored.pointer("/spec/names").cloned().unwrap_or_else(|| json!({}));
-    let versions: Vec<Value> = stored
-        .pointer("/spec/versions")
+fn storage_versions(crd: &Value) -> Vec<Value> {
+    crd.pointer("/spec/versions")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter(|v| v.get("storage").and_then(Value::as_bool) == Some(true))
         .filter_map(|v| v.get("name").cloned())
-        .collect();
+        .collect()
+}
+
+/// What the naming and establishing controllers do with a new CRD: serve its resources and
+/// write its status (accepted names, `NamesAccepted` and `Established`) as `kube-apiserver`.
+pub(super) fn establish(state: &mut State, name: &str, defined: Vec<ResourceInfo>) {
+    let info = state.info("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+    let Some(crd) = state.object(&info, None, name).filter(|crd| !object::is_deleting(crd)) else {
+        return;
+    };
+    serve(state, defined);
+    let mut established = (*crd).clone();
     let now = object::now();
     let condition = |type_: &str, reason: &str, message: &str| json!({ "type": type_, "status": "True", "lastTransitionTime": now, "reason": reason, "message": message });
     established["status"] = json!({
-        "acceptedNames": names,
-        "storedVersions": versions,
         "conditions": [
             condition("NamesAccepted", "NoConflicts", "no conflicts found"),
             condition("Established", "InitialNamesAccepted", "the initial names have been accepted"),
         ],
+        "acceptedNames": crd.pointer("/spec/names").cloned().unwrap_or_else(|| json!({})),
+        "storedVersions": storage_versions(&crd),
     });
-    let storage = state
-        .info("apiextensions.k8s.io", "v1", "customresourcedefinitions")
-        .storage_key();
-    state.store.put(&storage, established)
+    if let Err(status) = state.update_object(&info, crd, established, Some("kube-apiserver"), Some("status")) {
+        tracing::warn!(crd = name, %status, "could not establish the CRD");
+    }
+}
+
+/// The first DELETE of a CRD: the cleanup finalizer and the `Terminating` condition are written
+/// before the delete itself, so that the definition stays until its objects are gone.
+pub(super) fn prepare_delete(state: &mut State, info: &ResourceInfo, crd: Arc<Value>) -> Arc<Value> {
+    if object::is_deleting(&crd) {
+        return crd;
+    }
+    let mut marked = (*crd).clone();
+    let mut finalizers = object::finalizers(&crd);
+    if !finalizers.iter().any(|f| f == CRD_CLEANUP_FINALIZER) {
+        finalizers.push(CRD_CLEANUP_FINALIZER.to_owned());
+        object::set_finalizers(&mut marked, &finalizers);
+    }
+    let terminating = json!({
+        "type": "Terminating", "status": "True", "lastTransitionTime": object::now(),
+        "reason": "InstanceDeletionPending",
+        "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+    });
+    match marked.pointer_mut("/status/conditions").and_then(Value::as_array_mut) {
+        Some(conditions) => {
+            conditions.retain(|c| c.get("type").and_then(Value::as_str) != Some("Terminating"));
+            conditions.push(terminating);
+        }
+        None => marked["status"]["conditions"] = json!([terminating]),
+    }
+    state.store.put(&info.storage_key(), marked)
 }
 
 /// Serves exactly the versions a CRD now lists.

@@ -155,7 +155,7 @@ fn set_owner_references(state: &mut State, dependent: &StoredRef, keep: impl Fn(
     } else {
         meta.insert("ownerReferences".to_owned(), Value::Array(references));
     }
-    if let Err(status) = state.update_object(&info, current, updated, Some("generic-garbage-collector")) {
+    if let Err(status) = state.update_object(&info, current, updated, Some("generic-garbage-collector"), None) {
         tracing::warn!(%status, "garbage collector could not update owner references");
     }
 }

@@ -2,6 +2,9 @@
 //! collection, CRD establishment and cleanup, namespace termination. The resource table's
 //! [`Lifecycle`] of each resource says which of them act on its objects.
 //!
+//! The verbs only queue the controllers' work ([`Pending`]); [`react`] runs it after the
+//! request was answered, as a real cluster's controllers react after the write.
+//!
 //! These controllers write through the verbs (a dependent is deleted like any object), but they
 //! must not depend on them, since the verbs call the hooks here: they ask for the [`Writes`] they
 //! make, which the verbs implement for the server's state.
@@ -18,6 +21,7 @@ use serde_json::{Value, json};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
+use crate::storage::pending::Pending;
 use crate::storage::resource::{Lifecycle, ResourceInfo};
 
 pub(crate) use gc::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
@@ -27,7 +31,7 @@ pub(crate) use writes::Writes;
 pub(crate) type Defined = Option<Vec<ResourceInfo>>;
 
 /// Admission of a new object, after the generic checks: namespaces start `Active`, a CRD is
-/// validated (and gets its cleanup finalizer), a custom resource needs a live definition.
+/// validated, a custom resource needs a live definition.
 pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value) -> Result<Defined, ApiStatus> {
     match info.lifecycle {
         Lifecycle::Namespace => {
@@ -39,7 +43,7 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
         }
         Lifecycle::CustomResourceDefinition => {
             let defined = crd::resources(state, info, body)?;
-            crd::add_cleanup_finalizer(body);
+            crd::initial_status(body);
             Ok(Some(defined))
         }
         Lifecycle::CustomResource => crd::check_not_terminating(state, info).map(|()| None),
@@ -47,11 +51,11 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
     }
 }
 
-/// After a create is stored: a CRD's resources are served and it is reported `Established`.
-pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: Arc<Value>, defined: Defined) -> Arc<Value> {
-    match (info.lifecycle, defined) {
-        (Lifecycle::CustomResourceDefinition, Some(defined)) => crd::establish(state, &stored, defined),
-        _ => stored,
+/// After a create is stored: a new CRD is established by its controllers, later.
+pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: &Value, defined: Defined) {
+    if let (Lifecycle::CustomResourceDefinition, Some(defined)) = (info.lifecycle, defined) {
+        let crd = object::name(stored).to_owned();
+        state.pending.push(Pending::Establish { crd, defined });
     }
 }
 
@@ -64,39 +68,84 @@ pub(crate) fn admit_update(state: &State, info: &ResourceInfo, new: &Value) -> R
 }
 
 /// After an update is stored (also the marking of a pending delete): a CRD serves exactly the
-/// versions it lists now; an object being deleted has its dependents and, for a CRD, its
-/// objects dealt with.
+/// versions it lists now; an object being deleted is left to the controllers.
 pub(crate) fn after_update(state: &mut State, info: &Arc<ResourceInfo>, stored: &Arc<Value>, defined: Defined) {
     if let Some(defined) = defined {
         crd::serve(state, defined);
     }
-    if !object::is_deleting(stored) {
-        return;
+    if object::is_deleting(stored) {
+        state.pending.push(Pending::Marked {
+            info: info.clone(),
+            object: stored.clone(),
+        });
     }
+}
+
+/// What a DELETE does to an object of a resource with a lifecycle.
+pub(crate) enum OnDelete {
+    /// Delete this object as usual (a CRD first gets its cleanup finalizer).
+    Proceed(Arc<Value>),
+    /// The lifecycle answered the DELETE itself with this object (a namespace: Terminating).
+    Answered(Arc<Value>),
+}
+
+/// A DELETE the resource's lifecycle changes: a namespace turns Terminating and is emptied
+/// later; a CRD first gets its cleanup finalizer, then is deleted as usual.
+pub(crate) fn on_delete(state: &mut State, info: &Arc<ResourceInfo>, old: Arc<Value>) -> OnDelete {
+    match info.lifecycle {
+        Lifecycle::Namespace => {
+            let marked = namespace::mark_terminating(state, info, old);
+            let name = object::name(&marked).to_owned();
+            state.pending.push(Pending::EmptyNamespace { name });
+            OnDelete::Answered(marked)
+        }
+        Lifecycle::CustomResourceDefinition => OnDelete::Proceed(crd::prepare_delete(state, info, old)),
+        Lifecycle::Plain | Lifecycle::CustomResource => OnDelete::Proceed(old),
+    }
+}
+
+/// After an object is removed for good: a CRD stops being served at once; its dependents, its
+/// owners, its namespace and its CRD are the controllers' to deal with, later.
+pub(crate) fn after_remove(state: &mut State, info: &Arc<ResourceInfo>, removed: &Arc<Value>) {
     if info.lifecycle == Lifecycle::CustomResourceDefinition {
-        crd::clean_up_if_marked(state, stored);
+        crd::stop_serving(state, removed);
     }
-    gc::after_marked(state, info, stored);
+    state.pending.push(Pending::Removed {
+        info: info.clone(),
+        object: removed.clone(),
+    });
 }
 
-/// A DELETE the resource's lifecycle answers itself: a namespace is terminated, not removed.
-pub(crate) fn on_delete(state: &mut State, info: &Arc<ResourceInfo>, old: &Arc<Value>) -> Option<Arc<Value>> {
-    match info.lifecycle {
-        Lifecycle::Namespace => Some(namespace::terminate(state, info, old.clone())),
-        Lifecycle::Plain | Lifecycle::CustomResourceDefinition | Lifecycle::CustomResource => None,
+/// Runs the controllers on the work queued so far (which may queue more). Returns whether
+/// anything ran.
+pub(crate) fn react(state: &mut State) -> bool {
+    let work = state.pending.take();
+    let ran = !work.is_empty();
+    for item in work {
+        match item {
+            Pending::Establish { crd, defined } => crd::establish(state, &crd, defined),
+            Pending::Marked { info, object } => {
+                if info.lifecycle == Lifecycle::CustomResourceDefinition {
+                    crd::clean_up_if_marked(state, &object);
+                }
+                gc::after_marked(state, &info, &object);
+            }
+            Pending::Removed { info, object } => {
+                if info.lifecycle == Lifecycle::CustomResource {
+                    crd::release_if_empty(state, &info.storage_key());
+                }
+                gc::after_removed(state, &object);
+                if info.namespaced {
+                    namespace::finish_if_empty(state, object::namespace(&object));
+                }
+            }
+            Pending::EmptyNamespace { name } => namespace::delete_contents(state, &name),
+        }
     }
+    ran
 }
 
-/// After an object is removed for good: a CRD stops being served, a CRD waiting for its last
-/// object may go, dependents are collected, a terminating namespace may be finished.
-pub(crate) fn after_remove(state: &mut State, info: &Arc<ResourceInfo>, removed: &Value) {
-    match info.lifecycle {
-        Lifecycle::CustomResourceDefinition => crd::stop_serving(state, removed),
-        Lifecycle::CustomResource => crd::release_if_empty(state, &info.storage_key()),
-        Lifecycle::Plain | Lifecycle::Namespace => {}
-    }
-    gc::after_removed(state, removed);
-    if info.namespaced {
-        namespace::finish_if_empty(state, object::namespace(removed));
-    }
+/// Runs the controllers until nothing is left for them, as a settled cluster would be.
+pub(crate) fn settle(state: &mut State) {
+    while react(state) {}
 }

@@ -10,18 +10,21 @@ use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::ResourceInfo;
 
-/// Marks a namespace Terminating, deletes its contents, and removes it once it is empty.
-pub(super) fn terminate(state: &mut State, info: &Arc<ResourceInfo>, old: Arc<Value>) -> Arc<Value> {
-    let name = object::name(&old).to_owned();
-    let marked = if object::is_deleting(&old) {
-        old
-    } else {
-        let mut marked = (*old).clone();
-        meta_mut(&mut marked).insert("deletionTimestamp".to_owned(), json!(object::now()));
-        marked["spec"] = json!({ "finalizers": ["kubernetes"] });
-        marked["status"] = json!({ "phase": "Terminating" });
-        state.store.put(&info.storage_key(), marked)
-    };
+/// Marks a namespace Terminating (once); the answer to its DELETE.
+pub(super) fn mark_terminating(state: &mut State, info: &Arc<ResourceInfo>, old: Arc<Value>) -> Arc<Value> {
+    if object::is_deleting(&old) {
+        return old;
+    }
+    let mut marked = (*old).clone();
+    meta_mut(&mut marked).insert("deletionTimestamp".to_owned(), json!(object::now()));
+    marked["spec"] = json!({ "finalizers": ["kubernetes"] });
+    marked["status"] = json!({ "phase": "Terminating" });
+    state.store.put(&info.storage_key(), marked)
+}
+
+/// The namespace controller's work on a terminating namespace: delete everything in it, then
+/// remove it once it is empty.
+pub(super) fn delete_contents(state: &mut State, name: &str) {
     for storage in state.store.storage_keys() {
         let Some(resource) = state.registry.preferred(&storage).cloned() else {
             continue;
@@ -31,16 +34,14 @@ pub(super) fn terminate(state: &mut State, info: &Arc<ResourceInfo>, old: Arc<Va
         }
         let names: Vec<String> = state
             .store
-            .iter(&storage, Some(&name))
+            .iter(&storage, Some(name))
             .map(|(key, _)| key.1.clone())
             .collect();
         for object_name in names {
-            state.delete_object(&resource, Some(&name), &object_name, None);
+            state.delete_object(&resource, Some(name), &object_name, None);
         }
     }
-    finish_if_empty(state, &name);
-    // The namespace as the request left it: Terminating, possibly already gone.
-    state.object(info, None, &name).unwrap_or(marked)
+    finish_if_empty(state, name);
 }
 
 /// Removes a terminating namespace when nothing is left in it.

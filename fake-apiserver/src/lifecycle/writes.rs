@@ -22,13 +22,15 @@ pub(crate) trait Writes {
         propagation: Option<&str>,
     );
 
-    /// An update of `current` to `updated` by `manager` (`None` records no managed fields).
+    /// An update of `current` to `updated` by `manager` (`None` records no managed fields),
+    /// through `subresource` (`status`) or of the whole object.
     fn update_object(
         &mut self,
         info: &Arc<ResourceInfo>,
         current: Arc<Value>,
         updated: Value,
         manager: Option<&str>,
+        subresource: Option<&str>,
     ) -> Result<Arc<Value>, ApiStatus>;
 }
 
@@ -40,7 +42,7 @@ pub(super) fn drop_finalizer(state: &mut State, info: &Arc<ResourceInfo>, curren
         .filter(|f| f != finalizer)
         .collect();
     object::set_finalizers(&mut updated, &remaining);
-    if let Err(status) = state.update_object(info, current.clone(), updated, None) {
+    if let Err(status) = state.update_object(info, current.clone(), updated, None, None) {
         tracing::warn!(object = object::name(current), %status, "could not remove finalizer {finalizer}");
     }
 }

@@ -30,6 +30,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiSt
         ("", "Namespace") => namespace(object),
         ("", "Service") => service(object),
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => role_binding(object),
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => custom_resource_definition(object),
         _ => {}
     }
     Ok(())
@@ -205,6 +206,24 @@ fn service(object: &mut Value) {
 }
 
 /// A subject's `apiGroup` defaults by its kind.
+/// apiextensions' `SetDefaults_CustomResourceDefinitionSpec`: names, and no conversion.
+fn custom_resource_definition(object: &mut Value) {
+    let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else {
+        return;
+    };
+    if let Some(names) = spec.get_mut("names").filter(|n| n.is_object()) {
+        let kind = names.get("kind").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let unset = |names: &Value, key: &str| names.get(key).and_then(Value::as_str).is_none_or(str::is_empty);
+        if unset(names, "singular") {
+            names["singular"] = json!(kind.to_lowercase());
+        }
+        if unset(names, "listKind") && !kind.is_empty() {
+            names["listKind"] = json!(format!("{kind}List"));
+        }
+    }
+    default(spec, "conversion", json!({ "strategy": "None" }));
+}
+
 fn role_binding(object: &mut Value) {
     for subject in object
         .get_mut("subjects")

@@ -45,12 +45,18 @@ impl ResourceInfo {
             .get("versions")
             .and_then(Value::as_array)
             .ok_or(DefinitionError::Missing("spec.versions"))?;
+        let stored = versions
+            .iter()
+            .find(|v| v.get("storage").and_then(Value::as_bool) == Some(true))
+            .and_then(|v| text(v, "name"))
+            .map(|v| format!("{group}/{v}"));
         let mut infos = Vec::new();
         for version in versions {
             if version.get("served").and_then(Value::as_bool) == Some(false) {
                 continue;
             }
             let name = text(version, "name").ok_or(DefinitionError::Missing("spec.versions[].name"))?;
+            let storage_version = stored.clone().filter(|s| *s != format!("{group}/{name}"));
             let subresources = version.get("subresources");
             let scale = subresources.and_then(|s| s.get("scale")).map(|scale| ScalePaths {
                 spec_replicas: text(scale, "specReplicasPath").unwrap_or_default(),
@@ -92,6 +98,7 @@ impl ResourceInfo {
                 returns_deleted_object: false,
                 verbs: Verb::ALL.to_vec(),
                 lifecycle: Lifecycle::CustomResource,
+                storage_version,
             });
         }
         if infos.is_empty() {

@@ -4,6 +4,7 @@
 pub(crate) mod builtin;
 pub(crate) mod definition;
 pub(crate) mod object;
+pub(crate) mod pending;
 pub(crate) mod registry;
 pub(crate) mod resource;
 pub(crate) mod store;
@@ -14,6 +15,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use pending::PendingWork;
 use registry::Registry;
 use resource::ResourceInfo;
 use store::Store;
@@ -27,6 +29,8 @@ pub(crate) struct Options {
     pub(crate) watch_buffer: usize,
     pub(crate) bookmark_interval: Duration,
     pub(crate) version: String,
+    /// How long after a request the controllers react to it.
+    pub(crate) controller_delay: Duration,
 }
 
 /// Objects, history and served resources, under one lock so that every verb is atomic.
@@ -34,6 +38,8 @@ pub(crate) struct State {
     pub(crate) store: Store,
     pub(crate) registry: Registry,
     pub(crate) options: Options,
+    /// The controllers' work the last writes left.
+    pub(crate) pending: PendingWork,
 }
 
 impl State {
@@ -42,6 +48,7 @@ impl State {
             store: Store::new(options.history_limit, options.watch_buffer),
             registry: Registry::default(),
             options,
+            pending: PendingWork::default(),
         }
     }
 

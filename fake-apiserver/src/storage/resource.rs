@@ -94,6 +94,10 @@ pub struct ResourceInfo {
     pub verbs: Vec<Verb>,
     /// What happens to its objects beyond storage.
     pub lifecycle: Lifecycle,
+    /// The `apiVersion` its objects are stored in, when not its own: another version of a CRD,
+    /// or another group's (events.k8s.io Events are core Events in storage). The objects of
+    /// every resource stored as one kind are one set, seen through each resource's version.
+    pub storage_version: Option<String>,
 }
 
 impl ResourceInfo {
@@ -119,6 +123,7 @@ impl ResourceInfo {
             returns_deleted_object: false,
             verbs: Verb::ALL.to_vec(),
             lifecycle: Lifecycle::Plain,
+            storage_version: None,
         }
     }
 
@@ -194,6 +199,12 @@ impl ResourceInfo {
         self
     }
 
+    /// Stores the resource's objects as `api_version`'s (e.g. events.k8s.io Events as `v1`).
+    pub fn stored_as(mut self, api_version: &str) -> Self {
+        self.storage_version = Some(api_version.to_owned());
+        self
+    }
+
     /// Gives the resource's objects a lifecycle beyond storage.
     pub fn with_lifecycle(mut self, lifecycle: Lifecycle) -> Self {
         self.lifecycle = lifecycle;
@@ -236,10 +247,30 @@ impl ResourceInfo {
         }
     }
 
+    /// The group and version its objects are stored in.
+    pub(crate) fn storage_group_version(&self) -> (&str, &str) {
+        match &self.storage_version {
+            Some(stored) => stored.rsplit_once('/').unwrap_or(("", stored)),
+            None => (&self.group, &self.version),
+        }
+    }
+
+    /// Discovery's `storageVersionHash`: kube-apiserver's hash of the stored group, version and
+    /// kind (the first 8 bytes of their SHA-256, base64), by which clients notice a migration.
+    pub fn storage_version_hash(&self) -> String {
+        use base64::Engine as _;
+        let (group, version) = self.storage_group_version();
+        let digest = ring::digest::digest(
+            &ring::digest::SHA256,
+            format!("{group}/{version}/{}", self.kind).as_bytes(),
+        );
+        base64::engine::general_purpose::STANDARD.encode(&digest.as_ref()[..8])
+    }
+
     /// The key that all versions of this resource share in storage.
     pub(crate) fn storage_key(&self) -> StorageKey {
         StorageKey {
-            group: self.group.clone(),
+            group: self.storage_group_version().0.to_owned(),
             plural: self.plural.clone(),
         }
     }

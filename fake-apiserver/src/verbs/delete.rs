@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::lifecycle::{self, FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
+use crate::lifecycle::{self, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, OnDelete};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
-use crate::storage::resource::ResourceInfo;
+use crate::storage::resource::{Lifecycle, ResourceInfo};
 use crate::verbs::options::DeleteOpts;
 use crate::verbs::read;
 
@@ -41,11 +41,12 @@ pub(crate) fn delete(
         return Err(ApiStatus::precondition_failed(info, name, &why));
     }
     if opts.dry_run {
-        return Ok((old, false));
+        return Ok(dry_run(state, info, old, opts));
     }
-    if let Some(terminating) = lifecycle::on_delete(state, info, &old) {
-        return Ok((terminating, false));
-    }
+    let old = match lifecycle::on_delete(state, info, old) {
+        OnDelete::Proceed(old) => old,
+        OnDelete::Answered(terminating) => return Ok((terminating, false)),
+    };
     let mut finalizers = object::finalizers(&old);
     if state.options.garbage_collection {
         let policy_finalizer = match opts.propagation.as_deref() {
@@ -84,6 +85,27 @@ pub(crate) fn delete(
         Ok(still_there) => (still_there, false),
         Err(_) => (stored, true),
     })
+}
+
+/// What a delete would answer, with nothing stored: the object as it would be marked, or gone.
+fn dry_run(state: &State, info: &ResourceInfo, old: Arc<Value>, opts: &DeleteOpts) -> (Arc<Value>, bool) {
+    let mut finalizers = object::finalizers(&old);
+    match opts.propagation.as_deref() {
+        Some("Orphan") if state.options.garbage_collection => finalizers.push(ORPHAN_FINALIZER.to_owned()),
+        Some("Foreground") if state.options.garbage_collection => finalizers.push(FOREGROUND_FINALIZER.to_owned()),
+        _ => {}
+    }
+    if finalizers.is_empty() && info.lifecycle != Lifecycle::Namespace {
+        return (old, true);
+    }
+    let mut marked = (*old).clone();
+    object::set_finalizers(&mut marked, &finalizers);
+    if !object::is_deleting(&old) {
+        let meta = meta_mut(&mut marked);
+        meta.insert("deletionTimestamp".to_owned(), json!(object::now()));
+        meta.insert("deletionGracePeriodSeconds".to_owned(), json!(0));
+    }
+    (Arc::new(marked), false)
 }
 
 /// Removes an object for good, then lets the garbage collector and the namespace and CRD

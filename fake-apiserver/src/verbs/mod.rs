@@ -41,11 +41,12 @@ impl Writes for State {
         current: Arc<Value>,
         updated: Value,
         manager: Option<&str>,
+        subresource: Option<&str>,
     ) -> Result<Arc<Value>, ApiStatus> {
         let opts = WriteOpts {
             manager: manager.map(str::to_owned),
             ..WriteOpts::default()
         };
-        write::commit_update(self, info, current, updated, None, &opts, Ownership::Update)
+        write::commit_update(self, info, current, updated, subresource, &opts, Ownership::Update)
     }
 }

@@ -126,7 +126,8 @@ pub(crate) fn create(
         return Ok(Arc::new(body));
     }
     let stored = state.store.put(&info.storage_key(), body);
-    Ok(lifecycle::after_create(state, info, stored, defined))
+    lifecycle::after_create(state, info, &stored, defined);
+    Ok(stored)
 }
 
 /// PUT: replace an object, or only its status when `subresource` is `status`.

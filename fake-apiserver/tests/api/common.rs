@@ -92,6 +92,20 @@ pub async fn create_configmaps(api: &Api<ConfigMap>, count: usize, labels: &[(&s
     }
 }
 
+/// Polls `check` every 50 ms until it holds, as a client of a real cluster waits for the
+/// controllers (the fake server's react after its controller delay); fails after 10 s.
+pub async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !check().await {
+        assert!(tokio::time::Instant::now() < deadline, "timed out waiting until {what}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// The `kube::Error::Api` response of a failed call.
 pub fn api_error<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> kube::core::Status {
     match result {

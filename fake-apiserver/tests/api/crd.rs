@@ -19,13 +19,15 @@ async fn creating_a_crd_should_serve_its_kind() {
         .await
         .unwrap();
     assert_eq!(created.metadata.name.as_deref(), Some("virtualmachines.cloudnative.tw"));
-    let established = crds.get("virtualmachines.cloudnative.tw").await.unwrap();
-    let conditions = established.status.unwrap().conditions.unwrap();
-    assert!(
+    // Established by the CRD's controllers, after the create was answered.
+    eventually("the CRD is established", || async {
+        let crd = crds.get("virtualmachines.cloudnative.tw").await.unwrap();
+        let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
         conditions
             .iter()
             .any(|c| c.type_ == "Established" && c.status == "True")
-    );
+    })
+    .await;
 
     vms(&server)
         .create(&PostParams::default(), &vm("test-vm", 1))
@@ -52,10 +54,17 @@ async fn deleting_a_crd_should_remove_its_objects() {
     crds.delete("virtualmachines.cloudnative.tw", &DeleteParams::default())
         .await
         .unwrap();
-    assert_eq!(api_error(vms(&server).list(&ListParams::default()).await).code, 404);
+    eventually("the CRD and its objects are gone", || async {
+        vms(&server)
+            .list(&ListParams::default())
+            .await
+            .is_err_and(|e| matches!(e, kube::Error::Api(s) if s.code == 404))
+    })
+    .await;
     crds.create(&PostParams::default(), &VirtualMachine::crd())
         .await
         .unwrap();
+    server.settle();
     assert!(
         vms(&server)
             .list(&ListParams::default())
@@ -131,7 +140,10 @@ async fn deleting_a_crd_should_wait_for_its_objects_finalizers() {
 
     let terminating = crds.get("virtualmachines.cloudnative.tw").await.unwrap();
     assert!(terminating.metadata.deletion_timestamp.is_some());
-    assert!(api.get("held").await.unwrap().metadata.deletion_timestamp.is_some());
+    eventually("the cleanup deletes the objects", || async {
+        api.get("held").await.unwrap().metadata.deletion_timestamp.is_some()
+    })
+    .await;
     let refused = api_error(api.create(&PostParams::default(), &vm("late", 1)).await);
     assert_eq!((refused.code, refused.reason.as_str()), (405, "MethodNotAllowed"));
 
@@ -139,6 +151,9 @@ async fn deleting_a_crd_should_wait_for_its_objects_finalizers() {
     api.patch("held", &kube::api::PatchParams::default(), &release)
         .await
         .unwrap();
-    assert!(api_error(crds.get("virtualmachines.cloudnative.tw").await).is_not_found());
+    eventually("the CRD goes with its last object", || async {
+        crds.get("virtualmachines.cloudnative.tw").await.is_err()
+    })
+    .await;
     assert_eq!(api_error(api.list(&ListParams::default()).await).code, 404);
 }

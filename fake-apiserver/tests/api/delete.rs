@@ -96,6 +96,10 @@ async fn garbage_collector_should_delete_dependents_of_deleted_owners() {
     configmaps.create(&PostParams::default(), &shared).await.unwrap();
 
     api.delete("owner", &DeleteParams::background()).await.unwrap();
+    eventually("the garbage collector deletes the dependent", || async {
+        configmaps.get("child").await.is_err()
+    })
+    .await;
     assert!(api_error(configmaps.get("child").await).is_not_found());
     let survivor = configmaps.get("shared").await.unwrap();
     assert_eq!(
@@ -131,10 +135,11 @@ async fn foreground_and_orphan_policies_should_be_honoured() {
         )
         .await
         .unwrap();
-    assert!(
-        api_error(api.get("owner").await).is_not_found(),
-        "the owner goes once its dependents are gone"
-    );
+    eventually("the owner goes once its blocking dependents are gone", || async {
+        api.get("owner").await.is_err()
+    })
+    .await;
+    assert!(api_error(api.get("owner").await).is_not_found());
 
     let owner = api.create(&PostParams::default(), &vm("parent", 1)).await.unwrap();
     configmaps
@@ -150,7 +155,7 @@ async fn foreground_and_orphan_policies_should_be_honoured() {
     )
     .await
     .unwrap();
-    assert!(api_error(api.get("parent").await).is_not_found());
+    eventually("the orphaned owner goes", || async { api.get("parent").await.is_err() }).await;
     assert!(configmaps.get("orphan").await.unwrap().owner_references().is_empty());
 }
 
@@ -214,7 +219,10 @@ async fn namespace_deletion_should_terminate_and_empty_it() {
     namespaces.delete("team", &DeleteParams::default()).await.unwrap();
     let terminating = namespaces.get("team").await.unwrap();
     assert_eq!(terminating.status.unwrap().phase.as_deref(), Some("Terminating"));
-    assert!(api_error(team.get("plain").await).is_not_found());
+    eventually("the namespace controller deletes the contents", || async {
+        team.get("plain").await.is_err()
+    })
+    .await;
     let refused = api_error(team.create(&PostParams::default(), &configmap("late", &[])).await);
     assert_eq!(refused.code, 403);
 
@@ -225,7 +233,10 @@ async fn namespace_deletion_should_terminate_and_empty_it() {
     )
     .await
     .unwrap();
-    assert!(api_error(namespaces.get("team").await).is_not_found());
+    eventually("the emptied namespace goes", || async {
+        namespaces.get("team").await.is_err()
+    })
+    .await;
 }
 
 #[tokio::test]
