@@ -72,6 +72,15 @@ async fn deploy_should_apply_with_kubectl_and_be_locked_down() {
             "{object} missing from:\n{applied}"
         );
     }
+    // As on a cluster, new CRDs serve their kinds once established (the README's step too).
+    let crds = [
+        "wait",
+        "--for=condition=Established",
+        "--timeout=60s",
+        "crd/virtualmachines.cloudnative.tw",
+        "crd/foos.samplecontroller.k8s.io",
+    ];
+    run(&kubectl, &kubeconfig, &crds).await;
     let examples = run(&kubectl, &kubeconfig, &["apply", "-f", "deploy/examples/"]).await;
     assert!(
         examples.contains("virtualmachine.cloudnative.tw/test-vm created"),

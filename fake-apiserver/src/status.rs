@@ -146,6 +146,21 @@ impl ApiStatus {
         Self::new(410, "Expired", message)
     }
 
+    /// 504 Timeout for a resourceVersion the server has not reached: kube-apiserver's
+    /// `ResourceVersionTooLarge`, which clients retry after a second.
+    pub fn resource_version_too_large(requested: u64, current: u64) -> Self {
+        let mut status = Self::new(
+            504,
+            "Timeout",
+            format!("Timeout: Too large resource version: {requested}, current: {current}"),
+        );
+        status.details = Some(json!({
+            "causes": [{ "reason": "ResourceVersionTooLarge", "message": "Too large resource version" }],
+            "retryAfterSeconds": 1,
+        }));
+        status
+    }
+
     /// 400 BadRequest.
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(400, "BadRequest", message)

@@ -200,8 +200,14 @@ impl Inner {
             Verb::List => {
                 let page = read::list(&state, info, namespace, query)?;
                 drop(state);
+                let rv = page.resource_version.to_string();
+                let token = page.continue_token.as_deref();
                 match render {
                     Render::Object => Ok((StatusCode::OK, list_body(info, &page))),
+                    Render::Metadata => {
+                        let list = table::partial_list(page.items.iter().map(|o| o.as_ref()), &rv, token);
+                        Ok((StatusCode::OK, list.to_string().into_bytes()))
+                    }
                     Render::Table(include) => {
                         let api_version = info.api_version();
                         let shown: Vec<Value> = page
@@ -209,8 +215,7 @@ impl Inner {
                             .iter()
                             .map(|o| present(&api_version, o).into_owned())
                             .collect();
-                        let rv = page.resource_version.to_string();
-                        let table = table::table(info, shown.iter(), include, &rv, page.continue_token.as_deref());
+                        let table = table::table(info, shown.iter(), include, &rv, token);
                         Ok((StatusCode::OK, table.to_string().into_bytes()))
                     }
                 }
@@ -292,6 +297,9 @@ impl Inner {
 
 fn render_one(info: &ResourceInfo, render: Render, object: Value) -> Vec<u8> {
     match render {
+        Render::Metadata if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
+            table::partial(&object).to_string().into_bytes()
+        }
         Render::Table(include) if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
             let rv = crate::storage::object::resource_version(&object).to_owned();
             table::table(info, std::iter::once(&object), include, &rv, None)

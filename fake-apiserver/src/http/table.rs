@@ -1,5 +1,6 @@
 //! Server-side printing: `meta.k8s.io/v1` `Table` responses with a CRD's printer columns, which
-//! is what `kubectl get` asks for and prints.
+//! is what `kubectl get` asks for and prints, and `PartialObjectMetadata`, what metadata-only
+//! clients (kube-runtime's `metadata_watcher`) ask for.
 
 use std::borrow::Cow;
 
@@ -15,6 +16,8 @@ pub(crate) enum Render {
     Object,
     /// As a `Table`, with each row carrying the object, its metadata only, or nothing.
     Table(IncludeObject),
+    /// As `PartialObjectMetadata` (in a `PartialObjectMetadataList` for lists).
+    Metadata,
 }
 
 /// The `includeObject` query parameter of table requests.
@@ -28,8 +31,11 @@ pub(crate) enum IncludeObject {
 impl Render {
     /// Reads the `Accept` header and the `includeObject` parameter.
     pub(crate) fn negotiate(accept: &str, raw_query: Option<&str>) -> Self {
-        let wants_table = accept.split(',').next().is_some_and(|first| first.contains("as=Table"));
-        if !wants_table {
+        let first = accept.split(',').next().unwrap_or_default();
+        if first.contains("as=PartialObjectMetadata") {
+            return Render::Metadata;
+        }
+        if !first.contains("as=Table") {
             return Render::Object;
         }
         let include = form_urlencoded::parse(raw_query.unwrap_or("").as_bytes())
@@ -48,6 +54,7 @@ impl Render {
     pub(crate) fn event_object<'a>(self, info: &ResourceInfo, object: &'a Value, first: bool) -> Cow<'a, Value> {
         match self {
             Render::Object => Cow::Borrowed(object),
+            Render::Metadata => Cow::Owned(partial(object)),
             Render::Table(include) => {
                 let rv = object::resource_version(object);
                 let mut table = table(info, std::iter::once(object), include, rv, None);
@@ -81,13 +88,7 @@ pub(crate) fn table<'a>(
             let mut row = json!({ "cells": cells });
             match include {
                 IncludeObject::None => {}
-                IncludeObject::Metadata => {
-                    row["object"] = json!({
-                        "kind": "PartialObjectMetadata",
-                        "apiVersion": "meta.k8s.io/v1",
-                        "metadata": object.get("metadata").cloned().unwrap_or_default(),
-                    });
-                }
+                IncludeObject::Metadata => row["object"] = partial(object),
                 IncludeObject::Object => row["object"] = object.clone(),
             }
             row
@@ -98,6 +99,29 @@ pub(crate) fn table<'a>(
         metadata["continue"] = json!(token);
     }
     json!({ "kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": metadata, "columnDefinitions": definitions, "rows": rows })
+}
+
+/// An object's `PartialObjectMetadata`: its metadata alone.
+pub(crate) fn partial(object: &Value) -> Value {
+    json!({
+        "kind": "PartialObjectMetadata",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": object.get("metadata").cloned().unwrap_or_default(),
+    })
+}
+
+/// A `PartialObjectMetadataList` of `objects`.
+pub(crate) fn partial_list<'a>(
+    objects: impl Iterator<Item = &'a Value>,
+    resource_version: &str,
+    continue_token: Option<&str>,
+) -> Value {
+    let mut metadata = json!({ "resourceVersion": resource_version });
+    if let Some(token) = continue_token {
+        metadata["continue"] = json!(token);
+    }
+    let items: Vec<Value> = objects.map(partial).collect();
+    json!({ "kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": metadata, "items": items })
 }
 
 /// Name, then the CRD's columns; Age when the resource declares none, as kube-apiserver does.

@@ -153,7 +153,9 @@ pub(super) fn prepare_delete(state: &mut State, info: &ResourceInfo, crd: Arc<Va
 /// Serves exactly the versions a CRD now lists.
 pub(super) fn serve(state: &mut State, infos: Vec<ResourceInfo>) {
     if let Some(first) = infos.first() {
-        state.registry.remove(&first.storage_key());
+        let storage = first.storage_key();
+        state.registry.remove(&storage);
+        state.store.start_cache(&storage);
     }
     for info in infos {
         state.registry.insert(info);
@@ -212,6 +214,8 @@ pub(super) fn release_if_empty(state: &mut State, storage: &StorageKey) {
 /// A CRD is gone for good: its resources stop being served.
 pub(super) fn stop_serving(state: &mut State, crd: &Value) {
     if let Ok(infos) = ResourceInfo::from_crd(crd) {
-        state.registry.remove(&infos[0].storage_key());
+        let storage = infos[0].storage_key();
+        state.registry.remove(&storage);
+        state.store.end_cache(&storage);
     }
 }

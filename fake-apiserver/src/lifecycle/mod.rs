@@ -55,7 +55,8 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
 pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: &Value, defined: Defined) {
     if let (Lifecycle::CustomResourceDefinition, Some(defined)) = (info.lifecycle, defined) {
         let crd = object::name(stored).to_owned();
-        state.pending.push(Pending::Establish { crd, defined });
+        let delay = state.options.controller_delay;
+        state.pending.push(Pending::Establish { crd, defined }, delay);
     }
 }
 
@@ -74,10 +75,11 @@ pub(crate) fn after_update(state: &mut State, info: &Arc<ResourceInfo>, stored: 
         crd::serve(state, defined);
     }
     if object::is_deleting(stored) {
-        state.pending.push(Pending::Marked {
+        let work = Pending::Marked {
             info: info.clone(),
             object: stored.clone(),
-        });
+        };
+        state.pending.push(work, state.options.controller_delay);
     }
 }
 
@@ -96,7 +98,9 @@ pub(crate) fn on_delete(state: &mut State, info: &Arc<ResourceInfo>, old: Arc<Va
         Lifecycle::Namespace => {
             let marked = namespace::mark_terminating(state, info, old);
             let name = object::name(&marked).to_owned();
-            state.pending.push(Pending::EmptyNamespace { name });
+            state
+                .pending
+                .push(Pending::EmptyNamespace { name }, state.options.controller_delay);
             OnDelete::Answered(marked)
         }
         Lifecycle::CustomResourceDefinition => OnDelete::Proceed(crd::prepare_delete(state, info, old)),
@@ -110,16 +114,17 @@ pub(crate) fn after_remove(state: &mut State, info: &Arc<ResourceInfo>, removed:
     if info.lifecycle == Lifecycle::CustomResourceDefinition {
         crd::stop_serving(state, removed);
     }
-    state.pending.push(Pending::Removed {
+    let work = Pending::Removed {
         info: info.clone(),
         object: removed.clone(),
-    });
+    };
+    state.pending.push(work, state.options.controller_delay);
 }
 
-/// Runs the controllers on the work queued so far (which may queue more). Returns whether
-/// anything ran.
-pub(crate) fn react(state: &mut State) -> bool {
-    let work = state.pending.take();
+/// Runs the controllers on the work due at `now` (everything with `None`), which may queue
+/// more. Returns whether anything ran.
+pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> bool {
+    let work = state.pending.take_due(now);
     let ran = !work.is_empty();
     for item in work {
         match item {
@@ -147,5 +152,5 @@ pub(crate) fn react(state: &mut State) -> bool {
 
 /// Runs the controllers until nothing is left for them, as a settled cluster would be.
 pub(crate) fn settle(state: &mut State) {
-    while react(state) {}
+    while react(state, None) {}
 }

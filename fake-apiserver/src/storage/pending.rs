@@ -4,8 +4,10 @@
 //! runs it after the request was answered.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
+use tokio::time::Instant;
 
 use crate::storage::resource::ResourceInfo;
 
@@ -28,34 +30,58 @@ pub(crate) enum Pending {
     EmptyNamespace { name: String },
 }
 
-/// The queue, and whether a controller pass is already scheduled to drain it.
+impl Pending {
+    /// How long after the write its controller reacts, given the server's controller delay:
+    /// the establishing controller is quick, the namespace controller slow (it rediscovers
+    /// every resource before it deletes anything), the garbage collector in between.
+    fn delay(&self, base: Duration) -> Duration {
+        match self {
+            Pending::Establish { .. } => base / 5,
+            Pending::EmptyNamespace { .. } => base * 10,
+            Pending::Marked { .. } | Pending::Removed { .. } => base,
+        }
+    }
+}
+
+/// The queue, each reaction with the time it is due, and whether a controller task is already
+/// waiting to run them.
 #[derive(Debug, Default)]
 pub(crate) struct PendingWork {
-    queue: Vec<Pending>,
+    queue: Vec<(Instant, Pending)>,
     scheduled: bool,
 }
 
 impl PendingWork {
-    /// Queues a reaction.
-    pub(crate) fn push(&mut self, work: Pending) {
-        self.queue.push(work);
+    /// Queues a reaction, due after its delay.
+    pub(crate) fn push(&mut self, work: Pending, base_delay: Duration) {
+        let due = Instant::now() + work.delay(base_delay);
+        self.queue.push((due, work));
     }
 
-    /// Everything queued so far, oldest first.
-    pub(crate) fn take(&mut self) -> Vec<Pending> {
-        std::mem::take(&mut self.queue)
+    /// The reactions due at `now` (all of them with `None`), oldest first.
+    pub(crate) fn take_due(&mut self, now: Option<Instant>) -> Vec<Pending> {
+        let (due, later) = std::mem::take(&mut self.queue)
+            .into_iter()
+            .partition(|(at, _)| now.is_none_or(|now| *at <= now));
+        self.queue = later;
+        due.into_iter().map(|(_, work)| work).collect()
     }
 
-    /// Whether a pass must be scheduled now: work is queued and none is; marks one scheduled.
+    /// When the next reaction is due.
+    pub(crate) fn next_due(&self) -> Option<Instant> {
+        self.queue.iter().map(|(at, _)| *at).min()
+    }
+
+    /// Whether a task must be started now: work is queued and no task waits for it; marks one
+    /// started.
     pub(crate) fn schedule(&mut self) -> bool {
         let needed = !self.queue.is_empty() && !self.scheduled;
         self.scheduled |= needed;
         needed
     }
 
-    /// Ends a scheduled pass when nothing is left; `false` when more work came meanwhile.
-    pub(crate) fn finish(&mut self) -> bool {
-        self.scheduled = !self.queue.is_empty();
-        !self.scheduled
+    /// Ends the task, which found nothing left.
+    pub(crate) fn finish(&mut self) {
+        self.scheduled = false;
     }
 }

@@ -52,6 +52,9 @@ pub(crate) struct Store {
     history_limit: usize,
     /// Watches may resume from any resourceVersion at or after this one.
     compacted: u64,
+    /// Where the watch history of a resource served later (a CRD's) begins: kube-apiserver's
+    /// watch cache of a resource starts when it is first served, and knows nothing older.
+    cache_starts: HashMap<StorageKey, u64>,
     /// Owner uid → objects that list it in `ownerReferences`, for garbage collection.
     dependents: HashMap<String, BTreeSet<StoredRef>>,
     sender: broadcast::Sender<Broadcast>,
@@ -65,6 +68,7 @@ impl Store {
             history: VecDeque::new(),
             history_limit: history_limit.max(1),
             compacted: 0,
+            cache_starts: HashMap::new(),
             dependents: HashMap::new(),
             // A watcher further behind than the history could not resume anyway, so the ring
             // (which keeps changes alive) is never larger than the history.
@@ -75,6 +79,23 @@ impl Store {
     /// The resourceVersion of the latest write.
     pub(crate) fn current_rv(&self) -> u64 {
         self.rv
+    }
+
+    /// Starts the watch history of a resource that begins to be served now (if it was not).
+    pub(crate) fn start_cache(&mut self, storage: &StorageKey) {
+        self.cache_starts.entry(storage.clone()).or_insert(self.rv);
+    }
+
+    /// Forgets the watch history of a resource no longer served.
+    pub(crate) fn end_cache(&mut self, storage: &StorageKey) {
+        self.cache_starts.remove(storage);
+    }
+
+    /// The oldest resourceVersion a watch of `storage` may resume from.
+    pub(crate) fn oldest_rv_of(&self, storage: &StorageKey) -> u64 {
+        self.cache_starts
+            .get(storage)
+            .map_or(self.compacted, |start| (*start).max(self.compacted))
     }
 
     /// The oldest resourceVersion a watch may still resume from.

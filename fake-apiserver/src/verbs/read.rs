@@ -76,11 +76,21 @@ pub(crate) fn list(
             let (rv, key) = decode_continue(token)?;
             (rv, Some(key))
         }
-        None => match (&query.resource_version, query.resource_version_match.as_deref()) {
+        None => match (
+            query.resource_version.as_deref(),
+            query.resource_version_match.as_deref(),
+        ) {
             (Some(rv), Some("Exact")) => (parse_rv(rv)?, None),
+            // Not older than a resourceVersion the server has not reached yet: refused below.
+            (Some(rv), _) if rv != "0" && parse_rv(rv)? > state.store.current_rv() => (parse_rv(rv)?, None),
             _ => (state.store.current_rv(), None),
         },
     };
+    // kube-apiserver waits a few seconds for a resourceVersion it has not reached, then answers
+    // 504; nothing is written while this server holds its lock, so it answers at once.
+    if rv > state.store.current_rv() {
+        return Err(ApiStatus::resource_version_too_large(rv, state.store.current_rv()));
+    }
     let limit = query.limit.unwrap_or(usize::MAX);
     let (items, rest) = if rv == state.store.current_rv() {
         let candidates = state

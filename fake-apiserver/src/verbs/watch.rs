@@ -67,8 +67,9 @@ pub(crate) fn start(
     let mut backlog = Vec::new();
     let mut expired = None;
     let mut last_rv = current;
+    let oldest = state.store.oldest_rv_of(&storage);
     match requested {
-        Some(rv) if !query.send_initial_events => match state.store.changes_since(rv) {
+        Some(rv) if !query.send_initial_events => match state.store.changes_since(rv).filter(|_| rv >= oldest) {
             Some(changes) => {
                 for change in changes {
                     if let Some(event) = visible(&info, namespace.as_deref(), &filter, change) {
@@ -77,7 +78,6 @@ pub(crate) fn start(
                 }
             }
             None => {
-                let oldest = state.store.oldest_rv();
                 expired = Some(ApiStatus::expired(format!("too old resource version: {rv} ({oldest})")));
                 last_rv = rv;
             }
