@@ -74,10 +74,10 @@ async fn run(args: Args) -> Result<(), Error> {
         let kubeconfig = kube::config::Kubeconfig::read_from(path)?;
         let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default()).await?;
         let url = config.cluster_url.to_string();
-        Recorder::new(kube::Client::try_from(config)?, url)
+        Recorder::for_config(config, url)?
     } else if args.served {
         let served = server.serve("127.0.0.1:0".parse().expect("a socket address")).await?;
-        let recorder = Recorder::new(kube::Client::try_from(served.kube_config())?, served.url());
+        let recorder = Recorder::for_config(served.kube_config(), served.url())?;
         _served = served;
         recorder
     } else {

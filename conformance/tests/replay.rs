@@ -24,8 +24,8 @@ async fn served(corpus: &Corpus) -> Vec<StepResult> {
         .serve("127.0.0.1:0".parse().expect("an address"))
         .await
         .expect("the server listens");
-    let client = kube::Client::try_from(served.kube_config()).expect("a client for the served server");
-    replay(corpus, &Recorder::new(client, served.url()), |_| true).await.0
+    let recorder = Recorder::for_config(served.kube_config(), served.url()).expect("a client for the served server");
+    replay(corpus, &recorder, |_| true).await.0
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

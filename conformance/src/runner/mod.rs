@@ -39,6 +39,14 @@ impl Recorder {
         }
     }
 
+    /// A recorder for the server of `config`. Like the Python recorder, it sends every request
+    /// once: kube's default retry of 429, 503 and 504 answers is turned off, since those answers
+    /// are what a step compares.
+    pub fn for_config(mut config: kube::Config, server: impl Into<String>) -> Result<Self, kube::Error> {
+        config.default_retry = false;
+        Ok(Self::new(kube::Client::try_from(config)?, server))
+    }
+
     /// Runs one scenario and returns its transcript.
     pub async fn run(&self, scenario: &Scenario, source: &str, run_id: &str) -> Value {
         let namespace = format!("cf-{}-{}", slug(&scenario.name), random_id(5));
