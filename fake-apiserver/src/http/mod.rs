@@ -4,6 +4,7 @@
 pub(crate) mod discovery;
 pub(crate) mod dispatch;
 pub(crate) mod openapi;
+pub(crate) mod printers;
 pub(crate) mod query;
 pub(crate) mod route;
 pub(crate) mod serve;

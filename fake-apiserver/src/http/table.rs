@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
+use crate::http::printers;
 use crate::storage::object;
 use crate::storage::resource::{PrinterColumn, ResourceInfo};
 
@@ -84,7 +85,7 @@ pub(crate) fn table<'a>(
         .collect();
     let rows: Vec<Value> = objects
         .map(|object| {
-            let cells: Vec<Value> = columns.iter().map(|c| cell(c, object)).collect();
+            let cells: Vec<Value> = columns.iter().map(|c| c.cell(object)).collect();
             let mut row = json!({ "cells": cells });
             match include {
                 IncludeObject::None => {}
@@ -124,42 +125,101 @@ pub(crate) fn partial_list<'a>(
     json!({ "kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": metadata, "items": items })
 }
 
-/// Name, then the CRD's columns; Age when the resource declares none, as kube-apiserver does.
-fn columns(info: &ResourceInfo) -> Vec<PrinterColumn> {
-    let column = |name: &str, type_: &str, format: &str, description: &str, json_path: &str| PrinterColumn {
-        name: name.to_owned(),
-        type_: type_.to_owned(),
-        format: format.to_owned(),
-        description: description.to_owned(),
-        priority: 0,
-        json_path: json_path.to_owned(),
-    };
-    let mut columns = vec![column(
-        "Name",
-        "string",
-        "name",
-        "Name must be unique within a namespace. Cannot be updated.",
-        ".metadata.name",
-    )];
-    if info.printer_columns.is_empty() {
-        columns.push(column(
-            "Age",
-            "date",
-            "",
-            "CreationTimestamp is a timestamp representing the server time when this object was created.",
-            ".metadata.creationTimestamp",
-        ));
-    } else {
-        columns.extend(info.printer_columns.iter().cloned());
-    }
-    columns
+/// One column of a table: its definition and where its cells come from.
+struct Column {
+    name: String,
+    type_: String,
+    format: String,
+    description: String,
+    priority: i64,
+    cells: Cells,
 }
 
-fn cell(column: &PrinterColumn, object: &Value) -> Value {
-    let Some(value) = lookup(object, &column.json_path) else {
+enum Cells {
+    /// A CRD column's JSONPath, rendered by the column's type.
+    Path(String),
+    /// A built-in printer's own computation.
+    Computed(fn(&Value) -> Value),
+}
+
+impl Column {
+    fn cell(&self, object: &Value) -> Value {
+        match &self.cells {
+            Cells::Path(path) => cell(&self.type_, path, object),
+            Cells::Computed(compute) => compute(object),
+        }
+    }
+}
+
+/// Name, then the kind's printer columns: a built-in printer's, or a CRD's (Age when it
+/// declares none), as kube-apiserver prints them.
+fn columns(info: &ResourceInfo) -> Vec<Column> {
+    let name = Column {
+        name: "Name".to_owned(),
+        type_: "string".to_owned(),
+        format: "name".to_owned(),
+        description: printers::NAME_DESCRIPTION.to_owned(),
+        priority: 0,
+        cells: Cells::Path(".metadata.name".to_owned()),
+    };
+    let builtin = info
+        .builtin
+        .then(|| printers::columns(&info.group, &info.kind))
+        .flatten();
+    let rest: Vec<Column> = match builtin {
+        Some(printed) => printed
+            .into_iter()
+            .map(|c| Column {
+                name: c.name.to_owned(),
+                type_: c.type_.to_owned(),
+                format: String::new(),
+                description: c.description.to_owned(),
+                priority: c.priority,
+                cells: Cells::Computed(c.cell),
+            })
+            .collect(),
+        None => {
+            let age = PrinterColumn {
+                name: "Age".to_owned(),
+                type_: "date".to_owned(),
+                format: String::new(),
+                description: String::new(),
+                priority: 0,
+                json_path: ".metadata.creationTimestamp".to_owned(),
+            };
+            let declared = if info.printer_columns.is_empty() {
+                vec![age]
+            } else {
+                info.printer_columns.clone()
+            };
+            declared
+                .into_iter()
+                .map(|c| Column {
+                    description: if c.description.is_empty() {
+                        format!(
+                            "Custom resource definition column (in JSONPath format): {}",
+                            c.json_path
+                        )
+                    } else {
+                        c.description
+                    },
+                    name: c.name,
+                    type_: c.type_,
+                    format: c.format,
+                    priority: c.priority,
+                    cells: Cells::Path(c.json_path),
+                })
+                .collect()
+        }
+    };
+    std::iter::once(name).chain(rest).collect()
+}
+
+fn cell(type_: &str, json_path: &str, object: &Value) -> Value {
+    let Some(value) = lookup(object, json_path) else {
         return Value::Null;
     };
-    match column.type_.as_str() {
+    match type_ {
         "date" => value
             .as_str()
             .and_then(object::timestamp_seconds)

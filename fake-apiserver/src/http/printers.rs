@@ -1,0 +1,213 @@
+//! kube-apiserver's table printers for the built-in kinds served here (its
+//! `pkg/printers/internalversion`): their columns, and how each cell is computed.
+
+use serde_json::{Value, json};
+
+use crate::storage::object;
+
+/// `ObjectMeta.name`'s documentation, the description of every table's Name column.
+pub(crate) const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
+
+/// `ObjectMeta.creationTimestamp`'s documentation, the description of the built-in Age columns.
+const AGE_DESCRIPTION: &str = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+
+/// One column of a built-in printer.
+pub(crate) struct BuiltinColumn {
+    pub(crate) name: &'static str,
+    pub(crate) type_: &'static str,
+    pub(crate) description: &'static str,
+    /// 0 in plain `get`, 1 only with `-o wide`.
+    pub(crate) priority: i64,
+    pub(crate) cell: fn(&Value) -> Value,
+}
+
+const fn column(
+    name: &'static str,
+    type_: &'static str,
+    description: &'static str,
+    cell: fn(&Value) -> Value,
+) -> BuiltinColumn {
+    BuiltinColumn {
+        name,
+        type_,
+        description,
+        priority: 0,
+        cell,
+    }
+}
+
+const fn wide(name: &'static str, description: &'static str, cell: fn(&Value) -> Value) -> BuiltinColumn {
+    BuiltinColumn {
+        name,
+        type_: "string",
+        description,
+        priority: 1,
+        cell,
+    }
+}
+
+/// The columns after Name of a built-in kind's printer, or `None` for kinds printed by the
+/// default printer (Name and Age).
+pub(crate) fn columns(group: &str, kind: &str) -> Option<Vec<BuiltinColumn>> {
+    let age = column("Age", "string", AGE_DESCRIPTION, age);
+    Some(match (group, kind) {
+        ("", "ConfigMap") => vec![
+            column(
+                "Data",
+                "string",
+                "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+                |o| json!(count(o, "data") + count(o, "binaryData")),
+            ),
+            age,
+        ],
+        ("", "Secret") => vec![
+            column("Type", "string", "The type of secret", |o| text(o, "/type")),
+            column(
+                "Data",
+                "string",
+                "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
+                |o| json!(count(o, "data")),
+            ),
+            age,
+        ],
+        ("", "Namespace") => vec![
+            column("Status", "string", "The status of the namespace", |o| {
+                text(o, "/status/phase")
+            }),
+            age,
+        ],
+        ("", "ServiceAccount") => vec![
+            column(
+                "Secrets",
+                "string",
+                "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.",
+                |o| json!(count(o, "secrets")),
+            ),
+            age,
+        ],
+        ("coordination.k8s.io", "Lease") => vec![
+            column(
+                "Holder",
+                "string",
+                "HolderIdentity contains the identity of the holder of a current lease.",
+                |o| text(o, "/spec/holderIdentity"),
+            ),
+            age,
+        ],
+        ("apps", "Deployment") => vec![
+            column("Ready", "string", "Number of the pod with ready state", |o| {
+                json!(format!(
+                    "{}/{}",
+                    int(o, "/status/readyReplicas"),
+                    int(o, "/spec/replicas")
+                ))
+            }),
+            column(
+                "Up-to-date",
+                "integer",
+                "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
+                |o| json!(int(o, "/status/updatedReplicas")),
+            ),
+            column(
+                "Available",
+                "integer",
+                "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
+                |o| json!(int(o, "/status/availableReplicas")),
+            ),
+            age,
+            wide("Containers", "Names of each container in the template.", |o| {
+                containers(o, "name")
+            }),
+            wide("Images", "Images referenced by each container in the template.", |o| {
+                containers(o, "image")
+            }),
+            wide(
+                "Selector",
+                "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
+                selector,
+            ),
+        ],
+        ("apps", "ReplicaSet") => vec![
+            column(
+                "Desired",
+                "integer",
+                "Number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
+                |o| json!(int(o, "/spec/replicas")),
+            ),
+            column(
+                "Current",
+                "integer",
+                "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
+                |o| json!(int(o, "/status/replicas")),
+            ),
+            column(
+                "Ready",
+                "integer",
+                "readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.",
+                |o| json!(int(o, "/status/readyReplicas")),
+            ),
+            age,
+            wide("Containers", "Names of each container in the template.", |o| {
+                containers(o, "name")
+            }),
+            wide("Images", "Images referenced by each container in the template.", |o| {
+                containers(o, "image")
+            }),
+            wide(
+                "Selector",
+                "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
+                selector,
+            ),
+        ],
+        _ => return None,
+    })
+}
+
+/// The Age of an object, as `kubectl get` shows it.
+fn age(object: &Value) -> Value {
+    let created = object.pointer("/metadata/creationTimestamp").and_then(Value::as_str);
+    match created.and_then(object::timestamp_seconds) {
+        Some(then) => json!(crate::http::table::human_duration(
+            jiff::Timestamp::now().as_second() - then
+        )),
+        None => json!("<unknown>"),
+    }
+}
+
+fn count(object: &Value, field: &str) -> usize {
+    match object.get(field) {
+        Some(Value::Object(map)) => map.len(),
+        Some(Value::Array(items)) => items.len(),
+        _ => 0,
+    }
+}
+
+fn text(object: &Value, pointer: &str) -> Value {
+    json!(object.pointer(pointer).and_then(Value::as_str).unwrap_or_default())
+}
+
+fn int(object: &Value, pointer: &str) -> i64 {
+    object.pointer(pointer).and_then(Value::as_i64).unwrap_or_default()
+}
+
+fn containers(object: &Value, field: &str) -> Value {
+    let names: Vec<&str> = object
+        .pointer("/spec/template/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get(field).and_then(Value::as_str))
+        .collect();
+    json!(names.join(","))
+}
+
+fn selector(object: &Value) -> Value {
+    let labels: Vec<String> = object
+        .pointer("/spec/selector/matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+        .collect();
+    json!(labels.join(","))
+}
