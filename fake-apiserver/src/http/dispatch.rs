@@ -181,7 +181,7 @@ impl Inner {
             let shown = if subresource == Some("scale") {
                 value.clone()
             } else {
-                present(&info.api_version(), value).into_owned()
+                present(info, value).into_owned()
             };
             Ok((code, render_one(info, render, shown)))
         };
@@ -209,12 +209,7 @@ impl Inner {
                         Ok((StatusCode::OK, list.to_string().into_bytes()))
                     }
                     Render::Table(include) => {
-                        let api_version = info.api_version();
-                        let shown: Vec<Value> = page
-                            .items
-                            .iter()
-                            .map(|o| present(&api_version, o).into_owned())
-                            .collect();
+                        let shown: Vec<Value> = page.items.iter().map(|o| present(info, o).into_owned()).collect();
                         let table = table::table(info, shown.iter(), include, &rv, token);
                         Ok((StatusCode::OK, table.to_string().into_bytes()))
                     }

@@ -13,4 +13,5 @@ pub(crate) mod selector;
 pub(crate) mod shape;
 pub(crate) mod strategic;
 pub(crate) mod validation;
+pub(crate) mod versions;
 pub(crate) mod zero;

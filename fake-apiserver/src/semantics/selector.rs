@@ -169,6 +169,16 @@ impl FieldSelector {
         Ok(Self(terms))
     }
 
+    /// The same selector reading other field paths (another version's names for the fields).
+    pub(crate) fn map_paths(self, map: impl Fn(&str) -> String) -> Self {
+        Self(
+            self.0
+                .into_iter()
+                .map(|(path, equal, value)| (map(&path), equal, value))
+                .collect(),
+        )
+    }
+
     /// Whether `object` is selected.
     pub(crate) fn matches(&self, object: &Value) -> bool {
         self.0.iter().all(|(path, equal, value)| {

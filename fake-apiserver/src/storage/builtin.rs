@@ -84,7 +84,10 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .with_generation()
             .with_scale(Some(".spec.selector"))
             .with_short_names(&["rs"]),
-        b("events.k8s.io", "v1", "Event", "events").with_short_names(&["ev"]),
+        // One store with the core Events, seen through the events.k8s.io field names.
+        b("events.k8s.io", "v1", "Event", "events")
+            .stored_as("v1")
+            .with_short_names(&["ev"]),
         b("coordination.k8s.io", "v1", "Lease", "leases"),
         b("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles").cluster_scoped(),
         b(

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle::{self, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, OnDelete};
+use crate::semantics::versions;
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
@@ -78,7 +79,7 @@ pub(crate) fn delete(
     if *old == marked {
         return Ok((old, false));
     }
-    let stored = state.store.put(&info.storage_key(), marked);
+    let stored = state.store.put(&info.storage_key(), versions::to_storage(info, marked));
     lifecycle::after_update(state, info, &stored, None);
     let current = read::get(state, info, namespace, name);
     Ok(match current {
@@ -111,6 +112,7 @@ fn dry_run(state: &State, info: &ResourceInfo, old: Arc<Value>, opts: &DeleteOpt
 /// Removes an object for good, then lets the garbage collector and the namespace and CRD
 /// lifecycles react.
 pub(crate) fn finish_delete(state: &mut State, info: &Arc<ResourceInfo>, last: Value) -> Arc<Value> {
+    let last = versions::to_storage(info, last);
     let key = (object::namespace(&last).to_owned(), object::name(&last).to_owned());
     let Some(removed) = state.store.remove(&info.storage_key(), &key, Some(last.clone())) else {
         // Already gone (a cascade got there first): nothing is left to react to.

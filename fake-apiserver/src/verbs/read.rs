@@ -9,6 +9,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
 use crate::semantics::selector::{FieldSelector, LabelSelector};
+use crate::semantics::versions;
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
@@ -27,8 +28,10 @@ pub(crate) struct Filter {
 impl Filter {
     pub(crate) fn from_query(info: &ResourceInfo, query: &Query) -> Result<Self, ApiStatus> {
         let labels = LabelSelector::parse(&query.label_selector).map_err(|e| ApiStatus::bad_request(e.to_string()))?;
+        // Selected on the stored objects, whose fields another version may name otherwise.
         let fields = FieldSelector::parse(&query.field_selector, &info.field_selector_paths())
-            .map_err(|e| ApiStatus::bad_request(e.to_string()))?;
+            .map_err(|e| ApiStatus::bad_request(e.to_string()))?
+            .map_paths(|path| versions::storage_field_path(info, path));
         let selective = !query.label_selector.trim().is_empty() || !query.field_selector.trim().is_empty();
         Ok(Self {
             labels,
@@ -57,9 +60,14 @@ pub(crate) fn get(
     namespace: Option<&str>,
     name: &str,
 ) -> Result<Arc<Value>, ApiStatus> {
-    state
+    let stored = state
         .object(info, namespace, name)
-        .ok_or_else(|| ApiStatus::not_found(info, name))
+        .ok_or_else(|| ApiStatus::not_found(info, name))?;
+    // Writes compare and patch the object as the client's version shows it.
+    Ok(match versions::view(info, &stored) {
+        Cow::Borrowed(_) => stored,
+        Cow::Owned(shown) => Arc::new(shown),
+    })
 }
 
 /// GET on a collection.
@@ -176,14 +184,8 @@ fn decode_continue(token: &str) -> Result<(u64, ObjectKey), ApiStatus> {
 
 /// An object as the requested version serves it: objects are stored once for all versions of a
 /// resource and differ only in `apiVersion` (no conversion webhooks).
-pub(crate) fn present<'a>(api_version: &str, object: &'a Value) -> Cow<'a, Value> {
-    if object.get("apiVersion").and_then(Value::as_str) == Some(api_version) {
-        Cow::Borrowed(object)
-    } else {
-        let mut copy = object.clone();
-        copy["apiVersion"] = json!(api_version);
-        Cow::Owned(copy)
-    }
+pub(crate) fn present<'a>(info: &ResourceInfo, object: &'a Value) -> Cow<'a, Value> {
+    versions::view(info, object)
 }
 
 /// The JSON text of a list response.
@@ -208,7 +210,8 @@ pub(crate) fn list_body(info: &ResourceInfo, page: &ListPage) -> Vec<u8> {
         if i > 0 {
             out.push(b',');
         }
-        match item.as_object() {
+        let shown = present(info, item);
+        match shown.as_object() {
             // A typed list's items carry no type meta of their own (a custom resource list is
             // unstructured: its items keep theirs).
             Some(map) if info.builtin => {
@@ -224,7 +227,7 @@ pub(crate) fn list_body(info: &ResourceInfo, page: &ListPage) -> Vec<u8> {
                 }
                 out.push(b'}');
             }
-            _ => serde_json::to_writer(&mut out, present(&api_version, item).as_ref()).expect("JSON values serialize"),
+            _ => serde_json::to_writer(&mut out, shown.as_ref()).expect("JSON values serialize"),
         }
     }
     out.extend_from_slice(b"]}");

@@ -28,7 +28,6 @@ pub(crate) type EventRenderer = Box<dyn for<'a> Fn(&ResourceInfo, &'a Value, boo
 pub(crate) struct WatchPlan {
     info: Arc<ResourceInfo>,
     /// `info`'s apiVersion, which every event's object carries.
-    api_version: String,
     namespace: Option<String>,
     filter: Filter,
     /// Events to send first: synthetic ADDED events or retained history.
@@ -98,7 +97,6 @@ pub(crate) fn start(
         .map_or(MAX_WATCH, Duration::from_secs)
         .min(MAX_WATCH);
     Ok(WatchPlan {
-        api_version: info.api_version(),
         info,
         namespace,
         filter,
@@ -147,7 +145,7 @@ fn visible(
 impl WatchPlan {
     fn line(&mut self, kind: &str, object: &Value) -> Bytes {
         let first = !std::mem::replace(&mut self.sent_any, true);
-        let shown = present(&self.api_version, object);
+        let shown = present(&self.info, object);
         let rendered = (self.render)(&self.info, &shown, first);
         // Written straight from the stored object: no copy of it per event and watcher.
         let mut line = Vec::with_capacity(512);

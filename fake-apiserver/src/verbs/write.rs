@@ -10,7 +10,7 @@ use crate::semantics::schema::{self, Scope};
 use crate::semantics::validation::{
     check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged, validate_metadata,
 };
-use crate::semantics::{builtin_validation, defaults, managed_fields};
+use crate::semantics::{builtin_validation, defaults, managed_fields, versions};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
@@ -125,7 +125,7 @@ pub(crate) fn create(
     if opts.dry_run {
         return Ok(Arc::new(body));
     }
-    let stored = state.store.put(&info.storage_key(), body);
+    let stored = state.store.put(&info.storage_key(), versions::to_storage(info, body));
     lifecycle::after_create(state, info, &stored, defined);
     Ok(stored)
 }
@@ -287,7 +287,7 @@ pub(crate) fn commit_update(
         meta_mut(&mut new).insert("resourceVersion".to_owned(), json!(object::resource_version(&old)));
         return Ok(Arc::new(new));
     }
-    let stored = state.store.put(&info.storage_key(), new);
+    let stored = state.store.put(&info.storage_key(), versions::to_storage(info, new));
     lifecycle::after_update(state, info, &stored, defined);
     Ok(stored)
 }

@@ -1,0 +1,133 @@
+//! One stored object seen through several API versions. The versions of a CRD share their
+//! objects unchanged but for `apiVersion` (conversion strategy `None`); events.k8s.io/v1 Events
+//! are core/v1 Events in storage, with fields renamed as kube-apiserver converts them.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value, json};
+
+use crate::storage::resource::ResourceInfo;
+
+/// events.k8s.io/v1 field ↔ core/v1 field (`pkg/apis/events/v1/conversion.go`).
+const EVENT_FIELDS: &[(&str, &str)] = &[
+    ("note", "message"),
+    ("regarding", "involvedObject"),
+    ("reportingController", "reportingComponent"),
+    ("deprecatedSource", "source"),
+    ("deprecatedFirstTimestamp", "firstTimestamp"),
+    ("deprecatedLastTimestamp", "lastTimestamp"),
+    ("deprecatedCount", "count"),
+];
+
+/// A stored object as `info`'s version shows it.
+pub(crate) fn view<'a>(info: &ResourceInfo, stored: &'a Value) -> Cow<'a, Value> {
+    let api_version = info.api_version();
+    if stored.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str()) {
+        return Cow::Borrowed(stored);
+    }
+    let mut shown = if is_events_v1(info) {
+        let mut event = rename(stored, |core| {
+            EVENT_FIELDS.iter().find(|(_, c)| *c == core).map(|(v1, _)| *v1)
+        });
+        // The events.k8s.io type's fields that Go always writes, and those it leaves out empty.
+        for (field, zero) in [("regarding", json!({})), ("deprecatedSource", json!({}))] {
+            event.entry(field).or_insert(zero);
+        }
+        for field in ["reportingController", "reportingInstance"] {
+            if event.get(field).and_then(Value::as_str) == Some("") {
+                event.remove(field);
+            }
+        }
+        Value::Object(event)
+    } else {
+        stored.clone()
+    };
+    shown["apiVersion"] = json!(api_version);
+    Cow::Owned(shown)
+}
+
+/// An object written through `info`'s version, as it is stored.
+pub(crate) fn to_storage(info: &ResourceInfo, object: Value) -> Value {
+    if !is_events_v1(info) {
+        return object;
+    }
+    let mut core = rename(&object, |v1| {
+        EVENT_FIELDS.iter().find(|(v, _)| *v == v1).map(|(_, c)| *c)
+    });
+    core.insert("apiVersion".to_owned(), json!("v1"));
+    let mut core = Value::Object(core);
+    core_event_zeros(&mut core);
+    core
+}
+
+/// A field selector path of `info`'s version, as it reads the stored object.
+pub(crate) fn storage_field_path(info: &ResourceInfo, path: &str) -> String {
+    if !is_events_v1(info) {
+        return path.to_owned();
+    }
+    let (head, rest) = path.split_once('.').map_or((path, None), |(h, r)| (h, Some(r)));
+    match (EVENT_FIELDS.iter().find(|(v1, _)| *v1 == head), rest) {
+        (Some((_, core)), Some(rest)) => format!("{core}.{rest}"),
+        (Some((_, core)), None) => (*core).to_owned(),
+        (None, _) => path.to_owned(),
+    }
+}
+
+/// The fields of a core Event that Go always writes, empty when unset: what kube-apiserver
+/// answers and stores.
+pub(crate) fn core_event_zeros(event: &mut Value) {
+    if let Some(map) = event.as_object_mut() {
+        for (field, zero) in [
+            ("involvedObject", json!({})),
+            ("source", json!({})),
+            ("reportingComponent", json!("")),
+            ("reportingInstance", json!("")),
+        ] {
+            map.entry(field).or_insert(zero);
+        }
+    }
+}
+
+fn is_events_v1(info: &ResourceInfo) -> bool {
+    info.group == "events.k8s.io" && info.kind == "Event"
+}
+
+/// A copy of `object` with its top-level fields renamed by `rename` (others kept).
+fn rename<'a>(object: &Value, rename: impl Fn(&str) -> Option<&'a str>) -> Map<String, Value> {
+    object
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(key, value)| (rename(key).map_or_else(|| key.clone(), str::to_owned), value.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events_v1() -> ResourceInfo {
+        ResourceInfo::builtin("events.k8s.io", "v1", "Event", "events").stored_as("v1")
+    }
+
+    #[test]
+    fn events_should_convert_between_the_two_apis_both_ways() {
+        let written = json!({ "apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": { "name": "e" },
+                              "note": "hi", "regarding": { "kind": "ConfigMap", "name": "c" },
+                              "reportingController": "x/y", "reportingInstance": "i", "eventTime": "t" });
+        let stored = to_storage(&events_v1(), written.clone());
+        assert_eq!(stored["apiVersion"], "v1");
+        assert_eq!(stored["message"], "hi");
+        assert_eq!(stored["involvedObject"]["name"], "c");
+        assert_eq!(stored["reportingComponent"], "x/y");
+        assert_eq!(stored["source"], json!({}));
+        let mut seen = view(&events_v1(), &stored).into_owned();
+        seen.as_object_mut().unwrap().remove("deprecatedSource");
+        assert_eq!(seen, written);
+        assert_eq!(
+            storage_field_path(&events_v1(), "regarding.name"),
+            "involvedObject.name"
+        );
+        assert_eq!(storage_field_path(&events_v1(), "reason"), "reason");
+    }
+}
