@@ -62,7 +62,7 @@ pub(crate) fn groups(registry: &Registry) -> Value {
 
 /// `/apis/{group}`.
 pub(crate) fn group(registry: &Registry, group: &str) -> Result<Value, ApiStatus> {
-    group_document(registry, group).ok_or_else(|| ApiStatus::no_route())
+    group_document(registry, group).ok_or_else(ApiStatus::no_route)
 }
 
 /// `/api/v1` and `/apis/{group}/{version}`.

@@ -142,14 +142,14 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
     // A subresource the table does not list with this verb is a path this server does not have;
     // a verb the resource itself does not serve is refused by dispatch (405, as kube-apiserver).
     // The CRD handler answers an unknown subresource as an object it cannot find.
-    if let (Some(sub), Some(object)) = (subresource.as_deref(), name) {
-        if !info.serves(verb, Some(sub)) {
-            return Err(if info.builtin {
-                ApiStatus::no_route()
-            } else {
-                ApiStatus::not_found(info, object)
-            });
-        }
+    if let (Some(sub), Some(object)) = (subresource.as_deref(), name)
+        && !info.serves(verb, Some(sub))
+    {
+        return Err(if info.builtin {
+            ApiStatus::no_route()
+        } else {
+            ApiStatus::not_found(info, object)
+        });
     }
     Ok(Route::Resource(ResourceRoute {
         verb,

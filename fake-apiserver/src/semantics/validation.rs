@@ -163,7 +163,7 @@ pub(crate) fn validate_metadata(info: &ResourceInfo, object: &Value) -> Result<(
         }
     }
     causes.extend(names::metadata_errors(object));
-    causes.extend(owner_reference_errors(&object::owner_references(object)));
+    causes.extend(owner_reference_errors(object::owner_references(object)));
     if causes.is_empty() {
         Ok(())
     } else {

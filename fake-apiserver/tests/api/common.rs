@@ -97,7 +97,7 @@ pub async fn create_configmaps(api: &Api<ConfigMap>, count: usize, labels: &[(&s
 pub async fn eventually<F, Fut>(what: &str, mut check: F)
 where
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
+    Fut: Future<Output = bool>,
 {
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
     while !check().await {
