@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use crate::semantics::selector::label_selector_text;
 use crate::storage::object;
 
 /// `ObjectMeta.name`'s documentation, the description of every table's Name column.
@@ -115,18 +116,10 @@ pub(crate) fn columns(group: &str, kind: &str) -> Option<Vec<BuiltinColumn>> {
                 |o| json!(int(o, "/status/availableReplicas")),
             ),
             age,
-            wide("Containers", "Names of each container in the template.", |o| {
-                containers(o, "name")
-            }),
-            wide("Images", "Images referenced by each container in the template.", |o| {
-                containers(o, "image")
-            }),
-            wide(
-                "Selector",
-                "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
-                selector,
-            ),
-        ],
+        ]
+        .into_iter()
+        .chain(template_columns())
+        .collect(),
         ("apps", "ReplicaSet") => vec![
             column(
                 "Desired",
@@ -147,20 +140,29 @@ pub(crate) fn columns(group: &str, kind: &str) -> Option<Vec<BuiltinColumn>> {
                 |o| json!(int(o, "/status/readyReplicas")),
             ),
             age,
-            wide("Containers", "Names of each container in the template.", |o| {
-                containers(o, "name")
-            }),
-            wide("Images", "Images referenced by each container in the template.", |o| {
-                containers(o, "image")
-            }),
-            wide(
-                "Selector",
-                "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
-                selector,
-            ),
-        ],
+        ]
+        .into_iter()
+        .chain(template_columns())
+        .collect(),
         _ => return None,
     })
+}
+
+/// The `-o wide` columns of the workloads: their pod template's containers and selector.
+fn template_columns() -> [BuiltinColumn; 3] {
+    [
+        wide("Containers", "Names of each container in the template.", |o| {
+            containers(o, "name")
+        }),
+        wide("Images", "Images referenced by each container in the template.", |o| {
+            containers(o, "image")
+        }),
+        wide(
+            "Selector",
+            "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
+            |o| json!(o.pointer("/spec/selector").map(label_selector_text).unwrap_or_default()),
+        ),
+    ]
 }
 
 /// The Age of an object, as `kubectl get` shows it.
@@ -199,15 +201,4 @@ fn containers(object: &Value, field: &str) -> Value {
         .filter_map(|c| c.get(field).and_then(Value::as_str))
         .collect();
     json!(names.join(","))
-}
-
-fn selector(object: &Value) -> Value {
-    let labels: Vec<String> = object
-        .pointer("/spec/selector/matchLabels")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-        .collect();
-    json!(labels.join(","))
 }

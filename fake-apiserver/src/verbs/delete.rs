@@ -48,34 +48,11 @@ pub(crate) fn delete(
         OnDelete::Proceed(old) => old,
         OnDelete::Answered(terminating) => return Ok((terminating, false)),
     };
-    let mut finalizers = object::finalizers(&old);
-    if state.options.garbage_collection {
-        let policy_finalizer = match opts.propagation.as_deref() {
-            Some("Orphan") => Some(ORPHAN_FINALIZER),
-            Some("Foreground") => Some(FOREGROUND_FINALIZER),
-            _ => None,
-        };
-        // A stated policy replaces whichever one an earlier delete asked for.
-        if opts.propagation.is_some() {
-            finalizers.retain(|f| f != ORPHAN_FINALIZER && f != FOREGROUND_FINALIZER);
-        }
-        if let Some(f) = policy_finalizer {
-            finalizers.push(f.to_owned());
-        }
-    }
+    let finalizers = finalizers_after(state, &old, opts);
     if finalizers.is_empty() {
         return Ok((finish_delete(state, info, (*old).clone()), true));
     }
-    let mut marked = (*old).clone();
-    object::set_finalizers(&mut marked, &finalizers);
-    if !object::is_deleting(&old) {
-        let meta = meta_mut(&mut marked);
-        meta.insert("deletionTimestamp".to_owned(), json!(object::now()));
-        meta.insert("deletionGracePeriodSeconds".to_owned(), json!(0));
-        if info.has_generation {
-            meta.insert("generation".to_owned(), json!(object::generation(&old) + 1));
-        }
-    }
+    let marked = mark(info, &old, &finalizers);
     if *old == marked {
         return Ok((old, false));
     }
@@ -90,23 +67,41 @@ pub(crate) fn delete(
 
 /// What a delete would answer, with nothing stored: the object as it would be marked, or gone.
 fn dry_run(state: &State, info: &ResourceInfo, old: Arc<Value>, opts: &DeleteOpts) -> (Arc<Value>, bool) {
-    let mut finalizers = object::finalizers(&old);
-    match opts.propagation.as_deref() {
-        Some("Orphan") if state.options.garbage_collection => finalizers.push(ORPHAN_FINALIZER.to_owned()),
-        Some("Foreground") if state.options.garbage_collection => finalizers.push(FOREGROUND_FINALIZER.to_owned()),
-        _ => {}
-    }
+    let finalizers = finalizers_after(state, &old, opts);
     if finalizers.is_empty() && info.lifecycle != Lifecycle::Namespace {
         return (old, true);
     }
-    let mut marked = (*old).clone();
-    object::set_finalizers(&mut marked, &finalizers);
-    if !object::is_deleting(&old) {
+    (Arc::new(mark(info, &old, &finalizers)), false)
+}
+
+/// The finalizers an object keeps once deleted: its own, and the one of the propagation policy
+/// asked for (which replaces whichever one an earlier delete asked for).
+fn finalizers_after(state: &State, old: &Value, opts: &DeleteOpts) -> Vec<String> {
+    let mut finalizers = object::finalizers(old);
+    if state.options.garbage_collection && opts.propagation.is_some() {
+        finalizers.retain(|f| f != ORPHAN_FINALIZER && f != FOREGROUND_FINALIZER);
+        match opts.propagation.as_deref() {
+            Some("Orphan") => finalizers.push(ORPHAN_FINALIZER.to_owned()),
+            Some("Foreground") => finalizers.push(FOREGROUND_FINALIZER.to_owned()),
+            _ => {}
+        }
+    }
+    finalizers
+}
+
+/// The object marked for deletion, waiting on `finalizers`.
+fn mark(info: &ResourceInfo, old: &Value, finalizers: &[String]) -> Value {
+    let mut marked = old.clone();
+    object::set_finalizers(&mut marked, finalizers);
+    if !object::is_deleting(old) {
         let meta = meta_mut(&mut marked);
         meta.insert("deletionTimestamp".to_owned(), json!(object::now()));
         meta.insert("deletionGracePeriodSeconds".to_owned(), json!(0));
+        if info.has_generation {
+            meta.insert("generation".to_owned(), json!(object::generation(old) + 1));
+        }
     }
-    (Arc::new(marked), false)
+    marked
 }
 
 /// Removes an object for good, then lets the garbage collector and the namespace and CRD

@@ -2,6 +2,7 @@
 
 use fake_apiserver::FakeApiServer;
 use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ObjectMeta, PostParams};
 use kube::{CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
@@ -104,6 +105,20 @@ where
         assert!(tokio::time::Instant::now() < deadline, "timed out waiting until {what}");
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+}
+
+/// Waits until the CRD `name` is established, as a client of a cluster must before it uses the
+/// CRD's kind.
+pub async fn established(client: kube::Client, name: &str) {
+    let crds: Api<CustomResourceDefinition> = Api::all(client);
+    eventually("the CRD is established", || async {
+        let crd = crds.get(name).await.unwrap();
+        let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
+        conditions
+            .iter()
+            .any(|c| c.type_ == "Established" && c.status == "True")
+    })
+    .await;
 }
 
 /// The `kube::Error::Api` response of a failed call.

@@ -20,14 +20,7 @@ async fn creating_a_crd_should_serve_its_kind() {
         .unwrap();
     assert_eq!(created.metadata.name.as_deref(), Some("virtualmachines.cloudnative.tw"));
     // Established by the CRD's controllers, after the create was answered.
-    eventually("the CRD is established", || async {
-        let crd = crds.get("virtualmachines.cloudnative.tw").await.unwrap();
-        let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
-        conditions
-            .iter()
-            .any(|c| c.type_ == "Established" && c.status == "True")
-    })
-    .await;
+    established(server.client(), "virtualmachines.cloudnative.tw").await;
 
     vms(&server)
         .create(&PostParams::default(), &vm("test-vm", 1))

@@ -4,7 +4,6 @@
 //! kubectl comes from Debian's packages (`hack/test.sh` installs it); without it the test is
 //! skipped locally and fails under CI, so CI always runs it.
 
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -100,15 +99,7 @@ async fn kubectl_should_apply_get_watch_and_delete() {
     );
     // As on a cluster, a new CRD serves its kind once it is established. (`kubectl wait`
     // fails on the `conditions: null` kube-apiserver keeps until then.)
-    let crds: kube::Api<CustomResourceDefinition> = kube::Api::all(server.client());
-    eventually("the CRD is established", || async {
-        let crd = crds.get("virtualmachines.cloudnative.tw").await.unwrap();
-        let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
-        conditions
-            .iter()
-            .any(|c| c.type_ == "Established" && c.status == "True")
-    })
-    .await;
+    established(server.client(), "virtualmachines.cloudnative.tw").await;
 
     let manifest = |cpu: i64| {
         json!({ "apiVersion": "cloudnative.tw/v1alpha1", "kind": "VirtualMachine",
