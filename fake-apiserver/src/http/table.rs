@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
-use crate::http::printers;
+use crate::http::printers::{self, human_duration};
 use crate::storage::object;
 use crate::storage::resource::{PrinterColumn, ResourceInfo};
 
@@ -254,78 +254,9 @@ fn lookup<'a>(object: &'a Value, path: &str) -> Option<&'a Value> {
     Some(current)
 }
 
-/// apimachinery's `duration.HumanDuration`: `45s`, `3m12s`, `5h2m`, `3d4h`, `2y10d`.
-pub(crate) fn human_duration(seconds: i64) -> String {
-    if seconds < -1 {
-        return "<invalid>".to_owned();
-    }
-    if seconds < 0 {
-        return "0s".to_owned();
-    }
-    if seconds < 120 {
-        return format!("{seconds}s");
-    }
-    let minutes = seconds / 60;
-    if minutes < 10 {
-        let s = seconds % 60;
-        return if s == 0 {
-            format!("{minutes}m")
-        } else {
-            format!("{minutes}m{s}s")
-        };
-    }
-    if minutes < 180 {
-        return format!("{minutes}m");
-    }
-    let hours = minutes / 60;
-    if hours < 8 {
-        let m = minutes % 60;
-        return if m == 0 {
-            format!("{hours}h")
-        } else {
-            format!("{hours}h{m}m")
-        };
-    }
-    if hours < 48 {
-        return format!("{hours}h");
-    }
-    let days = hours / 24;
-    if hours < 24 * 8 {
-        let h = hours % 24;
-        return if h == 0 {
-            format!("{days}d")
-        } else {
-            format!("{days}d{h}h")
-        };
-    }
-    if hours < 24 * 365 * 2 {
-        return format!("{days}d");
-    }
-    let years = days / 365;
-    if hours < 24 * 365 * 8 {
-        let d = days % 365;
-        return if d == 0 {
-            format!("{years}y")
-        } else {
-            format!("{years}y{d}d")
-        };
-    }
-    format!("{years}y")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn human_duration_should_match_apimachinery() {
-        assert_eq!(human_duration(45), "45s");
-        assert_eq!(human_duration(192), "3m12s");
-        assert_eq!(human_duration(600), "10m");
-        assert_eq!(human_duration(5 * 3600 + 120), "5h2m");
-        assert_eq!(human_duration(3 * 86400 + 4 * 3600), "3d4h");
-        assert_eq!(human_duration(-5), "<invalid>");
-    }
 
     #[test]
     fn table_should_render_printer_columns() {
