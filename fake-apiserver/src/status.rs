@@ -178,15 +178,12 @@ impl ApiStatus {
             "{} \"{name}\" is forbidden: unable to create new content in namespace {namespace} because it is being terminated",
             info.group_resource()
         );
-        let mut status = Self::forbidden(message);
-        status.details = Some(json!({
-            "name": name, "group": info.group, "kind": info.plural,
-            "causes": [{
-                "reason": "NamespaceTerminating",
-                "message": format!("namespace {namespace} is being terminated"),
-                "field": "metadata.namespace",
-            }],
-        }));
+        let mut status = Self::forbidden(message).with_details(info, name);
+        status.details.as_mut().expect("details just set")["causes"] = json!([{
+            "reason": "NamespaceTerminating",
+            "message": format!("namespace {namespace} is being terminated"),
+            "field": "metadata.namespace",
+        }]);
         status
     }
 

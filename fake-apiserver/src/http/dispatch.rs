@@ -16,6 +16,7 @@ use crate::http::openapi;
 use crate::http::query;
 use crate::http::route::{ResourceRoute, Route, route};
 use crate::http::table::{self, Render};
+use crate::semantics::versions;
 use crate::server::Inner;
 use crate::status::{ApiStatus, deleted_status};
 use crate::storage::resource::ResourceInfo;
@@ -23,7 +24,7 @@ use crate::storage::verb::Verb;
 use crate::testing::Action;
 use crate::verbs::options::{DeleteOpts, Query, WriteOpts};
 use crate::verbs::patch::{PatchRequest, decode_body, scale_of};
-use crate::verbs::read::{Filter, list_body, present};
+use crate::verbs::read::{Filter, list_body};
 use crate::verbs::{delete, patch, read, watch, write};
 
 /// The body of every fake server response: a buffer, or a watch stream.
@@ -177,11 +178,12 @@ impl Inner {
             dry_run: query.dry_run(),
             strict: query.strict,
         };
+        let api_version = info.api_version();
         let object = |code: StatusCode, value: &Value| -> Answer {
             let shown = if subresource == Some("scale") {
                 value.clone()
             } else {
-                present(info, value).into_owned()
+                versions::view(info, &api_version, value).into_owned()
             };
             Ok((code, render_one(info, render, shown)))
         };
@@ -209,7 +211,11 @@ impl Inner {
                         Ok((StatusCode::OK, list.to_string().into_bytes()))
                     }
                     Render::Table(include) => {
-                        let shown: Vec<Value> = page.items.iter().map(|o| present(info, o).into_owned()).collect();
+                        let shown: Vec<Value> = page
+                            .items
+                            .iter()
+                            .map(|o| versions::view(info, &api_version, o).into_owned())
+                            .collect();
                         let table = table::table(info, shown.iter(), include, &rv, token);
                         Ok((StatusCode::OK, table.to_string().into_bytes()))
                     }

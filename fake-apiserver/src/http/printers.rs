@@ -168,10 +168,13 @@ fn template_columns() -> [BuiltinColumn; 3] {
 /// The Age of an object, as `kubectl get` shows it.
 fn age(object: &Value) -> Value {
     let created = object.pointer("/metadata/creationTimestamp").and_then(Value::as_str);
-    match created.and_then(object::timestamp_seconds) {
-        Some(then) => json!(human_duration(jiff::Timestamp::now().as_second() - then)),
-        None => json!("<unknown>"),
-    }
+    json!(created.and_then(since).unwrap_or_else(|| "<unknown>".to_owned()))
+}
+
+/// How long ago an RFC 3339 `timestamp` was, as tables show ages; `None` when it is not one.
+pub(crate) fn since(timestamp: &str) -> Option<String> {
+    let then = object::timestamp_seconds(timestamp)?;
+    Some(human_duration(jiff::Timestamp::now().as_second() - then))
 }
 
 fn count(object: &Value, field: &str) -> usize {

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
-use crate::http::printers::{self, human_duration};
+use crate::http::printers;
 use crate::storage::object;
 use crate::storage::resource::{PrinterColumn, ResourceInfo};
 
@@ -220,12 +220,12 @@ fn cell(type_: &str, json_path: &str, object: &Value) -> Value {
         return Value::Null;
     };
     match type_ {
-        "date" => value
-            .as_str()
-            .and_then(object::timestamp_seconds)
-            .map_or(json!("<invalid>"), |then| {
-                json!(human_duration(jiff::Timestamp::now().as_second() - then))
-            }),
+        "date" => json!(
+            value
+                .as_str()
+                .and_then(printers::since)
+                .unwrap_or_else(|| "<invalid>".to_owned())
+        ),
         "integer" | "number" | "boolean" => value.clone(),
         _ => match value {
             Value::String(_) | Value::Null => value.clone(),

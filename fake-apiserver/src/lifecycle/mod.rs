@@ -55,8 +55,7 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
 pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: &Value, defined: Defined) {
     if let (Lifecycle::CustomResourceDefinition, Some(defined)) = (info.lifecycle, defined) {
         let crd = object::name(stored).to_owned();
-        let delay = state.options.controller_delay;
-        state.pending.push(Pending::Establish { crd, defined }, delay);
+        state.pending.push(Pending::Establish { crd, defined });
     }
 }
 
@@ -79,7 +78,7 @@ pub(crate) fn after_update(state: &mut State, info: &Arc<ResourceInfo>, stored: 
             info: info.clone(),
             object: stored.clone(),
         };
-        state.pending.push(work, state.options.controller_delay);
+        state.pending.push(work);
     }
 }
 
@@ -98,9 +97,7 @@ pub(crate) fn on_delete(state: &mut State, info: &Arc<ResourceInfo>, old: Arc<Va
         Lifecycle::Namespace => {
             let marked = namespace::mark_terminating(state, info, old);
             let name = object::name(&marked).to_owned();
-            state
-                .pending
-                .push(Pending::EmptyNamespace { name }, state.options.controller_delay);
+            state.pending.push(Pending::EmptyNamespace { name });
             OnDelete::Answered(marked)
         }
         Lifecycle::CustomResourceDefinition => OnDelete::Proceed(crd::prepare_delete(state, info, old)),
@@ -118,7 +115,7 @@ pub(crate) fn after_remove(state: &mut State, info: &Arc<ResourceInfo>, removed:
         info: info.clone(),
         object: removed.clone(),
     };
-    state.pending.push(work, state.options.controller_delay);
+    state.pending.push(work);
 }
 
 /// Runs the controllers on the work due at `now` (everything with `None`), which may queue

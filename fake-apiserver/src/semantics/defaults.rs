@@ -207,7 +207,6 @@ fn service(object: &mut Value) {
     }
 }
 
-/// A subject's `apiGroup` defaults by its kind.
 /// apiextensions' `SetDefaults_CustomResourceDefinitionSpec`: names, and no conversion.
 fn custom_resource_definition(object: &mut Value) {
     let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else {
@@ -226,6 +225,7 @@ fn custom_resource_definition(object: &mut Value) {
     default(spec, "conversion", json!({ "strategy": "None" }));
 }
 
+/// A subject's `apiGroup` defaults by its kind.
 fn role_binding(object: &mut Value) {
     for subject in object
         .get_mut("subjects")

@@ -187,10 +187,7 @@ fn owner_reference_errors(owners: &[Value]) -> Vec<(String, String)> {
         ];
         for (key, value, why) in checks {
             if value.is_empty() {
-                causes.push((
-                    format!("{field}.{key}"),
-                    format!("Invalid value: {:?}: {why}", text(key)),
-                ));
+                causes.push((format!("{field}.{key}"), names::invalid(&text(key).into(), why)));
             }
         }
         if owner.get("controller").and_then(Value::as_bool) == Some(true) {

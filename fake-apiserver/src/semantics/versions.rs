@@ -19,10 +19,10 @@ const EVENT_FIELDS: &[(&str, &str)] = &[
     ("deprecatedCount", "count"),
 ];
 
-/// A stored object as `info`'s version shows it.
-pub(crate) fn view<'a>(info: &ResourceInfo, stored: &'a Value) -> Cow<'a, Value> {
-    let api_version = info.api_version();
-    if stored.get("apiVersion").and_then(Value::as_str) == Some(api_version.as_str()) {
+/// A stored object as `info`'s version (whose `apiVersion` is `api_version`, computed once per
+/// request by the caller) shows it.
+pub(crate) fn view<'a>(info: &ResourceInfo, api_version: &str, stored: &'a Value) -> Cow<'a, Value> {
+    if stored.get("apiVersion").and_then(Value::as_str) == Some(api_version) {
         return Cow::Borrowed(stored);
     }
     let mut shown = if is_events_v1(info) {
@@ -121,7 +121,7 @@ mod tests {
         assert_eq!(stored["involvedObject"]["name"], "c");
         assert_eq!(stored["reportingComponent"], "x/y");
         assert_eq!(stored["source"], json!({}));
-        let mut seen = view(&events_v1(), &stored).into_owned();
+        let mut seen = view(&events_v1(), "events.k8s.io/v1", &stored).into_owned();
         seen.as_object_mut().unwrap().remove("deprecatedSource");
         assert_eq!(seen, written);
         assert_eq!(

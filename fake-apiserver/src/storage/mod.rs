@@ -47,8 +47,8 @@ impl State {
         Self {
             store: Store::new(options.history_limit, options.watch_buffer),
             registry: Registry::default(),
+            pending: PendingWork::new(options.controller_delay),
             options,
-            pending: PendingWork::default(),
         }
     }
 

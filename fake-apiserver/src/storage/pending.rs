@@ -45,16 +45,26 @@ impl Pending {
 
 /// The queue, each reaction with the time it is due, and whether a controller task is already
 /// waiting to run them.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct PendingWork {
     queue: Vec<(Instant, Pending)>,
     scheduled: bool,
+    /// The server's controller delay, which each reaction's own delay scales.
+    base_delay: Duration,
 }
 
 impl PendingWork {
+    pub(crate) fn new(base_delay: Duration) -> Self {
+        Self {
+            queue: Vec::new(),
+            scheduled: false,
+            base_delay,
+        }
+    }
+
     /// Queues a reaction, due after its delay.
-    pub(crate) fn push(&mut self, work: Pending, base_delay: Duration) {
-        let due = Instant::now() + work.delay(base_delay);
+    pub(crate) fn push(&mut self, work: Pending) {
+        let due = Instant::now() + work.delay(self.base_delay);
         self.queue.push((due, work));
     }
 

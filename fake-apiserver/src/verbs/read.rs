@@ -64,7 +64,7 @@ pub(crate) fn get(
         .object(info, namespace, name)
         .ok_or_else(|| ApiStatus::not_found(info, name))?;
     // Writes compare and patch the object as the client's version shows it.
-    Ok(match versions::view(info, &stored) {
+    Ok(match versions::view(info, &info.api_version(), &stored) {
         Cow::Borrowed(_) => stored,
         Cow::Owned(shown) => Arc::new(shown),
     })
@@ -182,12 +182,6 @@ fn decode_continue(token: &str) -> Result<(u64, ObjectKey), ApiStatus> {
     Ok((rv, (text("ns").ok_or_else(bad)?, text("name").ok_or_else(bad)?)))
 }
 
-/// An object as the requested version serves it: objects are stored once for all versions of a
-/// resource and differ only in `apiVersion` (no conversion webhooks).
-pub(crate) fn present<'a>(info: &ResourceInfo, object: &'a Value) -> Cow<'a, Value> {
-    versions::view(info, object)
-}
-
 /// The JSON text of a list response.
 pub(crate) fn list_body(info: &ResourceInfo, page: &ListPage) -> Vec<u8> {
     let mut metadata = json!({ "resourceVersion": page.resource_version.to_string() });
@@ -210,7 +204,7 @@ pub(crate) fn list_body(info: &ResourceInfo, page: &ListPage) -> Vec<u8> {
         if i > 0 {
             out.push(b',');
         }
-        let shown = present(info, item);
+        let shown = versions::view(info, &api_version, item);
         match shown.as_object() {
             // A typed list's items carry no type meta of their own (a custom resource list is
             // unstructured: its items keep theirs).

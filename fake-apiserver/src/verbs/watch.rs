@@ -9,13 +9,14 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
+use crate::semantics::versions;
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 use crate::storage::store::{Broadcast, Change, ChangeKind};
 use crate::verbs::options::{Query, parse_rv};
-use crate::verbs::read::{Filter, present};
+use crate::verbs::read::Filter;
 
 /// Longest a watch stays open without `timeoutSeconds`, like kube-apiserver's request timeout.
 const MAX_WATCH: Duration = Duration::from_secs(1800);
@@ -28,6 +29,7 @@ pub(crate) type EventRenderer = Box<dyn for<'a> Fn(&ResourceInfo, &'a Value, boo
 pub(crate) struct WatchPlan {
     info: Arc<ResourceInfo>,
     /// `info`'s apiVersion, which every event's object carries.
+    api_version: String,
     namespace: Option<String>,
     filter: Filter,
     /// Events to send first: synthetic ADDED events or retained history.
@@ -97,6 +99,7 @@ pub(crate) fn start(
         .map_or(MAX_WATCH, Duration::from_secs)
         .min(MAX_WATCH);
     Ok(WatchPlan {
+        api_version: info.api_version(),
         info,
         namespace,
         filter,
@@ -145,7 +148,7 @@ fn visible(
 impl WatchPlan {
     fn line(&mut self, kind: &str, object: &Value) -> Bytes {
         let first = !std::mem::replace(&mut self.sent_any, true);
-        let shown = present(&self.info, object);
+        let shown = versions::view(&self.info, &self.api_version, object);
         let rendered = (self.render)(&self.info, &shown, first);
         // Written straight from the stored object: no copy of it per event and watcher.
         let mut line = Vec::with_capacity(512);

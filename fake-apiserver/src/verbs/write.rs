@@ -141,7 +141,6 @@ pub(crate) fn update(
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
     check_type_meta(&mut body, info)?;
-    defaults::apply(info, &mut body)?;
     set_namespace(&mut body, info, namespace)?;
     let body_name = object::name(&body);
     if body_name.is_empty() {
