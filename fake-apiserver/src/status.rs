@@ -211,6 +211,11 @@ impl ApiStatus {
         )
     }
 
+    /// 406 NotAcceptable: the response cannot take the form the client asked for.
+    pub fn not_acceptable(message: impl Into<String>) -> Self {
+        Self::new(406, "NotAcceptable", message)
+    }
+
     /// 500 InternalError.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(500, "InternalError", message)

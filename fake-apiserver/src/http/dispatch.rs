@@ -126,6 +126,7 @@ impl Inner {
             }
         }
         let render = Render::negotiate(&header_text(headers, header::ACCEPT), raw_query);
+        render.check_fits(route.verb == Verb::List, &route.info.kind)?;
         if route.verb == Verb::Watch {
             let renderer: watch::EventRenderer =
                 Box::new(move |info, object, first| render.event_object(info, object, first));
@@ -206,7 +207,7 @@ impl Inner {
                 let token = page.continue_token.as_deref();
                 match render {
                     Render::Object => Ok((StatusCode::OK, list_body(info, &page))),
-                    Render::Metadata => {
+                    Render::Metadata { .. } => {
                         let list = table::partial_list(page.items.iter().map(|o| o.as_ref()), &rv, token);
                         Ok((StatusCode::OK, list.to_string().into_bytes()))
                     }
@@ -298,7 +299,7 @@ impl Inner {
 
 fn render_one(info: &ResourceInfo, render: Render, object: Value) -> Vec<u8> {
     match render {
-        Render::Metadata if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
+        Render::Metadata { .. } if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
             table::partial(&object).to_string().into_bytes()
         }
         Render::Table(include) if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {

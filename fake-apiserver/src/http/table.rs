@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use serde_json::{Value, json};
 
 use crate::http::printers;
+use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::{PrinterColumn, ResourceInfo};
 
@@ -17,8 +18,9 @@ pub(crate) enum Render {
     Object,
     /// As a `Table`, with each row carrying the object, its metadata only, or nothing.
     Table(IncludeObject),
-    /// As `PartialObjectMetadata` (in a `PartialObjectMetadataList` for lists).
-    Metadata,
+    /// As `PartialObjectMetadata`, or (`list`) a `PartialObjectMetadataList`: kube-apiserver
+    /// answers each only where it fits.
+    Metadata { list: bool },
 }
 
 /// The `includeObject` query parameter of table requests.
@@ -33,8 +35,11 @@ impl Render {
     /// Reads the `Accept` header and the `includeObject` parameter.
     pub(crate) fn negotiate(accept: &str, raw_query: Option<&str>) -> Self {
         let first = accept.split(',').next().unwrap_or_default();
+        if first.contains("as=PartialObjectMetadataList") {
+            return Render::Metadata { list: true };
+        }
         if first.contains("as=PartialObjectMetadata") {
-            return Render::Metadata;
+            return Render::Metadata { list: false };
         }
         if !first.contains("as=Table") {
             return Render::Object;
@@ -50,12 +55,26 @@ impl Render {
         Render::Table(include)
     }
 
+    /// Refuses, as kube-apiserver does with 406, metadata of the wrong form: a single
+    /// `PartialObjectMetadata` for a list, a `PartialObjectMetadataList` for anything else
+    /// (objects, and the events of a watch).
+    pub(crate) fn check_fits(self, list: bool, kind: &str) -> Result<(), ApiStatus> {
+        match self {
+            Render::Metadata { list: wanted } if wanted != list => Err(ApiStatus::not_acceptable(if list {
+                format!("you requested PartialObjectMetadata, but the requested object is a list ({kind}List)")
+            } else {
+                format!("you requested PartialObjectMetadataList, but the requested object is not a list ({kind})")
+            })),
+            _ => Ok(()),
+        }
+    }
+
     /// The object of one watch event; tables carry their column definitions on the first event
     /// of a stream only, as kube-apiserver sends them.
     pub(crate) fn event_object<'a>(self, info: &ResourceInfo, object: &'a Value, first: bool) -> Cow<'a, Value> {
         match self {
             Render::Object => Cow::Borrowed(object),
-            Render::Metadata => Cow::Owned(partial(object)),
+            Render::Metadata { .. } => Cow::Owned(partial(object)),
             Render::Table(include) => {
                 let rv = object::resource_version(object);
                 let mut table = table(info, std::iter::once(object), include, rv, None);

@@ -8,7 +8,7 @@
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
-use crate::semantics::versions;
+use crate::semantics::zero;
 use crate::status::ApiStatus;
 use crate::storage::object::meta_mut;
 use crate::storage::resource::ResourceInfo;
@@ -29,7 +29,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiSt
         }
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),
-        ("", "Event") => versions::core_event_zeros(object),
+        ("", "Event") => zero::fill_unset(object, "", "Event"),
         ("", "Service") => service(object),
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => role_binding(object),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => custom_resource_definition(object),

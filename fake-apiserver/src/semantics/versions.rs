@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
+use crate::semantics::zero;
 use crate::storage::resource::ResourceInfo;
 
 /// events.k8s.io/v1 field ↔ core/v1 field (`pkg/apis/events/v1/conversion.go`).
@@ -29,16 +30,15 @@ pub(crate) fn view<'a>(info: &ResourceInfo, api_version: &str, stored: &'a Value
         let mut event = rename(stored, |core| {
             EVENT_FIELDS.iter().find(|(_, c)| *c == core).map(|(v1, _)| *v1)
         });
-        // The events.k8s.io type's fields that Go always writes, and those it leaves out empty.
-        for (field, zero) in [("regarding", json!({})), ("deprecatedSource", json!({}))] {
-            event.entry(field).or_insert(zero);
-        }
+        // The core type always writes these, the events.k8s.io type leaves them out empty.
         for field in ["reportingController", "reportingInstance"] {
             if event.get(field).and_then(Value::as_str) == Some("") {
                 event.remove(field);
             }
         }
-        Value::Object(event)
+        let mut event = Value::Object(event);
+        zero::fill_unset(&mut event, "events.k8s.io", "Event");
+        event
     } else {
         stored.clone()
     };
@@ -56,7 +56,7 @@ pub(crate) fn to_storage(info: &ResourceInfo, object: Value) -> Value {
     });
     core.insert("apiVersion".to_owned(), json!("v1"));
     let mut core = Value::Object(core);
-    core_event_zeros(&mut core);
+    zero::fill_unset(&mut core, "", "Event");
     core
 }
 
@@ -70,21 +70,6 @@ pub(crate) fn storage_field_path(info: &ResourceInfo, path: &str) -> String {
         (Some((_, core)), Some(rest)) => format!("{core}.{rest}"),
         (Some((_, core)), None) => (*core).to_owned(),
         (None, _) => path.to_owned(),
-    }
-}
-
-/// The fields of a core Event that Go always writes, empty when unset: what kube-apiserver
-/// answers and stores.
-pub(crate) fn core_event_zeros(event: &mut Value) {
-    if let Some(map) = event.as_object_mut() {
-        for (field, zero) in [
-            ("involvedObject", json!({})),
-            ("source", json!({})),
-            ("reportingComponent", json!("")),
-            ("reportingInstance", json!("")),
-        ] {
-            map.entry(field).or_insert(zero);
-        }
     }
 }
 
@@ -122,7 +107,14 @@ mod tests {
         assert_eq!(stored["reportingComponent"], "x/y");
         assert_eq!(stored["source"], json!({}));
         let mut seen = view(&events_v1(), "events.k8s.io/v1", &stored).into_owned();
-        seen.as_object_mut().unwrap().remove("deprecatedSource");
+        // Go's always-written fields of each type come back, empty.
+        for (field, zero) in [
+            ("deprecatedSource", json!({})),
+            ("deprecatedFirstTimestamp", Value::Null),
+            ("deprecatedLastTimestamp", Value::Null),
+        ] {
+            assert_eq!(seen.as_object_mut().unwrap().remove(field), Some(zero));
+        }
         assert_eq!(seen, written);
         assert_eq!(
             storage_field_path(&events_v1(), "regarding.name"),

@@ -12,11 +12,26 @@ use crate::storage::resource::ResourceInfo;
 
 /// The zero value of `info`'s kind, without type meta and metadata (field management strips those).
 pub(crate) fn zero_object(info: &ResourceInfo) -> Value {
-    if !info.builtin {
-        return json!({});
+    if info.builtin {
+        zero_of(&info.group, &info.kind)
+    } else {
+        json!({})
     }
+}
+
+/// Sets the top-level fields of a built-in `kind`'s zero value that `object` lacks, as Go
+/// encodes them: what kube-apiserver answers and stores for fields without `omitempty`.
+pub(crate) fn fill_unset(object: &mut Value, group: &str, kind: &str) {
+    if let (Some(map), Value::Object(zero)) = (object.as_object_mut(), zero_of(group, kind)) {
+        for (field, value) in zero {
+            map.entry(field).or_insert(value);
+        }
+    }
+}
+
+fn zero_of(group: &str, kind: &str) -> Value {
     let template = json!({"metadata": {"creationTimestamp": null}, "spec": {"containers": null}});
-    match (info.group.as_str(), info.kind.as_str()) {
+    match (group, kind) {
         ("", "Namespace") => json!({"spec": {}, "status": {}}),
         ("", "Service") => json!({"spec": {}, "status": {"loadBalancer": {}}}),
         ("", "Pod") => json!({"spec": {"containers": null}, "status": {}}),

@@ -128,3 +128,26 @@ async fn list_should_serve_an_exact_resource_version() {
     assert_eq!(then.items.len(), 3);
     assert_eq!(api.list(&ListParams::default()).await.unwrap().items.len(), 2);
 }
+
+#[tokio::test]
+async fn metadata_only_clients_should_get_partial_object_metadata_where_it_fits() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    create_configmaps(&api, 2, &[("app", "web")]).await;
+    let list = api.list_metadata(&ListParams::default()).await.unwrap();
+    assert_eq!(list.items.len(), 2);
+    assert_eq!(list.items[0].types.as_ref().unwrap().kind, "PartialObjectMetadata");
+    let one = api.get_metadata("cm-000").await.unwrap();
+    assert_eq!(one.metadata.labels.unwrap()["app"], "web");
+
+    // A single PartialObjectMetadata for a list is not acceptable, as kube-apiserver says.
+    let wrong = http::Request::get("/api/v1/namespaces/default/configmaps")
+        .header(
+            http::header::ACCEPT,
+            "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+        )
+        .body(Vec::new())
+        .unwrap();
+    let refused = api_error(server.client().request::<serde_json::Value>(wrong).await);
+    assert_eq!((refused.code, refused.reason.as_str()), (406, "NotAcceptable"));
+}
