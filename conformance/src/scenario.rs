@@ -55,7 +55,6 @@ pub struct Scenario {
     #[serde(default = "yes")]
     pub namespace: bool,
     /// Variables available to every step.
-    #[serde(default)]
     pub vars: Option<Node>,
     /// The compared steps.
     pub steps: Vec<Step>,
@@ -77,51 +76,36 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Step {
     /// The step's name, unique in its scenario (cleanup steps default to `cleanup`).
-    #[serde(default)]
     pub name: Option<String>,
     /// The HTTP method (default GET).
-    #[serde(default)]
     pub method: Option<String>,
     /// The request path, with `{var}`s.
     pub path: String,
     /// Query parameters.
-    #[serde(default)]
     pub query: Option<Node>,
     /// Request headers.
-    #[serde(default)]
     pub headers: Option<Node>,
     /// `merge`, `json`, `strategic` or `apply`: the patch content type.
-    #[serde(default)]
     pub patch_type: Option<String>,
     /// The body: a map or list is sent as JSON, a string raw.
-    #[serde(default)]
     pub body: Option<Node>,
     /// Values to capture from the response body: variable → dotted path.
-    #[serde(default)]
     pub capture: Option<Node>,
     /// Watch instead of a single request.
-    #[serde(default)]
     pub watch: Option<Node>,
     /// Poll until a condition holds.
-    #[serde(default)]
     pub until: Option<Node>,
     /// `false`: recorded, not compared.
-    #[serde(default)]
     pub diff: Option<bool>,
     /// Paths not compared.
-    #[serde(default)]
     pub ignore: Option<Vec<String>>,
     /// Compare only this part of the body.
-    #[serde(default)]
     pub select: Option<String>,
     /// Compare only the body's key set.
-    #[serde(default)]
     pub keys: Option<bool>,
     /// Seconds to wait before sending.
-    #[serde(default)]
     pub sleep: Option<f64>,
     /// Free text.
-    #[serde(default)]
     pub note: Option<String>,
 }
 
