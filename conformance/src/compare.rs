@@ -231,6 +231,11 @@ fn align_key(x: &Value) -> Option<String> {
     None
 }
 
+/// The operation of a managedFields entry from its alignment key `manager=M/OPERATION/SUB`.
+fn entry_operation(key: &str) -> String {
+    key.rsplit('/').nth(1).unwrap_or_default().to_owned()
+}
+
 fn deep_diff(a: &Value, b: &Value, path: &str, out: &mut Vec<Difference>) {
     let push = |out: &mut Vec<Difference>, path: String, real: Value, ours: Value| {
         out.push(Difference { path, real, ours });
@@ -290,8 +295,14 @@ fn deep_diff(a: &Value, b: &Value, path: &str, out: &mut Vec<Difference>) {
             if !la.is_empty() && !lb.is_empty() && unique(&ka) && unique(&kb) {
                 let ka: Vec<String> = ka.into_iter().flatten().collect();
                 let kb: Vec<String> = kb.into_iter().flatten().collect();
-                let common_a: Vec<&String> = ka.iter().filter(|k| kb.contains(k)).collect();
-                let common_b: Vec<&String> = kb.iter().filter(|k| ka.contains(k)).collect();
+                // Within one operation kube-apiserver orders managedFields entries by their
+                // time to the second, which a replay cannot reproduce (its steps straddle second
+                // boundaries at random, and times normalize to `<now>`): there only the order
+                // of operations (Apply before Update) is compared.
+                let managed = path.ends_with("managedFields");
+                let order_key = |k: &String| if managed { entry_operation(k) } else { k.clone() };
+                let common_a: Vec<String> = ka.iter().filter(|k| kb.contains(k)).map(order_key).collect();
+                let common_b: Vec<String> = kb.iter().filter(|k| ka.contains(k)).map(order_key).collect();
                 if common_a != common_b {
                     let keys = |k: &[String]| Value::from(k.to_vec());
                     push(out, format!("{path}<order>"), keys(&ka), keys(&kb));
@@ -338,6 +349,20 @@ mod tests {
         deep_diff(&a, &b, "x", &mut out);
         let paths: Vec<&str> = out.iter().map(|d| d.path.as_str()).collect();
         assert_eq!(paths, ["x<order>", "x[name=a].v"]);
+    }
+
+    #[test]
+    fn managed_fields_order_is_compared_by_operation_only() {
+        let entry = |op: &str, sub: &str| json!({"manager": "m", "operation": op, "subresource": sub});
+        let real = json!([entry("Apply", ""), entry("Update", ""), entry("Update", "status")]);
+        let swapped = json!([entry("Apply", ""), entry("Update", "status"), entry("Update", "")]);
+        let mut out = Vec::new();
+        deep_diff(&real, &swapped, "metadata.managedFields", &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        let update_first = json!([entry("Update", ""), entry("Apply", ""), entry("Update", "status")]);
+        deep_diff(&real, &update_first, "metadata.managedFields", &mut out);
+        let paths: Vec<&str> = out.iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(paths, ["metadata.managedFields<order>"]);
     }
 
     #[test]

@@ -14,11 +14,13 @@ use crate::storage::object::meta_mut;
 use crate::storage::resource::ResourceInfo;
 
 /// Defaults `object` of `info`'s built-in kind in place; refuses what the decoder refuses.
+/// Every kind's metadata loses its empty maps and lists.
 pub(crate) fn apply(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiStatus> {
+    // Custom resources' metadata goes through `ObjectMeta` too (apiextensions' coercion).
+    drop_empty_metadata(object);
     if !info.builtin {
         return Ok(());
     }
-    drop_empty_metadata(object);
     match (info.group.as_str(), info.kind.as_str()) {
         ("apps", "Deployment") => deployment(object),
         ("apps", "ReplicaSet") => replica_set(object),

@@ -155,6 +155,9 @@ pub(crate) fn record_update(
             .fields
             .retain(|p| !changes.touched.contains(p) && !changes.removed.contains(p));
     }
+    // kube-apiserver's scale handler rebuilds the `/scale` writer's entry on the parent
+    // without a time.
+    let now = if subresource == Some("scale") { "" } else { now };
     let subresource = subresource.map(str::to_owned);
     let own = entries
         .iter()

@@ -128,7 +128,8 @@ fn write_scale(
     };
     let mut new = (*old).clone();
     object::set_field(&mut new, &paths.spec_replicas, replicas.clone());
-    let stored = write::commit_update(state, info, old, new, None, opts, Ownership::Update)?;
+    // The scale writer's managed-fields entry is its own (`subresource: scale`).
+    let stored = write::commit_update(state, info, old, new, Some("scale"), opts, Ownership::Update)?;
     Ok(Arc::new(scale_of(info, &stored)))
 }
 
