@@ -135,9 +135,14 @@ impl ApiStatus {
             .map(|(field, msg)| json!({ "reason": cause_reason(msg), "message": msg, "field": field }))
             .collect();
         let mut status = Self::new(422, "Invalid", message);
-        status.details = Some(json!({
-            "name": name, "group": group, "kind": kind, "causes": causes,
-        }));
+        // Go's StatusDetails leave empty strings out.
+        let mut details = json!({ "causes": causes });
+        for (key, value) in [("name", name), ("group", group), ("kind", kind)] {
+            if !value.is_empty() {
+                details[key] = json!(value);
+            }
+        }
+        status.details = Some(details);
         status
     }
 
@@ -199,14 +204,15 @@ impl ApiStatus {
         status
     }
 
-    /// 415 UnsupportedMediaType for a patch type the resource does not accept.
-    pub fn unsupported_media_type(content_type: &str) -> Self {
+    /// 415 UnsupportedMediaType for a patch type the resource does not accept, listing those it
+    /// does.
+    pub fn unsupported_media_type(accepted: &[&str]) -> Self {
         Self::new(
             415,
             "UnsupportedMediaType",
             format!(
-                "the body of the request was in an unknown format ({content_type}) - accepted media types include: \
-                 application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                accepted.join(", ")
             ),
         )
     }

@@ -16,13 +16,14 @@ use crate::http::openapi;
 use crate::http::query;
 use crate::http::route::{ResourceRoute, Route, route};
 use crate::http::table::{self, Render};
+use crate::semantics::decoding;
 use crate::semantics::versions;
 use crate::server::Inner;
 use crate::status::{ApiStatus, deleted_status};
 use crate::storage::resource::ResourceInfo;
 use crate::storage::verb::Verb;
 use crate::testing::Action;
-use crate::verbs::options::{DeleteOpts, Query, WriteOpts};
+use crate::verbs::options::{DeleteOpts, Query, Warnings, WriteOpts};
 use crate::verbs::patch::{PatchRequest, decode_body, scale_of};
 use crate::verbs::read::{Filter, list_body};
 use crate::verbs::{delete, patch, read, watch, write};
@@ -43,10 +44,7 @@ impl Inner {
         self.schedule_controllers();
         match answer {
             Ok(response) => response,
-            Err(status) => json_response(
-                StatusCode::from_u16(status.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-                status.to_json().to_string().into_bytes(),
-            ),
+            Err(status) => status_response(&status),
         }
     }
 
@@ -150,12 +148,26 @@ impl Inner {
                 header::CONTENT_TYPE,
                 header::HeaderValue::from_static("application/json"),
             );
+            add_warnings(
+                response.headers_mut(),
+                route.info.deprecation_warning.iter().cloned().collect(),
+            );
             return Ok(response);
         }
-        let (code, bytes) = self.run_verb(&route, &query, render, &content_type, &user_agent, &body)?;
-        Ok(json_response(code, bytes))
+        let warnings = Warnings::default();
+        if let Some(deprecation) = &route.info.deprecation_warning {
+            warnings.extend([deprecation.clone()]);
+        }
+        let answer = self.run_verb(&route, &query, render, &content_type, &user_agent, &body, &warnings);
+        let mut response = match answer {
+            Ok((code, bytes)) => json_response(code, bytes),
+            Err(status) => status_response(&status),
+        };
+        add_warnings(response.headers_mut(), warnings.take());
+        Ok(response)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn run_verb(
         &self,
         route: &ResourceRoute,
@@ -163,7 +175,8 @@ impl Inner {
         render: Render,
         content_type: &str,
         user_agent: &str,
-        body: &[u8],
+        body: &Bytes,
+        warnings: &Warnings,
     ) -> Answer {
         query.validate(route.verb, content_type)?;
         let info = &route.info;
@@ -177,7 +190,8 @@ impl Inner {
         let opts = WriteOpts {
             manager: Some(manager.clone()),
             dry_run: query.dry_run(),
-            strict: query.strict,
+            validation: query.validation(),
+            warnings: warnings.clone(),
         };
         let api_version = info.api_version();
         let object = |code: StatusCode, value: &Value| -> Answer {
@@ -223,7 +237,7 @@ impl Inner {
                 }
             }
             Verb::Create => {
-                let created = write::create(&mut state, info, namespace, decode_body(body, false)?, &opts)?;
+                let created = write::create(&mut state, info, namespace, decoding::decode_object(info, body)?, &opts)?;
                 object(StatusCode::CREATED, &created)
             }
             Verb::Update if subresource == Some("scale") => {
@@ -236,7 +250,7 @@ impl Inner {
                     info,
                     namespace,
                     name,
-                    decode_body(body, false)?,
+                    decoding::decode_object(info, body)?,
                     subresource,
                     &opts,
                 )?;
@@ -252,8 +266,7 @@ impl Inner {
                     manager: &manager,
                     explicit_manager: query.field_manager.is_some(),
                     force: query.force,
-                    dry_run: query.dry_run(),
-                    strict: query.strict,
+                    opts: &opts,
                 };
                 let (patched, created) = patch::patch(&mut state, info, &request)?;
                 object(if created { StatusCode::CREATED } else { StatusCode::OK }, &patched)
@@ -348,6 +361,48 @@ fn header_text(headers: &HeaderMap, name: header::HeaderName) -> String {
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_owned()
+}
+
+fn status_response(status: &ApiStatus) -> Response<ResponseBody> {
+    json_response(
+        StatusCode::from_u16(status.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        status.to_json().to_string().into_bytes(),
+    )
+}
+
+/// `Warning: 299 - "text"` headers, one per warning, as kube-apiserver's warning recorder
+/// writes them (duplicates once).
+fn add_warnings(headers: &mut HeaderMap, warnings: Vec<String>) {
+    let mut sent: Vec<String> = Vec::new();
+    for text in warnings {
+        if sent.contains(&text) {
+            continue;
+        }
+        let quoted = format!("299 - {}", go_quote(&text));
+        if let Ok(value) = header::HeaderValue::from_bytes(quoted.as_bytes()) {
+            headers.append(header::WARNING, value);
+        }
+        sent.push(text);
+    }
+}
+
+/// Go's `strconv.Quote` of a warning: quotes and backslashes escaped, control characters as
+/// `\xNN`, printable text as it is.
+fn go_quote(text: &str) -> String {
+    let mut quoted = String::with_capacity(text.len() + 2);
+    quoted.push('"');
+    for c in text.chars() {
+        match c {
+            '"' | '\\' => {
+                quoted.push('\\');
+                quoted.push(c);
+            }
+            c if c.is_ascii_control() => quoted.push_str(&format!("\\x{:02x}", c as u32)),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    quoted
 }
 
 fn json_response(code: StatusCode, bytes: Vec<u8>) -> Response<ResponseBody> {

@@ -25,7 +25,7 @@ pub(crate) fn parse(raw: Option<&str>) -> Result<Query, ApiStatus> {
             "timeoutSeconds" => query.timeout_seconds = Some(number(&key, &value)?),
             "fieldManager" if !value.is_empty() => query.field_manager = Some(value),
             "force" => query.force = truthy(&value),
-            "fieldValidation" => query.strict = value == "Strict",
+            "fieldValidation" => query.field_validation = Some(value),
             "dryRun" => query.dry_run_values.push(value),
             "propagationPolicy" if !value.is_empty() => query.propagation_policy = Some(value),
             _ => {}

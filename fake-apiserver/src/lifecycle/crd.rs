@@ -25,7 +25,7 @@ pub(super) fn resources(state: &State, info: &ResourceInfo, crd: &Value) -> Resu
     if name != expected {
         return Err(invalid(
             "metadata.name",
-            format!("Invalid value: {name:?}: must be spec.names.plural+\".\"+spec.group ({expected})"),
+            format!("Invalid value: {name:?}: must be spec.names.plural+\".\"+spec.group"),
         ));
     }
     if !first.group.contains('.') {

@@ -2,8 +2,10 @@
 //! managed fields, selectors and strategic merge patch.
 
 pub(crate) mod builtin_validation;
+pub(crate) mod decoding;
 pub(crate) mod defaults;
 pub(crate) mod fieldpath;
+pub(crate) mod go_json;
 pub(crate) mod list_types;
 pub(crate) mod managed_fields;
 pub(crate) mod names;

@@ -9,6 +9,42 @@ const QUALIFIED_NAME: &str = "must consist of alphanumeric characters, '-', '_' 
 const LABEL_VALUE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 const DNS_SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
+const DNS_LABEL: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+const DNS_1035_LABEL: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, of any length.
+fn is_label_shaped(label: &str) -> bool {
+    !label.is_empty()
+        && label
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !label.starts_with('-')
+        && !label.ends_with('-')
+}
+
+/// Why `name` is not an object name of `kind`, as its strategy's name validation says it:
+/// Namespaces are RFC 1123 labels, Services DNS-1035 labels, everything else RFC 1123
+/// subdomains. Each reason is a cause of its own.
+pub(crate) fn object_name_errors(kind: &str, name: &str) -> Vec<String> {
+    let mut errors = Vec::new();
+    let (limit, shaped, why) = match kind {
+        "Namespace" => (63, is_label_shaped(name), DNS_LABEL),
+        "Service" => (
+            63,
+            is_label_shaped(name) && name.starts_with(|c: char| c.is_ascii_lowercase()),
+            DNS_1035_LABEL,
+        ),
+        _ => (253, name.split('.').all(is_label_shaped), DNS_SUBDOMAIN),
+    };
+    if name.len() > limit {
+        errors.push(format!("must be no more than {limit} characters"));
+    }
+    if !shaped {
+        errors.push(why.to_owned());
+    }
+    errors
+}
+
 /// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, non-empty.
 fn is_qualified_part(name: &str) -> bool {
     let bytes = name.as_bytes();
@@ -93,6 +129,12 @@ pub(crate) fn go_syntax(value: &Value) -> String {
     }
 }
 
+/// Go's `%#v` of a `[]string`: `[]string{"a", "b"}`.
+pub(crate) fn go_strings(items: &[String]) -> String {
+    let shown: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
+    format!("[]string{{{}}}", shown.join(", "))
+}
+
 /// The field errors of an object's labels, annotation keys and finalizer names.
 pub(crate) fn metadata_errors(object: &Value) -> Vec<(String, String)> {
     let mut errors = Vec::new();
@@ -126,6 +168,18 @@ pub(crate) fn metadata_errors(object: &Value) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn object_names_are_checked_per_kind() {
+        assert!(object_name_errors("ConfigMap", "a.b-c").is_empty());
+        assert_eq!(
+            object_name_errors("ConfigMap", &"a".repeat(254)),
+            ["must be no more than 253 characters"]
+        );
+        assert!(object_name_errors("Namespace", "a.b")[0].starts_with("a lowercase RFC 1123 label"));
+        assert!(object_name_errors("Service", "1abc")[0].starts_with("a DNS-1035 label"));
+        assert_eq!(object_name_errors("Namespace", &"A".repeat(64)).len(), 2);
+    }
 
     #[test]
     fn qualified_names_are_checked_as_kube_apiserver_does() {

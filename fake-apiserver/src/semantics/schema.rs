@@ -13,8 +13,6 @@ use crate::storage::resource::ResourceInfo;
 struct Findings {
     /// `(field, message)` for each violation.
     errors: Vec<(String, String)>,
-    /// Paths of the fields pruned because the schema does not know them.
-    unknown: Vec<String>,
 }
 
 /// What a write validates: the whole object, or (a `/status` write) its status, whose errors
@@ -27,37 +25,21 @@ pub(crate) enum Scope {
 
 /// Prunes, defaults and validates `object` when `info` carries a schema; Invalid lists every
 /// violation found, in kube-apiserver's order: the schema's, the scale fields', the list
-/// types'. With `strict` (`fieldValidation=Strict`, kubectl's default) unknown fields are a
-/// BadRequest instead of being pruned silently.
-pub(crate) fn admit(info: &ResourceInfo, object: &mut Value, strict: bool, scope: Scope) -> Result<(), ApiStatus> {
+/// types'. Unknown fields are dropped silently here: the decoder has already reported them
+/// ([`prune_unknown`]).
+pub(crate) fn admit(info: &ResourceInfo, object: &mut Value, scope: Scope) -> Result<(), ApiStatus> {
     let Some(schema) = &info.schema else { return Ok(()) };
+    prune(schema, object, "", &mut Vec::new());
     let mut found = Findings::default();
     if let Some(map) = object.as_object_mut() {
         let properties = schema.get("properties").and_then(Value::as_object);
-        let preserve = preserves_unknown(schema);
-        let keys: Vec<String> = map.keys().cloned().collect();
-        for key in keys {
-            if matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
-                continue;
-            }
-            match properties.and_then(|p| p.get(&key)) {
-                Some(child) => check(child, map.get_mut(&key).expect("key listed"), &key, &mut found),
-                None if preserve => {}
-                None => {
-                    map.remove(&key);
-                    found.unknown.push(key);
-                }
+        for (key, value) in map.iter_mut() {
+            if let Some(child) = properties.and_then(|p| p.get(key)) {
+                check(child, value, key, &mut found);
             }
         }
         apply_defaults(schema, map, "", &mut found);
         required(schema, map, "", &mut found);
-    }
-    if strict && !found.unknown.is_empty() {
-        let fields: Vec<String> = found.unknown.iter().map(|f| format!("unknown field \"{f}\"")).collect();
-        return Err(ApiStatus::bad_request(format!(
-            "strict decoding error: {}",
-            fields.join(", ")
-        )));
     }
     let mut errors = match scope {
         Scope::Object => found.errors,
@@ -71,6 +53,99 @@ pub(crate) fn admit(info: &ResourceInfo, object: &mut Value, strict: bool, scope
         Ok(())
     } else {
         Err(ApiStatus::invalid(info, object::name(object), &errors))
+    }
+}
+
+/// The fields of `ObjectMeta`: the decoder drops any other key of `metadata`, for every kind.
+const OBJECT_META_FIELDS: [&str; 15] = [
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
+/// Removes what the decoder of `info` does not keep: unknown keys of `metadata`, and for a
+/// custom resource the fields its schema does not know (pruning); returns their paths.
+pub(crate) fn prune_unknown(info: &ResourceInfo, object: &mut Value) -> Vec<String> {
+    let mut unknown = Vec::new();
+    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.retain(|key, _| {
+            let known = OBJECT_META_FIELDS.contains(&key.as_str());
+            if !known {
+                unknown.push(format!("metadata.{key}"));
+            }
+            known
+        });
+    }
+    if let Some(schema) = &info.schema {
+        prune(schema, object, "", &mut unknown);
+    }
+    unknown
+}
+
+/// The schema of the field `key` of an object of `schema` (its property, or the schema of
+/// every additional property); `None` when the schema does not describe it.
+fn field_schema<'s>(schema: &'s Value, key: &str) -> Option<&'s Value> {
+    let additional = schema.get("additionalProperties").filter(|a| a.is_object());
+    schema.get("properties").and_then(|p| p.get(key)).or(additional)
+}
+
+/// Whether an object of `schema` keeps fields it has no schema for.
+fn keeps_unknown(schema: &Value) -> bool {
+    preserves_unknown(schema)
+        || schema.get("additionalProperties") == Some(&Value::Bool(true))
+        || (schema.get("properties").is_none()
+            && schema.get("additionalProperties").is_none()
+            && schema.get("type").is_none())
+}
+
+/// Removes the fields below `value` that `schema` does not know, noting their paths. At the
+/// root, `apiVersion`, `kind` and `metadata` are the server's.
+fn prune(schema: &Value, value: &mut Value, path: &str, unknown: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            let keep_all = if path.is_empty() {
+                preserves_unknown(schema)
+            } else {
+                keeps_unknown(schema)
+            };
+            map.retain(|key, child| {
+                if path.is_empty() && matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
+                    return true;
+                }
+                let child_path = join(path, key);
+                match field_schema(schema, key) {
+                    Some(child_schema) => {
+                        prune(child_schema, child, &child_path, unknown);
+                        true
+                    }
+                    None if keep_all => true,
+                    None => {
+                        unknown.push(child_path);
+                        false
+                    }
+                }
+            });
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for (i, item) in items.iter_mut().enumerate() {
+                    prune(item_schema, item, &format!("{path}[{i}]"), unknown);
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -144,20 +219,9 @@ fn check(schema: &Value, value: &mut Value, path: &str, found: &mut Findings) {
     bounds(schema, value, path, found);
     match value {
         Value::Object(map) => {
-            let properties = schema.get("properties").and_then(Value::as_object);
-            let additional = schema.get("additionalProperties").filter(|a| a.is_object());
-            let preserve = preserves_unknown(schema) || schema.get("additionalProperties") == Some(&Value::Bool(true));
-            let keys: Vec<String> = map.keys().cloned().collect();
-            for key in keys {
-                let child_path = join(path, &key);
-                match properties.and_then(|p| p.get(&key)).or(additional) {
-                    Some(child) => check(child, map.get_mut(&key).expect("key listed"), &child_path, found),
-                    None if preserve
-                        || (properties.is_none() && additional.is_none() && schema.get("type").is_none()) => {}
-                    None => {
-                        map.remove(&key);
-                        found.unknown.push(child_path);
-                    }
+            for (key, child) in map.iter_mut() {
+                if let Some(child_schema) = field_schema(schema, key) {
+                    check(child_schema, child, &join(path, key), found);
                 }
             }
             apply_defaults(schema, map, path, found);
@@ -278,7 +342,7 @@ mod tests {
             "status": { "anything": 1 },
             "extra": 1
         });
-        admit(&info(), &mut object, false, Scope::Object).unwrap();
+        admit(&info(), &mut object, Scope::Object).unwrap();
         assert_eq!(
             object["spec"],
             json!({ "cpu": 2, "memory": "1Gi", "labels": { "a": "b" } })
@@ -288,20 +352,21 @@ mod tests {
     }
 
     #[test]
-    fn strict_admission_should_name_unknown_fields() {
-        let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 2, "bogus": true }, "extra": 1 });
-        let status = admit(&info(), &mut object, true, Scope::Object).unwrap_err();
-        assert_eq!(status.code, 400);
+    fn prune_unknown_should_name_what_the_decoder_drops() {
+        let mut object = json!({ "metadata": { "name": "vm", "colour": 1 }, "spec": { "cpu": 2, "bogus": true },
+                                 "status": { "kept": 1 }, "extra": 1 });
+        let unknown = prune_unknown(&info(), &mut object);
+        assert_eq!(unknown, ["metadata.colour", "extra", "spec.bogus"]);
         assert_eq!(
-            status.message,
-            "strict decoding error: unknown field \"extra\", unknown field \"spec.bogus\""
+            object,
+            json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 2 }, "status": { "kept": 1 } })
         );
     }
 
     #[test]
     fn admit_should_report_every_violation() {
         let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": "two", "mode": "medium" } });
-        let status = admit(&info(), &mut object, false, Scope::Object).unwrap_err();
+        let status = admit(&info(), &mut object, Scope::Object).unwrap_err();
         assert_eq!(status.code, 422);
         assert!(
             status.message.contains("spec.cpu in body must be of type integer"),
@@ -315,14 +380,14 @@ mod tests {
         );
         let mut zero = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 0 } });
         assert!(
-            admit(&info(), &mut zero, false, Scope::Object)
+            admit(&info(), &mut zero, Scope::Object)
                 .unwrap_err()
                 .message
                 .contains("greater than or equal to 1")
         );
         let mut missing = json!({ "metadata": { "name": "vm" }, "spec": {} });
         assert!(
-            admit(&info(), &mut missing, false, Scope::Object)
+            admit(&info(), &mut missing, Scope::Object)
                 .unwrap_err()
                 .message
                 .contains("spec.cpu: Required value")

@@ -20,11 +20,11 @@ enum Requirement {
 /// Why a selector does not parse; the server answers 400 BadRequest with it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum SelectorError {
-    /// A label requirement with no operator kube-apiserver knows.
-    #[error("unable to parse requirement: {0:?}: expected in, notin, =, == or !=")]
+    /// A label requirement with no operator kube-apiserver knows; the word found instead.
+    #[error("unable to parse requirement: found '{0}', expected: in, notin, =, ==, !=, gt, lt")]
     Operator(String),
-    /// `in`/`notin` without `( … )`.
-    #[error("unable to parse requirement: {0:?}: expected a parenthesised set of values")]
+    /// `in`/`notin` without `( … )`; the word found instead of `(`.
+    #[error("unable to parse requirement: found '{0}' expected: '('")]
     ValueSet(String),
     /// A label key with characters a label key cannot have.
     #[error("invalid label key {0:?}")]
@@ -32,9 +32,12 @@ pub(crate) enum SelectorError {
     /// A field selector term without `=`, `==` or `!=`.
     #[error("invalid field selector: {0:?}: expected =, == or !=")]
     FieldTerm(String),
-    /// A field path the resource does not index.
+    /// A field path a kind with selectable fields of its own does not index.
     #[error("field label not supported: {0}")]
     UnsupportedField(String),
+    /// A field path other than the metadata ones, for a kind that selects on nothing else.
+    #[error("{0:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"")]
+    NotKnownField(String),
 }
 
 /// A parsed `labelSelector` query parameter; the empty selector matches everything.
@@ -109,13 +112,13 @@ fn parse_requirement(part: &str) -> Result<Requirement, SelectorError> {
         } else if let Some(rest) = rest.strip_prefix("in") {
             (rest, false)
         } else {
-            return Err(SelectorError::Operator(part.to_owned()));
+            return Err(SelectorError::Operator(first_word(rest).to_owned()));
         };
         let values = set
             .trim()
             .strip_prefix('(')
             .and_then(|s| s.strip_suffix(')'))
-            .ok_or_else(|| SelectorError::ValueSet(part.to_owned()))?
+            .ok_or_else(|| SelectorError::ValueSet(first_word(set).to_owned()))?
             .split(',')
             .map(|v| v.trim().to_owned())
             .collect();
@@ -127,6 +130,15 @@ fn parse_requirement(part: &str) -> Result<Requirement, SelectorError> {
         });
     }
     Ok(Requirement::Exists(valid_key(part)?))
+}
+
+/// The token Go's selector lexer reads next: a word up to a space or one of `!=(),<>`.
+fn first_word(text: &str) -> &str {
+    let text = text.trim_start();
+    let end = text
+        .find(|c: char| c.is_whitespace() || "!=(),<>".contains(c))
+        .unwrap_or(text.len());
+    &text[..end]
 }
 
 fn valid_key(key: &str) -> Result<String, SelectorError> {
@@ -147,8 +159,10 @@ fn valid_key(key: &str) -> Result<String, SelectorError> {
 pub(crate) struct FieldSelector(Vec<(String, bool, String)>);
 
 impl FieldSelector {
-    /// Parses a field selector, accepting only the field paths in `supported`.
-    pub(crate) fn parse(text: &str, supported: &[String]) -> Result<Self, SelectorError> {
+    /// Parses a field selector, accepting only the field paths in `supported`. A built-in kind
+    /// that selects on metadata alone refuses others through apimachinery's default
+    /// conversion, in its own words (`metadata_only`).
+    pub(crate) fn parse(text: &str, supported: &[String], metadata_only: bool) -> Result<Self, SelectorError> {
         let mut terms = Vec::new();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (path, equal, value) = if let Some((p, v)) = part.split_once("!=") {
@@ -162,6 +176,9 @@ impl FieldSelector {
             };
             let path = path.trim();
             if !supported.iter().any(|s| s == path) {
+                if metadata_only {
+                    return Err(SelectorError::NotKnownField(path.to_owned()));
+                }
                 return Err(SelectorError::UnsupportedField(path.to_owned()));
             }
             terms.push((path.to_owned(), equal, value.trim().to_owned()));
@@ -253,17 +270,29 @@ mod tests {
     }
 
     #[test]
-    fn label_selector_should_reject_garbage() {
-        assert!(LabelSelector::parse("a b c").is_err());
-        assert!(LabelSelector::parse("x in a,b").is_err());
+    fn label_selector_should_reject_garbage_in_go_words() {
+        let error = |text: &str| LabelSelector::parse(text).unwrap_err().to_string();
+        assert_eq!(
+            error("a b c"),
+            "unable to parse requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt"
+        );
+        assert_eq!(
+            error("app in web"),
+            "unable to parse requirement: found 'web' expected: '('"
+        );
     }
 
     #[test]
     fn field_selector_should_reject_unsupported_fields() {
-        let supported = vec!["metadata.name".to_owned()];
-        let err = FieldSelector::parse("spec.x=1", &supported).unwrap_err();
+        let supported = vec!["metadata.name".to_owned(), "type".to_owned()];
+        let err = FieldSelector::parse("spec.x=1", &supported, false).unwrap_err();
         assert_eq!(err.to_string(), "field label not supported: spec.x");
-        let selector = FieldSelector::parse("metadata.name!=a", &supported).unwrap();
+        let err = FieldSelector::parse("data.x=1", &supported[..1], true).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#""data.x" is not a known field selector: only "metadata.name", "metadata.namespace""#
+        );
+        let selector = FieldSelector::parse("metadata.name!=a", &supported, false).unwrap();
         assert!(selector.matches(&json!({"metadata": {"name": "b"}})));
         assert!(!selector.matches(&json!({"metadata": {"name": "a"}})));
     }

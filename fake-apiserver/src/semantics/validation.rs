@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::names;
 use crate::status::ApiStatus;
 use crate::storage::object::{self, meta_mut};
@@ -14,7 +15,8 @@ use crate::storage::resource::{Lifecycle, ResourceInfo};
 /// A custom resource is decoded by the unstructured scheme, which needs both (400 without
 /// `kind` or with another group, 422 for another kind); a built-in kind's typed decoder defaults
 /// absent ones and refuses others (400).
-pub(crate) fn check_type_meta(body: &mut Value, info: &ResourceInfo) -> Result<(), ApiStatus> {
+pub(crate) fn check_type_meta(decoded: &mut Decoded, info: &ResourceInfo) -> Result<(), ApiStatus> {
+    let body = &mut decoded.value;
     let Some(map) = body.as_object() else {
         return Err(ApiStatus::bad_request("the request body must be a JSON object"));
     };
@@ -24,12 +26,9 @@ pub(crate) fn check_type_meta(body: &mut Value, info: &ResourceInfo) -> Result<(
     let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
     if info.lifecycle == Lifecycle::CustomResource {
         if kind.is_empty() {
-            let text = body.to_string();
-            return Err(ApiStatus::bad_request(format!(
-                "the object provided is unrecognized (must be of type {}): Object 'Kind' is missing in '{text}' ({})",
-                info.kind,
-                summarize(&text)
-            )));
+            let raw = decoded.raw.clone().unwrap_or_else(|| body.to_string().into());
+            let why = format!("Object 'Kind' is missing in '{}'", String::from_utf8_lossy(&raw));
+            return Err(decoding::unrecognized(info, &why, &raw));
         }
         if api_version.is_empty() || group != info.group {
             return Err(ApiStatus::bad_request(format!(
@@ -66,14 +65,6 @@ pub(crate) fn check_type_meta(body: &mut Value, info: &ResourceInfo) -> Result<(
     map.insert("apiVersion".to_owned(), json!(expected));
     map.insert("kind".to_owned(), json!(info.kind));
     Ok(())
-}
-
-/// kube-apiserver's summary of a body it could not decode: its first 30 bytes.
-fn summarize(text: &str) -> String {
-    match text.char_indices().nth(30) {
-        Some((end, _)) => format!("{} ...", &text[..end]),
-        None => text.to_owned(),
-    }
 }
 
 /// Puts the object in the request's namespace, or refuses a different one.
@@ -147,10 +138,8 @@ pub(crate) fn preserve_system_fields(old: &Value, new: &mut Value) {
 pub(crate) fn validate_metadata(info: &ResourceInfo, object: &Value) -> Result<(), ApiStatus> {
     let name = object::name(object);
     let mut causes = Vec::new();
-    if !object::is_dns_subdomain(name) {
-        causes.push(("metadata.name".to_owned(), format!(
-            "Invalid value: {name:?}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
-        )));
+    for why in names::object_name_errors(&info.kind, name) {
+        causes.push(("metadata.name".to_owned(), format!("Invalid value: {name:?}: {why}")));
     }
     for map in ["labels", "annotations"] {
         if let Some(values) = object.pointer(&format!("/metadata/{map}"))

@@ -57,6 +57,10 @@ impl ResourceInfo {
             }
             let name = text(version, "name").ok_or(DefinitionError::Missing("spec.versions[].name"))?;
             let storage_version = stored.clone().filter(|s| *s != format!("{group}/{name}"));
+            // apiextensions' default wording when the version gives none.
+            let deprecation_warning = (version.get("deprecated").and_then(Value::as_bool) == Some(true)).then(|| {
+                text(version, "deprecationWarning").unwrap_or_else(|| format!("{group}/{name} {kind} is deprecated"))
+            });
             let subresources = version.get("subresources");
             let scale = subresources.and_then(|s| s.get("scale")).map(|scale| ScalePaths {
                 spec_replicas: text(scale, "specReplicasPath").unwrap_or_default(),
@@ -99,6 +103,7 @@ impl ResourceInfo {
                 verbs: Verb::ALL.to_vec(),
                 lifecycle: Lifecycle::CustomResource,
                 storage_version,
+                deprecation_warning,
             });
         }
         if infos.is_empty() {

@@ -98,6 +98,8 @@ pub struct ResourceInfo {
     /// or another group's (events.k8s.io Events are core Events in storage). The objects of
     /// every resource stored as one kind are one set, seen through each resource's version.
     pub storage_version: Option<String>,
+    /// The `Warning` every request to this version gets (a CRD version marked `deprecated`).
+    pub deprecation_warning: Option<String>,
 }
 
 impl ResourceInfo {
@@ -124,6 +126,7 @@ impl ResourceInfo {
             verbs: Verb::ALL.to_vec(),
             lifecycle: Lifecycle::Plain,
             storage_version: None,
+            deprecation_warning: None,
         }
     }
 

@@ -60,14 +60,19 @@ pub(crate) struct Store {
     sender: broadcast::Sender<Broadcast>,
 }
 
+/// The resourceVersion of an empty store. A cluster's bootstrap writes a few hundred objects
+/// before any client sees a resourceVersion; starting above 1, with the history beginning
+/// here, makes a watch from one the server never handed out (`"1"`) too old, as on a cluster.
+const FIRST_RESOURCE_VERSION: u64 = 100;
+
 impl Store {
     pub(crate) fn new(history_limit: usize, watch_buffer: usize) -> Self {
         Self {
-            rv: 1,
+            rv: FIRST_RESOURCE_VERSION,
             objects: HashMap::new(),
             history: VecDeque::new(),
             history_limit: history_limit.max(1),
-            compacted: 0,
+            compacted: FIRST_RESOURCE_VERSION,
             cache_starts: HashMap::new(),
             dependents: HashMap::new(),
             // A watcher further behind than the history could not resume anyway, so the ring

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::fieldpath::{self, FieldPath, merge_into, remove_path, value_at};
 use crate::semantics::managed_fields::{self, ManagedEntry};
 use crate::semantics::shape::Shape;
@@ -24,8 +25,8 @@ pub(crate) struct ApplyRequest<'a> {
     pub(crate) subresource: Option<&'a str>,
     pub(crate) manager: &'a str,
     pub(crate) force: bool,
-    pub(crate) dry_run: bool,
-    pub(crate) strict: bool,
+    /// The request's dry run, field validation and warnings.
+    pub(crate) opts: &'a WriteOpts,
 }
 
 /// PATCH with `application/apply-patch+yaml`; returns the object and whether it was created.
@@ -62,6 +63,11 @@ pub(crate) fn apply(
         meta.remove(field);
     }
     scope_to_subresource(info, &mut config, request.subresource);
+    // The applied configuration loses what the kind does not know before anyone owns it.
+    let mut decoded = Decoded::from(config);
+    let findings = decoding::strict_findings(info, &mut decoded);
+    decoding::enforce(findings, request.opts, ApiStatus::bad_request)?;
+    let mut config = decoded.value;
     let now = object::now();
     let shape = Shape::of(info);
     let applied = fieldpath::leaf_paths(&config, shape);
@@ -70,8 +76,7 @@ pub(crate) fn apply(
     };
     let opts = WriteOpts {
         manager: None,
-        dry_run: request.dry_run,
-        strict: request.strict,
+        ..request.opts.clone()
     };
     let Ok(old) = read::get(state, info, request.namespace, request.name) else {
         if request.subresource.is_some() {

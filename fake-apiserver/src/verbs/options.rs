@@ -1,6 +1,8 @@
 //! The options a request carries to its verb: list and watch options from the query, how a write
 //! is attributed and kept, and the parts of `DeleteOptions` the server acts on.
 
+use std::sync::{Arc, Mutex};
+
 use serde_json::Value;
 
 use crate::status::ApiStatus;
@@ -22,7 +24,8 @@ pub(crate) struct Query {
     pub(crate) timeout_seconds: Option<u64>,
     pub(crate) field_manager: Option<String>,
     pub(crate) force: bool,
-    pub(crate) strict: bool,
+    /// `fieldValidation` as sent (`None` when absent), checked by [`Query::validate`].
+    pub(crate) field_validation: Option<String>,
     /// Every `dryRun` value sent, checked by [`Query::validate`].
     pub(crate) dry_run_values: Vec<String>,
     pub(crate) propagation_policy: Option<String>,
@@ -32,6 +35,15 @@ impl Query {
     /// `dryRun=All`: run every check, keep nothing.
     pub(crate) fn dry_run(&self) -> bool {
         self.dry_run_values.iter().any(|v| v == "All")
+    }
+
+    /// What a write does with unknown and duplicate fields; kube-apiserver's default is Warn.
+    pub(crate) fn validation(&self) -> FieldValidation {
+        match self.field_validation.as_deref() {
+            Some("Strict") => FieldValidation::Strict,
+            Some("Ignore") => FieldValidation::Ignore,
+            _ => FieldValidation::Warn,
+        }
     }
 
     /// Refuses option values kube-apiserver refuses, with its 422 on `<Verb>Options.meta.k8s.io`:
@@ -52,6 +64,14 @@ impl Query {
                 values.join(", ")
             );
             causes.push(("dryRun".to_owned(), why));
+        }
+        if kind != "DeleteOptions"
+            && let Some(directive) = &self.field_validation
+            && !matches!(directive.as_str(), "" | "Ignore" | "Warn" | "Strict")
+        {
+            let why =
+                format!("Unsupported value: {directive:?}: supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"");
+            causes.push(("fieldValidation".to_owned(), why));
         }
         if kind == "DeleteOptions"
             && let Some(policy) = &self.propagation_policy
@@ -92,8 +112,38 @@ pub(crate) struct WriteOpts {
     pub(crate) manager: Option<String>,
     /// `dryRun=All`: run every check, keep nothing.
     pub(crate) dry_run: bool,
-    /// `fieldValidation=Strict`: unknown fields are an error, not pruned.
-    pub(crate) strict: bool,
+    /// What becomes of unknown and duplicate fields.
+    pub(crate) validation: FieldValidation,
+    /// Where the write's `Warning` headers are collected.
+    pub(crate) warnings: Warnings,
+}
+
+/// `fieldValidation`: what a write does with fields the kind does not know, or sent twice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum FieldValidation {
+    /// Drop them silently.
+    Ignore,
+    /// Drop them and say so in `Warning` headers (kube-apiserver's default).
+    #[default]
+    Warn,
+    /// Refuse the write.
+    Strict,
+}
+
+/// The `Warning: 299` texts a request collects on its way through the verbs; clones share them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Warnings(Arc<Mutex<Vec<String>>>);
+
+impl Warnings {
+    /// Adds warnings, in order.
+    pub(crate) fn extend(&self, texts: impl IntoIterator<Item = String>) {
+        self.0.lock().expect("warnings lock").extend(texts);
+    }
+
+    /// The warnings collected so far, leaving none.
+    pub(crate) fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().expect("warnings lock"))
+    }
 }
 
 /// Who decided the managed fields of a write.

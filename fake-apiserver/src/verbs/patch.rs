@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::semantics::decoding::{self, Decoded};
+use crate::semantics::go_json;
 use crate::semantics::selector::label_selector_text;
 use crate::semantics::strategic;
 use crate::status::ApiStatus;
@@ -12,7 +14,7 @@ use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::apply::{self, ApplyRequest};
-use crate::verbs::options::{APPLY_PATCH, Ownership, WriteOpts};
+use crate::verbs::options::{APPLY_PATCH, FieldValidation, Ownership, WriteOpts};
 use crate::verbs::{read, write};
 
 /// A PATCH request.
@@ -25,9 +27,24 @@ pub(crate) struct PatchRequest<'a> {
     pub(crate) manager: &'a str,
     pub(crate) explicit_manager: bool,
     pub(crate) force: bool,
-    pub(crate) dry_run: bool,
-    pub(crate) strict: bool,
+    /// The request's dry run, field validation and warnings.
+    pub(crate) opts: &'a WriteOpts,
 }
+
+/// The patch types kube-apiserver accepts: strategic merge patch only for built-in kinds.
+const BUILTIN_PATCH_TYPES: [&str; 4] = [
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    APPLY_PATCH,
+];
+const CUSTOM_PATCH_TYPES: [&str; 3] = [
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    APPLY_PATCH,
+];
+/// A custom resource's `/scale` takes no apply.
+const SCALE_PATCH_TYPES: [&str; 2] = ["application/json-patch+json", "application/merge-patch+json"];
 
 /// Decodes a request body; apply configurations may be YAML.
 pub(crate) fn decode_body(body: &[u8], yaml: bool) -> Result<Value, ApiStatus> {
@@ -49,12 +66,17 @@ pub(crate) fn patch(
     request: &PatchRequest<'_>,
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
     let media = request.content_type.split(';').next().unwrap_or_default().trim();
+    let accepted: &[&str] = match (info.builtin, request.subresource) {
+        (false, Some("scale")) => &SCALE_PATCH_TYPES,
+        (false, _) => &CUSTOM_PATCH_TYPES,
+        (true, _) => &BUILTIN_PATCH_TYPES,
+    };
+    if !accepted.contains(&media) {
+        return Err(ApiStatus::unsupported_media_type(accepted));
+    }
     if media == APPLY_PATCH {
         if !request.explicit_manager {
             return Err(ApiStatus::bad_request("fieldManager must be set for apply requests"));
-        }
-        if request.subresource == Some("scale") {
-            return Err(ApiStatus::unsupported_media_type(media));
         }
         let config = decode_body(request.body, true)?;
         let apply = ApplyRequest {
@@ -63,35 +85,90 @@ pub(crate) fn patch(
             subresource: request.subresource,
             manager: request.manager,
             force: request.force,
-            dry_run: request.dry_run,
-            strict: request.strict,
+            opts: request.opts,
         };
         return apply::apply(state, info, config, &apply);
     }
-    let patch = decode_body(request.body, false)?;
+    let patch = decode_patch(media, request.body, request.opts.validation)?;
     let old = read::get(state, info, request.namespace, request.name)?;
     let target = if request.subresource == Some("scale") {
         scale_of(info, &old)
     } else {
         (*old).clone()
     };
-    let patched = patch_value(info, media, target, &patch)?;
-    let rv = object::resource_version(&patched);
-    if !rv.is_empty() && rv != object::resource_version(&old) {
-        return Err(ApiStatus::stale(info, request.name));
-    }
-    let opts = WriteOpts {
-        manager: Some(request.manager.to_owned()),
-        dry_run: request.dry_run,
-        strict: request.strict,
-    };
+    let patched = patch_value(media, target, &patch.value)?;
     if request.subresource == Some("scale") {
-        return Ok((write_scale(state, info, old, &patched, &opts)?, false));
+        check_unchanged_rv(info, request.name, &patched, &old)?;
+        return Ok((write_scale(state, info, old, &patched, request.opts)?, false));
     }
+    // The patched object is decoded as a body would be: what it does not know is refused,
+    // reported or dropped as `fieldValidation` says, quoting the patched object.
+    let mut decoded = Decoded {
+        value: patched,
+        ..Decoded::default()
+    };
+    let mut findings = patch
+        .duplicates
+        .iter()
+        .map(|p| format!("duplicate field \"{p}\""))
+        .collect::<Vec<_>>();
+    findings.extend(decoding::strict_findings(info, &mut decoded));
+    let patched = decoded.value;
+    decoding::enforce(findings, request.opts, |why| {
+        let cause = (
+            "patch".to_owned(),
+            format!("Invalid value: {:?}: {why}", patched.to_string()),
+        );
+        ApiStatus::invalid_kind("", "", "", &[cause])
+    })?;
+    check_unchanged_rv(info, request.name, &patched, &old)?;
     Ok((
-        write::commit_update(state, info, old, patched, request.subresource, &opts, Ownership::Update)?,
+        write::commit_update(
+            state,
+            info,
+            old,
+            patched,
+            request.subresource,
+            request.opts,
+            Ownership::Update,
+        )?,
         false,
     ))
+}
+
+/// A patch may carry a resourceVersion: it must be the stored one.
+fn check_unchanged_rv(info: &ResourceInfo, name: &str, patched: &Value, old: &Value) -> Result<(), ApiStatus> {
+    let rv = object::resource_version(patched);
+    if !rv.is_empty() && rv != object::resource_version(old) {
+        return Err(ApiStatus::stale(info, name));
+    }
+    Ok(())
+}
+
+/// Decodes a JSON or merge patch as kube-apiserver does: strictly (noting duplicate keys) unless
+/// `fieldValidation=Ignore`, with Go's wording for what is not a patch.
+fn decode_patch(media: &str, body: &[u8], validation: FieldValidation) -> Result<Decoded, ApiStatus> {
+    let json_patch = media == "application/json-patch+json";
+    if validation == FieldValidation::Ignore {
+        return match decoding::decode(body) {
+            Ok(decoded) if !json_patch || decoded.value.is_array() || decoded.value.is_null() => Ok(decoded),
+            Ok(decoded) => Err(ApiStatus::bad_request(format!(
+                "json: cannot unmarshal {} into Go value of type jsonpatch.Patch",
+                go_json::type_name(&decoded.value)
+            ))),
+            Err(why) if json_patch => Err(ApiStatus::bad_request(why)),
+            Err(_) => Err(ApiStatus::bad_request("Invalid JSON Patch")),
+        };
+    }
+    let decoded =
+        decoding::decode(body).map_err(|why| ApiStatus::bad_request(format!("error decoding patch: {why}")))?;
+    if json_patch && !decoded.value.is_array() && !decoded.value.is_null() {
+        return Err(ApiStatus::bad_request(format!(
+            "error decoding patch: json: cannot unmarshal {} into Go value of type []handlers.jsonPatchOp",
+            go_json::type_name(&decoded.value)
+        )));
+    }
+    Ok(decoded)
 }
 
 /// PUT on `/scale`.
@@ -104,10 +181,7 @@ pub(crate) fn update_scale(
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
     let old = read::get(state, info, namespace, name)?;
-    let rv = object::resource_version(scale);
-    if !rv.is_empty() && rv != object::resource_version(&old) {
-        return Err(ApiStatus::stale(info, name));
-    }
+    check_unchanged_rv(info, name, scale, &old)?;
     write_scale(state, info, old, scale, opts)
 }
 
@@ -133,19 +207,22 @@ fn write_scale(
     Ok(Arc::new(scale_of(info, &stored)))
 }
 
-/// Applies a non-apply patch to `target`.
-fn patch_value(info: &ResourceInfo, media: &str, mut target: Value, patch: &Value) -> Result<Value, ApiStatus> {
-    let invalid = |why: String| {
-        ApiStatus::new(
+/// Applies a non-apply patch of an accepted type to `target`.
+fn patch_value(media: &str, mut target: Value, patch: &Value) -> Result<Value, ApiStatus> {
+    // kube-apiserver words a patch that does not apply as a generic 422: the reason is lost.
+    let rejected = || {
+        let mut status = ApiStatus::new(
             422,
             "Invalid",
-            format!("the server rejected our request due to an error in our request: {why}"),
-        )
+            "the server rejected our request due to an error in our request",
+        );
+        status.details = Some(json!({}));
+        status
     };
     match media {
         "application/json-patch+json" => {
-            let operations: json_patch::Patch = serde_json::from_value(patch.clone())
-                .map_err(|e| ApiStatus::bad_request(format!("invalid JSON patch: {e}")))?;
+            // An operation Go cannot carry out (unknown op, missing path) is a failed patch too.
+            let operations: json_patch::Patch = serde_json::from_value(patch.clone()).map_err(|_| rejected())?;
             for operation in operations.0 {
                 // kube-apiserver's JSON patch treats a missing path as null in `test`, which is
                 // what kube-runtime's finalizer helper relies on; RFC 6902 would fail instead.
@@ -155,14 +232,17 @@ fn patch_value(info: &ResourceInfo, media: &str, mut target: Value, patch: &Valu
                 {
                     continue;
                 }
-                json_patch::patch(&mut target, &[operation]).map_err(|e| invalid(e.to_string()))?;
+                json_patch::patch(&mut target, &[operation]).map_err(|_| rejected())?;
             }
         }
         "application/merge-patch+json" => json_patch::merge(&mut target, patch),
-        "application/strategic-merge-patch+json" if info.builtin => {
-            strategic::apply(&mut target, patch).map_err(|e| invalid(e.to_string()))?;
-        }
-        other => return Err(ApiStatus::unsupported_media_type(other)),
+        _ => strategic::apply(&mut target, patch).map_err(|e| {
+            ApiStatus::new(
+                422,
+                "Invalid",
+                format!("the server rejected our request due to an error in our request: {e}"),
+            )
+        })?,
     }
     Ok(target)
 }

@@ -4,10 +4,11 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use base64::{DecodeError, Engine as _, alphabet};
 use serde_json::{Value, json};
 
+use crate::semantics::go_json;
 use crate::semantics::selector::{FieldSelector, LabelSelector};
 use crate::semantics::versions;
 use crate::status::ApiStatus;
@@ -29,7 +30,9 @@ impl Filter {
     pub(crate) fn from_query(info: &ResourceInfo, query: &Query) -> Result<Self, ApiStatus> {
         let labels = LabelSelector::parse(&query.label_selector).map_err(|e| ApiStatus::bad_request(e.to_string()))?;
         // Selected on the stored objects, whose fields another version may name otherwise.
-        let fields = FieldSelector::parse(&query.field_selector, &info.field_selector_paths())
+        let supported = info.field_selector_paths();
+        let metadata_only = info.builtin && supported.iter().all(|path| path.starts_with("metadata."));
+        let fields = FieldSelector::parse(&query.field_selector, &supported, metadata_only)
             .map_err(|e| ApiStatus::bad_request(e.to_string()))?
             .map_paths(|path| versions::storage_field_path(info, path));
         let selective = !query.label_selector.trim().is_empty() || !query.field_selector.trim().is_empty();
@@ -169,17 +172,59 @@ fn take_page<'a>(
     (items, 0)
 }
 
+/// Go's `base64.RawURLEncoding`: no padding, and trailing bits are not checked.
+const CONTINUE_BASE64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::URL_SAFE,
+    GeneralPurposeConfig::new()
+        .with_encode_padding(false)
+        .with_decode_allow_trailing_bits(true)
+        .with_decode_padding_mode(DecodePaddingMode::RequireNone),
+);
+
 fn encode_continue(rv: u64, key: &ObjectKey) -> String {
-    URL_SAFE_NO_PAD.encode(json!({ "v": "meta.k8s.io/v1", "rv": rv, "ns": key.0, "name": key.1 }).to_string())
+    CONTINUE_BASE64.encode(json!({ "v": "meta.k8s.io/v1", "rv": rv, "ns": key.0, "name": key.1 }).to_string())
 }
 
+/// Reads a continue token, refusing a bad one in kube-apiserver's words (its etcd store's
+/// `DecodeContinue`): Go's base64 and JSON errors, then the token's version and start.
 fn decode_continue(token: &str) -> Result<(u64, ObjectKey), ApiStatus> {
-    let bad = || ApiStatus::bad_request(format!("continue key is not valid: {token:?}"));
-    let bytes = URL_SAFE_NO_PAD.decode(token).map_err(|_| bad())?;
-    let value: Value = serde_json::from_slice(&bytes).map_err(|_| bad())?;
+    let bad = |why: String| ApiStatus::bad_request(format!("invalid continue token: continue key is not valid: {why}"));
+    let bytes = CONTINUE_BASE64.decode(token).map_err(|e| {
+        let offset = match e {
+            DecodeError::InvalidByte(offset, _) | DecodeError::InvalidLastSymbol(offset, _) => offset,
+            DecodeError::InvalidLength(length) => length.saturating_sub(1),
+            DecodeError::InvalidPadding => token.find('=').unwrap_or_default(),
+        };
+        bad(format!("illegal base64 data at input byte {offset}"))
+    })?;
+    let value: Value = match serde_json::from_slice(&bytes) {
+        Ok(value @ Value::Object(_)) => value,
+        Ok(other) => {
+            let why = format!(
+                "json: cannot unmarshal {} into Go value of type storage.continueToken",
+                go_json::type_name(&other)
+            );
+            return Err(bad(why));
+        }
+        Err(e) => return Err(bad(go_json::syntax_error(&bytes).unwrap_or_else(|| e.to_string()))),
+    };
     let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
-    let rv = value.get("rv").and_then(Value::as_u64).ok_or_else(bad)?;
-    Ok((rv, (text("ns").ok_or_else(bad)?, text("name").ok_or_else(bad)?)))
+    let version = text("v").unwrap_or_default();
+    if version != "meta.k8s.io/v1" {
+        return Err(bad(format!(
+            "server does not recognize this encoded version {version:?}"
+        )));
+    }
+    let rv = value.get("rv").and_then(Value::as_u64).unwrap_or_default();
+    if rv == 0 {
+        return Err(bad(
+            "incorrect encoded start resourceVersion (version meta.k8s.io/v1)".to_owned()
+        ));
+    }
+    match (text("ns"), text("name")) {
+        (Some(ns), Some(name)) if !name.is_empty() => Ok((rv, (ns, name))),
+        _ => Err(bad("encoded start key empty (version meta.k8s.io/v1)".to_owned())),
+    }
 }
 
 /// The JSON text of a list response.
@@ -237,5 +282,14 @@ mod tests {
         let token = encode_continue(42, &("ns".into(), "a".into()));
         assert_eq!(decode_continue(&token).unwrap(), (42, ("ns".into(), "a".into())));
         assert_eq!(decode_continue("not base64!").unwrap_err().code, 400);
+        let message = |token: &str| decode_continue(token).unwrap_err().message;
+        let prefix = "invalid continue token: continue key is not valid: ";
+        assert_eq!(message("bogus"), format!("{prefix}illegal base64 data at input byte 4"));
+        assert_eq!(message("ab!d"), format!("{prefix}illegal base64 data at input byte 2"));
+        let other_version = CONTINUE_BASE64.encode(r#"{"v": "x", "rv": 1}"#);
+        assert_eq!(
+            message(&other_version),
+            format!("{prefix}server does not recognize this encoded version \"x\"")
+        );
     }
 }

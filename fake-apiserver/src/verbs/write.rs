@@ -6,11 +6,12 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle;
+use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::schema::{self, Scope};
 use crate::semantics::validation::{
     check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged, validate_metadata,
 };
-use crate::semantics::{builtin_validation, defaults, managed_fields, versions};
+use crate::semantics::{builtin_validation, defaults, managed_fields, names, versions, zero};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
@@ -52,15 +53,24 @@ pub(crate) fn seed(state: &mut State, value: Value) -> Result<Arc<Value>, ApiSta
     create(state, &info, namespace.as_deref(), value, &WriteOpts::default())
 }
 
+/// The object a create or update sent, once its type meta and its strict-decoding findings
+/// (duplicate and unknown fields) passed as kube-apiserver's decoder passes them.
+fn decode_checked(info: &ResourceInfo, mut body: Decoded, opts: &WriteOpts) -> Result<Value, ApiStatus> {
+    check_type_meta(&mut body, info)?;
+    let findings = decoding::strict_findings(info, &mut body);
+    decoding::enforce(findings, opts, decoding::cannot_handle(info))?;
+    Ok(body.value)
+}
+
 /// POST: create an object in `namespace` (`None` for cluster-scoped resources).
 pub(crate) fn create(
     state: &mut State,
     info: &Arc<ResourceInfo>,
     namespace: Option<&str>,
-    mut body: Value,
+    body: impl Into<Decoded>,
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
-    check_type_meta(&mut body, info)?;
+    let mut body = decode_checked(info, body.into(), opts)?;
     defaults::apply(info, &mut body)?;
     set_namespace(&mut body, info, namespace)?;
     if let Some(ns) = namespace {
@@ -109,10 +119,16 @@ pub(crate) fn create(
     validate_metadata(info, &body)?;
     builtin_validation::check(info, &body, None)?;
     if info.status_subresource {
-        // Status is the controllers' to write: kube-apiserver drops it on create.
-        body.as_object_mut().expect("checked object").remove("status");
+        // Status is the controllers' to write: kube-apiserver's strategies reset it on create, to
+        // the Go zero value a built-in kind encodes (`{}` for a Deployment) and to nothing for a
+        // custom resource.
+        let map = body.as_object_mut().expect("checked object");
+        match zero::zero_object(info).get_mut("status").map(Value::take) {
+            Some(zero) => map.insert("status".to_owned(), zero),
+            None => map.remove("status"),
+        };
     }
-    schema::admit(info, &mut body, opts.strict, Scope::Object)?;
+    schema::admit(info, &mut body, Scope::Object)?;
     if state.object(info, namespace, &name).is_some() {
         return Err(ApiStatus::already_exists(info, &name));
     }
@@ -136,11 +152,11 @@ pub(crate) fn update(
     info: &Arc<ResourceInfo>,
     namespace: Option<&str>,
     name: &str,
-    mut body: Value,
+    body: impl Into<Decoded>,
     subresource: Option<&str>,
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
-    check_type_meta(&mut body, info)?;
+    let mut body = decode_checked(info, body.into(), opts)?;
     set_namespace(&mut body, info, namespace)?;
     let body_name = object::name(&body);
     if body_name.is_empty() {
@@ -231,7 +247,8 @@ pub(crate) fn commit_update(
             .collect();
         if !added.is_empty() {
             let message = format!(
-                "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers {added:?}"
+                "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers {}",
+                names::go_strings(&added)
             );
             // kube-apiserver checks the metadata update twice (its common checks and the
             // strategy's), and answers with both causes.
@@ -244,7 +261,7 @@ pub(crate) fn commit_update(
     } else {
         Scope::Object
     };
-    schema::admit(info, &mut new, opts.strict, scope)?;
+    schema::admit(info, &mut new, scope)?;
     let with_status = !info.status_subresource;
     if info.has_generation && object::spec_part(&old, with_status) != object::spec_part(&new, with_status) {
         meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));

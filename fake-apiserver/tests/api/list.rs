@@ -63,7 +63,10 @@ async fn list_should_filter_by_label_and_field_selectors() {
     let unsupported = api_error(api.list(&ListParams::default().fields("data.x=1")).await);
     assert_eq!(
         (unsupported.code, unsupported.message.as_str()),
-        (400, "field label not supported: data.x")
+        (
+            400,
+            r#""data.x" is not a known field selector: only "metadata.name", "metadata.namespace""#
+        )
     );
 }
 

@@ -7,6 +7,7 @@ mod aids;
 mod builtins;
 mod crd;
 mod delete;
+mod field_validation;
 mod kubectl;
 mod list;
 mod patch;
