@@ -16,6 +16,7 @@ use crate::http::openapi;
 use crate::http::query;
 use crate::http::route::{ResourceRoute, Route, route};
 use crate::http::table::{self, Render};
+use crate::http::warning::add_warnings;
 use crate::semantics::decoding;
 use crate::semantics::versions;
 use crate::server::Inner;
@@ -368,41 +369,6 @@ fn status_response(status: &ApiStatus) -> Response<ResponseBody> {
         StatusCode::from_u16(status.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
         status.to_json().to_string().into_bytes(),
     )
-}
-
-/// `Warning: 299 - "text"` headers, one per warning, as kube-apiserver's warning recorder
-/// writes them (duplicates once).
-fn add_warnings(headers: &mut HeaderMap, warnings: Vec<String>) {
-    let mut sent: Vec<String> = Vec::new();
-    for text in warnings {
-        if sent.contains(&text) {
-            continue;
-        }
-        let quoted = format!("299 - {}", go_quote(&text));
-        if let Ok(value) = header::HeaderValue::from_bytes(quoted.as_bytes()) {
-            headers.append(header::WARNING, value);
-        }
-        sent.push(text);
-    }
-}
-
-/// Go's `strconv.Quote` of a warning: quotes and backslashes escaped, control characters as
-/// `\xNN`, printable text as it is.
-fn go_quote(text: &str) -> String {
-    let mut quoted = String::with_capacity(text.len() + 2);
-    quoted.push('"');
-    for c in text.chars() {
-        match c {
-            '"' | '\\' => {
-                quoted.push('\\');
-                quoted.push(c);
-            }
-            c if c.is_ascii_control() => quoted.push_str(&format!("\\x{:02x}", c as u32)),
-            c => quoted.push(c),
-        }
-    }
-    quoted.push('"');
-    quoted
 }
 
 fn json_response(code: StatusCode, bytes: Vec<u8>) -> Response<ResponseBody> {

@@ -10,3 +10,4 @@ pub(crate) mod route;
 pub(crate) mod serve;
 pub(crate) mod service;
 pub(crate) mod table;
+pub(crate) mod warning;
