@@ -8,7 +8,7 @@ use bytes::Bytes;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::semantics::{go_json, schema};
+use crate::semantics::{go_json, schema, typed};
 use crate::status::ApiStatus;
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::options::{FieldValidation, WriteOpts};
@@ -86,10 +86,46 @@ fn summarize(text: &str) -> String {
     }
 }
 
+/// The fields of `ObjectMeta`: the decoder drops any other key of `metadata`, for every kind.
+const OBJECT_META_FIELDS: [&str; 15] = [
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
 /// What the strict decoder finds in `decoded` as an object of `info`, which loses the unknown
-/// fields: `duplicate field "a.b"` first, then `unknown field "a.b"` in path order.
+/// fields: `duplicate field "a.b"` first, then `unknown field "a.b"` in path order. Unknown are
+/// keys of `metadata` that `ObjectMeta` lacks, and the fields the kind's type (a built-in
+/// kind) or schema (a custom resource) does not know.
 pub(crate) fn strict_findings(info: &ResourceInfo, decoded: &mut Decoded) -> Vec<String> {
-    let mut unknown = schema::prune_unknown(info, &mut decoded.value);
+    let object = &mut decoded.value;
+    let mut unknown = Vec::new();
+    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.retain(|key, _| {
+            let known = OBJECT_META_FIELDS.contains(&key.as_str());
+            if !known {
+                unknown.push(format!("metadata.{key}"));
+            }
+            known
+        });
+    }
+    unknown.extend(if info.schema.is_some() {
+        schema::prune_unknown(info, object)
+    } else {
+        typed::prune_unknown(info, object)
+    });
     unknown.sort();
     let duplicates = decoded.duplicates.iter().map(|p| format!("duplicate field \"{p}\""));
     duplicates
@@ -254,6 +290,23 @@ mod tests {
             decode(br#"{"n": 1.5e3, "m": -7}"#).unwrap().value,
             json!({"n": 1500.0, "m": -7})
         );
+    }
+
+    #[test]
+    fn strict_findings_should_list_duplicates_then_unknown_fields_in_path_order() {
+        let info = ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps");
+        let mut decoded =
+            decode(br#"{"metadata": {"name": "a", "colour": 1}, "data": {"k": "v"}, "dta": 1, "data": {}}"#).unwrap();
+        let findings = strict_findings(&info, &mut decoded);
+        assert_eq!(
+            findings,
+            [
+                "duplicate field \"data\"",
+                "unknown field \"dta\"",
+                "unknown field \"metadata.colour\""
+            ]
+        );
+        assert_eq!(decoded.value, json!({"metadata": {"name": "a"}, "data": {}}));
     }
 
     #[test]

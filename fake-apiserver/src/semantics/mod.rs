@@ -14,6 +14,7 @@ pub(crate) mod schema;
 pub(crate) mod selector;
 pub(crate) mod shape;
 pub(crate) mod strategic;
+pub(crate) mod typed;
 pub(crate) mod validation;
 pub(crate) mod versions;
 pub(crate) mod zero;

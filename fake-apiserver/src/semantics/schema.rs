@@ -56,38 +56,10 @@ pub(crate) fn admit(info: &ResourceInfo, object: &mut Value, scope: Scope) -> Re
     }
 }
 
-/// The fields of `ObjectMeta`: the decoder drops any other key of `metadata`, for every kind.
-const OBJECT_META_FIELDS: [&str; 15] = [
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-];
-
-/// Removes what the decoder of `info` does not keep: unknown keys of `metadata`, and for a
-/// custom resource the fields its schema does not know (pruning); returns their paths.
+/// Removes the fields of a custom resource its schema does not know (pruning, part of
+/// decoding); returns their paths.
 pub(crate) fn prune_unknown(info: &ResourceInfo, object: &mut Value) -> Vec<String> {
     let mut unknown = Vec::new();
-    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
-        meta.retain(|key, _| {
-            let known = OBJECT_META_FIELDS.contains(&key.as_str());
-            if !known {
-                unknown.push(format!("metadata.{key}"));
-            }
-            known
-        });
-    }
     if let Some(schema) = &info.schema {
         prune(schema, object, "", &mut unknown);
     }
@@ -353,10 +325,10 @@ mod tests {
 
     #[test]
     fn prune_unknown_should_name_what_the_decoder_drops() {
-        let mut object = json!({ "metadata": { "name": "vm", "colour": 1 }, "spec": { "cpu": 2, "bogus": true },
+        let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 2, "bogus": true },
                                  "status": { "kept": 1 }, "extra": 1 });
         let unknown = prune_unknown(&info(), &mut object);
-        assert_eq!(unknown, ["metadata.colour", "extra", "spec.bogus"]);
+        assert_eq!(unknown, ["extra", "spec.bogus"]);
         assert_eq!(
             object,
             json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 2 }, "status": { "kept": 1 } })

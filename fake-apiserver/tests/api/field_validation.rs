@@ -181,3 +181,34 @@ async fn a_deprecated_version_should_warn_on_every_request() {
         [r#"299 - "cloudnative.tw/v1alpha1 VirtualMachine is deprecated""#]
     );
 }
+
+#[tokio::test]
+async fn a_built_in_kind_should_know_the_fields_of_its_type() {
+    let server = FakeApiServer::new();
+    let deployments = "/apis/apps/v1/namespaces/default/deployments";
+    let body = |name: &str| {
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+            "spec": {
+                "replica": 2, "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}},
+                             "spec": {"containers": [{"name": "web", "image": "nginx"}]}}
+            }
+        })
+        .to_string()
+    };
+    let strict = format!("{deployments}?fieldValidation=Strict");
+    let refused = send(&server, "POST", &strict, "application/json", &body("typo")).await;
+    assert_eq!(refused.code, 400);
+    assert_eq!(
+        refused.body["message"],
+        "Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field \"spec.replica\""
+    );
+    let warned = send(&server, "POST", deployments, "application/json", &body("typo")).await;
+    assert_eq!(
+        (warned.code, warned.warnings.as_slice()),
+        (201, [r#"299 - "unknown field \"spec.replica\"""#.to_owned()].as_slice())
+    );
+    assert!(warned.body["spec"].get("replica").is_none());
+    assert_eq!(warned.body["spec"]["replicas"], 1, "defaulted, the typo dropped");
+}

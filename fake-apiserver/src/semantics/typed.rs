@@ -1,0 +1,125 @@
+//! Built-in kinds decoded as kube-apiserver decodes them into their Go structs: a field the
+//! type does not have is dropped, and is an unknown field for `fieldValidation`.
+//!
+//! The k8s-openapi type of the kind stands in for the Go struct: the body goes through it and
+//! back, and every key of the body that did not come back is unknown. A body the type cannot
+//! take at all (a string where a number belongs) is left to the server's own checks.
+
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::coordination::v1::Lease;
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Pod, Secret, Service, ServiceAccount};
+use k8s_openapi::api::events::v1::Event as EventsV1Event;
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::storage::resource::ResourceInfo;
+
+/// Removes the fields of a built-in `object` its type does not know, below `metadata` (whose
+/// fields the decoder checks itself); returns their paths (`spec.replica`,
+/// `spec.template.spec.containers[0].imagePullPolcy`). Nothing for kinds without a type here.
+pub(crate) fn prune_unknown(info: &ResourceInfo, object: &mut Value) -> Vec<String> {
+    let mut unknown = Vec::new();
+    if let Some(decoded) = through_type(info, object) {
+        prune(object, &decoded, "", &mut unknown);
+    }
+    unknown
+}
+
+/// `object` decoded into the k8s-openapi type of `info`'s kind and encoded again.
+fn through_type(info: &ResourceInfo, object: &Value) -> Option<Value> {
+    fn via<K: DeserializeOwned + Serialize>(object: &Value) -> Option<Value> {
+        let typed = K::deserialize(object).ok()?;
+        serde_json::to_value(typed).ok()
+    }
+    match (info.group.as_str(), info.version.as_str(), info.kind.as_str()) {
+        ("", "v1", "Namespace") => via::<Namespace>(object),
+        ("", "v1", "ConfigMap") => via::<ConfigMap>(object),
+        ("", "v1", "Secret") => via::<Secret>(object),
+        ("", "v1", "ServiceAccount") => via::<ServiceAccount>(object),
+        ("", "v1", "Service") => via::<Service>(object),
+        ("", "v1", "Pod") => via::<Pod>(object),
+        ("", "v1", "Event") => via::<Event>(object),
+        ("apps", "v1", "Deployment") => via::<Deployment>(object),
+        ("apps", "v1", "ReplicaSet") => via::<ReplicaSet>(object),
+        ("events.k8s.io", "v1", "Event") => via::<EventsV1Event>(object),
+        ("coordination.k8s.io", "v1", "Lease") => via::<Lease>(object),
+        ("rbac.authorization.k8s.io", "v1", "ClusterRole") => via::<ClusterRole>(object),
+        ("rbac.authorization.k8s.io", "v1", "Role") => via::<Role>(object),
+        ("rbac.authorization.k8s.io", "v1", "RoleBinding") => via::<RoleBinding>(object),
+        ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding") => via::<ClusterRoleBinding>(object),
+        ("apiextensions.k8s.io", "v1", "CustomResourceDefinition") => via::<CustomResourceDefinition>(object),
+        _ => None,
+    }
+}
+
+/// Removes from `sent` the keys `decoded` lacks. A null is kept: a known optional field sent as
+/// null does not come back either, and Go drops it all the same.
+fn prune(sent: &mut Value, decoded: &Value, path: &str, unknown: &mut Vec<String>) {
+    match (sent, decoded) {
+        (Value::Object(sent), Value::Object(decoded)) => {
+            sent.retain(|key, value| {
+                if path.is_empty() && key == "metadata" {
+                    return true;
+                }
+                let child_path = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                match decoded.get(key) {
+                    Some(child) => {
+                        prune(value, child, &child_path, unknown);
+                        true
+                    }
+                    None if value.is_null() => true,
+                    None => {
+                        unknown.push(child_path);
+                        false
+                    }
+                }
+            });
+        }
+        (Value::Array(sent), Value::Array(decoded)) if sent.len() == decoded.len() => {
+            for (i, (item, back)) in sent.iter_mut().zip(decoded).enumerate() {
+                prune(item, back, &format!("{path}[{i}]"), unknown);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn unknown_fields_of_a_deployment_should_be_named_and_dropped() {
+        let info = ResourceInfo::builtin("apps", "v1", "Deployment", "deployments");
+        let mut deployment = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {
+                "replica": 2, "replicas": null, "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}},
+                             "spec": {"containers": [{"name": "web", "image": "nginx", "imagePullPolcy": "Always"}]}}
+            }
+        });
+        let unknown = prune_unknown(&info, &mut deployment);
+        assert_eq!(
+            unknown,
+            ["spec.replica", "spec.template.spec.containers[0].imagePullPolcy"]
+        );
+        assert!(deployment["spec"].get("replica").is_none());
+        assert_eq!(
+            deployment["spec"]["template"]["spec"]["containers"][0],
+            json!({"name": "web", "image": "nginx"})
+        );
+        // A body the type cannot take is left alone.
+        let mut wrong = json!({"spec": {"replicas": "two", "bogus": 1}});
+        assert!(prune_unknown(&info, &mut wrong).is_empty());
+    }
+}
