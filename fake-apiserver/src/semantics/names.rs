@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::storage::object::is_dns_subdomain;
+use crate::storage::object::{is_dns_subdomain, is_label_shaped};
 
 const QUALIFIED_NAME: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 const LABEL_VALUE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
@@ -11,16 +11,6 @@ const DNS_SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lowe
 
 const DNS_LABEL: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 const DNS_1035_LABEL: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, of any length.
-fn is_label_shaped(label: &str) -> bool {
-    !label.is_empty()
-        && label
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !label.starts_with('-')
-        && !label.ends_with('-')
-}
 
 /// Why `name` is not an object name of `kind`, as its strategy's name validation says it:
 /// Namespaces are RFC 1123 labels, Services DNS-1035 labels, everything else RFC 1123

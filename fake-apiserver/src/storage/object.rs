@@ -147,16 +147,17 @@ pub(crate) fn is_dns_label(name: &str) -> bool {
 
 /// Whether `name` is a valid DNS-1123 subdomain, the rule for most object names.
 pub(crate) fn is_dns_subdomain(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 253
-        && name.split('.').all(|label| {
-            !label.is_empty()
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-        })
+    name.len() <= 253 && name.split('.').all(is_label_shaped)
+}
+
+/// Whether `label` matches `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, whatever its length.
+pub(crate) fn is_label_shaped(label: &str) -> bool {
+    !label.is_empty()
+        && label
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !label.starts_with('-')
+        && !label.ends_with('-')
 }
 
 /// The value with `metadata` (and `status`, when `with_status` is false) removed: what decides
