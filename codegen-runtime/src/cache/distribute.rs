@@ -1,64 +1,34 @@
-//! An informer's engine: turns kube-runtime watcher events into cache writes and notifications
+//! An informer's engine: turns listed and watched objects into cache writes and notifications
 //! (tombstones after relists, final states on deletes, resyncs), under the dispatch lock so
 //! handlers registering concurrently miss nothing and see nothing twice.
 
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use futures::StreamExt;
 use kube::ResourceExt;
-use kube::runtime::{WatchStreamExt, watcher};
 use tokio::time::Instant;
 
 use super::decode::Lenient;
 use super::handler::{Deleted, DeletedFinalStateUnknown, Message, Notification};
+use super::reflector::reflect;
 use super::shared::{Dispatch, InformerObject, Shared, lock};
 use super::store::object_key;
 
+/// Runs an informer until it stops: its list and watch, and the handlers' resyncs.
 pub(super) async fn run_loop<K: InformerObject>(shared: Arc<Shared<K>>) {
-    let stream = watcher(shared.api.clone(), shared.options.watcher.clone()).default_backoff();
-    let mut stream = std::pin::pin!(stream);
-    let mut relist: Vec<Arc<K>> = Vec::new();
-    // Keys listed but not decodable: still there, so a relist must not report them deleted.
-    let mut undecodable: HashSet<String> = HashSet::new();
+    tokio::select! {
+        () = shared.stop.cancelled() => {}
+        () = reflect(&shared) => {}
+        () = resync_loop(&shared) => {}
+    }
+}
+
+/// Resyncs the handlers whose period is due; a handler with a resync may be added meanwhile.
+async fn resync_loop<K: InformerObject>(shared: &Shared<K>) {
     loop {
-        let next_resync = shared.next_resync();
         tokio::select! {
-            () = shared.stop.cancelled() => return,
-            () = sleep_until(next_resync) => shared.resync_due(),
-            // A handler with a resync may have been added while this loop slept.
+            () = sleep_until(shared.next_resync()) => shared.resync_due(),
             () = shared.listeners_changed.notified() => {}
-            event = stream.next() => match event {
-                None => return,
-                Some(Err(error)) => {
-                    tracing::warn!(kind = %K::kind(&K::DynamicType::default()), %error, "informer: list or watch failed; retrying with backoff");
-                }
-                Some(Ok(watcher::Event::Init)) => {
-                    relist.clear();
-                    undecodable.clear();
-                }
-                Some(Ok(watcher::Event::InitApply(object))) => {
-                    let key = object_key(&object);
-                    match shared.decode(object) {
-                        Some(object) => relist.push(Arc::new(object)),
-                        None => {
-                            undecodable.insert(key);
-                        }
-                    }
-                }
-                Some(Ok(watcher::Event::InitDone)) => {
-                    shared.replace(std::mem::take(&mut relist), &std::mem::take(&mut undecodable));
-                }
-                Some(Ok(watcher::Event::Apply(object))) => {
-                    if let Some(object) = shared.decode(object) {
-                        shared.apply(Arc::new(object));
-                    }
-                }
-                Some(Ok(watcher::Event::Delete(object))) => {
-                    let key = object_key(&object);
-                    shared.delete(&key, shared.decode(object).map(Arc::new));
-                }
-            },
         }
     }
 }
@@ -71,32 +41,45 @@ async fn sleep_until(deadline: Option<Instant>) {
 }
 
 impl<K: InformerObject> Shared<K> {
-    fn decode(&self, object: Lenient<K>) -> Option<K> {
+    /// An object as the store keeps it: transformed, shared.
+    pub(super) fn keep(&self, mut object: K) -> Arc<K> {
+        if let Some(transform) = &self.options.transform {
+            transform(&mut object);
+        }
+        Arc::new(object)
+    }
+
+    /// A listed or watched object as the store keeps it, or `None` (logged) if it did not decode.
+    pub(super) fn decoded(&self, object: Lenient<K>) -> Option<Arc<K>> {
         match object {
-            Lenient::Decoded(mut object) => {
-                if let Some(transform) = &self.options.transform {
-                    transform(&mut object);
-                }
-                Some(object)
-            }
-            Lenient::Failed { metadata, error } => {
-                tracing::warn!(
-                    kind = %K::kind(&K::DynamicType::default()),
-                    namespace = metadata.namespace.as_deref().unwrap_or(""),
-                    name = metadata.name.as_deref().unwrap_or(""),
-                    %error,
-                    "informer: skipping an object that does not decode"
-                );
+            Lenient::Decoded(object) => Some(self.keep(object)),
+            failed => {
+                self.skip(failed);
                 None
             }
         }
+    }
+
+    /// Logs an object skipped because it does not decode; returns its key.
+    pub(super) fn skip(&self, failed: Lenient<K>) -> String {
+        let key = object_key(&failed);
+        if let Lenient::Failed { metadata, error } = failed {
+            tracing::warn!(
+                kind = %K::kind(&K::DynamicType::default()),
+                namespace = metadata.namespace.as_deref().unwrap_or(""),
+                name = metadata.name.as_deref().unwrap_or(""),
+                %error,
+                "informer: skipping an object that does not decode"
+            );
+        }
+        key
     }
 
     fn notify(&self, dispatch: &mut Dispatch<K>, make: impl Fn() -> Notification<K>) {
         dispatch.listeners.retain(|listener| listener.send(make()));
     }
 
-    fn apply(&self, object: Arc<K>) {
+    pub(super) fn apply(&self, object: Arc<K>) {
         let mut dispatch = lock(&self.dispatch);
         match self.store.apply(object.clone()) {
             Some(old) => self.notify(&mut dispatch, || Notification::Update {
@@ -112,7 +95,7 @@ impl<K: InformerObject> Shared<K> {
 
     /// Removes `key`; handlers get the watch's final state, or the cached one if it did not
     /// decode.
-    fn delete(&self, key: &str, final_state: Option<Arc<K>>) {
+    pub(super) fn delete(&self, key: &str, final_state: Option<Arc<K>>) {
         let mut dispatch = lock(&self.dispatch);
         if let Some(cached) = self.store.delete(key) {
             let last = final_state.unwrap_or(cached);
@@ -124,7 +107,7 @@ impl<K: InformerObject> Shared<K> {
     /// or changed in list order, as client-go's atomic replace does. Objects listed but not
     /// decodable keep their cached state; objects whose resourceVersion did not change are not
     /// announced again (client-go sends those only to handlers due a resync).
-    fn replace(&self, mut objects: Vec<Arc<K>>, undecodable: &HashSet<String>) {
+    pub(super) fn replace(&self, mut objects: Vec<Arc<K>>, undecodable: &HashSet<String>) {
         let mut dispatch = lock(&self.dispatch);
         for key in undecodable {
             if let Some(cached) = self.store.get(key) {

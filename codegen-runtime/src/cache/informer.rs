@@ -1,4 +1,4 @@
-//! `SharedIndexInformer`: kube-runtime's `watcher` feeding an indexed store and any number of
+//! `SharedIndexInformer`: its own list and watch feeding an indexed store and any number of
 //! handlers and subscribers, with client-go's semantics — old and new objects on update,
 //! tombstones for deletes found by a relist, late handlers replayed the cache, per-handler
 //! resync and sync state, a transform before the store.
@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kube::{Api, Client};
+use kube::Client;
 use tokio::sync::{Notify, mpsc, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -51,18 +51,15 @@ impl<K> Clone for SharedIndexInformer<K> {
 impl<K: InformerObject> SharedIndexInformer<K> {
     /// An informer that has not started; see [`SharedIndexInformer::run`].
     pub fn new(client: Client, options: InformerOptions<K>) -> Self {
-        let dynamic = K::DynamicType::default();
-        let api = match &options.namespace {
-            Some(namespace) => Api::namespaced_with(client, namespace, &dynamic),
-            None => Api::all_with(client, &dynamic),
-        };
+        let url_path = K::url_path(&K::DynamicType::default(), options.namespace.as_deref());
         let dispatch = Dispatch {
             listeners: Vec::new(),
             unsynced: Vec::new(),
             synced: false,
         };
         let shared = Shared {
-            api,
+            client,
+            url_path,
             options,
             store: Store::new(),
             dispatch: Mutex::new(dispatch),

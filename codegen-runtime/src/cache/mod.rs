@@ -1,4 +1,4 @@
-//! client-go's `tools/cache` on kube-runtime: an indexed store, listers, shared informers with
+//! client-go's `tools/cache` on kube's client: an indexed store, listers, shared informers with
 //! event handlers, tombstones, resync and subscriptions, and the shared informer factory.
 
 mod decode;
@@ -7,8 +7,10 @@ mod factory;
 mod handler;
 mod informer;
 mod lister;
+mod reflector;
 mod shared;
 mod store;
+mod wire;
 
 pub use factory::{SharedInformerFactory, SharedInformerFactoryBuilder, TweakWatcher};
 pub use handler::{Deleted, DeletedFinalStateUnknown, EventHandler, HandlerFns, Notification, Subscription};

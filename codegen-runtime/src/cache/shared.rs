@@ -8,12 +8,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use kube::runtime::watcher;
-use kube::{Api, Resource};
+use kube::{Client, Resource};
 use serde::de::DeserializeOwned;
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::decode::Lenient;
 use super::handler::Listener;
 use super::store::Store;
 
@@ -63,7 +62,9 @@ pub(super) struct Dispatch<K> {
 }
 
 pub(super) struct Shared<K> {
-    pub(super) api: Api<Lenient<K>>,
+    pub(super) client: Client,
+    /// The collection listed and watched: all namespaces or one.
+    pub(super) url_path: String,
     pub(super) options: InformerOptions<K>,
     pub(super) store: Store<K>,
     pub(super) dispatch: Mutex<Dispatch<K>>,

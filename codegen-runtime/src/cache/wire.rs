@@ -1,0 +1,338 @@
+//! List pages and watch events decoded in one pass, straight from the response bytes into `K`.
+//!
+//! The fast path parses each object once, into `K` itself, and hands it over as it completes
+//! (no intermediate `Value`, raw text or `Vec` of the page). Only when that fails — an object
+//! that does not fit `K` — is the page or event parsed again through [`Lenient`], which keeps the
+//! objects that decode and names the ones that do not by their metadata.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
+use kube::core::Status;
+use serde::Deserialize;
+use serde::de::{
+    DeserializeOwned, DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
+use serde_json::value::RawValue;
+
+use super::decode::Lenient;
+
+/// Decodes a list page, handing each object to `sink` in order; returns the list's metadata.
+fn decode_page_with<K: DeserializeOwned>(
+    bytes: &[u8],
+    lenient: bool,
+    sink: &mut impl FnMut(Lenient<K>),
+) -> Result<ListMeta, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let meta = deserializer.deserialize_map(ListVisitor {
+        sink,
+        lenient,
+        object: PhantomData::<K>,
+    })?;
+    deserializer.end()?;
+    Ok(meta)
+}
+
+/// Decodes a list page, appending what `keep` makes of each object to `objects`: in one pass
+/// when every object fits `K`; object by object otherwise, the misfits going to `failures`
+/// (as [`Lenient::Failed`], with their metadata).
+pub(crate) fn decode_page<K: DeserializeOwned, T>(
+    bytes: &[u8],
+    objects: &mut Vec<T>,
+    failures: &mut Vec<Lenient<K>>,
+    mut keep: impl FnMut(K) -> T,
+) -> Result<ListMeta, serde_json::Error> {
+    let mark = objects.len();
+    let fast = decode_page_with(bytes, false, &mut |object| {
+        if let Lenient::Decoded(object) = object {
+            objects.push(keep(object));
+        }
+    });
+    if fast.is_ok() {
+        return fast;
+    }
+    // The objects before the misfit arrived already: take the page again from its start.
+    objects.truncate(mark);
+    decode_page_with(bytes, true, &mut |object| match object {
+        Lenient::Decoded(object) => objects.push(keep(object)),
+        failed => failures.push(failed),
+    })
+}
+
+/// A `*List` object: its metadata kept, its items handed to the sink one by one.
+struct ListVisitor<'s, K, F> {
+    sink: &'s mut F,
+    lenient: bool,
+    object: PhantomData<K>,
+}
+
+impl<'de, K: DeserializeOwned, F: FnMut(Lenient<K>)> Visitor<'de> for ListVisitor<'_, K, F> {
+    type Value = ListMeta;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a Kubernetes list")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ListMeta, A::Error> {
+        let mut meta = ListMeta::default();
+        while let Some(key) = map.next_key::<&str>()? {
+            match key {
+                "metadata" => meta = map.next_value()?,
+                "items" => map.next_value_seed(Items {
+                    sink: &mut *self.sink,
+                    lenient: self.lenient,
+                    object: PhantomData::<K>,
+                })?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(meta)
+    }
+}
+
+/// The `items` of a list, each decoded into `K` (or leniently) and handed to the sink.
+struct Items<'s, K, F> {
+    sink: &'s mut F,
+    lenient: bool,
+    object: PhantomData<K>,
+}
+
+impl<'de, K: DeserializeOwned, F: FnMut(Lenient<K>)> DeserializeSeed<'de> for Items<'_, K, F> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, K: DeserializeOwned, F: FnMut(Lenient<K>)> Visitor<'de> for Items<'_, K, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of objects")
+    }
+
+    /// Go writes an empty list's items as `null` when the slice is nil.
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if self.lenient {
+            while let Some(object) = seq.next_element::<Lenient<K>>()? {
+                (self.sink)(object);
+            }
+        } else {
+            while let Some(object) = seq.next_element::<K>()? {
+                (self.sink)(Lenient::Decoded(object));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One watch event, as kube-apiserver sends it (one JSON object per line).
+pub(crate) enum WireEvent<K> {
+    Added(Lenient<K>),
+    Modified(Lenient<K>),
+    Deleted(Lenient<K>),
+    /// A progress mark: the resourceVersion reached, and whether it ends a streaming list's
+    /// initial events.
+    Bookmark {
+        resource_version: String,
+        initial_events_end: bool,
+    },
+    /// An in-stream error, e.g. 410 Expired (boxed: rare, and large).
+    Error(Box<Status>),
+}
+
+/// The annotation a streaming list's closing bookmark carries.
+const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
+
+/// Decodes one watch event: the object once, into `K`, when it fits; leniently otherwise.
+pub(crate) fn decode_event<K: DeserializeOwned>(line: &[u8]) -> Result<WireEvent<K>, serde_json::Error> {
+    let parse = |lenient| {
+        let mut deserializer = serde_json::Deserializer::from_slice(line);
+        let event = deserializer.deserialize_map(EventVisitor {
+            lenient,
+            object: PhantomData::<K>,
+        })?;
+        deserializer.end()?;
+        Ok::<_, serde_json::Error>(event)
+    };
+    parse(false).or_else(|_| parse(true))
+}
+
+#[derive(Deserialize)]
+struct BookmarkObject {
+    metadata: BookmarkMeta,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct BookmarkMeta {
+    #[serde(default)]
+    resource_version: String,
+    #[serde(default)]
+    annotations: BTreeMap<String, String>,
+}
+
+struct EventVisitor<K> {
+    lenient: bool,
+    object: PhantomData<K>,
+}
+
+impl<K: DeserializeOwned> EventVisitor<K> {
+    /// Decodes `object` for an event of type `kind` from `deserializer`.
+    fn object<'de, D: Deserializer<'de>>(&self, kind: &str, deserializer: D) -> Result<WireEvent<K>, D::Error> {
+        let object = |d: D| -> Result<Lenient<K>, D::Error> {
+            if self.lenient {
+                Lenient::deserialize(d)
+            } else {
+                K::deserialize(d).map(Lenient::Decoded)
+            }
+        };
+        Ok(match kind {
+            "ADDED" => WireEvent::Added(object(deserializer)?),
+            "MODIFIED" => WireEvent::Modified(object(deserializer)?),
+            "DELETED" => WireEvent::Deleted(object(deserializer)?),
+            "BOOKMARK" => {
+                let bookmark = BookmarkObject::deserialize(deserializer)?;
+                WireEvent::Bookmark {
+                    initial_events_end: bookmark
+                        .metadata
+                        .annotations
+                        .get(INITIAL_EVENTS_END)
+                        .map(String::as_str)
+                        == Some("true"),
+                    resource_version: bookmark.metadata.resource_version,
+                }
+            }
+            "ERROR" => WireEvent::Error(Box::new(Status::deserialize(deserializer)?)),
+            other => return Err(D::Error::custom(format!("unknown watch event type {other:?}"))),
+        })
+    }
+}
+
+impl<'de, K: DeserializeOwned> Visitor<'de> for EventVisitor<K> {
+    type Value = WireEvent<K>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a watch event")
+    }
+
+    /// kube-apiserver writes `type` before `object`, so the object is decoded as it is read;
+    /// an object that comes first is kept as raw text until the type is known.
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<WireEvent<K>, A::Error> {
+        // Event types are plain words: borrowed, never escaped.
+        let mut kind: Option<&'de str> = None;
+        let mut early: Option<&'de RawValue> = None;
+        let mut event = None;
+        while let Some(key) = map.next_key::<&str>()? {
+            match key {
+                "type" => kind = Some(map.next_value()?),
+                "object" => match kind {
+                    Some(kind) => event = Some(map.next_value_seed(ObjectSeed { visitor: &self, kind })?),
+                    None => early = Some(map.next_value()?),
+                },
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let kind = kind.ok_or_else(|| A::Error::missing_field("type"))?;
+        match (event, early) {
+            (Some(event), _) => Ok(event),
+            (None, Some(raw)) => self.object(kind, raw).map_err(A::Error::custom),
+            (None, None) => Err(A::Error::missing_field("object")),
+        }
+    }
+}
+
+/// The `object` of an event whose type is known.
+struct ObjectSeed<'v, K> {
+    visitor: &'v EventVisitor<K>,
+    kind: &'v str,
+}
+
+impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ObjectSeed<'_, K> {
+    type Value = WireEvent<K>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<WireEvent<K>, D::Error> {
+        self.visitor.object(self.kind, deserializer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    use super::*;
+
+    fn names(items: &[Lenient<ConfigMap>]) -> Vec<String> {
+        items
+            .iter()
+            .map(|item| match item {
+                Lenient::Decoded(cm) => cm.metadata.name.clone().unwrap_or_default(),
+                Lenient::Failed { metadata, .. } => format!("failed:{}", metadata.name.clone().unwrap_or_default()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_page_should_decode_in_one_pass_or_object_by_object() {
+        let name = |cm: ConfigMap| cm.metadata.name.unwrap_or_default();
+        let page = br#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"c"},
+            "items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"data":{"k":"v"}}]}"#;
+        let (mut items, mut failures) = (Vec::new(), Vec::new());
+        let meta = decode_page(page, &mut items, &mut failures, name).unwrap();
+        assert_eq!(
+            (meta.resource_version.as_deref(), meta.continue_.as_deref()),
+            (Some("7"), Some("c"))
+        );
+        assert_eq!(
+            (items.as_slice(), failures.len()),
+            (["a".to_owned(), "b".to_owned()].as_slice(), 0)
+        );
+
+        let bad = br#"{"metadata":{"resourceVersion":"8"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"data":7},{"metadata":{"name":"c"}}]}"#;
+        let mut items = vec!["earlier".to_owned()];
+        decode_page(bad, &mut items, &mut failures, name).unwrap();
+        assert_eq!(items, ["earlier", "a", "c"], "the earlier item kept, the page once");
+        assert_eq!(names(&failures), ["failed:b"]);
+        let empty = br#"{"metadata":{"resourceVersion":"9"},"items":null}"#;
+        assert!(decode_page(empty, &mut Vec::new(), &mut failures, name).is_ok());
+    }
+
+    #[test]
+    fn events_should_decode_whatever_the_key_order() {
+        let modified = br#"{"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"3"}}}"#;
+        assert!(matches!(
+            decode_event::<ConfigMap>(modified).unwrap(),
+            WireEvent::Modified(Lenient::Decoded(_))
+        ));
+        let reversed = br#"{"object":{"metadata":{"name":"a"},"data":1},"type":"DELETED"}"#;
+        assert!(matches!(
+            decode_event::<ConfigMap>(reversed).unwrap(),
+            WireEvent::Deleted(Lenient::Failed { .. })
+        ));
+        let bookmark = br#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","metadata":{"resourceVersion":"12","annotations":{"k8s.io/initial-events-end":"true"}}}}"#;
+        match decode_event::<ConfigMap>(bookmark).unwrap() {
+            WireEvent::Bookmark {
+                resource_version,
+                initial_events_end,
+            } => {
+                assert_eq!((resource_version.as_str(), initial_events_end), ("12", true));
+            }
+            _ => panic!("not a bookmark"),
+        }
+        let expired =
+            br#"{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old"}}"#;
+        assert!(matches!(decode_event::<ConfigMap>(expired).unwrap(), WireEvent::Error(status) if status.code == 410));
+        assert!(decode_event::<ConfigMap>(b"{\"type\":\"ADDED\"").is_err());
+    }
+}
