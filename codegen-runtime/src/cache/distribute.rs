@@ -116,6 +116,17 @@ impl<K: InformerObject> Shared<K> {
         }
         let mut previous = self.store.replace(objects.clone());
         let first_list = !dispatch.synced;
+        if previous.is_empty() {
+            // Nothing to compare with (the first list): every object is new.
+            for object in objects {
+                self.notify(&mut dispatch, || Notification::Add {
+                    object: object.clone(),
+                    in_initial_list: first_list,
+                });
+            }
+            self.mark_synced(&mut dispatch, first_list);
+            return;
+        }
         let present: HashSet<String> = objects.iter().map(|o| object_key(o.as_ref())).collect();
         let mut vanished: Vec<(String, Arc<K>)> = previous
             .iter()
@@ -144,6 +155,11 @@ impl<K: InformerObject> Shared<K> {
                 }),
             }
         }
+        self.mark_synced(&mut dispatch, first_list);
+    }
+
+    /// After the first list: the informer and every handler owed it have synced.
+    fn mark_synced(&self, dispatch: &mut Dispatch<K>, first_list: bool) {
         if first_list {
             dispatch.synced = true;
             let owed = std::mem::take(&mut dispatch.unsynced);

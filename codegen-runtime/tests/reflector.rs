@@ -1,0 +1,123 @@
+//! The informer's own list and watch against the in-memory API server, in virtual time: a 410
+//! relists at once while failures back off, and a streaming list is used where the server has
+//! it and replaced by a list where it refuses it.
+
+use std::time::Duration;
+
+use codegen_runtime::cache::{InformerOptions, SharedIndexInformer};
+use fake_apiserver::{ApiStatus, FakeApiServer};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, ObjectMeta, PostParams};
+use kube::runtime::watcher;
+use tokio::time::Instant;
+
+fn configmap(name: &str) -> ConfigMap {
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+async fn create(server: &FakeApiServer, name: &str) {
+    Api::<ConfigMap>::default_namespaced(server.client())
+        .create(&PostParams::default(), &configmap(name))
+        .await
+        .unwrap();
+}
+
+fn informer(server: &FakeApiServer, config: watcher::Config) -> SharedIndexInformer<ConfigMap> {
+    let options = InformerOptions {
+        namespace: Some("default".into()),
+        watcher: config,
+        ..InformerOptions::default()
+    };
+    let informer = SharedIndexInformer::new(server.client(), options);
+    informer.run();
+    informer
+}
+
+/// The virtual time until the informer's store holds `name`.
+async fn time_until_cached(informer: &SharedIndexInformer<ConfigMap>, name: &str) -> Duration {
+    let start = Instant::now();
+    while informer.store().get(&format!("default/{name}")).is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(600),
+            "{name} never reached the store"
+        );
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    start.elapsed()
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_expired_resource_version_should_relist_at_once_and_a_failure_back_off() {
+    let server = FakeApiServer::new();
+    create(&server, "first").await;
+    let informer = informer(&server, watcher::Config::default());
+    assert!(informer.wait_for_sync().await);
+
+    // The resourceVersion expires and the watch is cut: 410 on the re-watch, then a relist,
+    // with no backoff in between (kube-runtime's watcher waits 0.8 s or more here, with no
+    // watch open to see the new object).
+    server.expire_resource_versions();
+    server.cut_watches();
+    create(&server, "after-expiry").await;
+    let relisted = time_until_cached(&informer, "after-expiry").await;
+    assert!(
+        relisted < Duration::from_millis(50),
+        "a 410 relisted after {relisted:?}"
+    );
+
+    // A server failure is waited out (client-go's backoff starts at 0.8 s).
+    server.fail_next(1, "watch", "configmaps", ApiStatus::internal("injected"));
+    server.cut_watches();
+    create(&server, "after-failure").await;
+    let recovered = time_until_cached(&informer, "after-failure").await;
+    assert!(
+        recovered >= Duration::from_millis(500),
+        "a 500 was retried after {recovered:?}"
+    );
+    informer.shutdown().await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_streaming_list_should_be_used_or_replaced_by_a_list() {
+    let server = FakeApiServer::new();
+    create(&server, "a").await;
+    create(&server, "b").await;
+    server.clear_actions();
+    let streaming = informer(&server, watcher::Config::default().streaming_lists());
+    assert!(streaming.wait_for_sync().await);
+    assert_eq!(streaming.store().list().len(), 2);
+    let verbs: Vec<String> = server
+        .actions()
+        .iter()
+        .filter(|a| a.resource == "configmaps")
+        .map(|a| format!("{:?}", a.verb))
+        .collect();
+    assert_eq!(verbs, ["Watch"], "a streaming list is one watch");
+    streaming.shutdown().await;
+
+    // A server without the WatchList feature refuses `sendInitialEvents` with 422.
+    let refusal = ApiStatus::new(
+        422,
+        "Invalid",
+        "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+    );
+    server.fail_next(1, "watch", "configmaps", refusal);
+    let start = Instant::now();
+    let fallback = informer(&server, watcher::Config::default().streaming_lists());
+    assert!(fallback.wait_for_sync().await);
+    assert!(
+        start.elapsed() < Duration::from_millis(50),
+        "fell back after {:?}",
+        start.elapsed()
+    );
+    assert_eq!(fallback.store().list().len(), 2);
+    create(&server, "c").await;
+    time_until_cached(&fallback, "c").await;
+    fallback.shutdown().await;
+}
