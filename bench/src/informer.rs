@@ -16,20 +16,23 @@ pub struct Sizes {
     pub events: usize,
     /// Rounds of every client.
     pub rounds: usize,
+    /// The objects' variants: with the managed fields a real API server adds, and without.
+    pub managed_fields: Vec<bool>,
 }
 
 impl Sizes {
     /// The sizes, or small ones for CI.
     pub fn new(quick: bool, rounds: usize) -> Self {
-        let (objects, events) = if quick {
-            (vec![1_000], 2_000)
+        let (objects, events, managed_fields) = if quick {
+            (vec![1_000], 2_000, vec![true])
         } else {
-            (vec![10_000, 100_000], 100_000)
+            (vec![10_000, 100_000], 100_000, vec![true, false])
         };
         Self {
             objects,
             events,
             rounds,
+            managed_fields,
         }
     }
 }
@@ -77,13 +80,18 @@ const PEAK: &str = "peak RSS MiB";
 /// Runs the suite and prints, per N, the table and the targets' verdicts. Fails if a client's
 /// store ends with the wrong size or a stale object.
 pub fn suite(sizes: &Sizes) -> Result<(), String> {
-    for &objects in &sizes.objects {
-        let server = ServerProcess::start(objects, Some(sizes.events))?;
+    let variants = sizes
+        .managed_fields
+        .iter()
+        .flat_map(|&m| sizes.objects.iter().map(move |&o| (m, o)));
+    for (managed_fields, objects) in variants {
+        let server = ServerProcess::start(objects, Some(sizes.events), managed_fields)?;
         let mut table = Table::default();
         for round in 1..=sizes.rounds {
             for streaming in [false, true] {
                 for (client, name) in CLIENTS {
-                    if streaming && client == Client::InformerDroppingManagedFields {
+                    // The transform has nothing to drop from objects without managed fields.
+                    if (streaming || !managed_fields) && client == Client::InformerDroppingManagedFields {
                         continue;
                     }
                     let result = ingest(&server.url, client, streaming, objects, sizes.events)?;
@@ -106,8 +114,13 @@ pub fn suite(sizes: &Sizes) -> Result<(), String> {
                 }
             }
         }
+        let variant = if managed_fields {
+            "with managedFields"
+        } else {
+            "without managedFields"
+        };
         println!(
-            "\n### Informer ingest: N = {objects} VirtualMachines, M = {} watch events, {} rounds\n",
+            "\n### Informer ingest: N = {objects} VirtualMachines {variant}, M = {} watch events, {} rounds\n",
             sizes.events, sizes.rounds
         );
         print!("{table}");

@@ -172,7 +172,7 @@ pub fn suite(objects: usize, rounds: usize, window: Duration) -> Result<(), Stri
     let runtime = crate::runtime()?;
     let keys = scrambled_keys(objects);
     let mut table = Table::default();
-    let quiet = ServerProcess::start(objects, Some(0))?;
+    let quiet = ServerProcess::start(objects, Some(0), true)?;
     let quiet_caches = runtime.block_on(caches(&quiet.url))?;
     let ours = Reader::Ours(VirtualMachineLister::new(quiet_caches.informer.lister()));
     let theirs = Reader::Reflector(quiet_caches.store.clone());
@@ -192,7 +192,7 @@ pub fn suite(objects: usize, rounds: usize, window: Duration) -> Result<(), Stri
     }
     drop((ours, theirs, quiet_caches, quiet));
     // The same with two readers while an endless watch modifies the cached objects.
-    let busy = ServerProcess::start(objects, None)?;
+    let busy = ServerProcess::start(objects, None, true)?;
     let busy_caches = runtime.block_on(caches(&busy.url))?;
     let ours = Reader::Ours(VirtualMachineLister::new(busy_caches.informer.lister()));
     let theirs = Reader::Reflector(busy_caches.store.clone());

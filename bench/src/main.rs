@@ -70,6 +70,9 @@ enum Command {
         events: usize,
         #[arg(long)]
         endless: bool,
+        /// Serve the objects without managed fields.
+        #[arg(long)]
+        without_managed_fields: bool,
     },
     /// (internal) One informer-ingest measurement.
     #[command(hide = true)]
@@ -144,7 +147,12 @@ fn run_suite(command: &Command) -> Result<(), String> {
             objects,
             events,
             endless,
-        } => runtime()?.block_on(vm_server::serve(*objects, (!endless).then_some(*events))),
+            without_managed_fields,
+        } => runtime()?.block_on(vm_server::serve(
+            *objects,
+            (!endless).then_some(*events),
+            !without_managed_fields,
+        )),
         Command::Ingest {
             url,
             client,

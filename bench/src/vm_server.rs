@@ -48,11 +48,19 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// `objects` VirtualMachines, then `events` MODIFIED events (`None`: endless).
-    pub fn new(objects: usize, events: Option<usize>) -> Self {
+    /// `objects` VirtualMachines (with the managed fields a real API server adds, or none),
+    /// then `events` MODIFIED events (`None`: endless).
+    pub fn new(objects: usize, events: Option<usize>, managed_fields: bool) -> Self {
         let halves = (0..objects)
             .map(|i| {
-                let text = object(i).to_string();
+                let mut object = object(i);
+                if !managed_fields {
+                    object["metadata"]
+                        .as_object_mut()
+                        .expect("metadata")
+                        .remove("managedFields");
+                }
+                let text = object.to_string();
                 let (before, after) = text
                     .split_once(RV_PLACEHOLDER)
                     .expect("the object holds the placeholder");
@@ -281,8 +289,8 @@ async fn handle(catalog: Arc<Catalog>, request: Request<Incoming>) -> Result<Res
 
 /// The `bench serve` subcommand: builds the catalog, listens on a free loopback port, prints
 /// `listening <url>` and serves until killed.
-pub async fn serve(objects: usize, events: Option<usize>) -> Result<(), String> {
-    let catalog = Arc::new(Catalog::new(objects, events));
+pub async fn serve(objects: usize, events: Option<usize>, managed_fields: bool) -> Result<(), String> {
+    let catalog = Arc::new(Catalog::new(objects, events, managed_fields));
     let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
         .map_err(|e| format!("cannot listen on loopback: {e}"))?;
@@ -310,11 +318,14 @@ pub struct ServerProcess {
 }
 
 impl ServerProcess {
-    /// Starts a server of `objects` VirtualMachines and `events` watch events (`None`: endless)
-    /// and waits until it listens.
-    pub fn start(objects: usize, events: Option<usize>) -> Result<Self, String> {
+    /// Starts a server of `objects` VirtualMachines (with or without managed fields) and
+    /// `events` watch events (`None`: endless) and waits until it listens.
+    pub fn start(objects: usize, events: Option<usize>, managed_fields: bool) -> Result<Self, String> {
         let mut command = Command::new(self_exe()?);
         command.args(["serve", "--objects", &objects.to_string()]);
+        if !managed_fields {
+            command.arg("--without-managed-fields");
+        }
         match events {
             Some(events) => command.args(["--events", &events.to_string()]),
             None => command.arg("--endless"),
@@ -352,7 +363,7 @@ mod tests {
 
     #[test]
     fn an_object_should_be_about_a_kilobyte_and_decode_as_a_virtual_machine() {
-        let catalog = Catalog::new(3, Some(0));
+        let catalog = Catalog::new(3, Some(0), true);
         let mut text = Vec::new();
         catalog.write_object(&mut text, 2, 42);
         assert!((900..1300).contains(&text.len()), "{} bytes", text.len());
@@ -363,7 +374,7 @@ mod tests {
 
     #[test]
     fn pages_should_chain_by_continue_tokens_and_events_should_follow_the_list() {
-        let catalog = Catalog::new(5, Some(3));
+        let catalog = Catalog::new(5, Some(3), true);
         let page: serde_json::Value = serde_json::from_slice(&catalog.page(3, 2)).unwrap();
         assert_eq!(page["items"].as_array().unwrap().len(), 2);
         assert!(page["metadata"].get("continue").is_none(), "the last page");

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use kube::ResourceExt;
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::decode::Lenient;
@@ -14,12 +15,49 @@ use super::reflector::reflect;
 use super::shared::{Dispatch, InformerObject, Shared, lock};
 use super::store::object_key;
 
-/// Runs an informer until it stops: its list and watch, and the handlers' resyncs.
+/// How many decoded changes may wait for the engine: the reflector decodes on one core while
+/// the engine stores (and frees replaced objects) on the other, as client-go's DeltaFIFO
+/// separates its reflector from its processing loop.
+const DELTA_BUFFER: usize = 1024;
+
+/// A change the reflector hands the engine, applied in order.
+pub(super) enum Delta<K> {
+    /// A complete list (or a streaming list's initial events): swap the cache.
+    Replace {
+        objects: Vec<Arc<K>>,
+        undecodable: HashSet<String>,
+    },
+    /// An object added or modified.
+    Apply(Arc<K>),
+    /// An object deleted, with its final state when it decoded.
+    Delete { key: String, last: Option<Arc<K>> },
+}
+
+/// Runs an informer until it stops: its list and watch, the engine that applies what they
+/// decode, and the handlers' resyncs.
 pub(super) async fn run_loop<K: InformerObject>(shared: Arc<Shared<K>>) {
+    let (deltas, receiver) = mpsc::channel(DELTA_BUFFER);
+    let engine = tokio::spawn(apply_deltas(shared.clone(), receiver));
     tokio::select! {
         () = shared.stop.cancelled() => {}
-        () = reflect(&shared) => {}
+        () = reflect(&shared, deltas) => {}
         () = resync_loop(&shared) => {}
+    }
+    // The reflector is gone with its sender: the engine applies what is queued and ends.
+    let _ = engine.await;
+}
+
+/// Applies the reflector's changes to the store and the handlers, a batch at a time.
+async fn apply_deltas<K: InformerObject>(shared: Arc<Shared<K>>, mut receiver: mpsc::Receiver<Delta<K>>) {
+    let mut batch = Vec::with_capacity(64);
+    while receiver.recv_many(&mut batch, 64).await > 0 {
+        for delta in batch.drain(..) {
+            match delta {
+                Delta::Replace { objects, undecodable } => shared.replace(objects, &undecodable),
+                Delta::Apply(object) => shared.apply(object),
+                Delta::Delete { key, last } => shared.delete(&key, last),
+            }
+        }
     }
 }
 
@@ -79,7 +117,7 @@ impl<K: InformerObject> Shared<K> {
         dispatch.listeners.retain(|listener| listener.send(make()));
     }
 
-    pub(super) fn apply(&self, object: Arc<K>) {
+    fn apply(&self, object: Arc<K>) {
         let mut dispatch = lock(&self.dispatch);
         match self.store.apply(object.clone()) {
             Some(old) => self.notify(&mut dispatch, || Notification::Update {
@@ -95,7 +133,7 @@ impl<K: InformerObject> Shared<K> {
 
     /// Removes `key`; handlers get the watch's final state, or the cached one if it did not
     /// decode.
-    pub(super) fn delete(&self, key: &str, final_state: Option<Arc<K>>) {
+    fn delete(&self, key: &str, final_state: Option<Arc<K>>) {
         let mut dispatch = lock(&self.dispatch);
         if let Some(cached) = self.store.delete(key) {
             let last = final_state.unwrap_or(cached);
@@ -107,7 +145,7 @@ impl<K: InformerObject> Shared<K> {
     /// or changed in list order, as client-go's atomic replace does. Objects listed but not
     /// decodable keep their cached state; objects whose resourceVersion did not change are not
     /// announced again (client-go sends those only to handlers due a resync).
-    pub(super) fn replace(&self, mut objects: Vec<Arc<K>>, undecodable: &HashSet<String>) {
+    fn replace(&self, mut objects: Vec<Arc<K>>, undecodable: &HashSet<String>) {
         let mut dispatch = lock(&self.dispatch);
         for key in undecodable {
             if let Some(cached) = self.store.get(key) {

@@ -2,8 +2,8 @@
 //! store, then a watch resumed from the last resourceVersion, relisting at once on 410 Expired
 //! and backing off (800 ms doubling to 30 s) only on failures: connection errors, 5xx, 403.
 //!
-//! Objects are decoded once, from the response bytes ([`super::wire`]), and applied to the store
-//! and the handlers as each event arrives.
+//! Objects are decoded once, from the response bytes ([`super::wire`]), and handed as they
+//! arrive to the informer's engine, which stores and announces them on another task.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -17,7 +17,9 @@ use kube::client::Body;
 use kube::core::Status;
 use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff, InitialListStrategy, ListSemantic};
+use tokio::sync::mpsc;
 
+use super::distribute::Delta;
 use super::shared::{InformerObject, Shared};
 use super::store::object_key;
 use super::wire::{self, WireEvent};
@@ -37,10 +39,12 @@ enum Next {
     Backoff { resume: Option<String>, error: String },
 }
 
-/// Lists and watches into `shared` until the informer stops (the caller's `select!` drops it).
-pub(super) async fn reflect<K: InformerObject>(shared: &Shared<K>) {
+/// Lists and watches, handing what it decodes to the engine through `deltas`, until the
+/// informer stops (the caller's `select!` drops it).
+pub(super) async fn reflect<K: InformerObject>(shared: &Shared<K>, deltas: mpsc::Sender<Delta<K>>) {
     let mut reflector = Reflector {
         shared,
+        deltas,
         backoff: DefaultBackoff::default(),
         streaming: shared.options.watcher.initial_list_strategy == InitialListStrategy::StreamingList,
     };
@@ -69,6 +73,7 @@ pub(super) async fn reflect<K: InformerObject>(shared: &Shared<K>) {
 
 struct Reflector<'s, K> {
     shared: &'s Shared<K>,
+    deltas: mpsc::Sender<Delta<K>>,
     backoff: DefaultBackoff,
     /// Whether the initial list is a streaming list; cleared when the server refuses those.
     streaming: bool,
@@ -140,7 +145,7 @@ impl<K: InformerObject> Reflector<'_, K> {
                         return Err(backoff(None, "the list has no resourceVersion"));
                     };
                     let undecodable = failures.into_iter().map(|failed| self.shared.skip(failed)).collect();
-                    self.shared.replace(objects, &undecodable);
+                    self.hand_over(Delta::Replace { objects, undecodable }).await;
                     self.backoff.reset();
                     return Ok(resource_version);
                 }
@@ -221,10 +226,13 @@ impl<K: InformerObject> Reflector<'_, K> {
             while let Some(end) = pending[scanned..].iter().position(|b| *b == b'\n').map(|i| scanned + i) {
                 let line = &pending[..end];
                 if !line.iter().all(u8::is_ascii_whitespace) {
-                    let next = match wire::decode_event::<K>(line) {
+                    let (delta, next) = match wire::decode_event::<K>(line) {
                         Ok(event) => self.on_event(event, &mut initial, &mut last),
-                        Err(error) => Some(backoff(initial.is_none().then(|| last.clone()), error)),
+                        Err(error) => (None, Some(backoff(initial.is_none().then(|| last.clone()), error))),
                     };
+                    if let Some(delta) = delta {
+                        self.hand_over(delta).await;
+                    }
                     if let Some(next) = next {
                         return next;
                     }
@@ -241,51 +249,73 @@ impl<K: InformerObject> Reflector<'_, K> {
         if in_initial { Next::Relist } else { Next::Watch(last) }
     }
 
-    /// Applies one event; `Some` ends the watch.
-    fn on_event(&mut self, event: WireEvent<K>, initial: &mut Option<Initial<K>>, last: &mut String) -> Option<Next> {
-        let object = match event {
+    /// Hands a change to the engine; an engine that is gone (the informer stopping) takes none.
+    async fn hand_over(&self, delta: Delta<K>) {
+        let _ = self.deltas.send(delta).await;
+    }
+
+    /// Reads one event: the change for the engine, if any, and what ends the watch, if it does.
+    fn on_event(
+        &mut self,
+        event: WireEvent<K>,
+        initial: &mut Option<Initial<K>>,
+        last: &mut String,
+    ) -> (Option<Delta<K>>, Option<Next>) {
+        let (delta, version) = match event {
             WireEvent::Added(object) | WireEvent::Modified(object) => {
                 let key = object_key(&object);
                 let version = object.meta().resource_version.clone().unwrap_or_default();
-                match (self.shared.decoded(object), initial.as_mut()) {
-                    (Some(object), Some(initial)) => initial.objects.push(object),
+                let delta = match (self.shared.decoded(object), initial.as_mut()) {
+                    (Some(object), Some(initial)) => {
+                        initial.objects.push(object);
+                        None
+                    }
                     (None, Some(initial)) => {
                         initial.undecodable.insert(key);
+                        None
                     }
-                    (Some(object), None) => self.shared.apply(object),
-                    (None, None) => {}
-                }
-                version
+                    (Some(object), None) => Some(Delta::Apply(object)),
+                    (None, None) => None,
+                };
+                (delta, version)
             }
             WireEvent::Deleted(object) => {
                 let key = object_key(&object);
                 let version = object.meta().resource_version.clone().unwrap_or_default();
-                if initial.is_none() {
-                    self.shared.delete(&key, self.shared.decoded(object));
-                }
-                version
+                let delta = initial.is_none().then(|| Delta::Delete {
+                    key,
+                    last: self.shared.decoded(object),
+                });
+                (delta, version)
             }
             WireEvent::Bookmark {
                 resource_version,
                 initial_events_end,
             } => {
-                if initial_events_end && let Some(done) = initial.take() {
-                    self.shared.replace(done.objects, &done.undecodable);
-                }
-                resource_version
+                let delta = match initial.take_if(|_| initial_events_end) {
+                    Some(done) => Some(Delta::Replace {
+                        objects: done.objects,
+                        undecodable: done.undecodable,
+                    }),
+                    None => None,
+                };
+                (delta, resource_version)
             }
-            WireEvent::Error(status) if status.code == 410 => return Some(Next::Relist),
+            WireEvent::Error(status) if status.code == 410 => return (None, Some(Next::Relist)),
             WireEvent::Error(status) => {
-                return Some(backoff(initial.is_none().then(|| last.clone()), status_text(&status)));
+                return (
+                    None,
+                    Some(backoff(initial.is_none().then(|| last.clone()), status_text(&status))),
+                );
             }
         };
-        if object.is_empty() {
+        if version.is_empty() {
             // Without a resourceVersion there is nothing to resume from.
-            return Some(Next::Relist);
+            return (delta, Some(Next::Relist));
         }
-        *last = object;
+        *last = version;
         self.backoff.reset();
-        None
+        (delta, None)
     }
 }
 
