@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::{Buf, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use http_body_util::BodyExt;
 use kube::Resource;
 use kube::api::{ListParams, VersionMatch, WatchParams};
@@ -18,6 +18,7 @@ use kube::core::Status;
 use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff, InitialListStrategy, ListSemantic};
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 use super::distribute::Delta;
 use super::shared::{InformerObject, Shared};
@@ -112,29 +113,31 @@ impl<K: InformerObject> Reflector<'_, K> {
         };
         let mut objects: Vec<Arc<K>> = Vec::new();
         let mut failures = Vec::new();
+        let mut prefetched: Option<JoinHandle<Fetched>> = None;
         loop {
-            let request = self.request().list(&params).map_err(|e| backoff(None, e))?;
-            let response = self
-                .shared
-                .client
-                .send(request.map(Body::from))
-                .await
-                .map_err(|e| backoff(None, e))?;
-            let status = response.status();
-            let bytes = response
-                .into_body()
-                .collect()
-                .await
-                .map_err(|e| backoff(None, e))?
-                .to_bytes();
-            if !status.is_success() {
-                let status = error_status(status.as_u16(), &bytes);
+            let fetched = match prefetched.take() {
+                Some(page) => page.await.unwrap_or_else(|e| Err(e.to_string())),
+                None => {
+                    let request = self.request().list(&params).map_err(|e| backoff(None, e))?;
+                    fetch(self.shared.client.clone(), request).await
+                }
+            };
+            let (status, bytes) = fetched.map_err(|e| backoff(None, e))?;
+            if !(200..300).contains(&status) {
+                let status = error_status(status, &bytes);
                 // An expired continue token: start the list again.
                 return Err(if status.code == 410 {
                     Next::Relist
                 } else {
                     backoff(None, status_text(&status))
                 });
+            }
+            // The next page is asked for before this one is decoded: the server prepares and
+            // sends it meanwhile.
+            if let Some(token) = wire::continue_token(&bytes) {
+                params.continue_token = Some(token);
+                let request = self.request().list(&params).map_err(|e| backoff(None, e))?;
+                prefetched = Some(tokio::spawn(fetch(self.shared.client.clone(), request)));
             }
             let meta = wire::decode_page(&bytes, &mut objects, &mut failures, |object| self.shared.keep(object))
                 .map_err(|e| backoff(None, e))?;
@@ -317,6 +320,17 @@ impl<K: InformerObject> Reflector<'_, K> {
         self.backoff.reset();
         (delta, None)
     }
+}
+
+/// A response's status code and body, or why there is none.
+type Fetched = Result<(u16, Bytes), String>;
+
+/// Sends `request` and reads the whole answer.
+async fn fetch(client: kube::Client, request: http::Request<Vec<u8>>) -> Fetched {
+    let response = client.send(request.map(Body::from)).await.map_err(|e| e.to_string())?;
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await.map_err(|e| e.to_string())?;
+    Ok((status, body.to_bytes()))
 }
 
 /// A failure to wait out before `resume`.

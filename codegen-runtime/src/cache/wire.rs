@@ -61,6 +61,46 @@ pub(crate) fn decode_page<K: DeserializeOwned, T>(
     })
 }
 
+/// The continue token of a list page, read from its head without decoding its items:
+/// kube-apiserver writes `metadata` before `items`, so the next page can be asked for while
+/// this one is decoded. `None` when the page has none, or puts its items first.
+pub(crate) fn continue_token(bytes: &[u8]) -> Option<String> {
+    let mut meta = None;
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    // The visitor stops at `metadata` (or `items`) with an error, so the rest is never parsed.
+    let _ = deserializer.deserialize_map(HeadVisitor { meta: &mut meta });
+    meta.and_then(|meta| meta.continue_).filter(|token| !token.is_empty())
+}
+
+/// Reads a list's keys up to its `metadata`.
+struct HeadVisitor<'m> {
+    meta: &'m mut Option<ListMeta>,
+}
+
+impl<'de> Visitor<'de> for HeadVisitor<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a Kubernetes list")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<&str>()? {
+            match key {
+                "metadata" => {
+                    *self.meta = Some(map.next_value()?);
+                    return Err(A::Error::custom("the head is read"));
+                }
+                "items" => return Err(A::Error::custom("items before metadata")),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A `*List` object: its metadata kept, its items handed to the sink one by one.
 struct ListVisitor<'s, K, F> {
     sink: &'s mut F,
@@ -304,6 +344,8 @@ mod tests {
         decode_page(bad, &mut items, &mut failures, name).unwrap();
         assert_eq!(items, ["earlier", "a", "c"], "the earlier item kept, the page once");
         assert_eq!(names(&failures), ["failed:b"]);
+        assert_eq!(continue_token(page).as_deref(), Some("c"));
+        assert_eq!(continue_token(bad), None);
         let empty = br#"{"metadata":{"resourceVersion":"9"},"items":null}"#;
         assert!(decode_page(empty, &mut Vec::new(), &mut failures, name).is_ok());
     }
