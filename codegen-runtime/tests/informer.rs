@@ -1,6 +1,10 @@
 //! Shared informers on the in-memory API server: ordered notifications, tombstones after a
 //! forced 410, late handlers, independent handlers, resync, transform, bad objects.
 
+#[path = "support/objects.rs"]
+mod objects;
+
+use objects::configmap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -8,20 +12,10 @@ use codegen_runtime::cache::{Deleted, EventHandler, HandlerFns, InformerOptions,
 use fake_apiserver::{ApiStatus, FakeApiServer};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
 use serde_json::json;
 use tokio::sync::mpsc;
-
-fn configmap(name: &str) -> ConfigMap {
-    ConfigMap {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-}
 
 /// Records what a handler sees as short strings: `add a (initial)`, `update a`, `delete b (tombstone)`.
 struct Recorder(mpsc::UnboundedSender<String>);

@@ -2,24 +2,18 @@
 //! relists at once while failures back off, and a streaming list is used where the server has
 //! it and replaced by a list where it refuses it.
 
+#[path = "support/objects.rs"]
+mod objects;
+
+use objects::configmap;
 use std::time::Duration;
 
 use codegen_runtime::cache::{InformerOptions, SharedIndexInformer};
 use fake_apiserver::{ApiStatus, FakeApiServer};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, ObjectMeta, PostParams};
+use kube::api::{Api, PostParams};
 use kube::runtime::watcher;
 use tokio::time::Instant;
-
-fn configmap(name: &str) -> ConfigMap {
-    ConfigMap {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            ..Default::default()
-        },
-        ..Default::default()
-    }
-}
 
 async fn create(server: &FakeApiServer, name: &str) {
     Api::<ConfigMap>::default_namespaced(server.client())

@@ -11,27 +11,14 @@ use tokio::time::Instant;
 
 use super::decode::Lenient;
 use super::handler::{Deleted, DeletedFinalStateUnknown, Message, Notification};
+use super::key::object_key;
 use super::reflector::reflect;
-use super::shared::{Dispatch, InformerObject, Shared, lock};
-use super::store::object_key;
+use super::shared::{Delta, Dispatch, InformerObject, Shared, lock};
 
 /// How many decoded changes may wait for the engine: the reflector decodes on one core while
 /// the engine stores (and frees replaced objects) on the other, as client-go's DeltaFIFO
 /// separates its reflector from its processing loop.
 const DELTA_BUFFER: usize = 1024;
-
-/// A change the reflector hands the engine, applied in order.
-pub(super) enum Delta<K> {
-    /// A complete list (or a streaming list's initial events): swap the cache.
-    Replace {
-        objects: Vec<Arc<K>>,
-        undecodable: HashSet<String>,
-    },
-    /// An object added or modified.
-    Apply(Arc<K>),
-    /// An object deleted, with its final state when it decoded.
-    Delete { key: String, last: Option<Arc<K>> },
-}
 
 /// Runs an informer until it stops: its list and watch, the engine that applies what they
 /// decode, and the handlers' resyncs.

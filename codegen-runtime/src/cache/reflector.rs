@@ -20,9 +20,8 @@ use kube::runtime::watcher::{self, DefaultBackoff, InitialListStrategy, ListSema
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::distribute::Delta;
-use super::shared::{InformerObject, Shared};
-use super::store::object_key;
+use super::key::object_key;
+use super::shared::{Delta, InformerObject, Shared};
 use super::wire::{self, WireEvent};
 
 /// kube-apiserver's default watch timeout, when the informer sets none.

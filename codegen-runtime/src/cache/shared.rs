@@ -1,6 +1,8 @@
 //! What an informer's run loop and its handles share: the options, the store, the handlers'
-//! dispatch state, and the traits an informer's object type needs.
+//! dispatch state, the changes its reflector hands its engine, and the traits an informer's
+//! object type needs.
 
+use std::collections::HashSet;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::atomic::AtomicU64;
@@ -80,4 +82,17 @@ pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // Nothing panics while these locks are held except a bug in a transform or index
     // function; the dispatch state is updated after the store, so it stays consistent.
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A change the reflector hands the engine, applied in order.
+pub(super) enum Delta<K> {
+    /// A complete list (or a streaming list's initial events): swap the cache.
+    Replace {
+        objects: Vec<Arc<K>>,
+        undecodable: HashSet<String>,
+    },
+    /// An object added or modified.
+    Apply(Arc<K>),
+    /// An object deleted, with its final state when it decoded.
+    Delete { key: String, last: Option<Arc<K>> },
 }
