@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use codegen_runtime::controller::{Reconcile as _, ReconcileMetrics, run_workers};
-use codegen_runtime::events::{Recorder, Reporter};
+use codegen_runtime::events::{Reporter, SeriesRecorder};
 use codegen_runtime::workqueue::{WorkqueueMetrics, default_controller_rate_limiter};
 use codegen_runtime::{EventRecorder, Events, LeaderCallbacks, LeaderElectionConfig, LeaderElector, WorkQueue};
 use generated_example::generated::{Clientset, SharedInformerFactory};
@@ -63,7 +63,7 @@ pub struct RunOptions {
     pub probe_address: SocketAddr,
     /// The hypervisor.
     pub driver: Arc<dyn VmDriver>,
-    /// Where events go; `None` for the API server, through kube-runtime's `Recorder`.
+    /// Where events go; `None` for the API server, through `SeriesRecorder`.
     pub recorder: Option<Arc<dyn EventRecorder>>,
     /// This replica's identity (events' reporting instance).
     pub identity: String,
@@ -246,7 +246,7 @@ impl Context {
                 controller: controller.to_owned(),
                 instance: Some(self.options.identity.clone()),
             };
-            Arc::new(Recorder::new(self.client.clone(), reporter))
+            Arc::new(SeriesRecorder::new(self.client.clone(), reporter))
         });
         Events::new(recorder)
     }

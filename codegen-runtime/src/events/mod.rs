@@ -1,5 +1,6 @@
 //! Recording Kubernetes events: controllers record through [`Events`] into an [`EventRecorder`],
-//! which kube-runtime's `events::Recorder` implements for real clusters and [`FakeRecorder`]
+//! which [`SeriesRecorder`] (kube-runtime's `Recorder` semantics, without its per-publish scan)
+//! and kube-runtime's `events::Recorder` implement for real clusters and [`FakeRecorder`]
 //! implements for tests (client-go's `record.FakeRecorder`).
 //!
 //! Events are best effort, as in client-go: a failure to record one is logged, never a reason
@@ -11,6 +12,9 @@ use futures::future::BoxFuture;
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::Resource;
 pub use kube::runtime::events::{Event, EventType, Recorder, Reporter};
+pub use series::SeriesRecorder;
+
+mod series;
 
 /// Publishes events about objects.
 pub trait EventRecorder: Send + Sync {
@@ -32,6 +36,16 @@ impl EventRecorder for Recorder {
     }
 }
 
+impl EventRecorder for SeriesRecorder {
+    fn publish<'a>(
+        &'a self,
+        event: &'a Event,
+        regarding: &'a ObjectReference,
+    ) -> BoxFuture<'a, Result<(), kube::Error>> {
+        Box::pin(SeriesRecorder::publish(self, event, regarding))
+    }
+}
+
 /// Records events for one controller.
 #[derive(Clone)]
 pub struct Events {
@@ -39,7 +53,7 @@ pub struct Events {
 }
 
 impl Events {
-    /// Events through `recorder` (kube-runtime's `Recorder` in a cluster, `FakeRecorder` in tests).
+    /// Events through `recorder` (`SeriesRecorder` in a cluster, `FakeRecorder` in tests).
     pub fn new(recorder: Arc<dyn EventRecorder>) -> Self {
         Self { recorder }
     }
