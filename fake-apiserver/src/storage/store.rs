@@ -3,8 +3,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use bytes::Bytes;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
@@ -32,6 +33,8 @@ pub(crate) struct Change {
     pub(crate) object: Arc<Value>,
     /// The object before the change, if it existed.
     pub(crate) previous: Option<Arc<Value>>,
+    /// `object` as JSON, written once for every watch that sends it as it is stored.
+    pub(crate) json: OnceLock<Bytes>,
 }
 
 /// What open watches receive.
@@ -220,6 +223,7 @@ impl Store {
             kind,
             object,
             previous,
+            json: OnceLock::new(),
         });
         self.history.push_back(change.clone());
         while self.history.len() > self.history_limit {

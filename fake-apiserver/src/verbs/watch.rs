@@ -2,7 +2,7 @@
 //! watcher sees through its selectors, bookmarks, timeouts, and the streaming loop.
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -14,6 +14,7 @@ use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
+use crate::storage::resource::StorageKey;
 use crate::storage::store::{Broadcast, Change, ChangeKind};
 use crate::verbs::options::{Query, parse_rv};
 use crate::verbs::read::Filter;
@@ -28,6 +29,8 @@ pub(crate) type EventRenderer = Box<dyn for<'a> Fn(&ResourceInfo, &'a Value, boo
 /// Everything a watch stream needs, taken atomically under the server lock.
 pub(crate) struct WatchPlan {
     info: Arc<ResourceInfo>,
+    /// `info`'s stored objects, which every change is checked against.
+    storage: StorageKey,
     /// `info`'s apiVersion, which every event's object carries.
     api_version: String,
     namespace: Option<String>,
@@ -73,7 +76,7 @@ pub(crate) fn start(
         Some(rv) if !query.send_initial_events => match state.store.changes_since(rv).filter(|_| rv >= oldest) {
             Some(changes) => {
                 for change in changes {
-                    if let Some(event) = visible(&info, namespace.as_deref(), &filter, change) {
+                    if let Some(event) = visible(&storage, namespace.as_deref(), &filter, change) {
                         backlog.push(event);
                     }
                 }
@@ -99,6 +102,7 @@ pub(crate) fn start(
         .map_or(MAX_WATCH, Duration::from_secs)
         .min(MAX_WATCH);
     Ok(WatchPlan {
+        storage,
         api_version: info.api_version(),
         info,
         namespace,
@@ -119,12 +123,12 @@ pub(crate) fn start(
 /// What a watcher of `info` in `namespace` through `filter` sees of `change`: objects moving in
 /// or out of a selector appear as ADDED or DELETED, as kube-apiserver's watch cache reports them.
 fn visible(
-    info: &ResourceInfo,
+    storage: &StorageKey,
     namespace: Option<&str>,
     filter: &Filter,
     change: &Change,
 ) -> Option<(&'static str, Arc<Value>)> {
-    if change.storage != info.storage_key() {
+    if change.storage != *storage {
         return None;
     }
     let selected = |o: &Value| namespace.is_none_or(|ns| object::namespace(o) == ns) && filter.matches(o);
@@ -146,14 +150,21 @@ fn visible(
 }
 
 impl WatchPlan {
-    fn line(&mut self, kind: &str, object: &Value) -> Bytes {
+    /// One event line. An object sent as it is stored takes its JSON from `cached` (the
+    /// change's), written once for every watcher of its resource.
+    fn line(&mut self, kind: &str, object: &Value, cached: Option<&OnceLock<Bytes>>) -> Bytes {
         let first = !std::mem::replace(&mut self.sent_any, true);
         let shown = versions::view(&self.info, &self.api_version, object);
         let rendered = (self.render)(&self.info, &shown, first);
         // Written straight from the stored object: no copy of it per event and watcher.
         let mut line = Vec::with_capacity(512);
         line.extend_from_slice(br#"{"object":"#);
-        serde_json::to_writer(&mut line, rendered.as_ref()).expect("JSON values serialize");
+        match cached.filter(|_| std::ptr::eq(rendered.as_ref(), object)) {
+            Some(json) => line.extend_from_slice(
+                json.get_or_init(|| Bytes::from(serde_json::to_vec(object).expect("JSON values serialize"))),
+            ),
+            None => serde_json::to_writer(&mut line, rendered.as_ref()).expect("JSON values serialize"),
+        }
         line.extend_from_slice(br#","type":"#);
         serde_json::to_writer(&mut line, kind).expect("JSON strings serialize");
         line.extend_from_slice(b"}\n");
@@ -183,7 +194,7 @@ impl WatchPlan {
         let deadline = tokio::time::sleep(self.timeout);
         tokio::pin!(deadline);
         for (kind, object) in std::mem::take(&mut self.backlog) {
-            if out.send(self.line(kind, &object)).await.is_err() {
+            if out.send(self.line(kind, &object, None)).await.is_err() {
                 return;
             }
         }
@@ -213,10 +224,13 @@ impl WatchPlan {
                         continue;
                     }
                     self.last_rv = change.rv;
-                    if let Some((kind, object)) = visible(&self.info, self.namespace.as_deref(), &self.filter, &change)
-                        && out.send(self.line(kind, &object)).await.is_err() {
-                            return;
-                        }
+                    let Some((kind, object)) = visible(&self.storage, self.namespace.as_deref(), &self.filter, &change) else {
+                        continue;
+                    };
+                    let cached = Arc::ptr_eq(&object, &change.object).then_some(&change.json);
+                    if out.send(self.line(kind, &object, cached)).await.is_err() {
+                        return;
+                    }
                 }
                 () = out.closed() => return,
             }
