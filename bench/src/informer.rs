@@ -4,9 +4,9 @@
 use std::process::{Command, Stdio};
 
 use crate::ingest::{Client, Ingest};
+use crate::process::ServerProcess;
 use crate::process::self_exe;
 use crate::stats::{Table, verdict};
-use crate::vm_server::ServerProcess;
 
 /// The suite's sizes.
 pub struct Sizes {

@@ -15,8 +15,8 @@ use kube::runtime::reflector::{self, ObjectRef, Store, reflector};
 use kube::runtime::{WatchStreamExt, watcher};
 
 use crate::ingest::kube_client;
+use crate::process::ServerProcess;
 use crate::stats::{Table, human, verdict};
-use crate::vm_server::ServerProcess;
 use crate::vm_server::{name_of, namespace_of};
 
 /// Namespace `(namespace, name)` pairs of every object, in a scrambled order so lookups do not

@@ -1,8 +1,9 @@
 //! What a process costs: its resident memory now and at peak, its CPU time, and the wall time and
-//! peak memory of a child program.
+//! peak memory of a child program; and the benchmark server as a child process.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::sys::resource::{UsageWho, getrusage};
@@ -142,4 +143,51 @@ pub fn cargo(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Result<Duratio
         ));
     }
     Ok(started.elapsed())
+}
+
+/// A `bench serve` process; killed when dropped.
+pub struct ServerProcess {
+    child: Child,
+    /// Its base URL.
+    pub url: String,
+}
+
+impl ServerProcess {
+    /// Starts a server of `objects` VirtualMachines (with or without managed fields) and
+    /// `events` watch events (`None`: endless) and waits until it listens.
+    pub fn start(objects: usize, events: Option<usize>, managed_fields: bool) -> Result<Self, String> {
+        let mut command = Command::new(self_exe()?);
+        command.args(["serve", "--objects", &objects.to_string()]);
+        if !managed_fields {
+            command.arg("--without-managed-fields");
+        }
+        match events {
+            Some(events) => command.args(["--events", &events.to_string()]),
+            None => command.arg("--endless"),
+        };
+        let mut child = command
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start the benchmark server: {e}"))?;
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .map_err(|e| format!("reading the benchmark server's address: {e}"))?;
+        let Some(url) = line.trim().strip_prefix("listening ") else {
+            let _ = child.kill();
+            return Err(format!("the benchmark server did not start (it printed {line:?})"));
+        };
+        Ok(Self {
+            url: url.to_owned(),
+            child,
+        })
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

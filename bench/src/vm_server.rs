@@ -3,14 +3,12 @@
 //! `limit`/`continue` pages or as a streaming list (`sendInitialEvents`), then M MODIFIED watch
 //! events as fast as the client reads them. Objects are JSON text split around their
 //! resourceVersion, so serving costs a copy, not a serialization, and the client is what is
-//! measured. It runs in its own process ([`ServerProcess`]) so that its memory is not counted
+//! measured. It runs in its own process ([`crate::process::ServerProcess`]) so that its memory is not counted
 //! as the client's.
 
 use std::convert::Infallible;
 use std::io::Write as _;
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -21,8 +19,6 @@ use hyper::body::{Frame, Incoming};
 use hyper_util::rt::TokioIo;
 use serde_json::json;
 use tokio::net::TcpListener;
-
-use crate::process::self_exe;
 
 /// The resourceVersion placeholder each object is split around.
 const RV_PLACEHOLDER: &str = "@RV@";
@@ -307,53 +303,6 @@ pub async fn serve(objects: usize, events: Option<usize>, managed_fields: bool) 
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
         });
-    }
-}
-
-/// A `bench serve` process; killed when dropped.
-pub struct ServerProcess {
-    child: Child,
-    /// Its base URL.
-    pub url: String,
-}
-
-impl ServerProcess {
-    /// Starts a server of `objects` VirtualMachines (with or without managed fields) and
-    /// `events` watch events (`None`: endless) and waits until it listens.
-    pub fn start(objects: usize, events: Option<usize>, managed_fields: bool) -> Result<Self, String> {
-        let mut command = Command::new(self_exe()?);
-        command.args(["serve", "--objects", &objects.to_string()]);
-        if !managed_fields {
-            command.arg("--without-managed-fields");
-        }
-        match events {
-            Some(events) => command.args(["--events", &events.to_string()]),
-            None => command.arg("--endless"),
-        };
-        let mut child = command
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start the benchmark server: {e}"))?;
-        let mut line = String::new();
-        let stdout = child.stdout.take().expect("stdout is piped");
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .map_err(|e| format!("reading the benchmark server's address: {e}"))?;
-        let Some(url) = line.trim().strip_prefix("listening ") else {
-            let _ = child.kill();
-            return Err(format!("the benchmark server did not start (it printed {line:?})"));
-        };
-        Ok(Self {
-            url: url.to_owned(),
-            child,
-        })
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
