@@ -25,7 +25,7 @@ fn decode_page_with<K: DeserializeOwned>(
     lenient: bool,
     sink: &mut impl FnMut(Lenient<K>),
 ) -> Result<ListMeta, serde_json::Error> {
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let mut deserializer = serde_json::Deserializer::from_str(text(bytes)?);
     let meta = deserializer.deserialize_map(ListVisitor {
         sink,
         lenient,
@@ -99,6 +99,12 @@ impl<'de> Visitor<'de> for HeadVisitor<'_> {
         }
         Ok(())
     }
+}
+
+/// The body as text, its UTF-8 checked once: serde_json then reads strings without checking
+/// each again (its `StrRead`), which is what kube's own decoding does.
+fn text(bytes: &[u8]) -> Result<&str, serde_json::Error> {
+    std::str::from_utf8(bytes).map_err(serde_json::Error::custom)
 }
 
 /// A `*List` object: its metadata kept, its items handed to the sink one by one.
@@ -195,8 +201,9 @@ const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 
 /// Decodes one watch event: the object once, into `K`, when it fits; leniently otherwise.
 pub(crate) fn decode_event<K: DeserializeOwned>(line: &[u8]) -> Result<WireEvent<K>, serde_json::Error> {
+    let line = text(line)?;
     let parse = |lenient| {
-        let mut deserializer = serde_json::Deserializer::from_slice(line);
+        let mut deserializer = serde_json::Deserializer::from_str(line);
         let event = deserializer.deserialize_map(EventVisitor {
             lenient,
             object: PhantomData::<K>,
