@@ -20,6 +20,7 @@ use kube::runtime::watcher::{self, DefaultBackoff, InitialListStrategy, ListSema
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::decode::Lenient;
 use super::key::object_key;
 use super::shared::{Delta, InformerObject, Shared};
 use super::wire::{self, WireEvent};
@@ -115,7 +116,7 @@ impl<K: InformerObject> Reflector<'_, K> {
         let mut prefetched: Option<JoinHandle<Fetched>> = None;
         loop {
             let fetched = match prefetched.take() {
-                Some(page) => page.await.unwrap_or_else(|e| Err(e.to_string())),
+                Some(page) => page.await.unwrap_or_else(|e| Err(kube::Error::Service(Box::new(e)))),
                 None => {
                     let request = self.request().list(&params).map_err(|e| backoff(None, e))?;
                     fetch(self.shared.client.clone(), request).await
@@ -265,19 +266,22 @@ impl<K: InformerObject> Reflector<'_, K> {
     ) -> (Option<Delta<K>>, Option<Next>) {
         let (delta, version) = match event {
             WireEvent::Added(object) | WireEvent::Modified(object) => {
-                let key = object_key(&object);
                 let version = object.meta().resource_version.clone().unwrap_or_default();
-                let delta = match (self.shared.decoded(object), initial.as_mut()) {
-                    (Some(object), Some(initial)) => {
-                        initial.objects.push(object);
+                let delta = match (object, initial.as_mut()) {
+                    (Lenient::Decoded(object), Some(initial)) => {
+                        initial.objects.push(self.shared.keep(object));
                         None
                     }
-                    (None, Some(initial)) => {
-                        initial.undecodable.insert(key);
+                    (Lenient::Decoded(object), None) => Some(Delta::Apply(self.shared.keep(object))),
+                    // Only a misfit needs its key: the store keeps its cached state.
+                    (failed, Some(initial)) => {
+                        initial.undecodable.insert(self.shared.skip(failed));
                         None
                     }
-                    (Some(object), None) => Some(Delta::Apply(object)),
-                    (None, None) => None,
+                    (failed, None) => {
+                        self.shared.skip(failed);
+                        None
+                    }
                 };
                 (delta, version)
             }
@@ -321,14 +325,14 @@ impl<K: InformerObject> Reflector<'_, K> {
     }
 }
 
-/// A response's status code and body, or why there is none.
-type Fetched = Result<(u16, Bytes), String>;
+/// A response's status code and body.
+type Fetched = Result<(u16, Bytes), kube::Error>;
 
 /// Sends `request` and reads the whole answer.
 async fn fetch(client: kube::Client, request: http::Request<Vec<u8>>) -> Fetched {
-    let response = client.send(request.map(Body::from)).await.map_err(|e| e.to_string())?;
+    let response = client.send(request.map(Body::from)).await?;
     let status = response.status().as_u16();
-    let body = response.into_body().collect().await.map_err(|e| e.to_string())?;
+    let body = response.into_body().collect().await?;
     Ok((status, body.to_bytes()))
 }
 

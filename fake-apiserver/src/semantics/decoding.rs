@@ -33,7 +33,7 @@ impl From<Value> for Decoded {
 }
 
 /// Decodes JSON, noting duplicate keys; the error is Go's `encoding/json` wording.
-pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded, String> {
+pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded, go_json::SyntaxError> {
     let mut duplicates = Vec::new();
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let parsed = Node {
@@ -48,7 +48,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded, String> {
             duplicates,
             raw: None,
         }),
-        Err(e) => Err(go_json::syntax_error(bytes).unwrap_or_else(|| e.to_string())),
+        Err(e) => Err(go_json::SyntaxError(
+            go_json::syntax_error(bytes).unwrap_or_else(|| e.to_string()),
+        )),
     }
 }
 
@@ -311,9 +313,12 @@ mod tests {
 
     #[test]
     fn decode_should_word_errors_as_go() {
-        assert_eq!(decode(b"{\"a\": ").unwrap_err(), "unexpected end of JSON input");
         assert_eq!(
-            decode(b"{\"a\": x}").unwrap_err(),
+            decode(b"{\"a\": ").unwrap_err().to_string(),
+            "unexpected end of JSON input"
+        );
+        assert_eq!(
+            decode(b"{\"a\": x}").unwrap_err().to_string(),
             "invalid character 'x' looking for beginning of value"
         );
     }

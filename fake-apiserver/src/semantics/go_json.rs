@@ -7,6 +7,11 @@
 
 use serde_json::Value;
 
+/// A syntax error in Go's words (`unexpected end of JSON input`, `invalid character …`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct SyntaxError(pub(crate) String);
+
 /// How Go's `encoding/json` names the JSON type of a value in its unmarshal errors
 /// (`json: cannot unmarshal object into Go value of type …`).
 pub(crate) fn type_name(value: &Value) -> &'static str {

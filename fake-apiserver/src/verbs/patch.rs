@@ -105,14 +105,10 @@ pub(crate) fn patch(
     // reported or dropped as `fieldValidation` says, quoting the patched object.
     let mut decoded = Decoded {
         value: patched,
-        ..Decoded::default()
+        duplicates: patch.duplicates,
+        raw: None,
     };
-    let mut findings = patch
-        .duplicates
-        .iter()
-        .map(|p| format!("duplicate field \"{p}\""))
-        .collect::<Vec<_>>();
-    findings.extend(decoding::strict_findings(info, &mut decoded));
+    let findings = decoding::strict_findings(info, &mut decoded);
     let patched = decoded.value;
     decoding::enforce(findings, request.opts, |why| {
         let cause = (
@@ -156,7 +152,7 @@ fn decode_patch(media: &str, body: &[u8], validation: FieldValidation) -> Result
                 "json: cannot unmarshal {} into Go value of type jsonpatch.Patch",
                 go_json::type_name(&decoded.value)
             ))),
-            Err(why) if json_patch => Err(ApiStatus::bad_request(why)),
+            Err(why) if json_patch => Err(ApiStatus::bad_request(why.to_string())),
             Err(_) => Err(ApiStatus::bad_request("Invalid JSON Patch")),
         };
     }
