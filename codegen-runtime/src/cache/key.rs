@@ -1,6 +1,7 @@
 //! Cache keys: `namespace/name`, or `name` for cluster-scoped objects (client-go's
 //! `MetaNamespaceKeyFunc` and `SplitMetaNamespaceKey`).
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Resource;
 
 /// The key of an object: `namespace/name`, or `name` for cluster-scoped objects (client-go's
@@ -12,17 +13,25 @@ pub fn object_key<K: Resource>(object: &K) -> String {
 
 /// The key of `name` in `namespace`.
 pub fn key_of(namespace: Option<&str>, name: &str) -> String {
-    match namespace {
-        // Built by hand: `format!` costs more than the copy, once per watch event.
-        Some(ns) if !ns.is_empty() => {
-            let mut key = String::with_capacity(ns.len() + 1 + name.len());
-            key.push_str(ns);
-            key.push('/');
-            key.push_str(name);
-            key
-        }
-        _ => name.to_owned(),
+    let mut key = String::with_capacity(namespace.map_or(0, |ns| ns.len() + 1) + name.len());
+    push_key(&mut key, namespace, name);
+    key
+}
+
+/// Overwrites `key` with the key of the object `meta` describes, reusing its buffer (the
+/// store does so once per watch event).
+pub(crate) fn write_key(key: &mut String, meta: &ObjectMeta) {
+    key.clear();
+    push_key(key, meta.namespace.as_deref(), meta.name.as_deref().unwrap_or_default());
+}
+
+// Built by hand: `format!` costs more than the copy, once per watch event.
+fn push_key(key: &mut String, namespace: Option<&str>, name: &str) {
+    if let Some(ns) = namespace.filter(|ns| !ns.is_empty()) {
+        key.push_str(ns);
+        key.push('/');
     }
+    key.push_str(name);
 }
 
 /// Splits a key into namespace and name (client-go's `SplitMetaNamespaceKey`).

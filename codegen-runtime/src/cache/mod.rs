@@ -7,6 +7,7 @@ mod factory;
 mod handler;
 mod informer;
 mod key;
+mod lines;
 mod lister;
 mod reflector;
 mod shared;

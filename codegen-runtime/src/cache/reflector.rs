@@ -9,8 +9,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::Bytes;
 use http_body_util::BodyExt;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Resource;
 use kube::api::{ListParams, VersionMatch, WatchParams};
 use kube::client::Body;
@@ -22,6 +23,7 @@ use tokio::task::JoinHandle;
 
 use super::decode::Lenient;
 use super::key::object_key;
+use super::lines::Lines;
 use super::shared::{Delta, InformerObject, Shared};
 use super::wire::{self, WireEvent};
 
@@ -207,7 +209,7 @@ impl<K: InformerObject> Reflector<'_, K> {
         });
         let mut last = resource_version.to_owned();
         let mut body = response.into_body();
-        let mut pending = BytesMut::new();
+        let mut lines = Lines::default();
         loop {
             let frame = match idle {
                 Some(idle) => match tokio::time::timeout(idle, body.frame()).await {
@@ -224,24 +226,21 @@ impl<K: InformerObject> Reflector<'_, K> {
                     Err(_) => continue,
                 },
             };
-            pending.extend_from_slice(&data);
-            let mut scanned = pending.len() - data.len();
-            while let Some(end) = pending[scanned..].iter().position(|b| *b == b'\n').map(|i| scanned + i) {
-                let line = &pending[..end];
-                if !line.iter().all(u8::is_ascii_whitespace) {
-                    let (delta, next) = match wire::decode_event::<K>(line) {
-                        Ok(event) => self.on_event(event, &mut initial, &mut last),
-                        Err(error) => (None, Some(backoff(initial.is_none().then(|| last.clone()), error))),
-                    };
-                    if let Some(delta) = delta {
-                        self.hand_over(delta).await;
-                    }
-                    if let Some(next) = next {
-                        return next;
-                    }
+            lines.push(data);
+            while let Some(line) = lines.next_line() {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
                 }
-                pending.advance(end + 1);
-                scanned = 0;
+                let (delta, next) = match wire::decode_event::<K>(&line) {
+                    Ok(event) => self.on_event(event, &mut initial, &mut last),
+                    Err(error) => (None, Some(backoff(initial.is_none().then(|| last.clone()), error))),
+                };
+                if let Some(delta) = delta {
+                    self.hand_over(delta).await;
+                }
+                if let Some(next) = next {
+                    return next;
+                }
             }
         }
     }
@@ -264,9 +263,9 @@ impl<K: InformerObject> Reflector<'_, K> {
         initial: &mut Option<Initial<K>>,
         last: &mut String,
     ) -> (Option<Delta<K>>, Option<Next>) {
-        let (delta, version) = match event {
+        let (delta, has_version) = match event {
             WireEvent::Added(object) | WireEvent::Modified(object) => {
-                let version = object.meta().resource_version.clone().unwrap_or_default();
+                let has_version = resume_from(last, object.meta());
                 let delta = match (object, initial.as_mut()) {
                     (Lenient::Decoded(object), Some(initial)) => {
                         initial.objects.push(self.shared.keep(object));
@@ -283,16 +282,16 @@ impl<K: InformerObject> Reflector<'_, K> {
                         None
                     }
                 };
-                (delta, version)
+                (delta, has_version)
             }
             WireEvent::Deleted(object) => {
                 let key = object_key(&object);
-                let version = object.meta().resource_version.clone().unwrap_or_default();
+                let has_version = resume_from(last, object.meta());
                 let delta = initial.is_none().then(|| Delta::Delete {
                     key,
                     last: self.shared.decoded(object),
                 });
-                (delta, version)
+                (delta, has_version)
             }
             WireEvent::Bookmark {
                 resource_version,
@@ -305,7 +304,9 @@ impl<K: InformerObject> Reflector<'_, K> {
                     }),
                     None => None,
                 };
-                (delta, resource_version)
+                let has_version = !resource_version.is_empty();
+                *last = resource_version;
+                (delta, has_version)
             }
             WireEvent::Error(status) if status.code == 410 => return (None, Some(Next::Relist)),
             WireEvent::Error(status) => {
@@ -315,14 +316,22 @@ impl<K: InformerObject> Reflector<'_, K> {
                 );
             }
         };
-        if version.is_empty() {
+        if !has_version {
             // Without a resourceVersion there is nothing to resume from.
             return (delta, Some(Next::Relist));
         }
-        *last = version;
         self.backoff.reset();
         (delta, None)
     }
+}
+
+/// Copies `meta`'s resourceVersion into `last`'s buffer (once per event: no allocation);
+/// whether it had one.
+fn resume_from(last: &mut String, meta: &ObjectMeta) -> bool {
+    let version = meta.resource_version.as_deref().unwrap_or_default();
+    last.clear();
+    last.push_str(version);
+    !version.is_empty()
 }
 
 /// A response's status code and body.

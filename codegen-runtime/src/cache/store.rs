@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use kube::Resource;
 
-use super::key::{key_of, object_key};
+use super::key::{key_of, object_key, write_key};
 
 /// The name of the built-in index from namespace to objects.
 pub const NAMESPACE_INDEX: &str = "namespace";
@@ -34,6 +34,8 @@ struct Cache<K> {
     indexers: HashMap<String, IndexFn<K>>,
     /// index name → index value → key → object.
     indices: HashMap<String, IndexValues<K>>,
+    /// Where a written object's key is built: an update finds its entry without allocating one.
+    scratch_key: String,
 }
 
 /// The values of index `name`, created empty on first use (without allocating the name again
@@ -155,6 +157,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
             items: HashMap::new(),
             indexers: HashMap::from([(NAMESPACE_INDEX.to_owned(), namespace)]),
             indices: HashMap::new(),
+            scratch_key: String::new(),
         };
         Self {
             cache: Arc::new(RwLock::new(cache)),
@@ -268,13 +271,22 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
 
     /// Stores `object`, returning what it replaced.
     pub(crate) fn apply(&self, object: Arc<K>) -> Option<Arc<K>> {
-        let key = object_key(object.as_ref());
         let mut cache = self.write();
-        let old = cache.items.insert(key.clone(), object.clone());
-        match &old {
-            Some(old) => cache.reindex(&key, old, &object),
-            None => cache.index(&key, &object),
-        }
+        let mut key = std::mem::take(&mut cache.scratch_key);
+        write_key(&mut key, object.meta());
+        let old = match cache.items.get_mut(key.as_str()) {
+            Some(slot) => {
+                let old = std::mem::replace(slot, object.clone());
+                cache.reindex(&key, &old, &object);
+                Some(old)
+            }
+            None => {
+                cache.items.insert(key.clone(), object.clone());
+                cache.index(&key, &object);
+                None
+            }
+        };
+        cache.scratch_key = key;
         old
     }
 
@@ -294,6 +306,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
             items: HashMap::with_capacity(objects.len()),
             indexers,
             indices: HashMap::new(),
+            scratch_key: String::new(),
         };
         for object in objects {
             let key = object_key(object.as_ref());
