@@ -9,6 +9,8 @@ mod controller;
 mod informer;
 mod ingest;
 mod listers;
+#[cfg(feature = "json-parsers")]
+mod parsers;
 mod process;
 mod stats;
 mod vm_server;
@@ -61,6 +63,16 @@ enum Command {
     Controller(Common),
     /// Every suite in turn.
     All(Common),
+    /// JSON parsers on the informer's bytes: serde_json vs sonic-rs vs simd-json (needs
+    /// `--features json-parsers`).
+    #[cfg(feature = "json-parsers")]
+    Parsers {
+        #[command(flatten)]
+        common: Common,
+        /// The conformance transcripts whose bodies every parser must read as serde_json does.
+        #[arg(long, default_value = "../shared/conformance/real")]
+        corpus: PathBuf,
+    },
     /// (internal) Serve VirtualMachines for the informer suites.
     #[command(hide = true)]
     Serve {
@@ -143,6 +155,10 @@ fn run_suite(command: &Command) -> Result<(), String> {
         ]
         .iter()
         .try_for_each(run_suite),
+        #[cfg(feature = "json-parsers")]
+        Command::Parsers { common, corpus } => {
+            parsers::suite(if common.quick { 1_000 } else { 20_000 }, common.rounds(5), corpus)
+        }
         Command::Serve {
             objects,
             events,

@@ -85,7 +85,7 @@ impl Catalog {
     }
 
     /// One page of the list, from `offset`, of at most `limit` objects.
-    fn page(&self, offset: usize, limit: usize) -> Vec<u8> {
+    pub(crate) fn page(&self, offset: usize, limit: usize) -> Vec<u8> {
         let end = offset.saturating_add(limit).min(self.len());
         let mut out = Vec::with_capacity((end - offset.min(end)) * 1100 + 200);
         let next = if end < self.len() {
@@ -110,7 +110,7 @@ impl Catalog {
     }
 
     /// Watch event `j` modifies object `j % N` to resourceVersion `N + j + 1`.
-    fn write_event(&self, out: &mut Vec<u8>, j: usize) {
+    pub(crate) fn write_event(&self, out: &mut Vec<u8>, j: usize) {
         out.extend_from_slice(br#"{"type":"MODIFIED","object":"#);
         self.write_object(out, j % self.len(), self.list_version() + j as u64 + 1);
         out.extend_from_slice(b"}\n");
