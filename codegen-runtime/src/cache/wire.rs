@@ -1,5 +1,9 @@
 //! List pages and watch events decoded in one pass, straight from the response bytes into `K`.
 //!
+//! Pages go through simd-json and watch lines through serde_json: `bench parsers` measured
+//! each faster on what it reads here (simd-json 1.1–1.2× on 0.5 MB pages, serde_json 1.1–1.3×
+//! on 1 KB lines), and both read every body of the conformance corpus alike.
+//!
 //! The fast path parses each object once, into `K` itself, and hands it over as it completes
 //! (no intermediate `Value`, raw text or `Vec` of the page). Only when that fails — an object
 //! that does not fit `K` — is the page or event parsed again through [`Lenient`], which keeps the
@@ -19,16 +23,33 @@ use serde_json::value::RawValue;
 
 use super::decode::Lenient;
 
-/// Decodes a list page, handing each object to `sink` in order; returns the list's metadata.
-fn decode_page_with<K: DeserializeOwned>(
+/// Decodes a list page into `K`, handing each object to `sink` in order; returns the list's
+/// metadata. simd-json parses a page's ~0.5 MB 1.1–1.2× as fast as serde_json (`bench
+/// parsers`), and lists ingest 1.3–1.45× as fast through it; it parses in place, so it reads a
+/// copy of the shared response bytes. Any error sends the page to the lenient path.
+fn decode_page_fast<K: DeserializeOwned>(
     bytes: &[u8],
-    lenient: bool,
+    sink: &mut impl FnMut(Lenient<K>),
+) -> Result<ListMeta, simd_json::Error> {
+    let mut copy = bytes.to_vec();
+    let mut deserializer = simd_json::Deserializer::from_slice(&mut copy)?;
+    (&mut deserializer).deserialize_map(ListVisitor {
+        sink,
+        lenient: false,
+        object: PhantomData::<K>,
+    })
+}
+
+/// Decodes a list page object by object through [`Lenient`], with serde_json: its errors are
+/// the ones reported, and its raw-value protocol lets a misfit keep its metadata.
+fn decode_page_lenient<K: DeserializeOwned>(
+    bytes: &[u8],
     sink: &mut impl FnMut(Lenient<K>),
 ) -> Result<ListMeta, serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_str(text(bytes)?);
     let meta = deserializer.deserialize_map(ListVisitor {
         sink,
-        lenient,
+        lenient: true,
         object: PhantomData::<K>,
     })?;
     deserializer.end()?;
@@ -45,17 +66,17 @@ pub(crate) fn decode_page<K: DeserializeOwned, T>(
     mut keep: impl FnMut(K) -> T,
 ) -> Result<ListMeta, serde_json::Error> {
     let mark = objects.len();
-    let fast = decode_page_with(bytes, false, &mut |object| {
+    let fast = decode_page_fast(bytes, &mut |object| {
         if let Lenient::Decoded(object) = object {
             objects.push(keep(object));
         }
     });
-    if fast.is_ok() {
-        return fast;
+    if let Ok(meta) = fast {
+        return Ok(meta);
     }
     // The objects before the misfit arrived already: take the page again from its start.
     objects.truncate(mark);
-    decode_page_with(bytes, true, &mut |object| match object {
+    decode_page_lenient(bytes, &mut |object| match object {
         Lenient::Decoded(object) => objects.push(keep(object)),
         failed => failures.push(failed),
     })
@@ -315,73 +336,5 @@ impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ObjectSeed<'_, K> {
 }
 
 #[cfg(test)]
-mod tests {
-    use k8s_openapi::api::core::v1::ConfigMap;
-
-    use super::*;
-
-    fn names(items: &[Lenient<ConfigMap>]) -> Vec<String> {
-        items
-            .iter()
-            .map(|item| match item {
-                Lenient::Decoded(cm) => cm.metadata.name.clone().unwrap_or_default(),
-                Lenient::Failed { metadata, .. } => format!("failed:{}", metadata.name.clone().unwrap_or_default()),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_page_should_decode_in_one_pass_or_object_by_object() {
-        let name = |cm: ConfigMap| cm.metadata.name.unwrap_or_default();
-        let page = br#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"c"},
-            "items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"data":{"k":"v"}}]}"#;
-        let (mut items, mut failures) = (Vec::new(), Vec::new());
-        let meta = decode_page(page, &mut items, &mut failures, name).unwrap();
-        assert_eq!(
-            (meta.resource_version.as_deref(), meta.continue_.as_deref()),
-            (Some("7"), Some("c"))
-        );
-        assert_eq!(
-            (items.as_slice(), failures.len()),
-            (["a".to_owned(), "b".to_owned()].as_slice(), 0)
-        );
-
-        let bad = br#"{"metadata":{"resourceVersion":"8"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"data":7},{"metadata":{"name":"c"}}]}"#;
-        let mut items = vec!["earlier".to_owned()];
-        decode_page(bad, &mut items, &mut failures, name).unwrap();
-        assert_eq!(items, ["earlier", "a", "c"], "the earlier item kept, the page once");
-        assert_eq!(names(&failures), ["failed:b"]);
-        assert_eq!(continue_token(page).as_deref(), Some("c"));
-        assert_eq!(continue_token(bad), None);
-        let empty = br#"{"metadata":{"resourceVersion":"9"},"items":null}"#;
-        assert!(decode_page(empty, &mut Vec::new(), &mut failures, name).is_ok());
-    }
-
-    #[test]
-    fn events_should_decode_whatever_the_key_order() {
-        let modified = br#"{"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"3"}}}"#;
-        assert!(matches!(
-            decode_event::<ConfigMap>(modified).unwrap(),
-            WireEvent::Modified(Lenient::Decoded(_))
-        ));
-        let reversed = br#"{"object":{"metadata":{"name":"a"},"data":1},"type":"DELETED"}"#;
-        assert!(matches!(
-            decode_event::<ConfigMap>(reversed).unwrap(),
-            WireEvent::Deleted(Lenient::Failed { .. })
-        ));
-        let bookmark = br#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","metadata":{"resourceVersion":"12","annotations":{"k8s.io/initial-events-end":"true"}}}}"#;
-        match decode_event::<ConfigMap>(bookmark).unwrap() {
-            WireEvent::Bookmark {
-                resource_version,
-                initial_events_end,
-            } => {
-                assert_eq!((resource_version.as_str(), initial_events_end), ("12", true));
-            }
-            _ => panic!("not a bookmark"),
-        }
-        let expired =
-            br#"{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old"}}"#;
-        assert!(matches!(decode_event::<ConfigMap>(expired).unwrap(), WireEvent::Error(status) if status.code == 410));
-        assert!(decode_event::<ConfigMap>(b"{\"type\":\"ADDED\"").is_err());
-    }
-}
+#[path = "wire_tests.rs"]
+mod tests;

@@ -1,0 +1,100 @@
+//! Tests of one-pass page and watch-line decoding.
+
+use k8s_openapi::api::core::v1::ConfigMap;
+
+use super::*;
+
+fn names(items: &[Lenient<ConfigMap>]) -> Vec<String> {
+    items
+        .iter()
+        .map(|item| match item {
+            Lenient::Decoded(cm) => cm.metadata.name.clone().unwrap_or_default(),
+            Lenient::Failed { metadata, .. } => format!("failed:{}", metadata.name.clone().unwrap_or_default()),
+        })
+        .collect()
+}
+
+#[test]
+fn a_page_should_decode_in_one_pass_or_object_by_object() {
+    let name = |cm: ConfigMap| cm.metadata.name.unwrap_or_default();
+    let page = br#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"c"},
+        "items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"data":{"k":"v"}}]}"#;
+    let (mut items, mut failures) = (Vec::new(), Vec::new());
+    let meta = decode_page(page, &mut items, &mut failures, name).unwrap();
+    assert_eq!(
+        (meta.resource_version.as_deref(), meta.continue_.as_deref()),
+        (Some("7"), Some("c"))
+    );
+    assert_eq!(
+        (items.as_slice(), failures.len()),
+        (["a".to_owned(), "b".to_owned()].as_slice(), 0)
+    );
+
+    let bad = br#"{"metadata":{"resourceVersion":"8"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"data":7},{"metadata":{"name":"c"}}]}"#;
+    let mut items = vec!["earlier".to_owned()];
+    decode_page(bad, &mut items, &mut failures, name).unwrap();
+    assert_eq!(items, ["earlier", "a", "c"], "the earlier item kept, the page once");
+    assert_eq!(names(&failures), ["failed:b"]);
+    assert_eq!(continue_token(page).as_deref(), Some("c"));
+    assert_eq!(continue_token(bad), None);
+    let empty = br#"{"metadata":{"resourceVersion":"9"},"items":null}"#;
+    assert!(decode_page(empty, &mut Vec::new(), &mut failures, name).is_ok());
+}
+
+#[test]
+fn the_fast_path_should_read_pages_as_serde_json_does() {
+    let page = r#"{"metadata":{"resourceVersion":"5"},"items":[
+        {"metadata":{"name":"\u00e9t\u00e9","labels":{"a/b":"x\"y\\z"},"annotations":{"n":"日本語 ✓ \ud83d\ude00"}},
+         "data":{"k":"line\nnext\t"},"binaryData":{"b":"AAEC"}},
+        {"metadata":{"name":"plain","generation":9007199254740993,"creationTimestamp":"2026-11-25T10:00:00Z"},"immutable":true}]}"#;
+    let mut fast = Vec::new();
+    decode_page_fast::<ConfigMap>(page.as_bytes(), &mut |object| fast.push(object)).unwrap();
+    let fast: Vec<ConfigMap> = fast
+        .into_iter()
+        .map(|object| match object {
+            Lenient::Decoded(object) => object,
+            Lenient::Failed { error, .. } => panic!("{error}"),
+        })
+        .collect();
+    let reference: serde_json::Value = serde_json::from_str(page).unwrap();
+    let expected: Vec<ConfigMap> = serde_json::from_value(reference["items"].clone()).unwrap();
+    assert_eq!(fast, expected);
+    assert_eq!(
+        fast[1].metadata.generation,
+        Some(9_007_199_254_740_993),
+        "integers are not read as floats"
+    );
+
+    // A truncated page fails on the lenient path, in serde_json's words.
+    let (mut items, mut failures) = (Vec::new(), Vec::new());
+    let error = decode_page::<ConfigMap, _>(&page.as_bytes()[..60], &mut items, &mut failures, |o| o).unwrap_err();
+    assert!(error.is_eof(), "{error}");
+    assert!(items.is_empty() && failures.is_empty());
+}
+
+#[test]
+fn events_should_decode_whatever_the_key_order() {
+    let modified = br#"{"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"3"}}}"#;
+    assert!(matches!(
+        decode_event::<ConfigMap>(modified).unwrap(),
+        WireEvent::Modified(Lenient::Decoded(_))
+    ));
+    let reversed = br#"{"object":{"metadata":{"name":"a"},"data":1},"type":"DELETED"}"#;
+    assert!(matches!(
+        decode_event::<ConfigMap>(reversed).unwrap(),
+        WireEvent::Deleted(Lenient::Failed { .. })
+    ));
+    let bookmark = br#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","metadata":{"resourceVersion":"12","annotations":{"k8s.io/initial-events-end":"true"}}}}"#;
+    match decode_event::<ConfigMap>(bookmark).unwrap() {
+        WireEvent::Bookmark {
+            resource_version,
+            initial_events_end,
+        } => {
+            assert_eq!((resource_version.as_str(), initial_events_end), ("12", true));
+        }
+        _ => panic!("not a bookmark"),
+    }
+    let expired = br#"{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old"}}"#;
+    assert!(matches!(decode_event::<ConfigMap>(expired).unwrap(), WireEvent::Error(status) if status.code == 410));
+    assert!(decode_event::<ConfigMap>(b"{\"type\":\"ADDED\"").is_err());
+}
