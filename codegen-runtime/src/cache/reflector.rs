@@ -227,22 +227,46 @@ impl<K: InformerObject> Reflector<'_, K> {
                 },
             };
             lines.push(data);
-            while let Some(line) = lines.next_line() {
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    continue;
+            if initial.is_some() {
+                // A streaming list's initial events are decoded a chunk at a time, as one
+                // document: the engine has nothing to do with them before they end.
+                let run: Vec<Bytes> = std::iter::from_fn(|| lines.next_line())
+                    .filter(|line| !is_blank(line))
+                    .collect();
+                for decoded in wire::decode_events::<K>(&run) {
+                    if let Some(next) = self.step(decoded, &mut initial, &mut last).await {
+                        return next;
+                    }
                 }
-                let (delta, next) = match wire::decode_event::<K>(&line) {
-                    Ok(event) => self.on_event(event, &mut initial, &mut last),
-                    Err(error) => (None, Some(backoff(initial.is_none().then(|| last.clone()), error))),
-                };
-                if let Some(delta) = delta {
-                    self.hand_over(delta).await;
-                }
-                if let Some(next) = next {
-                    return next;
+            } else {
+                while let Some(line) = lines.next_line() {
+                    if is_blank(&line) {
+                        continue;
+                    }
+                    if let Some(next) = self.step(wire::decode_event::<K>(&line), &mut initial, &mut last).await {
+                        return next;
+                    }
                 }
             }
         }
+    }
+
+    /// Takes one decoded watch line: hands its change to the engine; says what ends the
+    /// watch, if it does.
+    async fn step(
+        &mut self,
+        decoded: Result<WireEvent<K>, serde_json::Error>,
+        initial: &mut Option<Initial<K>>,
+        last: &mut String,
+    ) -> Option<Next> {
+        let (delta, next) = match decoded {
+            Ok(event) => self.on_event(event, initial, last),
+            Err(error) => (None, Some(backoff(initial.is_none().then(|| last.clone()), error))),
+        };
+        if let Some(delta) = delta {
+            self.hand_over(delta).await;
+        }
+        next
     }
 
     /// A watch that ended as watches do (timeout, idle) resumes; a streaming list that ended
@@ -323,6 +347,11 @@ impl<K: InformerObject> Reflector<'_, K> {
         self.backoff.reset();
         (delta, None)
     }
+}
+
+/// Whether a line of a watch holds nothing (kube-apiserver sends none, but a proxy may).
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
 }
 
 /// Copies `meta`'s resourceVersion into `last`'s buffer (once per event: no allocation);

@@ -1,33 +1,22 @@
-//! List pages and watch events decoded in one pass, straight from the response bytes into `K`.
-//!
-//! Pages go through simd-json and watch lines through serde_json: `bench parsers` measured
-//! each faster on what it reads here (simd-json 1.1–1.2× on 0.5 MB pages, serde_json 1.1–1.3×
-//! on 1 KB lines), and both read every body of the conformance corpus alike.
-//!
-//! The fast path parses each object once, into `K` itself, and hands it over as it completes
-//! (no intermediate `Value`, raw text or `Vec` of the page). Only when that fails — an object
-//! that does not fit `K` — is the page or event parsed again through [`Lenient`], which keeps the
-//! objects that decode and names the ones that do not by their metadata.
+//! List pages: the continue token read from a page's head, the items decoded straight into `K`
+//! (with simd-json), and a page with a misfit read again object by object (with serde_json).
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
-use kube::core::Status;
-use serde::Deserialize;
 use serde::de::{
     DeserializeOwned, DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
 };
-use serde_json::value::RawValue;
 
-use super::decode::Lenient;
+use super::text;
+use crate::cache::decode::Lenient;
 
 /// Decodes a list page into `K`, handing each object to `sink` in order; returns the list's
 /// metadata. simd-json parses a page's ~0.5 MB 1.1–1.2× as fast as serde_json (`bench
 /// parsers`), and lists ingest 1.3–1.45× as fast through it; it parses in place, so it reads a
 /// copy of the shared response bytes. Any error sends the page to the lenient path.
-fn decode_page_fast<K: DeserializeOwned>(
+pub(super) fn decode_page_fast<K: DeserializeOwned>(
     bytes: &[u8],
     sink: &mut impl FnMut(Lenient<K>),
 ) -> Result<ListMeta, simd_json::Error> {
@@ -122,12 +111,6 @@ impl<'de> Visitor<'de> for HeadVisitor<'_> {
     }
 }
 
-/// The body as text, its UTF-8 checked once: serde_json then reads strings without checking
-/// each again (its `StrRead`), which is what kube's own decoding does.
-fn text(bytes: &[u8]) -> Result<&str, serde_json::Error> {
-    std::str::from_utf8(bytes).map_err(serde_json::Error::custom)
-}
-
 /// A `*List` object: its metadata kept, its items handed to the sink one by one.
 struct ListVisitor<'s, K, F> {
     sink: &'s mut F,
@@ -201,140 +184,3 @@ impl<'de, K: DeserializeOwned, F: FnMut(Lenient<K>)> Visitor<'de> for Items<'_, 
         Ok(())
     }
 }
-
-/// One watch event, as kube-apiserver sends it (one JSON object per line).
-pub(crate) enum WireEvent<K> {
-    Added(Lenient<K>),
-    Modified(Lenient<K>),
-    Deleted(Lenient<K>),
-    /// A progress mark: the resourceVersion reached, and whether it ends a streaming list's
-    /// initial events.
-    Bookmark {
-        resource_version: String,
-        initial_events_end: bool,
-    },
-    /// An in-stream error, e.g. 410 Expired (boxed: rare, and large).
-    Error(Box<Status>),
-}
-
-/// The annotation a streaming list's closing bookmark carries.
-const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
-
-/// Decodes one watch event: the object once, into `K`, when it fits; leniently otherwise.
-pub(crate) fn decode_event<K: DeserializeOwned>(line: &[u8]) -> Result<WireEvent<K>, serde_json::Error> {
-    let line = text(line)?;
-    let parse = |lenient| {
-        let mut deserializer = serde_json::Deserializer::from_str(line);
-        let event = deserializer.deserialize_map(EventVisitor {
-            lenient,
-            object: PhantomData::<K>,
-        })?;
-        deserializer.end()?;
-        Ok::<_, serde_json::Error>(event)
-    };
-    parse(false).or_else(|_| parse(true))
-}
-
-#[derive(Deserialize)]
-struct BookmarkObject {
-    metadata: BookmarkMeta,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct BookmarkMeta {
-    #[serde(default)]
-    resource_version: String,
-    #[serde(default)]
-    annotations: BTreeMap<String, String>,
-}
-
-struct EventVisitor<K> {
-    lenient: bool,
-    object: PhantomData<K>,
-}
-
-impl<K: DeserializeOwned> EventVisitor<K> {
-    /// Decodes `object` for an event of type `kind` from `deserializer`.
-    fn object<'de, D: Deserializer<'de>>(&self, kind: &str, deserializer: D) -> Result<WireEvent<K>, D::Error> {
-        let object = |d: D| -> Result<Lenient<K>, D::Error> {
-            if self.lenient {
-                Lenient::deserialize(d)
-            } else {
-                K::deserialize(d).map(Lenient::Decoded)
-            }
-        };
-        Ok(match kind {
-            "ADDED" => WireEvent::Added(object(deserializer)?),
-            "MODIFIED" => WireEvent::Modified(object(deserializer)?),
-            "DELETED" => WireEvent::Deleted(object(deserializer)?),
-            "BOOKMARK" => {
-                let bookmark = BookmarkObject::deserialize(deserializer)?;
-                WireEvent::Bookmark {
-                    initial_events_end: bookmark
-                        .metadata
-                        .annotations
-                        .get(INITIAL_EVENTS_END)
-                        .map(String::as_str)
-                        == Some("true"),
-                    resource_version: bookmark.metadata.resource_version,
-                }
-            }
-            "ERROR" => WireEvent::Error(Box::new(Status::deserialize(deserializer)?)),
-            other => return Err(D::Error::custom(format!("unknown watch event type {other:?}"))),
-        })
-    }
-}
-
-impl<'de, K: DeserializeOwned> Visitor<'de> for EventVisitor<K> {
-    type Value = WireEvent<K>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a watch event")
-    }
-
-    /// kube-apiserver writes `type` before `object`, so the object is decoded as it is read;
-    /// an object that comes first is kept as raw text until the type is known.
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<WireEvent<K>, A::Error> {
-        // Event types are plain words: borrowed, never escaped.
-        let mut kind: Option<&'de str> = None;
-        let mut early: Option<&'de RawValue> = None;
-        let mut event = None;
-        while let Some(key) = map.next_key::<&str>()? {
-            match key {
-                "type" => kind = Some(map.next_value()?),
-                "object" => match kind {
-                    Some(kind) => event = Some(map.next_value_seed(ObjectSeed { visitor: &self, kind })?),
-                    None => early = Some(map.next_value()?),
-                },
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        let kind = kind.ok_or_else(|| A::Error::missing_field("type"))?;
-        match (event, early) {
-            (Some(event), _) => Ok(event),
-            (None, Some(raw)) => self.object(kind, raw).map_err(A::Error::custom),
-            (None, None) => Err(A::Error::missing_field("object")),
-        }
-    }
-}
-
-/// The `object` of an event whose type is known.
-struct ObjectSeed<'v, K> {
-    visitor: &'v EventVisitor<K>,
-    kind: &'v str,
-}
-
-impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ObjectSeed<'_, K> {
-    type Value = WireEvent<K>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<WireEvent<K>, D::Error> {
-        self.visitor.object(self.kind, deserializer)
-    }
-}
-
-#[cfg(test)]
-#[path = "wire_tests.rs"]
-mod tests;

@@ -1,8 +1,12 @@
 //! Tests of one-pass page and watch-line decoding.
 
+use bytes::Bytes;
 use k8s_openapi::api::core::v1::ConfigMap;
 
+use super::event::decode_events_fast;
+use super::page::decode_page_fast;
 use super::*;
+use crate::cache::decode::Lenient;
 
 fn names(items: &[Lenient<ConfigMap>]) -> Vec<String> {
     items
@@ -97,4 +101,70 @@ fn events_should_decode_whatever_the_key_order() {
     let expired = br#"{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old"}}"#;
     assert!(matches!(decode_event::<ConfigMap>(expired).unwrap(), WireEvent::Error(status) if status.code == 410));
     assert!(decode_event::<ConfigMap>(b"{\"type\":\"ADDED\"").is_err());
+}
+
+#[test]
+fn a_run_of_lines_should_decode_as_its_lines_do() {
+    let lines: Vec<Bytes> = [
+        r#"{"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"3"},"data":{"k":"\u00e9"}}}"#,
+        r#"{"type":"ADDED","object":{"metadata":{"name":"b","resourceVersion":"4"}}}"#,
+        r#"{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"4","annotations":{"k8s.io/initial-events-end":"true"}}}}"#,
+        r#"{"type":"DELETED","object":{"metadata":{"name":"a","resourceVersion":"5"}}}"#,
+    ]
+    .into_iter()
+    .map(|line| Bytes::from_static(line.as_bytes()))
+    .collect();
+    let summary = |events: Vec<Result<WireEvent<ConfigMap>, serde_json::Error>>| -> Vec<String> {
+        events
+            .into_iter()
+            .map(|event| match event {
+                Ok(WireEvent::Added(Lenient::Decoded(cm))) => format!("added {}", cm.metadata.name.unwrap_or_default()),
+                Ok(WireEvent::Added(Lenient::Failed { metadata, .. })) => {
+                    format!("misfit {}", metadata.name.unwrap_or_default())
+                }
+                Ok(WireEvent::Deleted(_)) => "deleted".to_owned(),
+                Ok(WireEvent::Bookmark {
+                    resource_version,
+                    initial_events_end,
+                }) => format!("bookmark {resource_version} {initial_events_end}"),
+                Ok(_) => "other".to_owned(),
+                Err(error) => format!("error {error}"),
+            })
+            .collect()
+    };
+    let one_by_one = summary(lines.iter().map(|line| decode_event(line)).collect());
+    assert_eq!(one_by_one, ["added a", "added b", "bookmark 4 true", "deleted"]);
+    assert!(
+        decode_events_fast::<ConfigMap>(&lines).is_some(),
+        "the run decodes as one document"
+    );
+    assert_eq!(summary(decode_events(&lines)), one_by_one);
+    let decoded = decode_events::<ConfigMap>(&lines[..1]);
+    assert!(matches!(&decoded[0], Ok(WireEvent::Added(Lenient::Decoded(cm))) if cm.data.as_ref().unwrap()["k"] == "é"));
+
+    // A misfit, an object before its type or a malformed line sends the run line by line:
+    // what decodes is kept, in order.
+    let mut mixed = lines.clone();
+    mixed.insert(
+        0,
+        Bytes::from_static(br#"{"object":{"metadata":{"name":"r"}},"type":"ADDED"}"#),
+    );
+    mixed.insert(
+        2,
+        Bytes::from_static(br#"{"type":"ADDED","object":{"metadata":{"name":"m"},"data":7}}"#),
+    );
+    mixed.push(Bytes::from_static(b"{\"type\":"));
+    let mixed = summary(decode_events(&mixed));
+    assert_eq!(
+        mixed[..6],
+        [
+            "added r",
+            "added a",
+            "misfit m",
+            "added b",
+            "bookmark 4 true",
+            "deleted"
+        ]
+    );
+    assert!(mixed[6].starts_with("error EOF"), "{}", mixed[6]);
 }
