@@ -14,6 +14,7 @@ use super::handler::{Deleted, DeletedFinalStateUnknown, Message, Notification};
 use super::key::object_key;
 use super::reflector::reflect;
 use super::shared::{Delta, Dispatch, InformerObject, Shared, lock};
+use super::store::{Relist, Store};
 
 /// How many decoded changes may wait for the engine: the reflector decodes on one core while
 /// the engine stores (and frees replaced objects) on the other, as client-go's DeltaFIFO
@@ -37,14 +38,38 @@ pub(super) async fn run_loop<K: InformerObject>(shared: Arc<Shared<K>>) {
 /// Applies the reflector's changes to the store and the handlers, a batch at a time.
 async fn apply_deltas<K: InformerObject>(shared: Arc<Shared<K>>, mut receiver: mpsc::Receiver<Delta<K>>) {
     let mut batch = Vec::with_capacity(64);
+    let mut relist: Option<Relist<K>> = None;
     while receiver.recv_many(&mut batch, 64).await > 0 {
         for delta in batch.drain(..) {
             match delta {
-                Delta::Replace { objects, undecodable } => shared.replace(objects, &undecodable),
+                Delta::Listed { objects, first } => {
+                    add_listed(&shared.store, &mut relist, objects, first);
+                }
+                Delta::Replace {
+                    objects,
+                    first,
+                    undecodable,
+                } => {
+                    add_listed(&shared.store, &mut relist, objects, first);
+                    let complete = relist.take().unwrap_or_else(|| shared.store.relist());
+                    shared.replace(complete, &undecodable);
+                }
                 Delta::Apply(object) => shared.apply(object),
                 Delta::Delete { key, last } => shared.delete(&key, last),
             }
         }
+    }
+}
+
+/// Adds listed objects to the relist being built; `first` starts a new one (a list that
+/// failed halfway leaves its part behind).
+fn add_listed<K: InformerObject>(store: &Store<K>, relist: &mut Option<Relist<K>>, objects: Vec<Arc<K>>, first: bool) {
+    if first {
+        *relist = None;
+    }
+    let relist = relist.get_or_insert_with(|| store.relist());
+    for object in objects {
+        relist.add(object);
     }
 }
 
@@ -132,14 +157,14 @@ impl<K: InformerObject> Shared<K> {
     /// or changed in list order, as client-go's atomic replace does. Objects listed but not
     /// decodable keep their cached state; objects whose resourceVersion did not change are not
     /// announced again (client-go sends those only to handlers due a resync).
-    fn replace(&self, mut objects: Vec<Arc<K>>, undecodable: &HashSet<String>) {
+    fn replace(&self, mut relist: Relist<K>, undecodable: &HashSet<String>) {
         let mut dispatch = lock(&self.dispatch);
         for key in undecodable {
             if let Some(cached) = self.store.get(key) {
-                objects.push(cached);
+                relist.add(cached);
             }
         }
-        let mut previous = self.store.replace(objects.clone());
+        let (objects, mut previous) = self.store.swap_in(relist);
         let first_list = !dispatch.synced;
         if previous.is_empty() {
             // Nothing to compare with (the first list): every object is new.
@@ -224,5 +249,44 @@ impl<K: InformerObject> Shared<K> {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::ObjectMeta;
+
+    use super::*;
+    use crate::cache::NAMESPACE_INDEX;
+
+    fn cm(name: &str) -> Arc<ConfigMap> {
+        Arc::new(ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(name.to_owned()),
+                namespace: Some("default".to_owned()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        })
+    }
+
+    #[test]
+    fn a_list_cut_short_should_leave_nothing_of_itself_in_the_next() {
+        let store = Store::new();
+        let mut relist = None;
+        // A list whose third page never came (410 on its continue token, say): "b" was on
+        // its second page and is deleted before the list starts again.
+        add_listed(&store, &mut relist, vec![cm("a")], true);
+        add_listed(&store, &mut relist, vec![cm("b")], false);
+        add_listed(&store, &mut relist, vec![cm("a")], true);
+        add_listed(&store, &mut relist, vec![cm("c")], false);
+        let (listed, previous) = store.swap_in(relist.take().expect("a relist"));
+        let names = |objects: &[Arc<ConfigMap>]| -> Vec<String> { objects.iter().map(|o| o.name_any()).collect() };
+        assert_eq!(names(&listed), ["a", "c"]);
+        assert!(previous.is_empty());
+        assert_eq!(store.list_keys().len(), 2);
+        assert!(store.get("default/b").is_none(), "nothing of the cut list is kept");
+        assert_eq!(names(&store.by_index(NAMESPACE_INDEX, "default").unwrap()), ["a", "c"]);
     }
 }

@@ -86,9 +86,15 @@ pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// A change the reflector hands the engine, applied in order.
 pub(super) enum Delta<K> {
-    /// A complete list (or a streaming list's initial events): swap the cache.
+    /// Objects of a list page (or of a chunk of a streaming list's initial events), for the
+    /// relist the engine builds meanwhile; `first` starts a new relist, dropping one a failed
+    /// list left half built.
+    Listed { objects: Vec<Arc<K>>, first: bool },
+    /// The end of a complete list: its last objects (`first` if they are all of it), then the
+    /// relist swapped in. Objects listed but undecodable keep their cached state.
     Replace {
         objects: Vec<Arc<K>>,
+        first: bool,
         undecodable: HashSet<String>,
     },
     /// An object added or modified.

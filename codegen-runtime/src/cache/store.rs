@@ -298,21 +298,41 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         Some(old)
     }
 
-    /// Replaces everything with `objects` (a relist); returns the previous contents. The new
-    /// cache is built before the lock is taken, so readers wait only for the swap.
+    /// Replaces everything with `objects` (a relist); returns the previous contents.
+    #[cfg(test)]
     pub(crate) fn replace(&self, objects: Vec<Arc<K>>) -> HashMap<String, Arc<K>> {
-        let indexers = self.read().indexers.clone();
-        let mut fresh = Cache {
-            items: HashMap::with_capacity(objects.len()),
-            indexers,
-            indices: HashMap::new(),
-            scratch_key: String::new(),
-        };
+        let mut relist = self.relist();
         for object in objects {
-            let key = object_key(object.as_ref());
-            fresh.index(&key, &object);
-            fresh.items.insert(key, object);
+            relist.add(object);
         }
+        self.swap_in(relist).1
+    }
+
+    /// An empty cache with this store's indexers, for a relist to fill while its pages arrive.
+    pub(crate) fn relist(&self) -> Relist<K> {
+        let (indexers, size) = {
+            let cache = self.read();
+            (cache.indexers.clone(), cache.items.len())
+        };
+        Relist {
+            cache: Cache {
+                // A relist is usually the size of the last one.
+                items: HashMap::with_capacity(size),
+                indexers,
+                indices: HashMap::new(),
+                scratch_key: String::new(),
+            },
+            listed: Vec::new(),
+        }
+    }
+
+    /// Swaps a complete relist in, in one step: readers wait only for the swap, and never see
+    /// half a list. Returns the objects in list order and the previous contents.
+    pub(crate) fn swap_in(&self, relist: Relist<K>) -> (Vec<Arc<K>>, HashMap<String, Arc<K>>) {
+        let Relist {
+            cache: mut fresh,
+            listed,
+        } = relist;
         let mut cache = self.write();
         // An indexer added while the relist was being built is kept and applied.
         let late: Vec<(String, IndexFn<K>)> = cache
@@ -326,7 +346,25 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
             fresh.indexers.insert(name.clone(), index);
             fresh.indices.insert(name, values);
         }
-        std::mem::replace(&mut *cache, fresh).items
+        (listed, std::mem::replace(&mut *cache, fresh).items)
+    }
+}
+
+/// A relist's cache, built on the informer's engine task while the list's pages arrive (so the
+/// keys and indexes are computed alongside the decoding, not after it), then swapped in whole.
+pub(crate) struct Relist<K> {
+    cache: Cache<K>,
+    /// The objects in list order, for the handlers.
+    listed: Vec<Arc<K>>,
+}
+
+impl<K: Resource> Relist<K> {
+    /// Adds a listed object (a later one of the same key replaces it).
+    pub(crate) fn add(&mut self, object: Arc<K>) {
+        let key = object_key(object.as_ref());
+        self.cache.index(&key, &object);
+        self.cache.items.insert(key, object.clone());
+        self.listed.push(object);
     }
 }
 

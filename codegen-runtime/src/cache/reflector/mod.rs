@@ -1,0 +1,212 @@
+//! The informer's own list and watch (client-go's reflector): pages or a streaming list into the
+//! store, then a watch resumed from the last resourceVersion, relisting at once on 410 Expired
+//! and backing off (800 ms doubling to 30 s) only on failures: connection errors, 5xx, 403.
+//!
+//! Objects are decoded once, from the response bytes ([`super::wire`]), and handed as they
+//! arrive to the informer's engine, which stores and announces them on another task.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use kube::api::{ListParams, VersionMatch};
+use kube::client::Body;
+use kube::core::Status;
+use kube::runtime::utils::Backoff;
+use kube::runtime::watcher::{self, DefaultBackoff, InitialListStrategy, ListSemantic};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::shared::{Delta, InformerObject, Shared};
+use super::wire;
+
+mod watch;
+
+/// kube-apiserver's default watch timeout, when the informer sets none.
+const DEFAULT_WATCH_TIMEOUT: u64 = 290;
+/// A watch silent this much longer than its timeout is taken for a dead connection.
+const IDLE_MARGIN: Duration = Duration::from_secs(5);
+
+/// What the loop does next.
+enum Next {
+    /// Watch from this resourceVersion, at once (the watch ended as watches do).
+    Watch(String),
+    /// List again, at once: the resourceVersion expired (410), or the server has no streaming lists.
+    Relist,
+    /// Wait out the backoff, then watch from `resume` (or list, without one).
+    Backoff { resume: Option<String>, error: String },
+}
+
+/// Lists and watches, handing what it decodes to the engine through `deltas`, until the
+/// informer stops (the caller's `select!` drops it).
+pub(super) async fn reflect<K: InformerObject>(shared: &Shared<K>, deltas: mpsc::Sender<Delta<K>>) {
+    let mut reflector = Reflector {
+        shared,
+        deltas,
+        backoff: DefaultBackoff::default(),
+        streaming: shared.options.watcher.initial_list_strategy == InitialListStrategy::StreamingList,
+    };
+    let mut resume: Option<String> = None;
+    loop {
+        let next = match resume.take() {
+            Some(resource_version) => reflector.watch(&resource_version, false).await,
+            None if reflector.streaming => reflector.watch("0", true).await,
+            None => match reflector.list().await {
+                Ok(resource_version) => reflector.watch(&resource_version, false).await,
+                Err(next) => next,
+            },
+        };
+        match next {
+            Next::Watch(resource_version) => resume = Some(resource_version),
+            Next::Relist => {}
+            Next::Backoff { resume: from, error } => {
+                let delay = reflector.backoff.next().unwrap_or(Duration::from_secs(30));
+                tracing::warn!(kind = %K::kind(&K::DynamicType::default()), %error, ?delay, "informer: list or watch failed; retrying");
+                tokio::time::sleep(delay).await;
+                resume = from;
+            }
+        }
+    }
+}
+
+struct Reflector<'s, K> {
+    shared: &'s Shared<K>,
+    deltas: mpsc::Sender<Delta<K>>,
+    backoff: DefaultBackoff,
+    /// Whether the initial list is a streaming list; cleared when the server refuses those.
+    streaming: bool,
+}
+
+/// Where a watch stands: in a streaming list's initial events (collected for the store's
+/// replace), or past them.
+struct Initial<K> {
+    /// Objects not yet handed to the engine.
+    objects: Vec<Arc<K>>,
+    undecodable: HashSet<String>,
+    /// Whether some were: the engine's relist is under way.
+    handed: bool,
+}
+
+impl<K: InformerObject> Reflector<'_, K> {
+    fn config(&self) -> &watcher::Config {
+        &self.shared.options.watcher
+    }
+
+    fn request(&self) -> kube::core::Request {
+        kube::core::Request::new(self.shared.url_path.clone())
+    }
+
+    /// Lists every page into the store; returns the list's resourceVersion.
+    async fn list(&mut self) -> Result<String, Next> {
+        let config = self.config();
+        let (resource_version, version_match) = match config.list_semantic {
+            ListSemantic::Any => (Some("0".to_owned()), Some(VersionMatch::NotOlderThan)),
+            ListSemantic::MostRecent => (None, None),
+        };
+        let mut params = ListParams {
+            label_selector: config.label_selector.clone(),
+            field_selector: config.field_selector.clone(),
+            limit: config.page_size,
+            resource_version,
+            version_match,
+            ..ListParams::default()
+        };
+        let mut failures = Vec::new();
+        let mut prefetched: Option<JoinHandle<Fetched>> = None;
+        let mut first = true;
+        loop {
+            let fetched = match prefetched.take() {
+                Some(page) => page.await.unwrap_or_else(|e| Err(kube::Error::Service(Box::new(e)))),
+                None => {
+                    let request = self.request().list(&params).map_err(|e| backoff(None, e))?;
+                    fetch(self.shared.client.clone(), request).await
+                }
+            };
+            let (status, bytes) = fetched.map_err(|e| backoff(None, e))?;
+            if !(200..300).contains(&status) {
+                let status = error_status(status, &bytes);
+                // An expired continue token: start the list again.
+                return Err(if status.code == 410 {
+                    Next::Relist
+                } else {
+                    backoff(None, status_text(&status))
+                });
+            }
+            // The next page is asked for before this one is decoded: the server prepares and
+            // sends it meanwhile.
+            if let Some(token) = wire::continue_token(&bytes) {
+                params.continue_token = Some(token);
+                let request = self.request().list(&params).map_err(|e| backoff(None, e))?;
+                prefetched = Some(tokio::spawn(fetch(self.shared.client.clone(), request)));
+            }
+            let mut objects = Vec::new();
+            let meta = wire::decode_page(&bytes, &mut objects, &mut failures, |object| self.shared.keep(object))
+                .map_err(|e| backoff(None, e))?;
+            // Each page goes to the engine as it is decoded: the engine files it into the
+            // relist it builds meanwhile, on the other core.
+            let first_page = std::mem::replace(&mut first, false);
+            match meta.continue_.filter(|c| !c.is_empty()) {
+                Some(token) => {
+                    params.continue_token = Some(token);
+                    self.hand_over(Delta::Listed {
+                        objects,
+                        first: first_page,
+                    })
+                    .await;
+                }
+                None => {
+                    let Some(resource_version) = meta.resource_version.filter(|rv| !rv.is_empty()) else {
+                        return Err(backoff(None, "the list has no resourceVersion"));
+                    };
+                    let undecodable = failures.into_iter().map(|failed| self.shared.skip(failed)).collect();
+                    self.hand_over(Delta::Replace {
+                        objects,
+                        first: first_page,
+                        undecodable,
+                    })
+                    .await;
+                    self.backoff.reset();
+                    return Ok(resource_version);
+                }
+            }
+        }
+    }
+
+    /// Hands a change to the engine; an engine that is gone (the informer stopping) takes none.
+    async fn hand_over(&self, delta: Delta<K>) {
+        let _ = self.deltas.send(delta).await;
+    }
+}
+
+/// A response's status code and body.
+type Fetched = Result<(u16, Bytes), kube::Error>;
+
+/// Sends `request` and reads the whole answer.
+async fn fetch(client: kube::Client, request: http::Request<Vec<u8>>) -> Fetched {
+    let response = client.send(request.map(Body::from)).await?;
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await?;
+    Ok((status, body.to_bytes()))
+}
+
+/// A failure to wait out before `resume`.
+fn backoff(resume: Option<String>, error: impl ToString) -> Next {
+    Next::Backoff {
+        resume,
+        error: error.to_string(),
+    }
+}
+
+/// The `Status` of an error response; a body that is not one (a proxy's page) keeps its code.
+fn error_status(code: u16, bytes: &[u8]) -> Status {
+    match serde_json::from_slice::<Status>(bytes) {
+        Ok(status) if status.code != 0 => status,
+        _ => Status::failure(String::from_utf8_lossy(bytes).trim(), "").with_code(code),
+    }
+}
+
+fn status_text(status: &Status) -> String {
+    format!("{} ({}): {}", status.code, status.reason, status.message)
+}
