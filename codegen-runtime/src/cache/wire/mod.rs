@@ -1,8 +1,9 @@
 //! List pages and watch events decoded in one pass, straight from the response bytes into `K`.
 //!
-//! Pages go through simd-json and watch lines through serde_json: `bench parsers` measured
-//! each faster on what it reads here (simd-json 1.1–1.2× on 0.5 MB pages, serde_json 1.1–1.3×
-//! on 1 KB lines), and both read every body of the conformance corpus alike.
+//! Pages, and a streaming list's initial events a chunk at a time, go through simd-json; single
+//! watch lines go through serde_json. `bench parsers` measured each faster on what it reads here
+//! (simd-json 1.1–1.2× on 0.5 MB pages, serde_json 1.1–1.3× on 1 KB lines), and both read every
+//! body of the conformance corpus alike.
 //!
 //! The fast path parses each object once, into `K` itself, and hands it over as it completes
 //! (no intermediate `Value`, raw text or `Vec` of the page). Only when that fails — an object
