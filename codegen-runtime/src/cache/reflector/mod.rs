@@ -79,8 +79,8 @@ struct Reflector<'s, K> {
     streaming: bool,
 }
 
-/// Where a watch stands: in a streaming list's initial events (collected for the store's
-/// replace), or past them.
+/// A streaming list's initial events while they last: handed to the engine's relist a chunk at
+/// a time, swapped in at the bookmark that ends them.
 struct Initial<K> {
     /// Objects not yet handed to the engine.
     objects: Vec<Arc<K>>,
