@@ -77,13 +77,13 @@ impl<K: InformerObject> Reflector<'_, K> {
             let frame = match idle {
                 Some(idle) => match tokio::time::timeout(idle, body.frame()).await {
                     Ok(frame) => frame,
-                    Err(_) => return self.resume_after_end(initial.is_some(), last),
+                    Err(_) => return resume_after_end(&initial, &last),
                 },
                 None => body.frame().await,
             };
             let data = match frame {
-                None => return self.resume_after_end(initial.is_some(), last),
-                Some(Err(error)) => return backoff(initial.is_none().then_some(last), error),
+                None => return resume_after_end(&initial, &last),
+                Some(Err(error)) => return backoff(resume_point(&initial, &last), error),
                 Some(Ok(frame)) => match frame.into_data() {
                     Ok(data) => data,
                     Err(_) => continue,
@@ -129,18 +129,12 @@ impl<K: InformerObject> Reflector<'_, K> {
     ) -> Option<Next> {
         let (delta, next) = match decoded {
             Ok(event) => self.on_event(event, initial, last),
-            Err(error) => (None, Some(backoff(initial.is_none().then(|| last.clone()), error))),
+            Err(error) => (None, Some(backoff(resume_point(initial, last), error))),
         };
         if let Some(delta) = delta {
             self.hand_over(delta).await;
         }
         next
-    }
-
-    /// A watch that ended as watches do (timeout, idle) resumes; a streaming list that ended
-    /// before its initial events did starts over.
-    fn resume_after_end(&self, in_initial: bool, last: String) -> Next {
-        if in_initial { Next::Relist } else { Next::Watch(last) }
     }
 
     /// Reads one event: the change for the engine, if any, and what ends the watch, if it does.
@@ -198,10 +192,7 @@ impl<K: InformerObject> Reflector<'_, K> {
             }
             WireEvent::Error(status) if status.code == 410 => return (None, Some(Next::Relist)),
             WireEvent::Error(status) => {
-                return (
-                    None,
-                    Some(backoff(initial.is_none().then(|| last.clone()), status_text(&status))),
-                );
+                return (None, Some(backoff(resume_point(initial, last), status_text(&status))));
             }
         };
         if !has_version {
@@ -211,6 +202,18 @@ impl<K: InformerObject> Reflector<'_, K> {
         self.backoff.reset();
         (delta, None)
     }
+}
+
+/// Where a watch that ends resumes: from `last`, the resourceVersion of its last event; `None`
+/// during a streaming list's initial events, which start over.
+fn resume_point<K>(initial: &Option<Initial<K>>, last: &str) -> Option<String> {
+    initial.is_none().then(|| last.to_owned())
+}
+
+/// A watch that ended as watches do (timeout, idle) resumes at once; a streaming list that
+/// ended before its initial events did starts over.
+fn resume_after_end<K>(initial: &Option<Initial<K>>, last: &str) -> Next {
+    resume_point(initial, last).map_or(Next::Relist, Next::Watch)
 }
 
 /// Whether a line of a watch holds nothing (kube-apiserver sends none, but a proxy may).
