@@ -3,6 +3,7 @@
 
 pub(crate) mod discovery;
 pub(crate) mod dispatch;
+pub(crate) mod execute;
 pub(crate) mod openapi;
 pub(crate) mod printers;
 pub(crate) mod query;

@@ -53,8 +53,13 @@ pub(crate) fn node_paths(object: &Value, shape: Shape<'_>) -> BTreeMap<FieldPath
     nodes
 }
 
-fn collect(value: &Value, shape: Shape<'_>, path: FieldPath, out: &mut BTreeMap<FieldPath, bool>) {
-    if path.len() == 2 && path[0] == "f:metadata" && SYSTEM_FIELDS.iter().any(|f| path[1][2..] == **f) {
+/// Whether `path` is a metadata field the server owns.
+pub(super) fn is_system(path: &[String]) -> bool {
+    path.len() == 2 && path[0] == "f:metadata" && SYSTEM_FIELDS.iter().any(|f| path[1][2..] == **f)
+}
+
+pub(super) fn collect(value: &Value, shape: Shape<'_>, path: FieldPath, out: &mut BTreeMap<FieldPath, bool>) {
+    if is_system(&path) {
         return;
     }
     let is_metadata = path.len() == 1 && path[0] == "f:metadata";
@@ -96,7 +101,7 @@ fn collect(value: &Value, shape: Shape<'_>, path: FieldPath, out: &mut BTreeMap<
     }
 }
 
-fn extend(path: &[String], segment: String) -> FieldPath {
+pub(super) fn extend(path: &[String], segment: String) -> FieldPath {
     let mut longer = path.to_vec();
     longer.push(segment);
     longer
@@ -127,34 +132,6 @@ fn step<'a>(value: &'a Value, segment: &str) -> Option<&'a Value> {
 /// The value at a leaf path.
 pub(crate) fn value_at<'a>(object: &'a Value, path: &[String]) -> Option<&'a Value> {
     path.iter().try_fold(object, |value, segment| step(value, segment))
-}
-
-/// What a write changed, as kube-apiserver's field manager compares the object before and after.
-#[derive(Debug, Default, PartialEq)]
-pub(crate) struct Comparison {
-    /// Nodes that appeared, and leaves whose value changed: the writer owns them now.
-    pub(crate) touched: BTreeSet<FieldPath>,
-    /// Nodes that disappeared: nobody owns them any more.
-    pub(crate) removed: BTreeSet<FieldPath>,
-}
-
-/// Compares two versions of an object. A map or list that existed before (even empty or null)
-/// is not itself touched when children appear in it; one that appears is, with its children.
-pub(crate) fn compare(old: &Value, new: &Value, shape: Shape<'_>) -> Comparison {
-    let (before, after) = (node_paths(old, shape), node_paths(new, shape));
-    let touched = after
-        .iter()
-        .filter(|(path, interior)| {
-            !before.contains_key(*path) || (!**interior && value_at(old, path) != value_at(new, path))
-        })
-        .map(|(path, _)| path.clone())
-        .collect();
-    let removed = before
-        .keys()
-        .filter(|path| !after.contains_key(*path))
-        .cloned()
-        .collect();
-    Comparison { touched, removed }
 }
 
 /// Removes the value at a leaf path, and any map, list or list element it leaves empty.

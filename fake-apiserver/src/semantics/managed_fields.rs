@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
+use crate::semantics::comparison::compare;
 pub(crate) use crate::semantics::fieldpath::FieldPath;
-use crate::semantics::fieldpath::compare;
 use crate::semantics::shape::Shape;
 use crate::semantics::zero::zero_object;
 use crate::storage::resource::ResourceInfo;

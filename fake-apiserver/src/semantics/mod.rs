@@ -2,6 +2,7 @@
 //! managed fields, selectors and strategic merge patch.
 
 pub(crate) mod builtin_validation;
+pub(crate) mod comparison;
 pub(crate) mod decoding;
 pub(crate) mod defaults;
 pub(crate) mod fieldpath;

@@ -84,7 +84,8 @@ pub(crate) fn apply(
         }
         let entry = entry(request, &info.api_version(), &now, applied);
         managed_fields::write(&mut config, &[entry]);
-        return Ok((write::create(state, info, request.namespace, config, &opts)?, true));
+        let checked = write::check(info, config, &opts)?;
+        return Ok((write::create(state, info, request.namespace, checked, &opts)?, true));
     };
     if !rv.is_empty() && rv != object::resource_version(&old) {
         return Err(ApiStatus::stale(info, request.name));

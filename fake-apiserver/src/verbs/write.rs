@@ -25,7 +25,8 @@ pub(crate) fn ensure_namespace(state: &mut State, name: &str) -> Result<(), ApiS
     let info = state.info("", "v1", "namespaces");
     if state.object(&info, None, name).is_none() {
         let namespace = json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": { "name": name } });
-        create(state, &info, None, namespace, &WriteOpts::default())?;
+        let opts = WriteOpts::default();
+        create(state, &info, None, check(&info, namespace, &opts)?, &opts)?;
     }
     Ok(())
 }
@@ -50,16 +51,22 @@ pub(crate) fn seed(state: &mut State, value: Value) -> Result<Arc<Value>, ApiSta
     if let Some(ns) = &namespace {
         ensure_namespace(state, ns)?;
     }
-    create(state, &info, namespace.as_deref(), value, &WriteOpts::default())
+    let opts = WriteOpts::default();
+    create(state, &info, namespace.as_deref(), check(&info, value, &opts)?, &opts)
 }
 
 /// The object a create or update sent, once its type meta and its strict-decoding findings
 /// (duplicate and unknown fields) passed as kube-apiserver's decoder passes them.
-fn decode_checked(info: &ResourceInfo, mut body: Decoded, opts: &WriteOpts) -> Result<Value, ApiStatus> {
+pub(crate) struct Checked(Value);
+
+/// Checks what a create or update sent as kube-apiserver's decoder does. It needs nothing
+/// stored, so the server runs it before it takes its lock.
+pub(crate) fn check(info: &ResourceInfo, body: impl Into<Decoded>, opts: &WriteOpts) -> Result<Checked, ApiStatus> {
+    let mut body = body.into();
     check_type_meta(&mut body, info)?;
     let findings = decoding::strict_findings(info, &mut body);
     decoding::enforce(findings, opts, decoding::cannot_handle(info))?;
-    Ok(body.value)
+    Ok(Checked(body.value))
 }
 
 /// POST: create an object in `namespace` (`None` for cluster-scoped resources).
@@ -67,10 +74,9 @@ pub(crate) fn create(
     state: &mut State,
     info: &Arc<ResourceInfo>,
     namespace: Option<&str>,
-    body: impl Into<Decoded>,
+    Checked(mut body): Checked,
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
-    let mut body = decode_checked(info, body.into(), opts)?;
     defaults::apply(info, &mut body)?;
     set_namespace(&mut body, info, namespace)?;
     if let Some(ns) = namespace {
@@ -152,11 +158,10 @@ pub(crate) fn update(
     info: &Arc<ResourceInfo>,
     namespace: Option<&str>,
     name: &str,
-    body: impl Into<Decoded>,
+    Checked(mut body): Checked,
     subresource: Option<&str>,
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
-    let mut body = decode_checked(info, body.into(), opts)?;
     set_namespace(&mut body, info, namespace)?;
     let body_name = object::name(&body);
     if body_name.is_empty() {

@@ -1,0 +1,235 @@
+//! One verb on one resource: the body checked before the server's lock, the verb under it, the
+//! answer rendered after it, so that requests hold the lock only for what reads or writes storage.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::StatusCode;
+use serde_json::Value;
+
+use crate::http::route::ResourceRoute;
+use crate::http::table::{self, Render};
+use crate::semantics::{decoding, versions};
+use crate::server::Inner;
+use crate::status::{ApiStatus, deleted_status};
+use crate::storage::resource::ResourceInfo;
+use crate::storage::verb::Verb;
+use crate::verbs::options::{DeleteOpts, Query, Warnings, WriteOpts};
+use crate::verbs::patch::{PatchRequest, decode_body, scale_of};
+use crate::verbs::read::{Filter, list_body};
+use crate::verbs::write::Checked;
+use crate::verbs::{delete, patch, read, write};
+
+/// A rendered answer, or the status that refuses the request.
+pub(crate) type Answer = Result<(StatusCode, Vec<u8>), ApiStatus>;
+
+impl Inner {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run_verb(
+        &self,
+        route: &ResourceRoute,
+        query: &Query,
+        render: Render,
+        content_type: &str,
+        user_agent: &str,
+        body: &Bytes,
+        warnings: &Warnings,
+    ) -> Answer {
+        query.validate(route.verb, content_type)?;
+        let info = &route.info;
+        let subresource = route.subresource.as_deref();
+        let manager = query
+            .field_manager
+            .clone()
+            .unwrap_or_else(|| default_manager(user_agent));
+        let opts = WriteOpts {
+            manager: Some(manager.clone()),
+            dry_run: query.dry_run(),
+            validation: query.validation(),
+            warnings: warnings.clone(),
+        };
+        // The body is decoded and checked before the lock: it needs nothing stored. Its error
+        // still comes after the resource's, as kube-apiserver routes before it decodes.
+        let whole_object = route.verb == Verb::Create || (route.verb == Verb::Update && subresource != Some("scale"));
+        let checked = whole_object.then(|| write::check(info, decoding::decode_object(info, body)?, &opts));
+        let outcome = self.run_locked(route, query, content_type, body, checked, &manager, &opts)?;
+        // The answer is rendered after the lock is released.
+        match outcome {
+            Outcome::Object(code, stored) => {
+                let shown = versions::view(info, &info.api_version(), &stored);
+                Ok((code, render_one(info, render, &shown)))
+            }
+            Outcome::Scale(code, scale) => Ok((code, render_one(info, render, &scale))),
+            Outcome::List(page) => {
+                let rv = page.resource_version.to_string();
+                let token = page.continue_token.as_deref();
+                match render {
+                    Render::Object => Ok((StatusCode::OK, list_body(info, &page))),
+                    Render::Metadata { .. } => {
+                        let list = table::partial_list(page.items.iter().map(|o| o.as_ref()), &rv, token);
+                        Ok((StatusCode::OK, list.to_string().into_bytes()))
+                    }
+                    Render::Table(include) => {
+                        let api_version = info.api_version();
+                        let shown: Vec<Value> = page
+                            .items
+                            .iter()
+                            .map(|o| versions::view(info, &api_version, o).into_owned())
+                            .collect();
+                        let table = table::table(info, shown.iter(), include, &rv, token);
+                        Ok((StatusCode::OK, table.to_string().into_bytes()))
+                    }
+                }
+            }
+            Outcome::Deleted(page) => Ok((StatusCode::OK, list_body(info, &page))),
+            Outcome::Body(code, bytes) => Ok((code, bytes)),
+        }
+    }
+
+    /// The verb itself, under the server's lock.
+    #[allow(clippy::too_many_arguments)]
+    fn run_locked(
+        &self,
+        route: &ResourceRoute,
+        query: &Query,
+        content_type: &str,
+        body: &Bytes,
+        checked: Option<Result<Checked, ApiStatus>>,
+        manager: &str,
+        opts: &WriteOpts,
+    ) -> Result<Outcome, ApiStatus> {
+        let info = &route.info;
+        let namespace = route.namespace.as_deref();
+        let name = route.name.as_deref().unwrap_or_default();
+        let subresource = route.subresource.as_deref();
+        // A `/scale` answer is the Scale the verb returned, shown as it is.
+        let object = |code, value: Arc<Value>| {
+            if subresource == Some("scale") {
+                Outcome::Scale(code, Arc::unwrap_or_clone(value))
+            } else {
+                Outcome::Object(code, value)
+            }
+        };
+        let mut state = self.state();
+        if state.registry.find(&info.group, &info.version, &info.plural).is_none() {
+            return Err(ApiStatus::no_route());
+        }
+        let checked = checked.transpose()?;
+        match (route.verb, checked) {
+            (Verb::Get, _) => {
+                let found = read::get(&state, info, namespace, name)?;
+                if subresource == Some("scale") {
+                    return Ok(Outcome::Scale(StatusCode::OK, scale_of(info, &found)));
+                }
+                Ok(Outcome::Object(StatusCode::OK, found))
+            }
+            (Verb::List, _) => Ok(Outcome::List(read::list(&state, info, namespace, query)?)),
+            (Verb::Create, Some(sent)) => Ok(object(
+                StatusCode::CREATED,
+                write::create(&mut state, info, namespace, sent, opts)?,
+            )),
+            (Verb::Update, Some(sent)) => Ok(object(
+                StatusCode::OK,
+                write::update(&mut state, info, namespace, name, sent, subresource, opts)?,
+            )),
+            (Verb::Create | Verb::Update, None) => {
+                let scale = decode_body(body, false)?;
+                let scale = patch::update_scale(&mut state, info, namespace, name, &scale, opts)?;
+                Ok(object(StatusCode::OK, scale))
+            }
+            (Verb::Patch, _) => {
+                let request = PatchRequest {
+                    namespace,
+                    name,
+                    subresource,
+                    content_type,
+                    body,
+                    manager,
+                    explicit_manager: query.field_manager.is_some(),
+                    force: query.force,
+                    opts,
+                };
+                let (patched, created) = patch::patch(&mut state, info, &request)?;
+                Ok(object(
+                    if created { StatusCode::CREATED } else { StatusCode::OK },
+                    patched,
+                ))
+            }
+            (Verb::Delete, _) => {
+                let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
+                let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
+                let (last, gone) = delete::delete(&mut state, info, namespace, name, &opts)?;
+                // kube-apiserver answers 202 only for a pending delete that asked for
+                // `orphanDependents: false`, and a success Status for an immediate delete unless
+                // the resource returns deleted objects (pods, services, CRDs...).
+                let code = if !gone && opts.orphan_dependents == Some(false) {
+                    StatusCode::ACCEPTED
+                } else {
+                    StatusCode::OK
+                };
+                if gone && !info.returns_deleted_object {
+                    return Ok(Outcome::Body(
+                        code,
+                        deleted_status(info, &last).to_string().into_bytes(),
+                    ));
+                }
+                Ok(object(code, last))
+            }
+            (Verb::DeleteCollection, _) => {
+                let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
+                let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
+                let filter = Filter::from_query(info, query)?;
+                let selected = read::select(&state, info, namespace, &filter);
+                // kube-apiserver answers with the list it selected, as it was before the deletes.
+                let resource_version = state.store.current_rv();
+                delete::delete_collection(&mut state, info, namespace, &selected, &opts);
+                Ok(Outcome::Deleted(read::ListPage {
+                    items: selected,
+                    resource_version,
+                    continue_token: None,
+                    remaining: None,
+                }))
+            }
+            (Verb::Watch, _) => unreachable!("watches are streamed by resource_request"),
+        }
+    }
+}
+
+/// What a verb answers, before it is rendered.
+enum Outcome {
+    /// A stored object, shown in the version the request named.
+    Object(StatusCode, Arc<Value>),
+    /// A Scale, shown as it is.
+    Scale(StatusCode, Value),
+    /// A page of a list.
+    List(read::ListPage),
+    /// The objects a delete-collection selected, before it deleted them.
+    Deleted(read::ListPage),
+    /// An answer already rendered.
+    Body(StatusCode, Vec<u8>),
+}
+
+fn render_one(info: &ResourceInfo, render: Render, object: &Value) -> Vec<u8> {
+    match render {
+        Render::Metadata { .. } if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
+            table::partial(object).to_string().into_bytes()
+        }
+        Render::Table(include) if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
+            let rv = crate::storage::object::resource_version(object).to_owned();
+            table::table(info, std::iter::once(object), include, &rv, None)
+                .to_string()
+                .into_bytes()
+        }
+        _ => serde_json::to_vec(object).expect("JSON values serialize"),
+    }
+}
+
+/// kube-apiserver's default field manager: the user agent up to its first `/`.
+fn default_manager(user_agent: &str) -> String {
+    let prefix = user_agent.split('/').next().unwrap_or_default().trim();
+    if prefix.is_empty() {
+        "unknown".to_owned()
+    } else {
+        prefix.chars().take(128).collect()
+    }
+}
