@@ -88,7 +88,11 @@ pub fn objects(path: &'static str, yaml: &str) -> Result<Vec<Value>, EmbeddedErr
 /// Starts the server on `address`, installs the bundled manifests, writes a kubeconfig to
 /// `kubeconfig` (default: in the temporary directory) and starts the Deployment simulator.
 pub async fn start(address: SocketAddr, kubeconfig: Option<PathBuf>) -> Result<Embedded, EmbeddedError> {
-    let server = FakeApiServer::builder().auto_create_namespaces(true).build();
+    // A long-running server: it keeps no record of the requests it answered.
+    let server = FakeApiServer::builder()
+        .auto_create_namespaces(true)
+        .record_actions(false)
+        .build();
     for (path, yaml) in MANIFESTS {
         for object in objects(path, yaml)? {
             server

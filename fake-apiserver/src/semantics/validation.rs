@@ -1,7 +1,7 @@
 //! The checks every write makes on an object: type meta, namespace, server-owned fields,
 //! metadata validation, and whether anything changed at all.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::names;
@@ -198,17 +198,78 @@ fn owner_reference_errors(owners: &[Value]) -> Vec<(String, String)> {
 
 /// Whether a write would change nothing a client can see besides managed-field timestamps.
 pub(crate) fn unchanged(old: &Value, new: &Value) -> bool {
-    let strip = |v: &Value| {
-        let mut v = v.clone();
-        for entry in v
-            .pointer_mut("/metadata/managedFields")
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            entry.as_object_mut().map(|e| e.remove("time"));
+    same_members(old, new, |key, old, new| match key {
+        "metadata" => same_members(old, new, |key, old, new| match (key, old, new) {
+            ("managedFields", Value::Array(old), Value::Array(new)) => {
+                old.len() == new.len() && old.iter().zip(new).all(|(old, new)| same_but_time(old, new))
+            }
+            _ => old == new,
+        }),
+        _ => old == new,
+    })
+}
+
+/// Whether two objects have the same keys, and `same` holds for the values of each; other
+/// values compare with `==`. Nothing is copied.
+fn same_members(old: &Value, new: &Value, same: impl Fn(&str, &Value, &Value) -> bool) -> bool {
+    match (old, new) {
+        (Value::Object(old), Value::Object(new)) => {
+            old.len() == new.len()
+                && old
+                    .iter()
+                    .all(|(key, value)| new.get(key).is_some_and(|other| same(key, value, other)))
         }
-        v
-    };
-    strip(old) == strip(new)
+        _ => old == new,
+    }
+}
+
+/// Whether two managed-field entries are equal but for their `time`, which either may lack.
+fn same_but_time(old: &Value, new: &Value) -> bool {
+    match (old, new) {
+        (Value::Object(old), Value::Object(new)) => {
+            let others = |map: &Map<String, Value>| map.keys().filter(|key| *key != "time").count();
+            others(old) == others(new)
+                && old
+                    .iter()
+                    .all(|(key, value)| key == "time" || new.get(key) == Some(value))
+        }
+        _ => old == new,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unchanged_should_ignore_managed_field_times_only() {
+        let object = |time: Option<&str>, replicas: i64, manager: &str| {
+            let mut entry = json!({"manager": manager, "operation": "Update", "fieldsV1": {"f:spec": {}}});
+            if let Some(time) = time {
+                entry["time"] = json!(time);
+            }
+            json!({"metadata": {"name": "a", "managedFields": [entry]}, "spec": {"replicas": replicas}})
+        };
+        let base = object(Some("t1"), 1, "m");
+        assert!(unchanged(&base, &object(Some("t2"), 1, "m")), "another time");
+        assert!(unchanged(&base, &object(None, 1, "m")), "no time");
+        assert!(!unchanged(&base, &object(Some("t1"), 2, "m")), "another spec");
+        assert!(!unchanged(&base, &object(Some("t1"), 1, "n")), "another manager");
+        let mut labelled = base.clone();
+        labelled["metadata"]["labels"] = json!({"a": "b"});
+        assert!(
+            !unchanged(&base, &labelled) && !unchanged(&labelled, &base),
+            "a new label"
+        );
+        let mut two = base.clone();
+        two["metadata"]["managedFields"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"manager": "x"}));
+        assert!(!unchanged(&base, &two), "another entry");
+        assert!(
+            !unchanged(&json!({"time": "a"}), &json!({"time": "b"})),
+            "time counts outside managedFields"
+        );
+    }
 }

@@ -160,17 +160,18 @@ pub(crate) fn is_label_shaped(label: &str) -> bool {
         && !label.ends_with('-')
 }
 
-/// The value with `metadata` (and `status`, when `with_status` is false) removed: what decides
-/// whether `metadata.generation` moves.
-pub(crate) fn spec_part(object: &Value, with_status: bool) -> Value {
-    let mut copy = object.as_object().cloned().unwrap_or_default();
-    copy.remove("metadata");
-    copy.remove("apiVersion");
-    copy.remove("kind");
-    if !with_status {
-        copy.remove("status");
-    }
-    Value::Object(copy)
+/// Whether two versions have the same spec part: everything but the metadata, the type meta and
+/// (unless `with_status`) the status. Compared in place, without copying either.
+pub(crate) fn same_spec(old: &Value, new: &Value, with_status: bool) -> bool {
+    let counts = |key: &str| !matches!(key, "metadata" | "apiVersion" | "kind") && (with_status || key != "status");
+    let empty = Map::new();
+    let (old, new) = (old.as_object().unwrap_or(&empty), new.as_object().unwrap_or(&empty));
+    let size = |map: &Map<String, Value>| map.keys().filter(|key| counts(key)).count();
+    size(old) == size(new)
+        && old
+            .iter()
+            .filter(|(key, _)| counts(key))
+            .all(|(key, value)| new.get(key) == Some(value))
 }
 
 #[cfg(test)]
@@ -184,6 +185,19 @@ mod tests {
         assert_eq!(field_text(&object, ".status.server.usage.cpu").as_deref(), Some("12.5"));
         assert_eq!(field_text(&object, "metadata.name").as_deref(), Some("vm"));
         assert_eq!(field(&object, ".status.missing"), None);
+    }
+
+    #[test]
+    fn same_spec_should_compare_all_but_metadata_and_type_meta() {
+        let old = json!({"kind": "A", "metadata": {"name": "a"}, "spec": {"x": 1}, "status": {"y": 1}});
+        let relabelled = json!({"kind": "B", "metadata": {"name": "b"}, "spec": {"x": 1}, "status": {"y": 1}});
+        assert!(same_spec(&old, &relabelled, true));
+        let restatused = json!({"kind": "A", "metadata": {"name": "a"}, "spec": {"x": 1}, "status": {"y": 2}});
+        assert!(same_spec(&old, &restatused, false));
+        assert!(!same_spec(&old, &restatused, true));
+        let extra = json!({"kind": "A", "metadata": {"name": "a"}, "spec": {"x": 1}, "status": {"y": 1}, "data": {}});
+        assert!(!same_spec(&old, &extra, false) && !same_spec(&extra, &old, false));
+        assert!(same_spec(&json!(null), &json!({"metadata": {}}), true));
     }
 
     #[test]

@@ -208,7 +208,14 @@ pub(crate) fn commit_update(
     let mut field_view = None;
     match subresource {
         Some("status") => {
-            let mut view = new.clone();
+            // `/status` changes status alone (and the managed fields that record it): the new
+            // object is the old one with the status sent, and what was sent becomes the view.
+            let status = new.get("status").cloned();
+            let managed = new
+                .pointer("/metadata/managedFields")
+                .filter(|_| ownership == Ownership::Applied)
+                .cloned();
+            let mut view = std::mem::replace(&mut new, (*old).clone());
             match old.get("spec") {
                 Some(spec) => view["spec"] = spec.clone(),
                 None => {
@@ -217,17 +224,13 @@ pub(crate) fn commit_update(
             }
             preserve_system_fields(&old, &mut view);
             field_view = Some(view);
-            // `/status` changes status alone (and the managed fields that record it).
-            let status = new.get("status").cloned();
-            let managed = new.pointer("/metadata/managedFields").cloned();
-            new = (*old).clone();
             match status {
                 Some(status) => new["status"] = status,
                 None => {
                     new.as_object_mut().expect("object").remove("status");
                 }
             }
-            if let Some(managed) = managed.filter(|_| ownership == Ownership::Applied) {
+            if let Some(managed) = managed {
                 meta_mut(&mut new).insert("managedFields".to_owned(), managed);
             }
         }
@@ -268,7 +271,7 @@ pub(crate) fn commit_update(
     };
     schema::admit(info, &mut new, scope)?;
     let with_status = !info.status_subresource;
-    if info.has_generation && object::spec_part(&old, with_status) != object::spec_part(&new, with_status) {
+    if info.has_generation && !object::same_spec(&old, &new, with_status) {
         meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
     }
     let defined = lifecycle::admit_update(state, info, &new)?;
