@@ -191,15 +191,18 @@ impl Reconcile for FooController {
             ..PostParams::default()
         };
         let mut changed = false;
+        // The cached Deployment is read where it lies: a resync reconciles every Foo, and a
+        // copy of each Deployment would cost more than the rest of the reconcile.
         let deployment = match self.deployments.namespaced(namespace).get(deployment_name) {
-            Ok(deployment) => (*deployment).clone(),
+            Ok(deployment) => deployment,
             Err(NotFound { .. }) => {
                 changed = true;
                 tracing::info!(%key, deployment = %deployment_name, "creating deployment");
                 let new = new_deployment(&foo);
-                api.create(&params, &new).await.map_err(|source| {
+                let created = api.create(&params, &new).await.map_err(|source| {
                     FooError::api(format!("create Deployment {namespace}/{deployment_name}"), &new, source)
-                })?
+                })?;
+                Arc::new(created)
             }
         };
         if !is_controlled_by(&deployment, &foo) {
@@ -214,7 +217,8 @@ impl Reconcile for FooController {
                 changed = true;
                 let mut desired = new_deployment(&foo);
                 desired.metadata.resource_version = deployment.metadata.resource_version.clone();
-                api.replace(deployment_name, &params, &desired)
+                let replaced = api
+                    .replace(deployment_name, &params, &desired)
                     .await
                     .map_err(|source| {
                         FooError::api(
@@ -222,7 +226,8 @@ impl Reconcile for FooController {
                             &desired,
                             source,
                         )
-                    })?
+                    })?;
+                Arc::new(replaced)
             }
             _ => deployment,
         };
