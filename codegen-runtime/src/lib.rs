@@ -2,6 +2,8 @@
 //!
 //! - [`cache`]: indexed store, listers, shared informers and the informer factory (client-go's
 //!   `tools/cache`).
+//! - [`apply`]: server-side apply with typed apply configurations and extraction of what one
+//!   field manager owns (client-go's `applyconfigurations`).
 //! - [`workqueue`]: a rate-limited work queue with client-go's contract and metrics.
 //! - [`controller`]: the controller loop: the [`Reconcile`] trait, workers over the work queue
 //!   with requeue and backoff, reconcile metrics.
@@ -13,6 +15,7 @@
 //!
 //! The entry points are re-exported here.
 
+pub mod apply;
 pub mod cache;
 pub mod controller;
 pub mod crd;
@@ -23,6 +26,7 @@ pub mod workqueue;
 
 mod scope;
 
+pub use apply::{ApplyField, ApplyOptions, ObjectMetaApplyConfiguration};
 pub use cache::{
     Deleted, EventHandler, HandlerFns, Lister, NamespaceLister, Notification, SharedIndexInformer,
     SharedInformerFactory, Store,
