@@ -114,11 +114,11 @@ fn owned_part(value: &Value, trie: &Map<String, Value>) -> Value {
                             part.push(element);
                             break;
                         }
-                    } else if let Some(member) = segment.strip_prefix("v:") {
-                        if serde_json::from_str::<Value>(member).is_ok_and(|member| member == *item) {
-                            part.push(item.clone());
-                            break;
-                        }
+                    } else if let Some(member) = segment.strip_prefix("v:")
+                        && serde_json::from_str::<Value>(member).is_ok_and(|member| member == *item)
+                    {
+                        part.push(item.clone());
+                        break;
                     }
                 }
             }
