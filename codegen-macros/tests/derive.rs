@@ -38,8 +38,9 @@ mod v1alpha1 {
         pub replicas: Option<i32>,
     }
 
-    /// FooStatus is the status for a Foo resource.
-    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    /// FooStatus is the status for a Foo resource. Deriving `Codegen` gives it its `Clone` and
+    /// its apply configuration, without a tag.
+    #[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize)]
     #[serde(rename_all = "camelCase")]
     pub struct FooStatus {
         /// Available replicas.
@@ -47,11 +48,14 @@ mod v1alpha1 {
     }
 }
 
+use codegen_runtime::ApplyOptions;
 use codegen_runtime::cache::SharedInformerFactory;
 use fake_apiserver::FakeApiServer;
 use kube::Resource;
 use kube::api::{Api, ObjectMeta, Patch, PatchParams, PostParams};
-use v1alpha1::{Foo, FooClient, FooInformer, FooSpec};
+use v1alpha1::{
+    Foo, FooApplyConfiguration, FooClient, FooInformer, FooSpec, FooSpecApplyConfiguration, FooStatusApplyConfiguration,
+};
 
 #[test]
 fn the_version_should_come_from_the_module() {
@@ -103,6 +107,7 @@ async fn every_write_of_the_derived_client_should_send_api_version_and_kind() {
     server.register(fake_apiserver::ResourceInfo::of::<Foo>().with_status());
     let foos = FooClient::namespaced(server.client(), "default");
     let (post, apply) = (PostParams::default(), PatchParams::apply("wire-test").force());
+    let options = ApplyOptions::new("wire-test").force();
     let mut foo = Foo {
         metadata: ObjectMeta {
             name: Some("example-foo".into()),
@@ -114,9 +119,13 @@ async fn every_write_of_the_derived_client_should_send_api_version_and_kind() {
     let mut updated = foos.update(&created, &post).await.unwrap();
     updated.status = Some(v1alpha1::FooStatus { available_replicas: 1 });
     foos.update_status(&updated, &post).await.unwrap();
-    foos.apply(&foo, &apply).await.unwrap();
+    let config = FooApplyConfiguration::new("example-foo", "default")
+        .spec(FooSpecApplyConfiguration::default().deployment_name("web"));
+    foos.apply(&config, &options).await.unwrap();
+    let status = FooApplyConfiguration::new("example-foo", "default")
+        .status(FooStatusApplyConfiguration::default().available_replicas(2));
+    foos.apply_status(&status, &options).await.unwrap();
     foo.status = Some(v1alpha1::FooStatus { available_replicas: 2 });
-    foos.apply_status(&foo, &apply).await.unwrap();
     foos.patch("example-foo", &apply, &Patch::Apply(&foo)).await.unwrap();
     let plain: Api<Foo> = Api::namespaced(server.client(), "default");
     plain

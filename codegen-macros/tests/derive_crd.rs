@@ -37,7 +37,7 @@ mod v1 {
     }
 
     /// What the widget is.
-    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+    #[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
     pub struct WidgetStatus {
         /// Ready or not.
         pub ready: bool,

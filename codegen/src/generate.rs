@@ -67,17 +67,20 @@ fn targets(packages: &[(&Source, Package)], api_module: &syn::Path, config: &Con
         let artifacts = [
             emit::registration(package),
             emit::deepcopy(package),
+            emit::apply_configurations(package, &enums_of(&source.file), config),
             emit::clients(package, config),
             emit::listers(package, config),
             emit::informers(package, config),
             emit::crds(package, config),
         ];
+        let imports = source_imports(&source.file, api_module, &group, &version);
         files.insert(
             PathBuf::from(&source.group_dir).join(format!("{}.rs", source.version)),
             quote! {
                 #![doc = #doc]
                 #![allow(unused_imports)]
                 use #api_module::#group::#version::*;
+                #(#imports)*
                 #(#artifacts)*
             },
         );
@@ -119,6 +122,53 @@ fn targets(packages: &[(&Source, Package)], api_module: &syn::Path, config: &Con
         },
     );
     files
+}
+
+/// The enums of an API module.
+fn enums_of(file: &syn::File) -> Vec<&syn::ItemEnum> {
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Enum(item) => Some(item),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `use` items of an API module, to be repeated where its generated code lives: apply
+/// configurations name its field types as the module does (`Quantity`, not a full path), as the
+/// derive's code, which sits in the module itself, does. `self::` and `super::` are rebased on
+/// the module's path; other paths already name the same items from anywhere in the crate.
+fn source_imports(
+    file: &syn::File,
+    api_module: &syn::Path,
+    group: &syn::Ident,
+    version: &syn::Ident,
+) -> Vec<TokenStream> {
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Use(import) => Some(import),
+            _ => None,
+        })
+        .map(|import| {
+            let tree = &import.tree;
+            match tree {
+                syn::UseTree::Path(path) if path.ident == "self" => {
+                    let rest = &path.tree;
+                    quote!(use #api_module::#group::#version::#rest;)
+                }
+                syn::UseTree::Path(path) if path.ident == "super" => {
+                    let rest = &path.tree;
+                    quote!(use #api_module::#group::#rest;)
+                }
+                _ => {
+                    let colon = &import.leading_colon;
+                    quote!(use #colon #tree;)
+                }
+            }
+        })
+        .collect()
 }
 
 /// The CRD root types of `packages`, named from anywhere by their path under `api_module`.

@@ -151,6 +151,18 @@ pub fn informer(kind: &Ident) -> Ident {
     format_ident!("{}Informer", kind)
 }
 
+/// A type's apply configuration, e.g. `VirtualMachineApplyConfiguration`.
+pub fn apply_configuration(kind: &Ident) -> Ident {
+    format_ident!("{}ApplyConfiguration", kind)
+}
+
+/// The function that extracts what a field manager applied to a type, e.g.
+/// `extract_virtual_machine`, or `extract_virtual_machine_status` for its status.
+pub fn extract_function(kind: &Ident, status: bool) -> Ident {
+    let suffix = if status { "_status" } else { "" };
+    format_ident!("extract_{}{}", kind.to_string().to_snake_case(), suffix)
+}
+
 /// The getter of a type's client, lister or informer, from its Go-style plural, e.g.
 /// `virtual_machines`.
 pub fn resource_method(plural: &str) -> Ident {

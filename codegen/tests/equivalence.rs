@@ -20,19 +20,26 @@ fn parse(group: &str, version: &str) -> syn::File {
     syn::parse_file(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// `struct X`, `impl Trait for X`, `fn X::method`: what a user can name, per item.
-fn signatures(items: &[syn::Item], owner: &str) -> BTreeSet<String> {
+/// `struct X`, `impl Trait for X`, `fn X::method` (and a client type's `fn extract_x`): what a
+/// user can name, per item.
+fn signatures(items: &[syn::Item], owner: &str, root: bool) -> BTreeSet<String> {
     let ours = |name: &str| {
         name == owner
-            || ["Client", "Lister", "NamespaceLister", "Informer"]
+            || ["Client", "Lister", "NamespaceLister", "Informer", "ApplyConfiguration"]
                 .iter()
                 .any(|s| name == format!("{owner}{s}"))
     };
+    let extract = format!("extract_{}", heck::ToSnakeCase::to_snake_case(owner));
     let mut out = BTreeSet::new();
     for item in items {
         match item {
             syn::Item::Struct(s) if ours(&s.ident.to_string()) => {
                 out.insert(format!("struct {}", s.ident));
+            }
+            syn::Item::Fn(f)
+                if root && [extract.clone(), format!("{extract}_status")].contains(&f.sig.ident.to_string()) =>
+            {
+                out.insert(format!("fn {}/{}", f.sig.ident, f.sig.inputs.len()));
             }
             syn::Item::Impl(imp) => {
                 let self_ty = imp.self_ty.to_token_stream().to_string();
@@ -77,27 +84,56 @@ fn derive_and_cli_should_emit_the_same_items() {
         let package = codegen::model::package(&file, group, version, &fixture_options()).unwrap();
         for item in &file.items {
             let syn::Item::Struct(strukt) = item else { continue };
-            if !package
+            let root = package
                 .types
                 .iter()
-                .any(|t| t.ident == strukt.ident && t.genclient.is_some())
-            {
+                .any(|t| t.ident == strukt.ident && t.genclient.is_some());
+            // The derive reads a client type's group from the type itself; a part of an API type
+            // (a spec, a status) has none.
+            let mut derived = strukt.clone();
+            if root {
+                let line = format!("+groupName={}", package.group);
+                derived.attrs.push(syn::parse_quote!(#[doc = #line]));
+            }
+            let derived: syn::File = syn::parse2(derive(derived.to_token_stream(), &config)).unwrap();
+            let owner = strukt.ident.to_string();
+            let (mut from_cli, mut from_derive) = (
+                signatures(&cli.items, &owner, root),
+                signatures(&derived.items, &owner, root),
+            );
+            // (A generic type's impls name it with its parameters, which `signatures` skips.)
+            if !root && strukt.generics.params.is_empty() {
+                // Deriving Codegen on a part is the opt-in the command line's deepcopy tags are:
+                // the derive gives it Clone unless it brings its own.
+                let clone = format!("impl Clone for {owner}");
+                let text = |a: &syn::Attribute| a.to_token_stream().to_string();
+                let brings_own = strukt.attrs.iter().any(|a| {
+                    (a.path().is_ident("derive") && text(a).contains("Clone"))
+                        || text(a).contains("+k8s:deepcopy-gen=false")
+                });
+                assert_eq!(
+                    from_derive.contains(&clone),
+                    !brings_own,
+                    "{group}/{version} {owner}: Clone"
+                );
+                from_derive.remove(&clone);
+                from_cli.remove(&clone);
+            }
+            assert!(
+                !from_cli.is_empty() || !root,
+                "{group}/{version} {owner}: nothing from the CLI"
+            );
+            assert_eq!(from_derive, from_cli, "{group}/{version} {owner}");
+            if from_cli.is_empty() {
+                // A private part or one without named fields: nothing from either.
                 continue;
             }
-            // The derive reads the group from the type itself.
-            let mut with_group = strukt.clone();
-            let line = format!("+groupName={}", package.group);
-            with_group.attrs.push(syn::parse_quote!(#[doc = #line]));
-            let derived: syn::File = syn::parse2(derive(with_group.to_token_stream(), &config)).unwrap();
-            let owner = strukt.ident.to_string();
-            let (from_cli, from_derive) = (signatures(&cli.items, &owner), signatures(&derived.items, &owner));
-            assert!(!from_cli.is_empty());
             assert_eq!(from_derive, from_cli, "{group}/{version} {owner}");
             compared += 1;
         }
     }
-    // Every fixture has at least one client type: an empty loop would prove nothing.
-    assert!(compared >= FIXTURES.len(), "compared only {compared} types");
+    // Every fixture has a client type and its parts: an empty loop would prove nothing.
+    assert!(compared >= 2 * FIXTURES.len(), "compared only {compared} types");
 }
 
 /// The fixtures' settings: the edge fixture's Gadget has a selectable field, which needs

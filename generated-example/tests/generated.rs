@@ -2,12 +2,14 @@
 
 use std::time::Duration;
 
+use codegen_runtime::ApplyOptions;
 use fake_apiserver::FakeApiServer;
 use generated_example::apis::cloudnative::v1alpha1::{ResourceRequest, VirtualMachine, VirtualMachineSpec};
 use generated_example::apis::samplecontroller::v1alpha1::{Foo, FooSpec, FooStatus};
+use generated_example::generated::samplecontroller::v1alpha1::{FooApplyConfiguration, FooSpecApplyConfiguration};
 use generated_example::generated::{Clientset, SharedInformerFactory};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
-use kube::api::{DeleteParams, ListParams, ObjectMeta, PatchParams, PostParams};
+use kube::api::{DeleteParams, ListParams, ObjectMeta, PostParams};
 
 fn vm(name: &str) -> VirtualMachine {
     VirtualMachine {
@@ -65,8 +67,13 @@ async fn the_typed_clients_should_work_over_the_in_memory_server() {
         status: None,
         ..Default::default()
     };
+    let config = FooApplyConfiguration::new("example-foo", "default").spec(
+        FooSpecApplyConfiguration::default()
+            .deployment_name(foo.spec.deployment_name.clone())
+            .replicas(1),
+    );
     let mut stored = foos
-        .apply(&foo, &PatchParams::apply("sample-controller"))
+        .apply(&config, &ApplyOptions::new("sample-controller"))
         .await
         .unwrap();
     stored.status = Some(FooStatus { available_replicas: 1 });

@@ -4,10 +4,17 @@
 //! `kind`, read from the in-memory server's recorded actions — the bytes a cluster decodes, and
 //! refuses for a custom resource without them.
 
+use codegen_runtime::ApplyOptions;
 use fake_apiserver::{FakeApiServer, ResourceInfo};
 use generated_example::apis::cloudnative::v1alpha1::{ResourceRequest, VirtualMachine, VirtualMachineSpec};
 use generated_example::apis::examplegroup::v1::{ClusterTestType, ReplicaSpec};
 use generated_example::apis::samplecontroller::v1alpha1::{Foo, FooSpec, FooStatus};
+use generated_example::generated::cloudnative::v1alpha1::{
+    ResourceRequestApplyConfiguration, VirtualMachineApplyConfiguration, VirtualMachineSpecApplyConfiguration,
+};
+use generated_example::generated::samplecontroller::v1alpha1::{
+    FooApplyConfiguration, FooSpecApplyConfiguration, FooStatusApplyConfiguration,
+};
 use generated_example::generated::{Clientset, custom_resource_definitions};
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::api::{Api, ObjectMeta, Patch, PatchParams, PostParams};
@@ -35,6 +42,7 @@ async fn every_write_of_the_generated_clients_should_send_api_version_and_kind()
     let server = server();
     let clientset = Clientset::new(server.client());
     let apply = PatchParams::apply("wire-test");
+    let options = ApplyOptions::new("wire-test");
     let post = PostParams::default();
 
     let vms = clientset.cloudnative_v1alpha1().virtual_machines("default");
@@ -52,7 +60,12 @@ async fn every_write_of_the_generated_clients_should_send_api_version_and_kind()
     };
     let created = vms.create(&vm, &post).await.unwrap();
     vms.update(&created, &post).await.unwrap();
-    vms.apply(&vm, &apply).await.unwrap();
+    let resource = ResourceRequestApplyConfiguration::default()
+        .cpu(Quantity("1".into()))
+        .memory(Quantity("4G".into()));
+    let vm_config = VirtualMachineApplyConfiguration::new("test-vm", "default")
+        .spec(VirtualMachineSpecApplyConfiguration::default().resource(resource));
+    vms.apply(&vm_config, &options).await.unwrap();
     vms.patch("test-vm", &apply, &Patch::Apply(&vm)).await.unwrap();
     // What kube-rs users do: read an object back and write it through a plain `kube::Api`.
     let plain: Api<VirtualMachine> = Api::namespaced(server.client(), "default");
@@ -72,9 +85,13 @@ async fn every_write_of_the_generated_clients_should_send_api_version_and_kind()
     let mut with_status = foos.update(&created, &post).await.unwrap();
     with_status.status = Some(FooStatus { available_replicas: 1 });
     foos.update_status(&with_status, &post).await.unwrap();
-    foos.apply(&foo, &apply).await.unwrap();
+    let foo_config = FooApplyConfiguration::new("example-foo", "default")
+        .spec(FooSpecApplyConfiguration::default().deployment_name("example-foo"));
+    foos.apply(&foo_config, &options).await.unwrap();
+    let status_config = FooApplyConfiguration::new("example-foo", "default")
+        .status(FooStatusApplyConfiguration::default().available_replicas(1));
+    foos.apply_status(&status_config, &options).await.unwrap();
     foo.status = Some(FooStatus { available_replicas: 1 });
-    foos.apply_status(&foo, &apply).await.unwrap();
     foos.patch_status("example-foo", &apply, &Patch::Apply(&foo))
         .await
         .unwrap();

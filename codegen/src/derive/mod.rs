@@ -11,7 +11,7 @@ mod accessors;
 use crate::Config;
 use crate::diag::Diagnostics;
 use crate::emit::{self, VersionSource};
-use crate::model::{Options, TypeDef, TypeScope, checked_group, type_def};
+use crate::model::{Options, TypeDef, TypeScope, checked_group, derives, type_def};
 use crate::symbol::{DEEPCOPY_GEN, GENCLIENT, GROUP_GO_NAME, GROUP_NAME};
 use crate::tags::{Tag, tags};
 
@@ -22,10 +22,19 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
         Ok(item) => item,
         Err(error) => return error.to_compile_error(),
     };
+    if let syn::Item::Enum(item) = &item
+        && !tags(&item.attrs).iter().any(|t| t.key == GENCLIENT)
+    {
+        // An enum is a value of an API type: it is applied whole.
+        return match with_options(&item.attrs, config, None) {
+            Ok(config) => emit::applied_whole(item, &config),
+            Err(error) => error.to_compile_error(),
+        };
+    }
     let syn::Item::Struct(strukt) = &item else {
         return syn::Error::new_spanned(
             &item,
-            "#[derive(Codegen)] works on structs: API objects and their parts",
+            "+genclient types are structs: an API object has metadata, a spec and a status",
         )
         .to_compile_error();
     };
@@ -50,8 +59,8 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
             return skeleton(error, strukt, &type_tags);
         }
         let not_genclient = accessors::not_genclient(&strukt.ident);
-        let clone = deepcopy_only(&item, &options);
-        return quote!(#clone #not_genclient);
+        let part = api_part(&item, &type_tags, &options, config);
+        return quote!(#part #not_genclient);
     };
     // The group is the type's own tag, named by the rules a module's //! doc follows.
     let mut diagnostics = Diagnostics::default();
@@ -76,6 +85,7 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
         let (rt, ty) = (&config.runtime, &def.ident);
         quote::quote_spanned!(ty.span()=> const _: () = #rt::__private::assert_clone::<#ty>();)
     });
+    let apply = emit::apply_configuration(&def, config);
     let client = def.genclient.is_some().then(|| emit::typed_client(&def, config));
     let lister = emit::has_lister(&def).then(|| emit::lister(&def, config));
     let informer = emit::has_informer(&def).then(|| emit::informer(&def, config));
@@ -85,7 +95,7 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
         Some(_) => accessors::full(group, &group_go_name, &def, config),
         None => accessors::not_genclient(&def.ident),
     };
-    quote!(#resource #clone #needs_clone #client #lister #informer #crd #accessors)
+    quote!(#resource #clone #needs_clone #apply #client #lister #informer #crd #accessors)
 }
 
 /// The model of the derived struct `item`, its own `+groupName`s checked against `group`; or
@@ -187,11 +197,21 @@ fn placeholder_resource(strukt: &syn::ItemStruct) -> Option<TokenStream> {
     })
 }
 
-/// A type without a group: only `+k8s:deepcopy-gen=true` can ask anything of it.
-fn deepcopy_only(item: &syn::Item, options: &Options) -> TokenStream {
+/// A type without a group: a part of an API type (a spec, a status). Deriving `Codegen` on it is
+/// the opt-in deepcopy-gen's tag is in Go, so it gets its `Clone` unless
+/// `+k8s:deepcopy-gen=false` says it brings its own; and its apply configuration.
+fn api_part(item: &syn::Item, type_tags: &[Tag], options: &Options, config: &Config) -> TokenStream {
     match model(item, None, options, Diagnostics::default()) {
-        Ok(def) if def.deepcopy => emit::clone_impl(&def.item),
-        Ok(_) => TokenStream::new(),
+        Ok(def) => {
+            let opted_out = type_tags
+                .iter()
+                .any(|t| t.key == DEEPCOPY_GEN && t.value.trim() == "false");
+            // A `Clone` derived beside it, where the derive can see it, is kept.
+            let derived = derives(&def.item.attrs, "Clone");
+            let clone = (!opted_out && !derived).then(|| emit::clone_impl(&def.item));
+            let apply = emit::apply_configuration(&def, config);
+            quote!(#clone #apply)
+        }
         Err(errors) => errors,
     }
 }

@@ -210,25 +210,36 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
 
             }
         }
-        Verb::Apply => {
-            let doc = format!(" Server-side applies the {kind} `object` as the field manager in `params` (required).");
+        Verb::Apply | Verb::ApplyStatus => {
+            let config = names::apply_configuration(ty);
+            let (doc, call) = if verb == Verb::Apply {
+                (
+                    format!(
+                        " Server-side applies `config` to the {kind} it names, as `options.field_manager`, and returns
+ the server's representation of the {kind}: the fields it sets become that manager's."
+                    ),
+                    quote!(patch),
+                )
+            } else {
+                (
+                    format!(
+                        " Server-side applies the status in `config` to the {kind} it names, through its `/status`
+ subresource, as `options.field_manager`."
+                    ),
+                    quote!(patch_status),
+                )
+            };
+            let doc = super::doc_lines(&doc);
             quote! {
-                #[doc = #doc]
+                #doc
                 #[inline]
-                pub async fn #method(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
-                    // The object writes its apiVersion and kind itself (its TypeMeta fields).
-                    self.api.patch(&#name_of, params, &::kube::api::Patch::Apply(object)).await
-                }
-            }
-        }
-        Verb::ApplyStatus => {
-            let doc =
-                format!(" Server-side applies the status of the {kind} `object` through its `/status` subresource.");
-            quote! {
-                #[doc = #doc]
-                #[inline]
-                pub async fn #method(&self, object: &#ty, params: &::kube::api::PatchParams) -> #result<#ty, #error> {
-                    self.api.patch_status(&#name_of, params, &::kube::api::Patch::Apply(object)).await
+                pub async fn #method(&self, config: &#config, options: &#rt::apply::ApplyOptions) -> #result<#ty, #error> {
+                    let name = config.name();
+                    if name.is_empty() {
+                        return ::std::result::Result::Err(#rt::apply::missing_name(#kind));
+                    }
+                    // The configuration carries its apiVersion and kind itself.
+                    self.api.#call(name, &options.patch_params(), &::kube::api::Patch::Apply(config)).await
                 }
             }
         }

@@ -107,7 +107,7 @@ pub(super) fn check_visibility(item: &ItemStruct, client: bool, deepcopy: bool, 
 }
 
 /// Whether `#[derive(…)]` among `attrs` names `trait_name`.
-pub(super) fn derives(attrs: &[syn::Attribute], trait_name: &str) -> bool {
+pub(crate) fn derives(attrs: &[syn::Attribute], trait_name: &str) -> bool {
     attrs.iter().filter(|a| a.path().is_ident("derive")).any(|attr| {
         let mut found = false;
         let _ = attr.parse_nested_meta(|meta| {

@@ -23,6 +23,7 @@ use crate::names;
 use crate::symbol::{DEEPCOPY_GEN, GROUP_GO_NAME, GROUP_NAME, OPENAPI_GEN, UNSUPPORTED_GENERATORS};
 use crate::tags::{Tag, tags};
 use checks::check_collisions;
+pub(crate) use checks::derives;
 #[cfg(test)]
 pub(crate) use crd::CRD_MARKERS;
 pub use crd::{Column, CrdDef, RootType, roots_by_crd};

@@ -2,9 +2,15 @@
 //! field selectors, pagination), update, update_status, patch (merge, JSON, apply), apply_status,
 //! watch, delete, delete_collection, and a conflict on a stale resourceVersion.
 
+use codegen_runtime::ApplyOptions;
 use futures::{StreamExt, TryStreamExt};
 use generated_example::apis::samplecontroller::v1alpha1::{Foo, FooStatus};
 use generated_example::generated::Clientset;
+use generated_example::generated::cloudnative::v1alpha1::{
+    ResourceRequestApplyConfiguration, VirtualMachineApplyConfiguration, VirtualMachineSpecApplyConfiguration,
+};
+use generated_example::generated::samplecontroller::v1alpha1::{FooApplyConfiguration, FooStatusApplyConfiguration};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use kube::ResourceExt;
 use kube::api::{DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
 use serde_json::json;
@@ -95,10 +101,19 @@ async fn virtual_machine_client_verbs_should_follow_the_api_contract() {
             .await
             .unwrap();
         assert_eq!(patched.spec.action, "stopped");
-        let mut desired = vm("f", &[("tier", "bronze")]);
-        desired.spec.action = "applied".into();
-        let applied = vms.apply(&desired, &PatchParams::apply("e2e")).await.unwrap();
+        let resource = ResourceRequestApplyConfiguration::default()
+            .cpu(Quantity("1".into()))
+            .memory(Quantity("4G".into()));
+        let desired = VirtualMachineApplyConfiguration::new("f", &env.namespace)
+            .labels([("tier", "bronze")])
+            .spec(
+                VirtualMachineSpecApplyConfiguration::default()
+                    .action("applied")
+                    .resource(resource),
+            );
+        let applied = vms.apply(&desired, &ApplyOptions::new("e2e")).await.unwrap();
         assert_eq!(applied.spec.action, "applied");
+        assert_eq!(applied.labels()["tier"], "bronze");
 
         // Deletes: one, then a labelled collection.
         vms.delete("a", &DeleteParams::default()).await.unwrap();
@@ -184,10 +199,10 @@ async fn foo_status_verbs_should_go_through_the_status_subresource() {
             .await
             .unwrap();
         assert_eq!(patched.status.unwrap().available_replicas, 2);
-        let mut desired = foo("web", "web", 2);
-        desired.status = Some(FooStatus { available_replicas: 3 });
+        let desired = FooApplyConfiguration::new("web", &env.namespace)
+            .status(FooStatusApplyConfiguration::default().available_replicas(3));
         let applied = foos
-            .apply_status(&desired, &PatchParams::apply("e2e").force())
+            .apply_status(&desired, &ApplyOptions::new("e2e").force())
             .await
             .unwrap();
         assert_eq!(applied.status.unwrap().available_replicas, 3);

@@ -3,6 +3,7 @@
 //! (`E2E_KUBECONFIG=<file> cargo test -p controller --test e2e`) and, without it, against the
 //! in-memory API server in process and served on loopback.
 
+mod apply;
 mod clients;
 mod harness;
 mod informers;

@@ -22,7 +22,7 @@ mod v1 {
     }
 
     /// The spec.
-    #[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+    #[derive(Codegen, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
     pub struct WidgetSpec {
         pub size: String,
     }

@@ -3,6 +3,11 @@
 //! Generated code for the `cloudnative.tw/v1alpha1` API types.
 #![allow(unused_imports)]
 use crate::apis::cloudnative::v1alpha1::*;
+use codegen_runtime::{ApiVersion, Kind};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ObjectMeta, Time};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 /// The API group of the types in this module: `cloudnative.tw`.
 pub const GROUP_NAME: &str = "cloudnative.tw";
 /// The API version of the types in this module: `v1alpha1`.
@@ -88,6 +93,462 @@ impl ::core::clone::Clone for ResourceUsage {
             memory: ::core::clone::Clone::clone(&self.memory),
         }
     }
+}
+/// The apply configuration of [`VirtualMachine`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct VirtualMachineApplyConfiguration {
+    #[serde(rename = "apiVersion")]
+    api_version: ::std::string::String,
+    kind: ::std::string::String,
+    /// The object's metadata: its name and namespace, and what this manager sets.
+    pub metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration,
+    /// What the VirtualMachine should be.
+    #[serde(
+        rename = "spec",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub spec: ::std::option::Option<
+        <VirtualMachineSpec as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+    /// What the controller observed; written with Update, as controller101 does.
+    #[serde(
+        rename = "status",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub status: ::std::option::Option<
+        <VirtualMachineStatus as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+}
+impl VirtualMachineApplyConfiguration {
+    /// An apply configuration for the VirtualMachine `name` in `namespace`, with its apiVersion and kind.
+    pub fn new(
+        name: impl ::std::convert::Into<::std::string::String>,
+        namespace: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            api_version: <VirtualMachine as ::kube::Resource>::api_version(&())
+                .into_owned(),
+            kind: <VirtualMachine as ::kube::Resource>::kind(&()).into_owned(),
+            metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration {
+                name: ::std::option::Option::Some(name.into()),
+                namespace: ::std::option::Option::Some(namespace.into()),
+                ..::std::default::Default::default()
+            },
+            spec: ::std::option::Option::None,
+            status: ::std::option::Option::None,
+        }
+    }
+    /// The configuration's apiVersion, always the type's.
+    pub fn api_version(&self) -> &str {
+        &self.api_version
+    }
+    /// The configuration's kind, always the type's.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+    /// The name of the object it applies to.
+    pub fn name(&self) -> &str {
+        self.metadata.name.as_deref().unwrap_or_default()
+    }
+    /// Adds labels this manager sets.
+    #[must_use]
+    pub fn labels<
+        K: ::std::convert::Into<::std::string::String>,
+        V: ::std::convert::Into<::std::string::String>,
+    >(mut self, labels: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+        self.metadata.add_labels(labels);
+        self
+    }
+    /// Adds annotations this manager sets.
+    #[must_use]
+    pub fn annotations<
+        K: ::std::convert::Into<::std::string::String>,
+        V: ::std::convert::Into<::std::string::String>,
+    >(mut self, annotations: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+        self.metadata.add_annotations(annotations);
+        self
+    }
+    /// Adds owner references this manager sets (merged by `uid`).
+    #[must_use]
+    pub fn owner_references(
+        mut self,
+        references: impl ::std::iter::IntoIterator<
+            Item = ::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference,
+        >,
+    ) -> Self {
+        self.metadata.add_owner_references(references);
+        self
+    }
+    /// Adds finalizers this manager sets.
+    #[must_use]
+    pub fn finalizers<S: ::std::convert::Into<::std::string::String>>(
+        mut self,
+        finalizers: impl ::std::iter::IntoIterator<Item = S>,
+    ) -> Self {
+        self.metadata.add_finalizers(finalizers);
+        self
+    }
+    /// Sets `spec`.
+    #[must_use]
+    pub fn spec(
+        mut self,
+        value: impl ::std::convert::Into<
+            <VirtualMachineSpec as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.spec = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `status`.
+    #[must_use]
+    pub fn status(
+        mut self,
+        value: impl ::std::convert::Into<
+            <VirtualMachineStatus as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.status = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for VirtualMachine {
+    type Configuration = VirtualMachineApplyConfiguration;
+}
+/// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
+/// `ExtractVirtualMachine`): modify it and apply it again without taking over the fields others set.
+pub fn extract_virtual_machine(
+    object: &VirtualMachine,
+    field_manager: &str,
+) -> ::std::result::Result<
+    VirtualMachineApplyConfiguration,
+    ::codegen_runtime::apply::ExtractError,
+> {
+    ::codegen_runtime::apply::extract(object, field_manager, ::std::option::Option::None)
+}
+/// The apply configuration of [`VirtualMachineSpec`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::default::Default,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct VirtualMachineSpecApplyConfiguration {
+    /// What to do with the server, e.g. `active`.
+    #[serde(
+        rename = "action",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub action: ::std::option::Option<String>,
+    /// The resources the server gets.
+    #[serde(
+        rename = "resource",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub resource: ::std::option::Option<
+        <ResourceRequest as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+}
+impl VirtualMachineSpecApplyConfiguration {
+    /// Sets `action`.
+    #[must_use]
+    pub fn action(mut self, value: impl ::std::convert::Into<String>) -> Self {
+        self.action = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `resource`.
+    #[must_use]
+    pub fn resource(
+        mut self,
+        value: impl ::std::convert::Into<
+            <ResourceRequest as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.resource = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for VirtualMachineSpec {
+    type Configuration = VirtualMachineSpecApplyConfiguration;
+}
+/// The apply configuration of [`ResourceRequest`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::default::Default,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ResourceRequestApplyConfiguration {
+    /// CPU, e.g. `2`.
+    #[serde(
+        rename = "cpu",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub cpu: ::std::option::Option<
+        <Quantity as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+    /// Memory, e.g. `1Gi`.
+    #[serde(
+        rename = "memory",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub memory: ::std::option::Option<
+        <Quantity as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+    /// Root disk, e.g. `40Gi`; the driver's default when unset.
+    #[serde(
+        rename = "rootDisk",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub root_disk: ::std::option::Option<
+        <Quantity as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+}
+impl ResourceRequestApplyConfiguration {
+    /// Sets `cpu`.
+    #[must_use]
+    pub fn cpu(
+        mut self,
+        value: impl ::std::convert::Into<
+            <Quantity as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.cpu = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `memory`.
+    #[must_use]
+    pub fn memory(
+        mut self,
+        value: impl ::std::convert::Into<
+            <Quantity as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.memory = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `root_disk`.
+    #[must_use]
+    pub fn root_disk(
+        mut self,
+        value: impl ::std::convert::Into<
+            <Quantity as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.root_disk = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for ResourceRequest {
+    type Configuration = ResourceRequestApplyConfiguration;
+}
+/// The apply configuration of [`VirtualMachineStatus`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::default::Default,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct VirtualMachineStatusApplyConfiguration {
+    /// Creating, Active, Failed or Terminating.
+    #[serde(
+        rename = "phase",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub phase: ::std::option::Option<String>,
+    /// Why the VirtualMachine is in its phase.
+    #[serde(
+        rename = "reason",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub reason: ::std::option::Option<String>,
+    /// The server behind the VirtualMachine.
+    #[serde(
+        rename = "server",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub server: ::std::option::Option<
+        <ServerStatus as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+    /// When the status was last written.
+    #[serde(
+        rename = "lastUpdateTime",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub last_update_time: ::std::option::Option<
+        <Time as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+}
+impl VirtualMachineStatusApplyConfiguration {
+    /// Sets `phase`.
+    #[must_use]
+    pub fn phase(mut self, value: impl ::std::convert::Into<String>) -> Self {
+        self.phase = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `reason`.
+    #[must_use]
+    pub fn reason(mut self, value: impl ::std::convert::Into<String>) -> Self {
+        self.reason = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `server`.
+    #[must_use]
+    pub fn server(
+        mut self,
+        value: impl ::std::convert::Into<
+            <ServerStatus as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.server = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `last_update_time`.
+    #[must_use]
+    pub fn last_update_time(
+        mut self,
+        value: impl ::std::convert::Into<
+            <Time as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.last_update_time = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for VirtualMachineStatus {
+    type Configuration = VirtualMachineStatusApplyConfiguration;
+}
+/// The apply configuration of [`ServerStatus`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::default::Default,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ServerStatusApplyConfiguration {
+    /// The driver's server id.
+    #[serde(
+        rename = "id",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub id: ::std::option::Option<String>,
+    /// The driver's server state.
+    #[serde(
+        rename = "state",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub state: ::std::option::Option<String>,
+    /// What the server uses.
+    #[serde(
+        rename = "usage",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub usage: ::std::option::Option<
+        <ResourceUsage as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+}
+impl ServerStatusApplyConfiguration {
+    /// Sets `id`.
+    #[must_use]
+    pub fn id(mut self, value: impl ::std::convert::Into<String>) -> Self {
+        self.id = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `state`.
+    #[must_use]
+    pub fn state(mut self, value: impl ::std::convert::Into<String>) -> Self {
+        self.state = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `usage`.
+    #[must_use]
+    pub fn usage(
+        mut self,
+        value: impl ::std::convert::Into<
+            <ResourceUsage as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.usage = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for ServerStatus {
+    type Configuration = ServerStatusApplyConfiguration;
+}
+/// The apply configuration of [`ResourceUsage`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::default::Default,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ResourceUsageApplyConfiguration {
+    /// CPU usage.
+    #[serde(
+        rename = "cpu",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub cpu: ::std::option::Option<f64>,
+    /// Memory usage.
+    #[serde(
+        rename = "memory",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub memory: ::std::option::Option<f64>,
+}
+impl ResourceUsageApplyConfiguration {
+    /// Sets `cpu`.
+    #[must_use]
+    pub fn cpu(mut self, value: impl ::std::convert::Into<f64>) -> Self {
+        self.cpu = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `memory`.
+    #[must_use]
+    pub fn memory(mut self, value: impl ::std::convert::Into<f64>) -> Self {
+        self.memory = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for ResourceUsage {
+    type Configuration = ResourceUsageApplyConfiguration;
 }
 /// A typed client for VirtualMachines (in one namespace), with the verbs its tags allow.
 #[derive(Clone)]
@@ -201,19 +662,22 @@ impl VirtualMachineClient {
     ) -> ::std::result::Result<VirtualMachine, ::kube::Error> {
         self.api.patch(name, params, patch).await
     }
-    /// Server-side applies the VirtualMachine `object` as the field manager in `params` (required).
+    /// Server-side applies `config` to the VirtualMachine it names, as `options.field_manager`, and returns
+    /// the server's representation of the VirtualMachine: the fields it sets become that manager's.
     #[inline]
     pub async fn apply(
         &self,
-        object: &VirtualMachine,
-        params: &::kube::api::PatchParams,
+        config: &VirtualMachineApplyConfiguration,
+        options: &::codegen_runtime::apply::ApplyOptions,
     ) -> ::std::result::Result<VirtualMachine, ::kube::Error> {
+        let name = config.name();
+        if name.is_empty() {
+            return ::std::result::Result::Err(
+                ::codegen_runtime::apply::missing_name("VirtualMachine"),
+            );
+        }
         self.api
-            .patch(
-                &::kube::ResourceExt::name_any(object),
-                params,
-                &::kube::api::Patch::Apply(object),
-            )
+            .patch(name, &options.patch_params(), &::kube::api::Patch::Apply(config))
             .await
     }
 }

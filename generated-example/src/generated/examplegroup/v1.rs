@@ -3,6 +3,9 @@
 //! Generated code for the `example-group.hyphens.dev/v1` API types.
 #![allow(unused_imports)]
 use crate::apis::examplegroup::v1::*;
+use codegen_runtime::{ApiVersion, Kind};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Deserialize, Serialize};
 /// The API group of the types in this module: `example-group.hyphens.dev`.
 pub const GROUP_NAME: &str = "example-group.hyphens.dev";
 /// The API version of the types in this module: `v1`.
@@ -203,6 +206,413 @@ impl ::core::clone::Clone for DNSRecord {
         }
     }
 }
+/// The apply configuration of [`ClusterTestType`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ClusterTestTypeApplyConfiguration {
+    #[serde(rename = "apiVersion")]
+    api_version: ::std::string::String,
+    kind: ::std::string::String,
+    /// The object's metadata: its name and namespace, and what this manager sets.
+    pub metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration,
+    /// Desired state.
+    #[serde(
+        rename = "spec",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub spec: ::std::option::Option<
+        <ReplicaSpec as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+    /// Observed state.
+    #[serde(
+        rename = "status",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub status: ::std::option::Option<
+        <ReplicaStatus as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+}
+impl ClusterTestTypeApplyConfiguration {
+    /// An apply configuration for the ClusterTestType `name`, with its apiVersion and kind.
+    pub fn new(name: impl ::std::convert::Into<::std::string::String>) -> Self {
+        Self {
+            api_version: <ClusterTestType as ::kube::Resource>::api_version(&())
+                .into_owned(),
+            kind: <ClusterTestType as ::kube::Resource>::kind(&()).into_owned(),
+            metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration {
+                name: ::std::option::Option::Some(name.into()),
+                namespace: ::std::option::Option::None,
+                ..::std::default::Default::default()
+            },
+            spec: ::std::option::Option::None,
+            status: ::std::option::Option::None,
+        }
+    }
+    /// The configuration's apiVersion, always the type's.
+    pub fn api_version(&self) -> &str {
+        &self.api_version
+    }
+    /// The configuration's kind, always the type's.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+    /// The name of the object it applies to.
+    pub fn name(&self) -> &str {
+        self.metadata.name.as_deref().unwrap_or_default()
+    }
+    /// Adds labels this manager sets.
+    #[must_use]
+    pub fn labels<
+        K: ::std::convert::Into<::std::string::String>,
+        V: ::std::convert::Into<::std::string::String>,
+    >(mut self, labels: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+        self.metadata.add_labels(labels);
+        self
+    }
+    /// Adds annotations this manager sets.
+    #[must_use]
+    pub fn annotations<
+        K: ::std::convert::Into<::std::string::String>,
+        V: ::std::convert::Into<::std::string::String>,
+    >(mut self, annotations: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+        self.metadata.add_annotations(annotations);
+        self
+    }
+    /// Adds owner references this manager sets (merged by `uid`).
+    #[must_use]
+    pub fn owner_references(
+        mut self,
+        references: impl ::std::iter::IntoIterator<
+            Item = ::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference,
+        >,
+    ) -> Self {
+        self.metadata.add_owner_references(references);
+        self
+    }
+    /// Adds finalizers this manager sets.
+    #[must_use]
+    pub fn finalizers<S: ::std::convert::Into<::std::string::String>>(
+        mut self,
+        finalizers: impl ::std::iter::IntoIterator<Item = S>,
+    ) -> Self {
+        self.metadata.add_finalizers(finalizers);
+        self
+    }
+    /// Sets `spec`.
+    #[must_use]
+    pub fn spec(
+        mut self,
+        value: impl ::std::convert::Into<
+            <ReplicaSpec as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.spec = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `status`.
+    #[must_use]
+    pub fn status(
+        mut self,
+        value: impl ::std::convert::Into<
+            <ReplicaStatus as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.status = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for ClusterTestType {
+    type Configuration = ClusterTestTypeApplyConfiguration;
+}
+/// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
+/// `ExtractClusterTestType`): modify it and apply it again without taking over the fields others set.
+pub fn extract_cluster_test_type(
+    object: &ClusterTestType,
+    field_manager: &str,
+) -> ::std::result::Result<
+    ClusterTestTypeApplyConfiguration,
+    ::codegen_runtime::apply::ExtractError,
+> {
+    ::codegen_runtime::apply::extract(object, field_manager, ::std::option::Option::None)
+}
+/// The fields of `object` that `field_manager` applied to its status, as an apply configuration (client-go's
+/// `ExtractClusterTestType`): modify it and apply it again without taking over the fields others set.
+pub fn extract_cluster_test_type_status(
+    object: &ClusterTestType,
+    field_manager: &str,
+) -> ::std::result::Result<
+    ClusterTestTypeApplyConfiguration,
+    ::codegen_runtime::apply::ExtractError,
+> {
+    ::codegen_runtime::apply::extract(
+        object,
+        field_manager,
+        ::std::option::Option::Some("status"),
+    )
+}
+/// The apply configuration of [`ReplicaSpec`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::default::Default,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ReplicaSpecApplyConfiguration {
+    /// Desired replicas.
+    #[serde(
+        rename = "replicas",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub replicas: ::std::option::Option<i32>,
+}
+impl ReplicaSpecApplyConfiguration {
+    /// Sets `replicas`.
+    #[must_use]
+    pub fn replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for ReplicaSpec {
+    type Configuration = ReplicaSpecApplyConfiguration;
+}
+/// The apply configuration of [`ReplicaStatus`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::default::Default,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct ReplicaStatusApplyConfiguration {
+    /// Observed replicas.
+    #[serde(
+        rename = "replicas",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub replicas: ::std::option::Option<i32>,
+}
+impl ReplicaStatusApplyConfiguration {
+    /// Sets `replicas`.
+    #[must_use]
+    pub fn replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for ReplicaStatus {
+    type Configuration = ReplicaStatusApplyConfiguration;
+}
+/// The apply configuration of [`UndeletableType`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct UndeletableTypeApplyConfiguration {
+    #[serde(rename = "apiVersion")]
+    api_version: ::std::string::String,
+    kind: ::std::string::String,
+    /// The object's metadata: its name and namespace, and what this manager sets.
+    pub metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration,
+}
+impl UndeletableTypeApplyConfiguration {
+    /// An apply configuration for the UndeletableType `name` in `namespace`, with its apiVersion and kind.
+    pub fn new(
+        name: impl ::std::convert::Into<::std::string::String>,
+        namespace: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            api_version: <UndeletableType as ::kube::Resource>::api_version(&())
+                .into_owned(),
+            kind: <UndeletableType as ::kube::Resource>::kind(&()).into_owned(),
+            metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration {
+                name: ::std::option::Option::Some(name.into()),
+                namespace: ::std::option::Option::Some(namespace.into()),
+                ..::std::default::Default::default()
+            },
+        }
+    }
+    /// The configuration's apiVersion, always the type's.
+    pub fn api_version(&self) -> &str {
+        &self.api_version
+    }
+    /// The configuration's kind, always the type's.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+    /// The name of the object it applies to.
+    pub fn name(&self) -> &str {
+        self.metadata.name.as_deref().unwrap_or_default()
+    }
+    /// Adds labels this manager sets.
+    #[must_use]
+    pub fn labels<
+        K: ::std::convert::Into<::std::string::String>,
+        V: ::std::convert::Into<::std::string::String>,
+    >(mut self, labels: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+        self.metadata.add_labels(labels);
+        self
+    }
+    /// Adds annotations this manager sets.
+    #[must_use]
+    pub fn annotations<
+        K: ::std::convert::Into<::std::string::String>,
+        V: ::std::convert::Into<::std::string::String>,
+    >(mut self, annotations: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+        self.metadata.add_annotations(annotations);
+        self
+    }
+    /// Adds owner references this manager sets (merged by `uid`).
+    #[must_use]
+    pub fn owner_references(
+        mut self,
+        references: impl ::std::iter::IntoIterator<
+            Item = ::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference,
+        >,
+    ) -> Self {
+        self.metadata.add_owner_references(references);
+        self
+    }
+    /// Adds finalizers this manager sets.
+    #[must_use]
+    pub fn finalizers<S: ::std::convert::Into<::std::string::String>>(
+        mut self,
+        finalizers: impl ::std::iter::IntoIterator<Item = S>,
+    ) -> Self {
+        self.metadata.add_finalizers(finalizers);
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for UndeletableType {
+    type Configuration = UndeletableTypeApplyConfiguration;
+}
+/// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
+/// `ExtractUndeletableType`): modify it and apply it again without taking over the fields others set.
+pub fn extract_undeletable_type(
+    object: &UndeletableType,
+    field_manager: &str,
+) -> ::std::result::Result<
+    UndeletableTypeApplyConfiguration,
+    ::codegen_runtime::apply::ExtractError,
+> {
+    ::codegen_runtime::apply::extract(object, field_manager, ::std::option::Option::None)
+}
+/// The apply configuration of [`DNSRecord`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct DNSRecordApplyConfiguration {
+    #[serde(rename = "apiVersion")]
+    api_version: ::std::string::String,
+    kind: ::std::string::String,
+    /// The object's metadata: its name and namespace, and what this manager sets.
+    pub metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration,
+}
+impl DNSRecordApplyConfiguration {
+    /// An apply configuration for the DNSRecord `name` in `namespace`, with its apiVersion and kind.
+    pub fn new(
+        name: impl ::std::convert::Into<::std::string::String>,
+        namespace: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            api_version: <DNSRecord as ::kube::Resource>::api_version(&()).into_owned(),
+            kind: <DNSRecord as ::kube::Resource>::kind(&()).into_owned(),
+            metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration {
+                name: ::std::option::Option::Some(name.into()),
+                namespace: ::std::option::Option::Some(namespace.into()),
+                ..::std::default::Default::default()
+            },
+        }
+    }
+    /// The configuration's apiVersion, always the type's.
+    pub fn api_version(&self) -> &str {
+        &self.api_version
+    }
+    /// The configuration's kind, always the type's.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+    /// The name of the object it applies to.
+    pub fn name(&self) -> &str {
+        self.metadata.name.as_deref().unwrap_or_default()
+    }
+    /// Adds labels this manager sets.
+    #[must_use]
+    pub fn labels<
+        K: ::std::convert::Into<::std::string::String>,
+        V: ::std::convert::Into<::std::string::String>,
+    >(mut self, labels: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+        self.metadata.add_labels(labels);
+        self
+    }
+    /// Adds annotations this manager sets.
+    #[must_use]
+    pub fn annotations<
+        K: ::std::convert::Into<::std::string::String>,
+        V: ::std::convert::Into<::std::string::String>,
+    >(mut self, annotations: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+        self.metadata.add_annotations(annotations);
+        self
+    }
+    /// Adds owner references this manager sets (merged by `uid`).
+    #[must_use]
+    pub fn owner_references(
+        mut self,
+        references: impl ::std::iter::IntoIterator<
+            Item = ::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference,
+        >,
+    ) -> Self {
+        self.metadata.add_owner_references(references);
+        self
+    }
+    /// Adds finalizers this manager sets.
+    #[must_use]
+    pub fn finalizers<S: ::std::convert::Into<::std::string::String>>(
+        mut self,
+        finalizers: impl ::std::iter::IntoIterator<Item = S>,
+    ) -> Self {
+        self.metadata.add_finalizers(finalizers);
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for DNSRecord {
+    type Configuration = DNSRecordApplyConfiguration;
+}
+/// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
+/// `ExtractDNSRecord`): modify it and apply it again without taking over the fields others set.
+pub fn extract_dns_record(
+    object: &DNSRecord,
+    field_manager: &str,
+) -> ::std::result::Result<
+    DNSRecordApplyConfiguration,
+    ::codegen_runtime::apply::ExtractError,
+> {
+    ::codegen_runtime::apply::extract(object, field_manager, ::std::option::Option::None)
+}
 /// A typed client for ClusterTestTypes (cluster-scoped), with the verbs its tags allow.
 #[derive(Clone)]
 pub struct ClusterTestTypeClient {
@@ -337,33 +747,43 @@ impl ClusterTestTypeClient {
     ) -> ::std::result::Result<ClusterTestType, ::kube::Error> {
         self.api.patch_status(name, params, patch).await
     }
-    /// Server-side applies the ClusterTestType `object` as the field manager in `params` (required).
+    /// Server-side applies `config` to the ClusterTestType it names, as `options.field_manager`, and returns
+    /// the server's representation of the ClusterTestType: the fields it sets become that manager's.
     #[inline]
     pub async fn apply(
         &self,
-        object: &ClusterTestType,
-        params: &::kube::api::PatchParams,
+        config: &ClusterTestTypeApplyConfiguration,
+        options: &::codegen_runtime::apply::ApplyOptions,
     ) -> ::std::result::Result<ClusterTestType, ::kube::Error> {
+        let name = config.name();
+        if name.is_empty() {
+            return ::std::result::Result::Err(
+                ::codegen_runtime::apply::missing_name("ClusterTestType"),
+            );
+        }
         self.api
-            .patch(
-                &::kube::ResourceExt::name_any(object),
-                params,
-                &::kube::api::Patch::Apply(object),
-            )
+            .patch(name, &options.patch_params(), &::kube::api::Patch::Apply(config))
             .await
     }
-    /// Server-side applies the status of the ClusterTestType `object` through its `/status` subresource.
+    /// Server-side applies the status in `config` to the ClusterTestType it names, through its `/status`
+    /// subresource, as `options.field_manager`.
     #[inline]
     pub async fn apply_status(
         &self,
-        object: &ClusterTestType,
-        params: &::kube::api::PatchParams,
+        config: &ClusterTestTypeApplyConfiguration,
+        options: &::codegen_runtime::apply::ApplyOptions,
     ) -> ::std::result::Result<ClusterTestType, ::kube::Error> {
+        let name = config.name();
+        if name.is_empty() {
+            return ::std::result::Result::Err(
+                ::codegen_runtime::apply::missing_name("ClusterTestType"),
+            );
+        }
         self.api
             .patch_status(
-                &::kube::ResourceExt::name_any(object),
-                params,
-                &::kube::api::Patch::Apply(object),
+                name,
+                &options.patch_params(),
+                &::kube::api::Patch::Apply(config),
             )
             .await
     }
@@ -598,19 +1018,22 @@ impl UndeletableTypeClient {
     ) -> ::std::result::Result<UndeletableType, ::kube::Error> {
         self.api.patch(name, params, patch).await
     }
-    /// Server-side applies the UndeletableType `object` as the field manager in `params` (required).
+    /// Server-side applies `config` to the UndeletableType it names, as `options.field_manager`, and returns
+    /// the server's representation of the UndeletableType: the fields it sets become that manager's.
     #[inline]
     pub async fn apply(
         &self,
-        object: &UndeletableType,
-        params: &::kube::api::PatchParams,
+        config: &UndeletableTypeApplyConfiguration,
+        options: &::codegen_runtime::apply::ApplyOptions,
     ) -> ::std::result::Result<UndeletableType, ::kube::Error> {
+        let name = config.name();
+        if name.is_empty() {
+            return ::std::result::Result::Err(
+                ::codegen_runtime::apply::missing_name("UndeletableType"),
+            );
+        }
         self.api
-            .patch(
-                &::kube::ResourceExt::name_any(object),
-                params,
-                &::kube::api::Patch::Apply(object),
-            )
+            .patch(name, &options.patch_params(), &::kube::api::Patch::Apply(config))
             .await
     }
 }
@@ -726,19 +1149,22 @@ impl DNSRecordClient {
     ) -> ::std::result::Result<DNSRecord, ::kube::Error> {
         self.api.patch(name, params, patch).await
     }
-    /// Server-side applies the DNSRecord `object` as the field manager in `params` (required).
+    /// Server-side applies `config` to the DNSRecord it names, as `options.field_manager`, and returns
+    /// the server's representation of the DNSRecord: the fields it sets become that manager's.
     #[inline]
     pub async fn apply(
         &self,
-        object: &DNSRecord,
-        params: &::kube::api::PatchParams,
+        config: &DNSRecordApplyConfiguration,
+        options: &::codegen_runtime::apply::ApplyOptions,
     ) -> ::std::result::Result<DNSRecord, ::kube::Error> {
+        let name = config.name();
+        if name.is_empty() {
+            return ::std::result::Result::Err(
+                ::codegen_runtime::apply::missing_name("DNSRecord"),
+            );
+        }
         self.api
-            .patch(
-                &::kube::ResourceExt::name_any(object),
-                params,
-                &::kube::api::Patch::Apply(object),
-            )
+            .patch(name, &options.patch_params(), &::kube::api::Patch::Apply(config))
             .await
     }
 }

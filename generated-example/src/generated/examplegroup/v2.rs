@@ -3,6 +3,9 @@
 //! Generated code for the `example-group.hyphens.dev/v2` API types.
 #![allow(unused_imports)]
 use crate::apis::examplegroup::v2::*;
+use codegen_runtime::{ApiVersion, Kind};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Deserialize, Serialize};
 /// The API group of the types in this module: `example-group.hyphens.dev`.
 pub const GROUP_NAME: &str = "example-group.hyphens.dev";
 /// The API version of the types in this module: `v2`.
@@ -43,6 +46,124 @@ impl ::core::clone::Clone for TestType {
             spec: ::core::clone::Clone::clone(&self.spec),
         }
     }
+}
+/// The apply configuration of [`TestType`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct TestTypeApplyConfiguration {
+    #[serde(rename = "apiVersion")]
+    api_version: ::std::string::String,
+    kind: ::std::string::String,
+    /// The object's metadata: its name and namespace, and what this manager sets.
+    pub metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration,
+    /// Anything.
+    #[serde(
+        rename = "spec",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub spec: ::std::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
+    >,
+}
+impl TestTypeApplyConfiguration {
+    /// An apply configuration for the TestType `name` in `namespace`, with its apiVersion and kind.
+    pub fn new(
+        name: impl ::std::convert::Into<::std::string::String>,
+        namespace: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            api_version: <TestType as ::kube::Resource>::api_version(&()).into_owned(),
+            kind: <TestType as ::kube::Resource>::kind(&()).into_owned(),
+            metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration {
+                name: ::std::option::Option::Some(name.into()),
+                namespace: ::std::option::Option::Some(namespace.into()),
+                ..::std::default::Default::default()
+            },
+            spec: ::std::option::Option::None,
+        }
+    }
+    /// The configuration's apiVersion, always the type's.
+    pub fn api_version(&self) -> &str {
+        &self.api_version
+    }
+    /// The configuration's kind, always the type's.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+    /// The name of the object it applies to.
+    pub fn name(&self) -> &str {
+        self.metadata.name.as_deref().unwrap_or_default()
+    }
+    /// Adds labels this manager sets.
+    #[must_use]
+    pub fn labels<
+        K: ::std::convert::Into<::std::string::String>,
+        V: ::std::convert::Into<::std::string::String>,
+    >(mut self, labels: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+        self.metadata.add_labels(labels);
+        self
+    }
+    /// Adds annotations this manager sets.
+    #[must_use]
+    pub fn annotations<
+        K: ::std::convert::Into<::std::string::String>,
+        V: ::std::convert::Into<::std::string::String>,
+    >(mut self, annotations: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+        self.metadata.add_annotations(annotations);
+        self
+    }
+    /// Adds owner references this manager sets (merged by `uid`).
+    #[must_use]
+    pub fn owner_references(
+        mut self,
+        references: impl ::std::iter::IntoIterator<
+            Item = ::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference,
+        >,
+    ) -> Self {
+        self.metadata.add_owner_references(references);
+        self
+    }
+    /// Adds finalizers this manager sets.
+    #[must_use]
+    pub fn finalizers<S: ::std::convert::Into<::std::string::String>>(
+        mut self,
+        finalizers: impl ::std::iter::IntoIterator<Item = S>,
+    ) -> Self {
+        self.metadata.add_finalizers(finalizers);
+        self
+    }
+    /// Adds entries to `spec` (a later value for the same key wins).
+    #[must_use]
+    pub fn spec(
+        mut self,
+        entries: impl ::std::iter::IntoIterator<
+            Item = (::std::string::String, ::std::string::String),
+        >,
+    ) -> Self {
+        self.spec.get_or_insert_with(::std::default::Default::default).extend(entries);
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for TestType {
+    type Configuration = TestTypeApplyConfiguration;
+}
+/// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
+/// `ExtractTestType`): modify it and apply it again without taking over the fields others set.
+pub fn extract_test_type(
+    object: &TestType,
+    field_manager: &str,
+) -> ::std::result::Result<
+    TestTypeApplyConfiguration,
+    ::codegen_runtime::apply::ExtractError,
+> {
+    ::codegen_runtime::apply::extract(object, field_manager, ::std::option::Option::None)
 }
 /// A typed client for TestTypes (in one namespace), with the verbs its tags allow.
 #[derive(Clone)]
@@ -156,19 +277,22 @@ impl TestTypeClient {
     ) -> ::std::result::Result<TestType, ::kube::Error> {
         self.api.patch(name, params, patch).await
     }
-    /// Server-side applies the TestType `object` as the field manager in `params` (required).
+    /// Server-side applies `config` to the TestType it names, as `options.field_manager`, and returns
+    /// the server's representation of the TestType: the fields it sets become that manager's.
     #[inline]
     pub async fn apply(
         &self,
-        object: &TestType,
-        params: &::kube::api::PatchParams,
+        config: &TestTypeApplyConfiguration,
+        options: &::codegen_runtime::apply::ApplyOptions,
     ) -> ::std::result::Result<TestType, ::kube::Error> {
+        let name = config.name();
+        if name.is_empty() {
+            return ::std::result::Result::Err(
+                ::codegen_runtime::apply::missing_name("TestType"),
+            );
+        }
         self.api
-            .patch(
-                &::kube::ResourceExt::name_any(object),
-                params,
-                &::kube::api::Patch::Apply(object),
-            )
+            .patch(name, &options.patch_params(), &::kube::api::Patch::Apply(config))
             .await
     }
 }

@@ -3,6 +3,10 @@
 //! Generated code for the `samplecontroller.k8s.io/v1alpha1` API types.
 #![allow(unused_imports)]
 use crate::apis::samplecontroller::v1alpha1::*;
+use codegen_runtime::{ApiVersion, Kind};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 /// The API group of the types in this module: `samplecontroller.k8s.io`.
 pub const GROUP_NAME: &str = "samplecontroller.k8s.io";
 /// The API version of the types in this module: `v1alpha1`.
@@ -59,6 +63,233 @@ impl ::core::clone::Clone for FooStatus {
             available_replicas: ::core::clone::Clone::clone(&self.available_replicas),
         }
     }
+}
+/// The apply configuration of [`Foo`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct FooApplyConfiguration {
+    #[serde(rename = "apiVersion")]
+    api_version: ::std::string::String,
+    kind: ::std::string::String,
+    /// The object's metadata: its name and namespace, and what this manager sets.
+    pub metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration,
+    /// The Deployment the Foo wants.
+    #[serde(
+        rename = "spec",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub spec: ::std::option::Option<
+        <FooSpec as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+    /// What the controller observed.
+    #[serde(
+        rename = "status",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub status: ::std::option::Option<
+        <FooStatus as ::codegen_runtime::apply::ApplyField>::Configuration,
+    >,
+}
+impl FooApplyConfiguration {
+    /// An apply configuration for the Foo `name` in `namespace`, with its apiVersion and kind.
+    pub fn new(
+        name: impl ::std::convert::Into<::std::string::String>,
+        namespace: impl ::std::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            api_version: <Foo as ::kube::Resource>::api_version(&()).into_owned(),
+            kind: <Foo as ::kube::Resource>::kind(&()).into_owned(),
+            metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration {
+                name: ::std::option::Option::Some(name.into()),
+                namespace: ::std::option::Option::Some(namespace.into()),
+                ..::std::default::Default::default()
+            },
+            spec: ::std::option::Option::None,
+            status: ::std::option::Option::None,
+        }
+    }
+    /// The configuration's apiVersion, always the type's.
+    pub fn api_version(&self) -> &str {
+        &self.api_version
+    }
+    /// The configuration's kind, always the type's.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+    /// The name of the object it applies to.
+    pub fn name(&self) -> &str {
+        self.metadata.name.as_deref().unwrap_or_default()
+    }
+    /// Adds labels this manager sets.
+    #[must_use]
+    pub fn labels<
+        K: ::std::convert::Into<::std::string::String>,
+        V: ::std::convert::Into<::std::string::String>,
+    >(mut self, labels: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+        self.metadata.add_labels(labels);
+        self
+    }
+    /// Adds annotations this manager sets.
+    #[must_use]
+    pub fn annotations<
+        K: ::std::convert::Into<::std::string::String>,
+        V: ::std::convert::Into<::std::string::String>,
+    >(mut self, annotations: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+        self.metadata.add_annotations(annotations);
+        self
+    }
+    /// Adds owner references this manager sets (merged by `uid`).
+    #[must_use]
+    pub fn owner_references(
+        mut self,
+        references: impl ::std::iter::IntoIterator<
+            Item = ::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference,
+        >,
+    ) -> Self {
+        self.metadata.add_owner_references(references);
+        self
+    }
+    /// Adds finalizers this manager sets.
+    #[must_use]
+    pub fn finalizers<S: ::std::convert::Into<::std::string::String>>(
+        mut self,
+        finalizers: impl ::std::iter::IntoIterator<Item = S>,
+    ) -> Self {
+        self.metadata.add_finalizers(finalizers);
+        self
+    }
+    /// Sets `spec`.
+    #[must_use]
+    pub fn spec(
+        mut self,
+        value: impl ::std::convert::Into<
+            <FooSpec as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.spec = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `status`.
+    #[must_use]
+    pub fn status(
+        mut self,
+        value: impl ::std::convert::Into<
+            <FooStatus as ::codegen_runtime::apply::ApplyField>::Configuration,
+        >,
+    ) -> Self {
+        self.status = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for Foo {
+    type Configuration = FooApplyConfiguration;
+}
+/// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
+/// `ExtractFoo`): modify it and apply it again without taking over the fields others set.
+pub fn extract_foo(
+    object: &Foo,
+    field_manager: &str,
+) -> ::std::result::Result<
+    FooApplyConfiguration,
+    ::codegen_runtime::apply::ExtractError,
+> {
+    ::codegen_runtime::apply::extract(object, field_manager, ::std::option::Option::None)
+}
+/// The fields of `object` that `field_manager` applied to its status, as an apply configuration (client-go's
+/// `ExtractFoo`): modify it and apply it again without taking over the fields others set.
+pub fn extract_foo_status(
+    object: &Foo,
+    field_manager: &str,
+) -> ::std::result::Result<
+    FooApplyConfiguration,
+    ::codegen_runtime::apply::ExtractError,
+> {
+    ::codegen_runtime::apply::extract(
+        object,
+        field_manager,
+        ::std::option::Option::Some("status"),
+    )
+}
+/// The apply configuration of [`FooSpec`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::default::Default,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct FooSpecApplyConfiguration {
+    /// The name of the Deployment the Foo owns.
+    #[serde(
+        rename = "deploymentName",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub deployment_name: ::std::option::Option<String>,
+    /// How many replicas the Deployment runs.
+    #[serde(
+        rename = "replicas",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub replicas: ::std::option::Option<i32>,
+}
+impl FooSpecApplyConfiguration {
+    /// Sets `deployment_name`.
+    #[must_use]
+    pub fn deployment_name(mut self, value: impl ::std::convert::Into<String>) -> Self {
+        self.deployment_name = ::std::option::Option::Some(value.into());
+        self
+    }
+    /// Sets `replicas`.
+    #[must_use]
+    pub fn replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for FooSpec {
+    type Configuration = FooSpecApplyConfiguration;
+}
+/// The apply configuration of [`FooStatus`]: what a server-side apply sends of it, every field
+/// optional and left out when unset.
+#[derive(
+    ::std::clone::Clone,
+    ::std::fmt::Debug,
+    ::std::default::Default,
+    ::std::cmp::PartialEq,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub struct FooStatusApplyConfiguration {
+    /// Available replicas of the Deployment.
+    #[serde(
+        rename = "availableReplicas",
+        default,
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub available_replicas: ::std::option::Option<i32>,
+}
+impl FooStatusApplyConfiguration {
+    /// Sets `available_replicas`.
+    #[must_use]
+    pub fn available_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
+        self.available_replicas = ::std::option::Option::Some(value.into());
+        self
+    }
+}
+impl ::codegen_runtime::apply::ApplyField for FooStatus {
+    type Configuration = FooStatusApplyConfiguration;
 }
 /// A typed client for Foos (in one namespace), with the verbs its tags allow.
 #[derive(Clone)]
@@ -187,33 +418,43 @@ impl FooClient {
     ) -> ::std::result::Result<Foo, ::kube::Error> {
         self.api.patch_status(name, params, patch).await
     }
-    /// Server-side applies the Foo `object` as the field manager in `params` (required).
+    /// Server-side applies `config` to the Foo it names, as `options.field_manager`, and returns
+    /// the server's representation of the Foo: the fields it sets become that manager's.
     #[inline]
     pub async fn apply(
         &self,
-        object: &Foo,
-        params: &::kube::api::PatchParams,
+        config: &FooApplyConfiguration,
+        options: &::codegen_runtime::apply::ApplyOptions,
     ) -> ::std::result::Result<Foo, ::kube::Error> {
+        let name = config.name();
+        if name.is_empty() {
+            return ::std::result::Result::Err(
+                ::codegen_runtime::apply::missing_name("Foo"),
+            );
+        }
         self.api
-            .patch(
-                &::kube::ResourceExt::name_any(object),
-                params,
-                &::kube::api::Patch::Apply(object),
-            )
+            .patch(name, &options.patch_params(), &::kube::api::Patch::Apply(config))
             .await
     }
-    /// Server-side applies the status of the Foo `object` through its `/status` subresource.
+    /// Server-side applies the status in `config` to the Foo it names, through its `/status`
+    /// subresource, as `options.field_manager`.
     #[inline]
     pub async fn apply_status(
         &self,
-        object: &Foo,
-        params: &::kube::api::PatchParams,
+        config: &FooApplyConfiguration,
+        options: &::codegen_runtime::apply::ApplyOptions,
     ) -> ::std::result::Result<Foo, ::kube::Error> {
+        let name = config.name();
+        if name.is_empty() {
+            return ::std::result::Result::Err(
+                ::codegen_runtime::apply::missing_name("Foo"),
+            );
+        }
         self.api
             .patch_status(
-                &::kube::ResourceExt::name_any(object),
-                params,
-                &::kube::api::Patch::Apply(object),
+                name,
+                &options.patch_params(),
+                &::kube::api::Patch::Apply(config),
             )
             .await
     }

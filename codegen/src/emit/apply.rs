@@ -1,0 +1,367 @@
+//! Apply configurations (applyconfiguration-gen): for each struct, `<Type>ApplyConfiguration`
+//! with every field optional, left out when unset, and a builder per field; for a `+genclient`
+//! type, a constructor that sets apiVersion, kind, name and namespace, metadata builders, and
+//! the functions that extract what one field manager applied.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{Fields, GenericArgument, PathArguments, Type};
+
+use crate::Config;
+use crate::genclient::Verb;
+use crate::model::{FieldDef, JsonName, Package, TypeDef};
+use crate::names;
+use crate::tags::description;
+
+/// Scalars the generator applies as they are: whether they implement the runtime's
+/// `ApplyField` is not this crate's to decide (k8s-openapi implements `DeepMerge` for some).
+const SCALARS: [&str; 17] = [
+    "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f32",
+    "f64", "String",
+];
+
+/// Fields a `+genclient` type's configuration holds itself rather than from the type.
+const OBJECT_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
+
+/// The apply configurations of a package's structs, and its enums applied whole.
+pub fn apply_configurations(package: &Package, enums: &[&syn::ItemEnum], config: &Config) -> TokenStream {
+    let structs = package.types.iter().map(|def| apply_configuration(def, config));
+    let enums = enums.iter().map(|item| applied_whole(item, config));
+    quote!(#(#structs)* #(#enums)*)
+}
+
+/// Whether a type gets an apply configuration: a public struct with named fields and no
+/// generics (what an API type's part is); a `+genclient` type only when its client applies
+/// (client-gen's `apply` and `applyStatus` verbs), so a read-only kind asks nothing of its parts.
+pub fn has_apply_configuration(def: &TypeDef) -> bool {
+    let applies = def
+        .genclient
+        .as_ref()
+        .is_none_or(|g| g.verbs.iter().any(|v| matches!(v, Verb::Apply | Verb::ApplyStatus)));
+    applies
+        && matches!(def.item.vis, syn::Visibility::Public(_))
+        && matches!(def.item.fields, Fields::Named(_))
+        && def.item.generics.params.is_empty()
+}
+
+/// The apply configuration of a public enum: the enum itself, applied whole (a value, not a
+/// set of fields).
+pub fn applied_whole(item: &syn::ItemEnum, config: &Config) -> TokenStream {
+    if !matches!(item.vis, syn::Visibility::Public(_)) || !item.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let (rt, ty) = (&config.runtime, &item.ident);
+    quote! {
+        impl #rt::apply::ApplyField for #ty {
+            type Configuration = #ty;
+        }
+    }
+}
+
+/// One type's apply configuration, its builders and its `ApplyField` impl (and for a
+/// `+genclient` type, its constructor, metadata builders and extract functions).
+pub fn apply_configuration(def: &TypeDef, config: &Config) -> TokenStream {
+    if !has_apply_configuration(def) {
+        return TokenStream::new();
+    }
+    let rt = &config.runtime;
+    let (ty, name) = (&def.ident, names::apply_configuration(&def.ident));
+    let root = def.genclient.is_some();
+    let fields: Vec<&FieldDef> = def
+        .fields
+        .iter()
+        .filter(|f| match &f.json {
+            JsonName::Named(json) => !(root && OBJECT_FIELDS.contains(&json.as_str())),
+            JsonName::Flattened => true,
+            JsonName::Skipped => false,
+        })
+        .collect();
+    let declarations = fields.iter().map(|f| field_declaration(def, f, rt));
+    let builders = fields.iter().map(|f| builder(f, rt));
+    let doc = super::doc_lines(&format!(
+        "The apply configuration of [`{ty}`]: what a server-side apply sends of it, every field\noptional and left out when unset."
+    ));
+    let (object_fields, derives, object_methods, extract) = if root {
+        (
+            quote! {
+                #[serde(rename = "apiVersion")]
+                api_version: ::std::string::String,
+                kind: ::std::string::String,
+                /// The object's metadata: its name and namespace, and what this manager sets.
+                pub metadata: #rt::apply::ObjectMetaApplyConfiguration,
+            },
+            quote!(
+                ::std::clone::Clone,
+                ::std::fmt::Debug,
+                ::std::cmp::PartialEq,
+                ::serde::Serialize,
+                ::serde::Deserialize
+            ),
+            object_methods(def, &fields, rt),
+            extract_functions(def, rt),
+        )
+    } else {
+        (
+            quote!(),
+            quote!(
+                ::std::clone::Clone,
+                ::std::fmt::Debug,
+                ::std::default::Default,
+                ::std::cmp::PartialEq,
+                ::serde::Serialize,
+                ::serde::Deserialize
+            ),
+            quote!(),
+            quote!(),
+        )
+    };
+    quote! {
+        #doc
+        #[derive(#derives)]
+        pub struct #name {
+            #object_fields
+            #(#declarations)*
+        }
+
+        impl #name {
+            #object_methods
+            #(#builders)*
+        }
+
+        impl #rt::apply::ApplyField for #ty {
+            type Configuration = #name;
+        }
+
+        #extract
+    }
+}
+
+/// A field of a configuration: optional, under the type's JSON name.
+fn field_declaration(def: &TypeDef, field: &FieldDef, rt: &syn::Path) -> TokenStream {
+    let ident = &field.ident;
+    let held = configured(&field.ty, rt);
+    let doc = super::doc_lines(&field_doc(def, field));
+    let serde = match &field.json {
+        JsonName::Named(json) => {
+            quote!(#[serde(rename = #json, default, skip_serializing_if = "::std::option::Option::is_none")])
+        }
+        _ => quote!(#[serde(flatten)]),
+    };
+    quote! {
+        #doc
+        #serde
+        pub #ident: ::std::option::Option<#held>,
+    }
+}
+
+/// The doc of the struct field a configuration field mirrors, without its tags.
+fn field_doc(def: &TypeDef, field: &FieldDef) -> String {
+    let attrs = def
+        .item
+        .fields
+        .iter()
+        .find(|f| f.ident.as_ref() == Some(&field.ident))
+        .map(|f| f.attrs.as_slice())
+        .unwrap_or_default();
+    match description(attrs) {
+        text if text.is_empty() => format!("`{}`.", field.ident),
+        text => text,
+    }
+}
+
+/// What a configuration holds for a field of type `ty`: `Option` and `Box` unwrapped, lists and
+/// maps of what their items hold, scalars as they are, and anything else what its `ApplyField`
+/// impl says (a generated configuration, or the type itself for k8s-openapi's).
+fn configured(ty: &Type, rt: &syn::Path) -> TokenStream {
+    let Some((ident, args)) = last_segment(ty) else {
+        return quote!(<#ty as #rt::apply::ApplyField>::Configuration);
+    };
+    match (ident.as_str(), args.as_slice()) {
+        ("Option" | "Box", [inner]) => configured(inner, rt),
+        ("Vec", [item]) => {
+            let item = configured(item, rt);
+            quote!(::std::vec::Vec<#item>)
+        }
+        ("BTreeMap" | "HashMap", [key, value]) => {
+            let map = format_ident!("{}", ident);
+            let value = configured(value, rt);
+            quote!(::std::collections::#map<#key, #value>)
+        }
+        (scalar, []) if SCALARS.contains(&scalar) => quote!(#ty),
+        _ => quote!(<#ty as #rt::apply::ApplyField>::Configuration),
+    }
+}
+
+/// The last segment of a path type and its type arguments.
+fn last_segment(ty: &Type) -> Option<(String, Vec<&Type>)> {
+    let Type::Path(path) = ty else { return None };
+    let segment = path.path.segments.last()?;
+    let args = match &segment.arguments {
+        PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                GenericArgument::Type(ty) => Some(ty),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    Some((segment.ident.to_string(), args))
+}
+
+/// The builder of one field: sets it, or for a list adds items and for a map adds entries, as
+/// client-go's `With<Field>` does.
+fn builder(field: &FieldDef, rt: &syn::Path) -> TokenStream {
+    let ident = &field.ident;
+    let plain = ident.to_string().trim_start_matches("r#").to_owned();
+    let inner = match last_segment(&field.ty) {
+        Some((wrapper, args)) if wrapper == "Option" && args.len() == 1 => args[0].clone(),
+        _ => field.ty.clone(),
+    };
+    match last_segment(&inner) {
+        Some((list, args)) if list == "Vec" && args.len() == 1 => {
+            let item = configured(args[0], rt);
+            let doc = format!(" Adds items to `{plain}`.");
+            quote! {
+                #[doc = #doc]
+                #[must_use]
+                pub fn #ident(mut self, items: impl ::std::iter::IntoIterator<Item = #item>) -> Self {
+                    self.#ident.get_or_insert_with(::std::default::Default::default).extend(items);
+                    self
+                }
+            }
+        }
+        Some((map, args)) if (map == "BTreeMap" || map == "HashMap") && args.len() == 2 => {
+            let (key, value) = (args[0], configured(args[1], rt));
+            let doc = format!(" Adds entries to `{plain}` (a later value for the same key wins).");
+            quote! {
+                #[doc = #doc]
+                #[must_use]
+                pub fn #ident(mut self, entries: impl ::std::iter::IntoIterator<Item = (#key, #value)>) -> Self {
+                    self.#ident.get_or_insert_with(::std::default::Default::default).extend(entries);
+                    self
+                }
+            }
+        }
+        _ => {
+            let held = configured(&inner, rt);
+            let doc = format!(" Sets `{plain}`.");
+            quote! {
+                #[doc = #doc]
+                #[must_use]
+                pub fn #ident(mut self, value: impl ::std::convert::Into<#held>) -> Self {
+                    self.#ident = ::std::option::Option::Some(value.into());
+                    self
+                }
+            }
+        }
+    }
+}
+
+/// A `+genclient` type's constructor, type-meta and name getters, and metadata builders.
+fn object_methods(def: &TypeDef, fields: &[&FieldDef], rt: &syn::Path) -> TokenStream {
+    let ty = &def.ident;
+    let unset = fields.iter().map(|f| &f.ident);
+    let namespaced = def.genclient.as_ref().is_some_and(|g| g.namespaced);
+    let (params, namespace, doc) = if namespaced {
+        (
+            quote!(name: impl ::std::convert::Into<::std::string::String>, namespace: impl ::std::convert::Into<::std::string::String>),
+            quote!(::std::option::Option::Some(namespace.into())),
+            format!(" An apply configuration for the {ty} `name` in `namespace`, with its apiVersion and kind."),
+        )
+    } else {
+        (
+            quote!(name: impl ::std::convert::Into<::std::string::String>),
+            quote!(::std::option::Option::None),
+            format!(" An apply configuration for the {ty} `name`, with its apiVersion and kind."),
+        )
+    };
+    quote! {
+        #[doc = #doc]
+        pub fn new(#params) -> Self {
+            Self {
+                api_version: <#ty as ::kube::Resource>::api_version(&()).into_owned(),
+                kind: <#ty as ::kube::Resource>::kind(&()).into_owned(),
+                metadata: #rt::apply::ObjectMetaApplyConfiguration {
+                    name: ::std::option::Option::Some(name.into()),
+                    namespace: #namespace,
+                    ..::std::default::Default::default()
+                },
+                #(#unset: ::std::option::Option::None,)*
+            }
+        }
+
+        /// The configuration's apiVersion, always the type's.
+        pub fn api_version(&self) -> &str {
+            &self.api_version
+        }
+
+        /// The configuration's kind, always the type's.
+        pub fn kind(&self) -> &str {
+            &self.kind
+        }
+
+        /// The name of the object it applies to.
+        pub fn name(&self) -> &str {
+            self.metadata.name.as_deref().unwrap_or_default()
+        }
+
+        /// Adds labels this manager sets.
+        #[must_use]
+        pub fn labels<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(mut self, labels: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+            self.metadata.add_labels(labels);
+            self
+        }
+
+        /// Adds annotations this manager sets.
+        #[must_use]
+        pub fn annotations<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(mut self, annotations: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
+            self.metadata.add_annotations(annotations);
+            self
+        }
+
+        /// Adds owner references this manager sets (merged by `uid`).
+        #[must_use]
+        pub fn owner_references(mut self, references: impl ::std::iter::IntoIterator<Item = ::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>) -> Self {
+            self.metadata.add_owner_references(references);
+            self
+        }
+
+        /// Adds finalizers this manager sets.
+        #[must_use]
+        pub fn finalizers<S: ::std::convert::Into<::std::string::String>>(mut self, finalizers: impl ::std::iter::IntoIterator<Item = S>) -> Self {
+            self.metadata.add_finalizers(finalizers);
+            self
+        }
+    }
+}
+
+/// `extract_<type>` (and `extract_<type>_status` for a type with a status verb), for a type
+/// whose client applies.
+fn extract_functions(def: &TypeDef, rt: &syn::Path) -> TokenStream {
+    let Some(genclient) = &def.genclient else {
+        return TokenStream::new();
+    };
+    let (ty, config) = (&def.ident, names::apply_configuration(&def.ident));
+    let function = |status: bool| {
+        let ident = names::extract_function(ty, status);
+        let (subresource, what) = if status {
+            (quote!(::std::option::Option::Some("status")), "applied to its status")
+        } else {
+            (quote!(::std::option::Option::None), "applied")
+        };
+        let doc = super::doc_lines(&format!(
+            "The fields of `object` that `field_manager` {what}, as an apply configuration (client-go's\n`Extract{ty}`): modify it and apply it again without taking over the fields others set."
+        ));
+        quote! {
+            #doc
+            pub fn #ident(object: &#ty, field_manager: &str) -> ::std::result::Result<#config, #rt::apply::ExtractError> {
+                #rt::apply::extract(object, field_manager, #subresource)
+            }
+        }
+    };
+    let apply = genclient.verbs.contains(&Verb::Apply).then(|| function(false));
+    let apply_status = genclient.verbs.contains(&Verb::ApplyStatus).then(|| function(true));
+    quote!(#apply #apply_status)
+}
