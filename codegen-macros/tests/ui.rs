@@ -11,6 +11,7 @@ fn ui() {
         "unsupported",
         "missing",
         "clientset",
+        "apply",
     ] {
         cases.compile_fail(format!("tests/ui/{category}/*.rs"));
     }
