@@ -8,7 +8,7 @@
 //!
 //! +kubebuilder:rbac:groups=cloudnative.tw,resources=virtualmachines,verbs=list;watch;update
 //! +kubebuilder:rbac:groups=samplecontroller.k8s.io,resources=foos,verbs=list;watch
-//! +kubebuilder:rbac:groups=samplecontroller.k8s.io,resources=foos/status,verbs=patch
+//! +kubebuilder:rbac:groups=samplecontroller.k8s.io,resources=foos/status,verbs=update
 //! +kubebuilder:rbac:groups=samplecontroller.k8s.io,resources=foos/finalizers,verbs=update
 //! +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;watch;create;update
 //! +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use codegen_runtime::cache::{NotFound, object_key, split_key};
 use codegen_runtime::controller::{ErrorSummary, Next, Reconcile};
-use codegen_runtime::{ApplyOptions, Deleted, Events, HandlerFns, Lister, SharedIndexInformer, WorkQueue};
-use generated_example::apis::samplecontroller::v1alpha1::Foo;
+use codegen_runtime::{Deleted, Events, HandlerFns, Lister, SharedIndexInformer, WorkQueue};
+use generated_example::apis::samplecontroller::v1alpha1::{Foo, FooStatus};
 use generated_example::generated::samplecontroller::v1alpha1::{
-    FooApplyConfiguration, FooInformer, FooLister, FooStatusApplyConfiguration, SamplecontrollerV1alpha1Client,
+    FooInformer, FooLister, SamplecontrollerV1alpha1Client,
 };
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::Api;
@@ -107,10 +107,6 @@ impl FooController {
         );
     }
 
-    /// Copies the Deployment's available replicas to the Foo's status, when they differ. Where
-    /// sample-controller sends the whole Foo with `UpdateStatus`, this applies the status alone
-    /// (server-side apply on `/status`, forced: the controller is the one writer of the status),
-    /// so a Foo changed since the cache saw it is no conflict and no retry.
     async fn update_status(&self, foo: &Foo, deployment: &Deployment) -> Result<bool, FooError> {
         let available = deployment
             .status
@@ -120,15 +116,20 @@ impl FooController {
         if foo.status.as_ref().map(|s| s.available_replicas) == Some(available) {
             return Ok(false);
         }
+        let mut copy = foo.clone();
+        copy.status = Some(FooStatus {
+            available_replicas: available,
+        });
+        let params = PostParams {
+            field_manager: Some(FIELD_MANAGER.to_owned()),
+            ..PostParams::default()
+        };
         let namespace = foo.metadata.namespace.as_deref().unwrap_or_default();
-        let name = foo.metadata.name.as_deref().unwrap_or_default();
-        let status = FooStatusApplyConfiguration::default().available_replicas(available);
-        let config = FooApplyConfiguration::new(name, namespace).status(status);
         self.foos
             .foos(namespace)
-            .apply_status(&config, &ApplyOptions::new(FIELD_MANAGER).force())
+            .update_status(&copy, &params)
             .await
-            .map_err(|source| FooError::api(format!("apply the status of Foo {}", object_key(foo)), &config, source))?;
+            .map_err(|source| FooError::api(format!("update the status of Foo {}", object_key(foo)), &copy, source))?;
         Ok(true)
     }
 }
