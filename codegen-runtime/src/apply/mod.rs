@@ -4,6 +4,8 @@
 
 mod extract;
 mod meta;
+#[doc(hidden)]
+pub mod wire;
 
 use std::fmt::Debug;
 

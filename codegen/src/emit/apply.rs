@@ -78,46 +78,33 @@ pub fn apply_configuration(def: &TypeDef, config: &Config) -> TokenStream {
         .collect();
     let declarations = fields.iter().map(|f| field_declaration(def, f, rt));
     let builders = fields.iter().map(|f| builder(f, rt));
+    let wire = wire_impls(&name, &fields, root, rt);
     let doc = super::doc_lines(&format!(
         "The apply configuration of [`{ty}`]: what a server-side apply sends of it, every field\noptional and left out when unset."
     ));
     let (object_fields, derives, object_methods, extract) = if root {
         (
             quote! {
-                #[serde(rename = "apiVersion")]
                 api_version: ::std::string::String,
                 kind: ::std::string::String,
                 /// The object's metadata: its name and namespace, and what this manager sets.
                 pub metadata: #rt::apply::ObjectMetaApplyConfiguration,
             },
-            quote!(
-                ::std::clone::Clone,
-                ::std::fmt::Debug,
-                ::std::cmp::PartialEq,
-                ::serde::Serialize,
-                ::serde::Deserialize
-            ),
+            quote!(#[derive(::std::clone::Clone, ::std::fmt::Debug, ::std::cmp::PartialEq)]),
             object_methods(def, &fields, rt),
             extract_functions(def, rt),
         )
     } else {
         (
             quote!(),
-            quote!(
-                ::std::clone::Clone,
-                ::std::fmt::Debug,
-                ::std::default::Default,
-                ::std::cmp::PartialEq,
-                ::serde::Serialize,
-                ::serde::Deserialize
-            ),
+            quote!(#[derive(::std::clone::Clone, ::std::fmt::Debug, ::std::default::Default, ::std::cmp::PartialEq)]),
             quote!(),
             quote!(),
         )
     };
     quote! {
         #doc
-        #[derive(#derives)]
+        #derives
         pub struct #name {
             #object_fields
             #(#declarations)*
@@ -127,6 +114,8 @@ pub fn apply_configuration(def: &TypeDef, config: &Config) -> TokenStream {
             #object_methods
             #(#builders)*
         }
+
+        #wire
 
         impl #rt::apply::ApplyField for #ty {
             type Configuration = #name;
@@ -141,16 +130,80 @@ fn field_declaration(def: &TypeDef, field: &FieldDef, rt: &syn::Path) -> TokenSt
     let ident = &field.ident;
     let held = configured(&field.ty, rt);
     let doc = super::doc_lines(&field_doc(def, field));
-    let serde = match &field.json {
-        JsonName::Named(json) => {
-            quote!(#[serde(rename = #json, default, skip_serializing_if = "::std::option::Option::is_none")])
-        }
-        _ => quote!(#[serde(flatten)]),
-    };
     quote! {
         #doc
-        #serde
         pub #ident: ::std::option::Option<#held>,
+    }
+}
+
+/// `Serialize` and `Deserialize` of a configuration: the fields that are set, under the type's
+/// JSON names (flattened fields' own fields in the same map). Written out with the runtime's
+/// helpers rather than derived: serde's derives for every configuration of a crate of many
+/// kinds cost more to compile than everything else generated for them.
+fn wire_impls(name: &syn::Ident, fields: &[&FieldDef], root: bool, rt: &syn::Path) -> TokenStream {
+    let wire = quote!(#rt::apply::wire);
+    let named: Vec<(&syn::Ident, &str)> = fields
+        .iter()
+        .filter_map(|f| match &f.json {
+            JsonName::Named(json) => Some((&f.ident, json.as_str())),
+            _ => None,
+        })
+        .collect();
+    let flattened: Vec<&syn::Ident> = fields
+        .iter()
+        .filter(|f| f.json == JsonName::Flattened)
+        .map(|f| &f.ident)
+        .collect();
+    let write_named = named.iter().map(|(ident, json)| {
+        quote!(if let ::std::option::Option::Some(value) = &self.#ident { __map.serialize_entry(#json, value)?; })
+    });
+    let write_flattened = flattened.iter().map(|ident| {
+        quote!(if let ::std::option::Option::Some(value) = &self.#ident { #wire::flatten(&mut __map, value)?; })
+    });
+    let read_named = named
+        .iter()
+        .map(|(ident, json)| quote!(let #ident = #wire::field(&mut __map, #json)?;));
+    let read_flattened = flattened.iter().map(|ident| quote!(let #ident = #wire::rest(&__map)?;));
+    let (write_object, read_object, object_fields) = if root {
+        (
+            quote! {
+                __map.serialize_entry("apiVersion", &self.api_version)?;
+                __map.serialize_entry("kind", &self.kind)?;
+                __map.serialize_entry("metadata", &self.metadata)?;
+            },
+            quote! {
+                let api_version = #wire::field(&mut __map, "apiVersion")?.unwrap_or_default();
+                let kind = #wire::field(&mut __map, "kind")?.unwrap_or_default();
+                let metadata = #wire::field(&mut __map, "metadata")?.unwrap_or_default();
+            },
+            quote!(api_version, kind, metadata,),
+        )
+    } else {
+        (quote!(), quote!(), quote!())
+    };
+    // `__map`: no field of an API type is named so, while `map` could be.
+    let all = named.iter().map(|(ident, _)| *ident).chain(flattened.iter().copied());
+    quote! {
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
+                use ::serde::ser::SerializeMap as _;
+                let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+                #write_object
+                #(#write_named)*
+                #(#write_flattened)*
+                __map.end()
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                let mut __map = #wire::object(deserializer)?;
+                #read_object
+                #(#read_named)*
+                #(#read_flattened)*
+                ::std::result::Result::Ok(Self { #object_fields #(#all),* })
+            }
+        }
     }
 }
 
@@ -354,8 +407,10 @@ fn extract_functions(def: &TypeDef, rt: &syn::Path) -> TokenStream {
         let doc = super::doc_lines(&format!(
             "The fields of `object` that `field_manager` {what}, as an apply configuration (client-go's\n`Extract{ty}`): modify it and apply it again without taking over the fields others set."
         ));
+        // `#[inline]`: compiled only by crates that call it, as the typed clients' methods are.
         quote! {
             #doc
+            #[inline]
             pub fn #ident(object: &#ty, field_manager: &str) -> ::std::result::Result<#config, #rt::apply::ExtractError> {
                 #rt::apply::extract(object, field_manager, #subresource)
             }

@@ -96,34 +96,17 @@ impl ::core::clone::Clone for ResourceUsage {
 }
 /// The apply configuration of [`VirtualMachine`]: what a server-side apply sends of it, every field
 /// optional and left out when unset.
-#[derive(
-    ::std::clone::Clone,
-    ::std::fmt::Debug,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::clone::Clone, ::std::fmt::Debug, ::std::cmp::PartialEq)]
 pub struct VirtualMachineApplyConfiguration {
-    #[serde(rename = "apiVersion")]
     api_version: ::std::string::String,
     kind: ::std::string::String,
     /// The object's metadata: its name and namespace, and what this manager sets.
     pub metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration,
     /// What the VirtualMachine should be.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub spec: ::std::option::Option<
         <VirtualMachineSpec as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
     /// What the controller observed; written with Update, as controller101 does.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub status: ::std::option::Option<
         <VirtualMachineStatus as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
@@ -220,11 +203,56 @@ impl VirtualMachineApplyConfiguration {
         self
     }
 }
+impl ::serde::Serialize for VirtualMachineApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        __map.serialize_entry("apiVersion", &self.api_version)?;
+        __map.serialize_entry("kind", &self.kind)?;
+        __map.serialize_entry("metadata", &self.metadata)?;
+        if let ::std::option::Option::Some(value) = &self.spec {
+            __map.serialize_entry("spec", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.status {
+            __map.serialize_entry("status", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for VirtualMachineApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let api_version = ::codegen_runtime::apply::wire::field(
+                &mut __map,
+                "apiVersion",
+            )?
+            .unwrap_or_default();
+        let kind = ::codegen_runtime::apply::wire::field(&mut __map, "kind")?
+            .unwrap_or_default();
+        let metadata = ::codegen_runtime::apply::wire::field(&mut __map, "metadata")?
+            .unwrap_or_default();
+        let spec = ::codegen_runtime::apply::wire::field(&mut __map, "spec")?;
+        let status = ::codegen_runtime::apply::wire::field(&mut __map, "status")?;
+        ::std::result::Result::Ok(Self {
+            api_version,
+            kind,
+            metadata,
+            spec,
+            status,
+        })
+    }
+}
 impl ::codegen_runtime::apply::ApplyField for VirtualMachine {
     type Configuration = VirtualMachineApplyConfiguration;
 }
 /// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
 /// `ExtractVirtualMachine`): modify it and apply it again without taking over the fields others set.
+#[inline]
 pub fn extract_virtual_machine(
     object: &VirtualMachine,
     field_manager: &str,
@@ -240,24 +268,12 @@ pub fn extract_virtual_machine(
     ::std::clone::Clone,
     ::std::fmt::Debug,
     ::std::default::Default,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::std::cmp::PartialEq
 )]
 pub struct VirtualMachineSpecApplyConfiguration {
     /// What to do with the server, e.g. `active`.
-    #[serde(
-        rename = "action",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub action: ::std::option::Option<String>,
     /// The resources the server gets.
-    #[serde(
-        rename = "resource",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub resource: ::std::option::Option<
         <ResourceRequest as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
@@ -281,6 +297,32 @@ impl VirtualMachineSpecApplyConfiguration {
         self
     }
 }
+impl ::serde::Serialize for VirtualMachineSpecApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        if let ::std::option::Option::Some(value) = &self.action {
+            __map.serialize_entry("action", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.resource {
+            __map.serialize_entry("resource", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for VirtualMachineSpecApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let action = ::codegen_runtime::apply::wire::field(&mut __map, "action")?;
+        let resource = ::codegen_runtime::apply::wire::field(&mut __map, "resource")?;
+        ::std::result::Result::Ok(Self { action, resource })
+    }
+}
 impl ::codegen_runtime::apply::ApplyField for VirtualMachineSpec {
     type Configuration = VirtualMachineSpecApplyConfiguration;
 }
@@ -290,35 +332,18 @@ impl ::codegen_runtime::apply::ApplyField for VirtualMachineSpec {
     ::std::clone::Clone,
     ::std::fmt::Debug,
     ::std::default::Default,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::std::cmp::PartialEq
 )]
 pub struct ResourceRequestApplyConfiguration {
     /// CPU, e.g. `2`.
-    #[serde(
-        rename = "cpu",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub cpu: ::std::option::Option<
         <Quantity as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
     /// Memory, e.g. `1Gi`.
-    #[serde(
-        rename = "memory",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub memory: ::std::option::Option<
         <Quantity as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
     /// Root disk, e.g. `40Gi`; the driver's default when unset.
-    #[serde(
-        rename = "rootDisk",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub root_disk: ::std::option::Option<
         <Quantity as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
@@ -358,6 +383,36 @@ impl ResourceRequestApplyConfiguration {
         self
     }
 }
+impl ::serde::Serialize for ResourceRequestApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        if let ::std::option::Option::Some(value) = &self.cpu {
+            __map.serialize_entry("cpu", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.memory {
+            __map.serialize_entry("memory", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.root_disk {
+            __map.serialize_entry("rootDisk", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceRequestApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let cpu = ::codegen_runtime::apply::wire::field(&mut __map, "cpu")?;
+        let memory = ::codegen_runtime::apply::wire::field(&mut __map, "memory")?;
+        let root_disk = ::codegen_runtime::apply::wire::field(&mut __map, "rootDisk")?;
+        ::std::result::Result::Ok(Self { cpu, memory, root_disk })
+    }
+}
 impl ::codegen_runtime::apply::ApplyField for ResourceRequest {
     type Configuration = ResourceRequestApplyConfiguration;
 }
@@ -367,40 +422,18 @@ impl ::codegen_runtime::apply::ApplyField for ResourceRequest {
     ::std::clone::Clone,
     ::std::fmt::Debug,
     ::std::default::Default,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::std::cmp::PartialEq
 )]
 pub struct VirtualMachineStatusApplyConfiguration {
     /// Creating, Active, Failed or Terminating.
-    #[serde(
-        rename = "phase",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub phase: ::std::option::Option<String>,
     /// Why the VirtualMachine is in its phase.
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub reason: ::std::option::Option<String>,
     /// The server behind the VirtualMachine.
-    #[serde(
-        rename = "server",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub server: ::std::option::Option<
         <ServerStatus as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
     /// When the status was last written.
-    #[serde(
-        rename = "lastUpdateTime",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub last_update_time: ::std::option::Option<
         <Time as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
@@ -441,6 +474,48 @@ impl VirtualMachineStatusApplyConfiguration {
         self
     }
 }
+impl ::serde::Serialize for VirtualMachineStatusApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        if let ::std::option::Option::Some(value) = &self.phase {
+            __map.serialize_entry("phase", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.reason {
+            __map.serialize_entry("reason", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.server {
+            __map.serialize_entry("server", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.last_update_time {
+            __map.serialize_entry("lastUpdateTime", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for VirtualMachineStatusApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let phase = ::codegen_runtime::apply::wire::field(&mut __map, "phase")?;
+        let reason = ::codegen_runtime::apply::wire::field(&mut __map, "reason")?;
+        let server = ::codegen_runtime::apply::wire::field(&mut __map, "server")?;
+        let last_update_time = ::codegen_runtime::apply::wire::field(
+            &mut __map,
+            "lastUpdateTime",
+        )?;
+        ::std::result::Result::Ok(Self {
+            phase,
+            reason,
+            server,
+            last_update_time,
+        })
+    }
+}
 impl ::codegen_runtime::apply::ApplyField for VirtualMachineStatus {
     type Configuration = VirtualMachineStatusApplyConfiguration;
 }
@@ -450,31 +525,14 @@ impl ::codegen_runtime::apply::ApplyField for VirtualMachineStatus {
     ::std::clone::Clone,
     ::std::fmt::Debug,
     ::std::default::Default,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::std::cmp::PartialEq
 )]
 pub struct ServerStatusApplyConfiguration {
     /// The driver's server id.
-    #[serde(
-        rename = "id",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub id: ::std::option::Option<String>,
     /// The driver's server state.
-    #[serde(
-        rename = "state",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub state: ::std::option::Option<String>,
     /// What the server uses.
-    #[serde(
-        rename = "usage",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub usage: ::std::option::Option<
         <ResourceUsage as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
@@ -504,6 +562,36 @@ impl ServerStatusApplyConfiguration {
         self
     }
 }
+impl ::serde::Serialize for ServerStatusApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        if let ::std::option::Option::Some(value) = &self.id {
+            __map.serialize_entry("id", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.state {
+            __map.serialize_entry("state", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.usage {
+            __map.serialize_entry("usage", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerStatusApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let id = ::codegen_runtime::apply::wire::field(&mut __map, "id")?;
+        let state = ::codegen_runtime::apply::wire::field(&mut __map, "state")?;
+        let usage = ::codegen_runtime::apply::wire::field(&mut __map, "usage")?;
+        ::std::result::Result::Ok(Self { id, state, usage })
+    }
+}
 impl ::codegen_runtime::apply::ApplyField for ServerStatus {
     type Configuration = ServerStatusApplyConfiguration;
 }
@@ -513,24 +601,12 @@ impl ::codegen_runtime::apply::ApplyField for ServerStatus {
     ::std::clone::Clone,
     ::std::fmt::Debug,
     ::std::default::Default,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::std::cmp::PartialEq
 )]
 pub struct ResourceUsageApplyConfiguration {
     /// CPU usage.
-    #[serde(
-        rename = "cpu",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub cpu: ::std::option::Option<f64>,
     /// Memory usage.
-    #[serde(
-        rename = "memory",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub memory: ::std::option::Option<f64>,
 }
 impl ResourceUsageApplyConfiguration {
@@ -545,6 +621,32 @@ impl ResourceUsageApplyConfiguration {
     pub fn memory(mut self, value: impl ::std::convert::Into<f64>) -> Self {
         self.memory = ::std::option::Option::Some(value.into());
         self
+    }
+}
+impl ::serde::Serialize for ResourceUsageApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        if let ::std::option::Option::Some(value) = &self.cpu {
+            __map.serialize_entry("cpu", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.memory {
+            __map.serialize_entry("memory", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceUsageApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let cpu = ::codegen_runtime::apply::wire::field(&mut __map, "cpu")?;
+        let memory = ::codegen_runtime::apply::wire::field(&mut __map, "memory")?;
+        ::std::result::Result::Ok(Self { cpu, memory })
     }
 }
 impl ::codegen_runtime::apply::ApplyField for ResourceUsage {

@@ -208,34 +208,17 @@ impl ::core::clone::Clone for DNSRecord {
 }
 /// The apply configuration of [`ClusterTestType`]: what a server-side apply sends of it, every field
 /// optional and left out when unset.
-#[derive(
-    ::std::clone::Clone,
-    ::std::fmt::Debug,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::clone::Clone, ::std::fmt::Debug, ::std::cmp::PartialEq)]
 pub struct ClusterTestTypeApplyConfiguration {
-    #[serde(rename = "apiVersion")]
     api_version: ::std::string::String,
     kind: ::std::string::String,
     /// The object's metadata: its name and namespace, and what this manager sets.
     pub metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration,
     /// Desired state.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub spec: ::std::option::Option<
         <ReplicaSpec as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
     /// Observed state.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub status: ::std::option::Option<
         <ReplicaStatus as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
@@ -329,11 +312,56 @@ impl ClusterTestTypeApplyConfiguration {
         self
     }
 }
+impl ::serde::Serialize for ClusterTestTypeApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        __map.serialize_entry("apiVersion", &self.api_version)?;
+        __map.serialize_entry("kind", &self.kind)?;
+        __map.serialize_entry("metadata", &self.metadata)?;
+        if let ::std::option::Option::Some(value) = &self.spec {
+            __map.serialize_entry("spec", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.status {
+            __map.serialize_entry("status", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClusterTestTypeApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let api_version = ::codegen_runtime::apply::wire::field(
+                &mut __map,
+                "apiVersion",
+            )?
+            .unwrap_or_default();
+        let kind = ::codegen_runtime::apply::wire::field(&mut __map, "kind")?
+            .unwrap_or_default();
+        let metadata = ::codegen_runtime::apply::wire::field(&mut __map, "metadata")?
+            .unwrap_or_default();
+        let spec = ::codegen_runtime::apply::wire::field(&mut __map, "spec")?;
+        let status = ::codegen_runtime::apply::wire::field(&mut __map, "status")?;
+        ::std::result::Result::Ok(Self {
+            api_version,
+            kind,
+            metadata,
+            spec,
+            status,
+        })
+    }
+}
 impl ::codegen_runtime::apply::ApplyField for ClusterTestType {
     type Configuration = ClusterTestTypeApplyConfiguration;
 }
 /// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
 /// `ExtractClusterTestType`): modify it and apply it again without taking over the fields others set.
+#[inline]
 pub fn extract_cluster_test_type(
     object: &ClusterTestType,
     field_manager: &str,
@@ -345,6 +373,7 @@ pub fn extract_cluster_test_type(
 }
 /// The fields of `object` that `field_manager` applied to its status, as an apply configuration (client-go's
 /// `ExtractClusterTestType`): modify it and apply it again without taking over the fields others set.
+#[inline]
 pub fn extract_cluster_test_type_status(
     object: &ClusterTestType,
     field_manager: &str,
@@ -364,17 +393,10 @@ pub fn extract_cluster_test_type_status(
     ::std::clone::Clone,
     ::std::fmt::Debug,
     ::std::default::Default,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::std::cmp::PartialEq
 )]
 pub struct ReplicaSpecApplyConfiguration {
     /// Desired replicas.
-    #[serde(
-        rename = "replicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub replicas: ::std::option::Option<i32>,
 }
 impl ReplicaSpecApplyConfiguration {
@@ -383,6 +405,28 @@ impl ReplicaSpecApplyConfiguration {
     pub fn replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.replicas = ::std::option::Option::Some(value.into());
         self
+    }
+}
+impl ::serde::Serialize for ReplicaSpecApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            __map.serialize_entry("replicas", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReplicaSpecApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let replicas = ::codegen_runtime::apply::wire::field(&mut __map, "replicas")?;
+        ::std::result::Result::Ok(Self { replicas })
     }
 }
 impl ::codegen_runtime::apply::ApplyField for ReplicaSpec {
@@ -394,17 +438,10 @@ impl ::codegen_runtime::apply::ApplyField for ReplicaSpec {
     ::std::clone::Clone,
     ::std::fmt::Debug,
     ::std::default::Default,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::std::cmp::PartialEq
 )]
 pub struct ReplicaStatusApplyConfiguration {
     /// Observed replicas.
-    #[serde(
-        rename = "replicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub replicas: ::std::option::Option<i32>,
 }
 impl ReplicaStatusApplyConfiguration {
@@ -415,20 +452,35 @@ impl ReplicaStatusApplyConfiguration {
         self
     }
 }
+impl ::serde::Serialize for ReplicaStatusApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            __map.serialize_entry("replicas", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReplicaStatusApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let replicas = ::codegen_runtime::apply::wire::field(&mut __map, "replicas")?;
+        ::std::result::Result::Ok(Self { replicas })
+    }
+}
 impl ::codegen_runtime::apply::ApplyField for ReplicaStatus {
     type Configuration = ReplicaStatusApplyConfiguration;
 }
 /// The apply configuration of [`UndeletableType`]: what a server-side apply sends of it, every field
 /// optional and left out when unset.
-#[derive(
-    ::std::clone::Clone,
-    ::std::fmt::Debug,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::clone::Clone, ::std::fmt::Debug, ::std::cmp::PartialEq)]
 pub struct UndeletableTypeApplyConfiguration {
-    #[serde(rename = "apiVersion")]
     api_version: ::std::string::String,
     kind: ::std::string::String,
     /// The object's metadata: its name and namespace, and what this manager sets.
@@ -502,11 +554,46 @@ impl UndeletableTypeApplyConfiguration {
         self
     }
 }
+impl ::serde::Serialize for UndeletableTypeApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        __map.serialize_entry("apiVersion", &self.api_version)?;
+        __map.serialize_entry("kind", &self.kind)?;
+        __map.serialize_entry("metadata", &self.metadata)?;
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UndeletableTypeApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let api_version = ::codegen_runtime::apply::wire::field(
+                &mut __map,
+                "apiVersion",
+            )?
+            .unwrap_or_default();
+        let kind = ::codegen_runtime::apply::wire::field(&mut __map, "kind")?
+            .unwrap_or_default();
+        let metadata = ::codegen_runtime::apply::wire::field(&mut __map, "metadata")?
+            .unwrap_or_default();
+        ::std::result::Result::Ok(Self {
+            api_version,
+            kind,
+            metadata,
+        })
+    }
+}
 impl ::codegen_runtime::apply::ApplyField for UndeletableType {
     type Configuration = UndeletableTypeApplyConfiguration;
 }
 /// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
 /// `ExtractUndeletableType`): modify it and apply it again without taking over the fields others set.
+#[inline]
 pub fn extract_undeletable_type(
     object: &UndeletableType,
     field_manager: &str,
@@ -518,15 +605,8 @@ pub fn extract_undeletable_type(
 }
 /// The apply configuration of [`DNSRecord`]: what a server-side apply sends of it, every field
 /// optional and left out when unset.
-#[derive(
-    ::std::clone::Clone,
-    ::std::fmt::Debug,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::clone::Clone, ::std::fmt::Debug, ::std::cmp::PartialEq)]
 pub struct DNSRecordApplyConfiguration {
-    #[serde(rename = "apiVersion")]
     api_version: ::std::string::String,
     kind: ::std::string::String,
     /// The object's metadata: its name and namespace, and what this manager sets.
@@ -599,11 +679,46 @@ impl DNSRecordApplyConfiguration {
         self
     }
 }
+impl ::serde::Serialize for DNSRecordApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        __map.serialize_entry("apiVersion", &self.api_version)?;
+        __map.serialize_entry("kind", &self.kind)?;
+        __map.serialize_entry("metadata", &self.metadata)?;
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for DNSRecordApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let api_version = ::codegen_runtime::apply::wire::field(
+                &mut __map,
+                "apiVersion",
+            )?
+            .unwrap_or_default();
+        let kind = ::codegen_runtime::apply::wire::field(&mut __map, "kind")?
+            .unwrap_or_default();
+        let metadata = ::codegen_runtime::apply::wire::field(&mut __map, "metadata")?
+            .unwrap_or_default();
+        ::std::result::Result::Ok(Self {
+            api_version,
+            kind,
+            metadata,
+        })
+    }
+}
 impl ::codegen_runtime::apply::ApplyField for DNSRecord {
     type Configuration = DNSRecordApplyConfiguration;
 }
 /// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
 /// `ExtractDNSRecord`): modify it and apply it again without taking over the fields others set.
+#[inline]
 pub fn extract_dns_record(
     object: &DNSRecord,
     field_manager: &str,

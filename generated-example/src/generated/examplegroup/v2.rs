@@ -49,25 +49,13 @@ impl ::core::clone::Clone for TestType {
 }
 /// The apply configuration of [`TestType`]: what a server-side apply sends of it, every field
 /// optional and left out when unset.
-#[derive(
-    ::std::clone::Clone,
-    ::std::fmt::Debug,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::clone::Clone, ::std::fmt::Debug, ::std::cmp::PartialEq)]
 pub struct TestTypeApplyConfiguration {
-    #[serde(rename = "apiVersion")]
     api_version: ::std::string::String,
     kind: ::std::string::String,
     /// The object's metadata: its name and namespace, and what this manager sets.
     pub metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration,
     /// Anything.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub spec: ::std::option::Option<
         ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
     >,
@@ -151,11 +139,51 @@ impl TestTypeApplyConfiguration {
         self
     }
 }
+impl ::serde::Serialize for TestTypeApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        __map.serialize_entry("apiVersion", &self.api_version)?;
+        __map.serialize_entry("kind", &self.kind)?;
+        __map.serialize_entry("metadata", &self.metadata)?;
+        if let ::std::option::Option::Some(value) = &self.spec {
+            __map.serialize_entry("spec", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TestTypeApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let api_version = ::codegen_runtime::apply::wire::field(
+                &mut __map,
+                "apiVersion",
+            )?
+            .unwrap_or_default();
+        let kind = ::codegen_runtime::apply::wire::field(&mut __map, "kind")?
+            .unwrap_or_default();
+        let metadata = ::codegen_runtime::apply::wire::field(&mut __map, "metadata")?
+            .unwrap_or_default();
+        let spec = ::codegen_runtime::apply::wire::field(&mut __map, "spec")?;
+        ::std::result::Result::Ok(Self {
+            api_version,
+            kind,
+            metadata,
+            spec,
+        })
+    }
+}
 impl ::codegen_runtime::apply::ApplyField for TestType {
     type Configuration = TestTypeApplyConfiguration;
 }
 /// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
 /// `ExtractTestType`): modify it and apply it again without taking over the fields others set.
+#[inline]
 pub fn extract_test_type(
     object: &TestType,
     field_manager: &str,

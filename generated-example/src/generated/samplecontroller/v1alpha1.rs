@@ -66,34 +66,17 @@ impl ::core::clone::Clone for FooStatus {
 }
 /// The apply configuration of [`Foo`]: what a server-side apply sends of it, every field
 /// optional and left out when unset.
-#[derive(
-    ::std::clone::Clone,
-    ::std::fmt::Debug,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
-)]
+#[derive(::std::clone::Clone, ::std::fmt::Debug, ::std::cmp::PartialEq)]
 pub struct FooApplyConfiguration {
-    #[serde(rename = "apiVersion")]
     api_version: ::std::string::String,
     kind: ::std::string::String,
     /// The object's metadata: its name and namespace, and what this manager sets.
     pub metadata: ::codegen_runtime::apply::ObjectMetaApplyConfiguration,
     /// The Deployment the Foo wants.
-    #[serde(
-        rename = "spec",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub spec: ::std::option::Option<
         <FooSpec as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
     /// What the controller observed.
-    #[serde(
-        rename = "status",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub status: ::std::option::Option<
         <FooStatus as ::codegen_runtime::apply::ApplyField>::Configuration,
     >,
@@ -189,11 +172,56 @@ impl FooApplyConfiguration {
         self
     }
 }
+impl ::serde::Serialize for FooApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        __map.serialize_entry("apiVersion", &self.api_version)?;
+        __map.serialize_entry("kind", &self.kind)?;
+        __map.serialize_entry("metadata", &self.metadata)?;
+        if let ::std::option::Option::Some(value) = &self.spec {
+            __map.serialize_entry("spec", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.status {
+            __map.serialize_entry("status", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for FooApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let api_version = ::codegen_runtime::apply::wire::field(
+                &mut __map,
+                "apiVersion",
+            )?
+            .unwrap_or_default();
+        let kind = ::codegen_runtime::apply::wire::field(&mut __map, "kind")?
+            .unwrap_or_default();
+        let metadata = ::codegen_runtime::apply::wire::field(&mut __map, "metadata")?
+            .unwrap_or_default();
+        let spec = ::codegen_runtime::apply::wire::field(&mut __map, "spec")?;
+        let status = ::codegen_runtime::apply::wire::field(&mut __map, "status")?;
+        ::std::result::Result::Ok(Self {
+            api_version,
+            kind,
+            metadata,
+            spec,
+            status,
+        })
+    }
+}
 impl ::codegen_runtime::apply::ApplyField for Foo {
     type Configuration = FooApplyConfiguration;
 }
 /// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
 /// `ExtractFoo`): modify it and apply it again without taking over the fields others set.
+#[inline]
 pub fn extract_foo(
     object: &Foo,
     field_manager: &str,
@@ -205,6 +233,7 @@ pub fn extract_foo(
 }
 /// The fields of `object` that `field_manager` applied to its status, as an apply configuration (client-go's
 /// `ExtractFoo`): modify it and apply it again without taking over the fields others set.
+#[inline]
 pub fn extract_foo_status(
     object: &Foo,
     field_manager: &str,
@@ -224,24 +253,12 @@ pub fn extract_foo_status(
     ::std::clone::Clone,
     ::std::fmt::Debug,
     ::std::default::Default,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::std::cmp::PartialEq
 )]
 pub struct FooSpecApplyConfiguration {
     /// The name of the Deployment the Foo owns.
-    #[serde(
-        rename = "deploymentName",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub deployment_name: ::std::option::Option<String>,
     /// How many replicas the Deployment runs.
-    #[serde(
-        rename = "replicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub replicas: ::std::option::Option<i32>,
 }
 impl FooSpecApplyConfiguration {
@@ -258,6 +275,35 @@ impl FooSpecApplyConfiguration {
         self
     }
 }
+impl ::serde::Serialize for FooSpecApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        if let ::std::option::Option::Some(value) = &self.deployment_name {
+            __map.serialize_entry("deploymentName", value)?;
+        }
+        if let ::std::option::Option::Some(value) = &self.replicas {
+            __map.serialize_entry("replicas", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for FooSpecApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let deployment_name = ::codegen_runtime::apply::wire::field(
+            &mut __map,
+            "deploymentName",
+        )?;
+        let replicas = ::codegen_runtime::apply::wire::field(&mut __map, "replicas")?;
+        ::std::result::Result::Ok(Self { deployment_name, replicas })
+    }
+}
 impl ::codegen_runtime::apply::ApplyField for FooSpec {
     type Configuration = FooSpecApplyConfiguration;
 }
@@ -267,17 +313,10 @@ impl ::codegen_runtime::apply::ApplyField for FooSpec {
     ::std::clone::Clone,
     ::std::fmt::Debug,
     ::std::default::Default,
-    ::std::cmp::PartialEq,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::std::cmp::PartialEq
 )]
 pub struct FooStatusApplyConfiguration {
     /// Available replicas of the Deployment.
-    #[serde(
-        rename = "availableReplicas",
-        default,
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
     pub available_replicas: ::std::option::Option<i32>,
 }
 impl FooStatusApplyConfiguration {
@@ -286,6 +325,31 @@ impl FooStatusApplyConfiguration {
     pub fn available_replicas(mut self, value: impl ::std::convert::Into<i32>) -> Self {
         self.available_replicas = ::std::option::Option::Some(value.into());
         self
+    }
+}
+impl ::serde::Serialize for FooStatusApplyConfiguration {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        use ::serde::ser::SerializeMap as _;
+        let mut __map = serializer.serialize_map(::std::option::Option::None)?;
+        if let ::std::option::Option::Some(value) = &self.available_replicas {
+            __map.serialize_entry("availableReplicas", value)?;
+        }
+        __map.end()
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for FooStatusApplyConfiguration {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::std::result::Result<Self, D::Error> {
+        let mut __map = ::codegen_runtime::apply::wire::object(deserializer)?;
+        let available_replicas = ::codegen_runtime::apply::wire::field(
+            &mut __map,
+            "availableReplicas",
+        )?;
+        ::std::result::Result::Ok(Self { available_replicas })
     }
 }
 impl ::codegen_runtime::apply::ApplyField for FooStatus {
