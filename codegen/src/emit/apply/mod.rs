@@ -7,11 +7,16 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Fields, GenericArgument, PathArguments, Type};
 
+mod object;
+mod wire;
+
 use crate::Config;
 use crate::genclient::Verb;
 use crate::model::{FieldDef, JsonName, Package, TypeDef};
 use crate::names;
 use crate::tags::description;
+use object::{extract_functions, object_methods};
+use wire::wire_impls;
 
 /// Scalars the generator applies as they are: whether they implement the runtime's
 /// `ApplyField` is not this crate's to decide (k8s-openapi implements `DeepMerge` for some).
@@ -79,7 +84,7 @@ pub fn apply_configuration(def: &TypeDef, config: &Config) -> TokenStream {
     let declarations = fields.iter().map(|f| field_declaration(def, f, rt));
     let builders = fields.iter().map(|f| builder(f, rt));
     let wire = wire_impls(&name, &fields, root, rt);
-    let doc = super::doc_lines(&format!(
+    let doc = crate::emit::doc_lines(&format!(
         "The apply configuration of [`{ty}`]: what a server-side apply sends of it, every field\noptional and left out when unset."
     ));
     let (object_fields, derives, object_methods, extract) = if root {
@@ -129,81 +134,10 @@ pub fn apply_configuration(def: &TypeDef, config: &Config) -> TokenStream {
 fn field_declaration(def: &TypeDef, field: &FieldDef, rt: &syn::Path) -> TokenStream {
     let ident = &field.ident;
     let held = configured(&field.ty, rt);
-    let doc = super::doc_lines(&field_doc(def, field));
+    let doc = crate::emit::doc_lines(&field_doc(def, field));
     quote! {
         #doc
         pub #ident: ::std::option::Option<#held>,
-    }
-}
-
-/// `Serialize` and `Deserialize` of a configuration: the fields that are set, under the type's
-/// JSON names (flattened fields' own fields in the same map). Written out with the runtime's
-/// helpers rather than derived: serde's derives for every configuration of a crate of many
-/// kinds cost more to compile than everything else generated for them.
-fn wire_impls(name: &syn::Ident, fields: &[&FieldDef], root: bool, rt: &syn::Path) -> TokenStream {
-    let wire = quote!(#rt::apply::wire);
-    let named: Vec<(&syn::Ident, &str)> = fields
-        .iter()
-        .filter_map(|f| match &f.json {
-            JsonName::Named(json) => Some((&f.ident, json.as_str())),
-            _ => None,
-        })
-        .collect();
-    let flattened: Vec<&syn::Ident> = fields
-        .iter()
-        .filter(|f| f.json == JsonName::Flattened)
-        .map(|f| &f.ident)
-        .collect();
-    let write_named = named.iter().map(|(ident, json)| {
-        quote!(if let ::std::option::Option::Some(value) = &self.#ident { __map.serialize_entry(#json, value)?; })
-    });
-    let write_flattened = flattened.iter().map(|ident| {
-        quote!(if let ::std::option::Option::Some(value) = &self.#ident { #wire::flatten(&mut __map, value)?; })
-    });
-    let read_named = named
-        .iter()
-        .map(|(ident, json)| quote!(let #ident = #wire::field(&mut __map, #json)?;));
-    let read_flattened = flattened.iter().map(|ident| quote!(let #ident = #wire::rest(&__map)?;));
-    let (write_object, read_object, object_fields) = if root {
-        (
-            quote! {
-                __map.serialize_entry("apiVersion", &self.api_version)?;
-                __map.serialize_entry("kind", &self.kind)?;
-                __map.serialize_entry("metadata", &self.metadata)?;
-            },
-            quote! {
-                let api_version = #wire::field(&mut __map, "apiVersion")?.unwrap_or_default();
-                let kind = #wire::field(&mut __map, "kind")?.unwrap_or_default();
-                let metadata = #wire::field(&mut __map, "metadata")?.unwrap_or_default();
-            },
-            quote!(api_version, kind, metadata,),
-        )
-    } else {
-        (quote!(), quote!(), quote!())
-    };
-    // `__map`: no field of an API type is named so, while `map` could be.
-    let all = named.iter().map(|(ident, _)| *ident).chain(flattened.iter().copied());
-    quote! {
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error> {
-                use ::serde::ser::SerializeMap as _;
-                let mut __map = serializer.serialize_map(::std::option::Option::None)?;
-                #write_object
-                #(#write_named)*
-                #(#write_flattened)*
-                __map.end()
-            }
-        }
-
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
-                let mut __map = #wire::object(deserializer)?;
-                #read_object
-                #(#read_named)*
-                #(#read_flattened)*
-                ::std::result::Result::Ok(Self { #object_fields #(#all),* })
-            }
-        }
     }
 }
 
@@ -310,113 +244,4 @@ fn builder(field: &FieldDef, rt: &syn::Path) -> TokenStream {
             }
         }
     }
-}
-
-/// A `+genclient` type's constructor, type-meta and name getters, and metadata builders.
-fn object_methods(def: &TypeDef, fields: &[&FieldDef], rt: &syn::Path) -> TokenStream {
-    let ty = &def.ident;
-    let unset = fields.iter().map(|f| &f.ident);
-    let namespaced = def.genclient.as_ref().is_some_and(|g| g.namespaced);
-    let (params, namespace, doc) = if namespaced {
-        (
-            quote!(name: impl ::std::convert::Into<::std::string::String>, namespace: impl ::std::convert::Into<::std::string::String>),
-            quote!(::std::option::Option::Some(namespace.into())),
-            format!(" An apply configuration for the {ty} `name` in `namespace`, with its apiVersion and kind."),
-        )
-    } else {
-        (
-            quote!(name: impl ::std::convert::Into<::std::string::String>),
-            quote!(::std::option::Option::None),
-            format!(" An apply configuration for the {ty} `name`, with its apiVersion and kind."),
-        )
-    };
-    quote! {
-        #[doc = #doc]
-        pub fn new(#params) -> Self {
-            Self {
-                api_version: <#ty as ::kube::Resource>::api_version(&()).into_owned(),
-                kind: <#ty as ::kube::Resource>::kind(&()).into_owned(),
-                metadata: #rt::apply::ObjectMetaApplyConfiguration {
-                    name: ::std::option::Option::Some(name.into()),
-                    namespace: #namespace,
-                    ..::std::default::Default::default()
-                },
-                #(#unset: ::std::option::Option::None,)*
-            }
-        }
-
-        /// The configuration's apiVersion, always the type's.
-        pub fn api_version(&self) -> &str {
-            &self.api_version
-        }
-
-        /// The configuration's kind, always the type's.
-        pub fn kind(&self) -> &str {
-            &self.kind
-        }
-
-        /// The name of the object it applies to.
-        pub fn name(&self) -> &str {
-            self.metadata.name.as_deref().unwrap_or_default()
-        }
-
-        /// Adds labels this manager sets.
-        #[must_use]
-        pub fn labels<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(mut self, labels: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
-            self.metadata.add_labels(labels);
-            self
-        }
-
-        /// Adds annotations this manager sets.
-        #[must_use]
-        pub fn annotations<K: ::std::convert::Into<::std::string::String>, V: ::std::convert::Into<::std::string::String>>(mut self, annotations: impl ::std::iter::IntoIterator<Item = (K, V)>) -> Self {
-            self.metadata.add_annotations(annotations);
-            self
-        }
-
-        /// Adds owner references this manager sets (merged by `uid`).
-        #[must_use]
-        pub fn owner_references(mut self, references: impl ::std::iter::IntoIterator<Item = ::k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference>) -> Self {
-            self.metadata.add_owner_references(references);
-            self
-        }
-
-        /// Adds finalizers this manager sets.
-        #[must_use]
-        pub fn finalizers<S: ::std::convert::Into<::std::string::String>>(mut self, finalizers: impl ::std::iter::IntoIterator<Item = S>) -> Self {
-            self.metadata.add_finalizers(finalizers);
-            self
-        }
-    }
-}
-
-/// `extract_<type>` (and `extract_<type>_status` for a type with a status verb), for a type
-/// whose client applies.
-fn extract_functions(def: &TypeDef, rt: &syn::Path) -> TokenStream {
-    let Some(genclient) = &def.genclient else {
-        return TokenStream::new();
-    };
-    let (ty, config) = (&def.ident, names::apply_configuration(&def.ident));
-    let function = |status: bool| {
-        let ident = names::extract_function(ty, status);
-        let (subresource, what) = if status {
-            (quote!(::std::option::Option::Some("status")), "applied to its status")
-        } else {
-            (quote!(::std::option::Option::None), "applied")
-        };
-        let doc = super::doc_lines(&format!(
-            "The fields of `object` that `field_manager` {what}, as an apply configuration (client-go's\n`Extract{ty}`): modify it and apply it again without taking over the fields others set."
-        ));
-        // `#[inline]`: compiled only by crates that call it, as the typed clients' methods are.
-        quote! {
-            #doc
-            #[inline]
-            pub fn #ident(object: &#ty, field_manager: &str) -> ::std::result::Result<#config, #rt::apply::ExtractError> {
-                #rt::apply::extract(object, field_manager, #subresource)
-            }
-        }
-    };
-    let apply = genclient.verbs.contains(&Verb::Apply).then(|| function(false));
-    let apply_status = genclient.verbs.contains(&Verb::ApplyStatus).then(|| function(true));
-    quote!(#apply #apply_status)
 }
