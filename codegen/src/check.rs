@@ -103,6 +103,7 @@ mod tests {
             version: "v1".to_owned(),
             markers: Vec::new(),
             types: Vec::new(),
+            enums: Vec::new(),
         }
     }
 

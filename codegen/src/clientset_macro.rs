@@ -216,6 +216,7 @@ fn package(entry: &Entry) -> syn::Result<(Ident, Package)> {
         version: version.to_string(),
         markers: Vec::new(),
         types: Vec::new(),
+        enums: Vec::new(),
     };
     Ok((dir.clone(), package))
 }

@@ -67,7 +67,7 @@ fn targets(packages: &[(&Source, Package)], api_module: &syn::Path, config: &Con
         let artifacts = [
             emit::registration(package),
             emit::deepcopy(package),
-            emit::apply_configurations(package, &enums_of(&source.file), config),
+            emit::apply_configurations(package, config),
             emit::clients(package, config),
             emit::listers(package, config),
             emit::informers(package, config),
@@ -122,17 +122,6 @@ fn targets(packages: &[(&Source, Package)], api_module: &syn::Path, config: &Con
         },
     );
     files
-}
-
-/// The enums of an API module.
-fn enums_of(file: &syn::File) -> Vec<&syn::ItemEnum> {
-    file.items
-        .iter()
-        .filter_map(|item| match item {
-            syn::Item::Enum(item) => Some(item),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The `use` items of an API module, to be repeated where its generated code lives: apply

@@ -124,12 +124,11 @@ fn derive_and_cli_should_emit_the_same_items() {
                 "{group}/{version} {owner}: nothing from the CLI"
             );
             assert_eq!(from_derive, from_cli, "{group}/{version} {owner}");
-            if from_cli.is_empty() {
-                // A private part or one without named fields: nothing from either.
-                continue;
+            // A private part, or one without named fields, gets nothing from either: it proves
+            // nothing, so it is not counted.
+            if !from_cli.is_empty() {
+                compared += 1;
             }
-            assert_eq!(from_derive, from_cli, "{group}/{version} {owner}");
-            compared += 1;
         }
     }
     // Every fixture has a client type and its parts: an empty loop would prove nothing.

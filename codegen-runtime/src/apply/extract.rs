@@ -53,17 +53,13 @@ where
             && entry.subresource.as_deref().unwrap_or_default() == subresource.unwrap_or_default()
     });
     let trie = entry.and_then(|e| e.fields_v1.as_ref()).and_then(|f| f.0.as_object());
-    let mut owned = match trie {
-        Some(trie) => owned_part(&value, trie),
-        None => Value::Object(Map::new()),
+    let mut owned = match trie.map(|trie| owned_part(&value, trie)) {
+        Some(Value::Object(owned)) => owned,
+        _ => Map::new(),
     };
-    if !owned.is_object() {
-        owned = Value::Object(Map::new());
-    }
-    let map = owned.as_object_mut().expect("made an object above");
-    map.insert("apiVersion".to_owned(), Value::String(K::api_version(&()).into_owned()));
-    map.insert("kind".to_owned(), Value::String(kind.clone()));
-    let metadata = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    owned.insert("apiVersion".to_owned(), Value::String(K::api_version(&()).into_owned()));
+    owned.insert("kind".to_owned(), Value::String(kind.clone()));
+    let metadata = owned.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(metadata) = metadata {
         for (key, value) in [("name", &object.meta().name), ("namespace", &object.meta().namespace)] {
             if let Some(value) = value {
@@ -71,7 +67,7 @@ where
             }
         }
     }
-    serde_json::from_value(owned).map_err(|source| ExtractError::Decode {
+    serde_json::from_value(Value::Object(owned)).map_err(|source| ExtractError::Decode {
         kind,
         manager: field_manager.to_owned(),
         source,

@@ -359,11 +359,13 @@ pub(crate) struct Relist<K> {
 }
 
 impl<K: Resource> Relist<K> {
-    /// Adds a listed object (a later one of the same key replaces it).
+    /// Adds a listed object (a later one of the same key replaces it, in the indexes too).
     pub(crate) fn add(&mut self, object: Arc<K>) {
         let key = object_key(object.as_ref());
+        if let Some(earlier) = self.cache.items.insert(key.clone(), object.clone()) {
+            self.cache.unindex(&key, &earlier);
+        }
         self.cache.index(&key, &object);
-        self.cache.items.insert(key, object.clone());
         self.listed.push(object);
     }
 }

@@ -82,3 +82,13 @@ fn replace_should_swap_contents_and_keep_indexes() {
     assert_eq!(split_key("a/kept"), (Some("a"), "kept"));
     assert_eq!(split_key("node-1"), (None, "node-1"));
 }
+
+#[test]
+fn a_key_listed_twice_should_keep_only_its_last_index_values() {
+    let store = Store::new();
+    store.add_indexer("team", team).unwrap();
+    store.replace(vec![cm("a", "one", "red"), cm("a", "one", "blue")]);
+    assert_eq!(store.get("a/one").map(|o| team(&o)), Some(vec!["blue".to_owned()]));
+    assert!(store.index_keys("team", "red").unwrap().is_empty());
+    assert_eq!(store.index_keys("team", "blue").unwrap(), ["a/one"]);
+}

@@ -25,9 +25,12 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
     if let syn::Item::Enum(item) = &item
         && !tags(&item.attrs).iter().any(|t| t.key == GENCLIENT)
     {
-        // An enum is a value of an API type: it is applied whole.
+        // An enum is a value of an API type: it is applied whole (when the package's rule, public
+        // and without generics, would have it so).
+        let whole = matches!(item.vis, syn::Visibility::Public(_)) && item.generics.params.is_empty();
         return match with_options(&item.attrs, config, None) {
-            Ok(config) => emit::applied_whole(item, &config),
+            Ok(config) if whole => emit::applied_whole(&item.ident, &config),
+            Ok(_) => TokenStream::new(),
             Err(error) => error.to_compile_error(),
         };
     }

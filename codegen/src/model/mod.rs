@@ -56,6 +56,8 @@ pub struct Package {
     pub markers: Vec<Marker>,
     /// Types in declaration order.
     pub types: Vec<TypeDef>,
+    /// The public enums without generics: values an apply configuration holds whole.
+    pub enums: Vec<Ident>,
 }
 
 /// A type of the package and what its tags ask for.
@@ -162,10 +164,26 @@ pub fn package(
             version: version.to_owned(),
             markers: package_markers,
             types,
+            enums: whole_values(file),
         })
     } else {
         Err(diagnostics)
     }
+}
+
+/// The public, non-generic enums of a module.
+fn whole_values(file: &syn::File) -> Vec<Ident> {
+    file.items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Enum(item)
+                if matches!(item.vis, syn::Visibility::Public(_)) && item.generics.params.is_empty() =>
+            {
+                Some(item.ident.clone())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Checks an API group and its Go name (`+groupGoName`, when given), each with the span of the

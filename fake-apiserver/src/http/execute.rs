@@ -24,6 +24,7 @@ use crate::verbs::{delete, patch, read, write};
 pub(crate) type Answer = Result<(StatusCode, Vec<u8>), ApiStatus>;
 
 impl Inner {
+    /// Runs the verb of a resource request and renders its answer as `render` asks.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_verb(
         &self,

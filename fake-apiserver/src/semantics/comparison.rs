@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::semantics::fieldpath::{FieldPath, collect, extend, is_system, node_paths, value_at};
 use crate::semantics::shape::Shape;
@@ -27,21 +27,26 @@ pub(crate) struct Comparison {
 pub(crate) fn compare(old: &Value, new: &Value, shape: Shape<'_>) -> Comparison {
     let mut changes = Comparison::default();
     match (old.as_object(), new.as_object()) {
-        (Some(old), Some(new)) => {
-            let fields = old.keys().chain(new.keys().filter(|key| !old.contains_key(*key)));
-            for key in fields.filter(|key| *key != "apiVersion" && *key != "kind") {
-                compare_field(
-                    old.get(key),
-                    new.get(key),
-                    shape.child(key),
-                    vec![format!("f:{key}")],
-                    &mut changes,
-                );
-            }
-        }
+        (Some(old), Some(new)) => compare_fields(old, new, shape, &[], &mut changes),
         _ => compare_whole(old, new, shape, &mut changes),
     }
     changes
+}
+
+/// Compares the fields of two maps at `path`, each of either; the type meta at the top is no
+/// field anyone manages.
+fn compare_fields(
+    old: &Map<String, Value>,
+    new: &Map<String, Value>,
+    shape: Shape<'_>,
+    path: &[String],
+    out: &mut Comparison,
+) {
+    let fields = old.keys().chain(new.keys().filter(|key| !old.contains_key(*key)));
+    for key in fields.filter(|key| !path.is_empty() || (*key != "apiVersion" && *key != "kind")) {
+        let child = extend(path, format!("f:{key}"));
+        compare_field(old.get(key), new.get(key), shape.child(key), child, out);
+    }
 }
 
 /// Compares two versions node by node, without skipping what they share.
@@ -78,15 +83,7 @@ fn compare_field(old: Option<&Value>, new: Option<&Value>, shape: Shape<'_>, pat
         changes_between(&before, &after, |path| at(old, path) != at(new, path), out);
         return;
     };
-    for key in old.keys().chain(new.keys().filter(|key| !old.contains_key(*key))) {
-        compare_field(
-            old.get(key),
-            new.get(key),
-            shape.child(key),
-            extend(&path, format!("f:{key}")),
-            out,
-        );
-    }
+    compare_fields(old, new, shape, &path, out);
 }
 
 /// The rule of the comparison, given the nodes of both versions: a node that appears is

@@ -1,7 +1,7 @@
 //! The checks every write makes on an object: type meta, namespace, server-owned fields,
 //! metadata validation, and whether anything changed at all.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::names;
@@ -210,15 +210,10 @@ pub(crate) fn unchanged(old: &Value, new: &Value) -> bool {
 }
 
 /// Whether two objects have the same keys, and `same` holds for the values of each; other
-/// values compare with `==`. Nothing is copied.
+/// values compare with `==`.
 fn same_members(old: &Value, new: &Value, same: impl Fn(&str, &Value, &Value) -> bool) -> bool {
     match (old, new) {
-        (Value::Object(old), Value::Object(new)) => {
-            old.len() == new.len()
-                && old
-                    .iter()
-                    .all(|(key, value)| new.get(key).is_some_and(|other| same(key, value, other)))
-        }
+        (Value::Object(old), Value::Object(new)) => object::same_maps(old, new, |_| false, same),
         _ => old == new,
     }
 }
@@ -226,13 +221,7 @@ fn same_members(old: &Value, new: &Value, same: impl Fn(&str, &Value, &Value) ->
 /// Whether two managed-field entries are equal but for their `time`, which either may lack.
 fn same_but_time(old: &Value, new: &Value) -> bool {
     match (old, new) {
-        (Value::Object(old), Value::Object(new)) => {
-            let others = |map: &Map<String, Value>| map.keys().filter(|key| *key != "time").count();
-            others(old) == others(new)
-                && old
-                    .iter()
-                    .all(|(key, value)| key == "time" || new.get(key) == Some(value))
-        }
+        (Value::Object(old), Value::Object(new)) => object::same_maps(old, new, |key| key == "time", |_, a, b| a == b),
         _ => old == new,
     }
 }

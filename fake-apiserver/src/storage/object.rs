@@ -163,15 +163,26 @@ pub(crate) fn is_label_shaped(label: &str) -> bool {
 /// Whether two versions have the same spec part: everything but the metadata, the type meta and
 /// (unless `with_status`) the status. Compared in place, without copying either.
 pub(crate) fn same_spec(old: &Value, new: &Value, with_status: bool) -> bool {
-    let counts = |key: &str| !matches!(key, "metadata" | "apiVersion" | "kind") && (with_status || key != "status");
+    let ignored = |key: &str| matches!(key, "metadata" | "apiVersion" | "kind") || (!with_status && key == "status");
     let empty = Map::new();
     let (old, new) = (old.as_object().unwrap_or(&empty), new.as_object().unwrap_or(&empty));
-    let size = |map: &Map<String, Value>| map.keys().filter(|key| counts(key)).count();
-    size(old) == size(new)
+    same_maps(old, new, ignored, |_, old, new| old == new)
+}
+
+/// Whether two maps have the same members but those `ignored` (present on either side or not),
+/// `same` deciding for the values of each key; compared in place, without copying either.
+pub(crate) fn same_maps(
+    old: &Map<String, Value>,
+    new: &Map<String, Value>,
+    ignored: impl Fn(&str) -> bool,
+    same: impl Fn(&str, &Value, &Value) -> bool,
+) -> bool {
+    let counted = |map: &Map<String, Value>| map.keys().filter(|key| !ignored(key)).count();
+    counted(old) == counted(new)
         && old
             .iter()
-            .filter(|(key, _)| counts(key))
-            .all(|(key, value)| new.get(key) == Some(value))
+            .filter(|(key, _)| !ignored(key))
+            .all(|(key, value)| new.get(key).is_some_and(|other| same(key, value, other)))
 }
 
 #[cfg(test)]

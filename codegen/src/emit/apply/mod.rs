@@ -29,9 +29,9 @@ const SCALARS: [&str; 17] = [
 const OBJECT_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
 
 /// The apply configurations of a package's structs, and its enums applied whole.
-pub fn apply_configurations(package: &Package, enums: &[&syn::ItemEnum], config: &Config) -> TokenStream {
+pub fn apply_configurations(package: &Package, config: &Config) -> TokenStream {
     let structs = package.types.iter().map(|def| apply_configuration(def, config));
-    let enums = enums.iter().map(|item| applied_whole(item, config));
+    let enums = package.enums.iter().map(|ident| applied_whole(ident, config));
     quote!(#(#structs)* #(#enums)*)
 }
 
@@ -49,13 +49,10 @@ pub fn has_apply_configuration(def: &TypeDef) -> bool {
         && def.item.generics.params.is_empty()
 }
 
-/// The apply configuration of a public enum: the enum itself, applied whole (a value, not a
-/// set of fields).
-pub fn applied_whole(item: &syn::ItemEnum, config: &Config) -> TokenStream {
-    if !matches!(item.vis, syn::Visibility::Public(_)) || !item.generics.params.is_empty() {
-        return TokenStream::new();
-    }
-    let (rt, ty) = (&config.runtime, &item.ident);
+/// The apply configuration of an enum: the enum itself, applied whole (a value, not a set of
+/// fields).
+pub fn applied_whole(ty: &syn::Ident, config: &Config) -> TokenStream {
+    let rt = &config.runtime;
     quote! {
         impl #rt::apply::ApplyField for #ty {
             type Configuration = #ty;
@@ -156,26 +153,51 @@ fn field_doc(def: &TypeDef, field: &FieldDef) -> String {
     }
 }
 
-/// What a configuration holds for a field of type `ty`: `Option` and `Box` unwrapped, lists and
-/// maps of what their items hold, scalars as they are, and anything else what its `ApplyField`
-/// impl says (a generated configuration, or the type itself for k8s-openapi's).
-fn configured(ty: &Type, rt: &syn::Path) -> TokenStream {
-    let Some((ident, args)) = last_segment(ty) else {
-        return quote!(<#ty as #rt::apply::ApplyField>::Configuration);
+/// What a field of a configuration holds, by the shape of the field's type (`Option` and `Box`
+/// unwrapped): a list, a map, or one value.
+enum Held<'t> {
+    List(&'t Type),
+    Map {
+        map: String,
+        key: &'t Type,
+        value: &'t Type,
+    },
+    One(&'t Type),
+}
+
+fn held(ty: &Type) -> Held<'_> {
+    let Some((name, args)) = last_segment(ty) else {
+        return Held::One(ty);
     };
-    match (ident.as_str(), args.as_slice()) {
-        ("Option" | "Box", [inner]) => configured(inner, rt),
-        ("Vec", [item]) => {
+    match (name.as_str(), args.as_slice()) {
+        ("Option" | "Box", [inner]) => held(inner),
+        ("Vec", [item]) => Held::List(item),
+        ("BTreeMap" | "HashMap", [key, value]) => Held::Map {
+            map: name.clone(),
+            key,
+            value,
+        },
+        _ => Held::One(ty),
+    }
+}
+
+/// What a configuration holds for a field of type `ty`: lists and maps of what their items hold,
+/// scalars as they are, and anything else what its `ApplyField` impl says (a generated
+/// configuration, or the type itself for k8s-openapi's).
+fn configured(ty: &Type, rt: &syn::Path) -> TokenStream {
+    match held(ty) {
+        Held::List(item) => {
             let item = configured(item, rt);
             quote!(::std::vec::Vec<#item>)
         }
-        ("BTreeMap" | "HashMap", [key, value]) => {
-            let map = format_ident!("{}", ident);
-            let value = configured(value, rt);
+        Held::Map { map, key, value } => {
+            let (map, value) = (format_ident!("{}", map), configured(value, rt));
             quote!(::std::collections::#map<#key, #value>)
         }
-        (scalar, []) if SCALARS.contains(&scalar) => quote!(#ty),
-        _ => quote!(<#ty as #rt::apply::ApplyField>::Configuration),
+        Held::One(ty) => match last_segment(ty) {
+            Some((scalar, args)) if args.is_empty() && SCALARS.contains(&scalar.as_str()) => quote!(#ty),
+            _ => quote!(<#ty as #rt::apply::ApplyField>::Configuration),
+        },
     }
 }
 
@@ -202,13 +224,9 @@ fn last_segment(ty: &Type) -> Option<(String, Vec<&Type>)> {
 fn builder(field: &FieldDef, rt: &syn::Path) -> TokenStream {
     let ident = &field.ident;
     let plain = ident.to_string().trim_start_matches("r#").to_owned();
-    let inner = match last_segment(&field.ty) {
-        Some((wrapper, args)) if wrapper == "Option" && args.len() == 1 => args[0].clone(),
-        _ => field.ty.clone(),
-    };
-    match last_segment(&inner) {
-        Some((list, args)) if list == "Vec" && args.len() == 1 => {
-            let item = configured(args[0], rt);
+    match held(&field.ty) {
+        Held::List(item) => {
+            let item = configured(item, rt);
             let doc = format!(" Adds items to `{plain}`.");
             quote! {
                 #[doc = #doc]
@@ -219,8 +237,8 @@ fn builder(field: &FieldDef, rt: &syn::Path) -> TokenStream {
                 }
             }
         }
-        Some((map, args)) if (map == "BTreeMap" || map == "HashMap") && args.len() == 2 => {
-            let (key, value) = (args[0], configured(args[1], rt));
+        Held::Map { key, value, .. } => {
+            let value = configured(value, rt);
             let doc = format!(" Adds entries to `{plain}` (a later value for the same key wins).");
             quote! {
                 #[doc = #doc]
@@ -231,8 +249,8 @@ fn builder(field: &FieldDef, rt: &syn::Path) -> TokenStream {
                 }
             }
         }
-        _ => {
-            let held = configured(&inner, rt);
+        Held::One(_) => {
+            let held = configured(&field.ty, rt);
             let doc = format!(" Sets `{plain}`.");
             quote! {
                 #[doc = #doc]
