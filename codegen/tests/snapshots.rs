@@ -102,7 +102,7 @@ fn the_model_should_follow_the_tags() {
     );
     let cluster = &edge.types[0];
     assert!(!cluster.genclient.as_ref().unwrap().namespaced);
-    assert_eq!(cluster.genclient.as_ref().unwrap().methods.len(), 2);
+    assert_eq!(cluster.genclient.as_ref().unwrap().methods.len(), 3);
     assert_eq!(edge.types[1].resource, "readonlypolicies");
     let vm = &load("cloudnative", "v1alpha1").types[0];
     assert_eq!(

@@ -21,23 +21,34 @@ pub use meta::ObjectMetaApplyConfiguration;
 /// Structs that derive `Codegen` (or that `codegen-cli` generated code for) hold their generated
 /// `…ApplyConfiguration`, whose fields are all optional, so that an apply sends only what it sets.
 /// Types of k8s-openapi, whose optional fields are already `Option`s, and scalars are held as
-/// they are. `Option`, `Box`, `Vec` and maps are unwrapped by the generator.
+/// they are ([`AppliedWhole`]). `Option`, `Box`, `Vec` and maps are unwrapped by the generator.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no apply configuration",
     label = "a field of an API type, so part of its apply configuration",
-    note = "derive `Codegen` on `{Self}` to generate its apply configuration, or implement `ApplyField` for it with `type Configuration = {Self};` to apply it whole"
+    note = "derive `Codegen` on `{Self}` to generate its apply configuration; for a type of another crate, tag the field `+k8s:applyconfiguration-gen=false` to apply its value whole"
 )]
 pub trait ApplyField {
     /// The type an apply configuration's field holds.
     type Configuration: Clone + Debug + PartialEq + Serialize + DeserializeOwned;
 }
 
-/// k8s-openapi's types (each implements `DeepMerge`), `String`, `bool`, `i32`, `i64`, `f64`,
-/// `serde_json::Value` and timestamps are applied as they are.
-impl<T> ApplyField for T
-where
-    T: k8s_openapi::DeepMerge + Clone + Debug + PartialEq + Serialize + DeserializeOwned,
-{
+/// A type an apply configuration holds as it is: k8s-openapi's types (each implements
+/// `DeepMerge`), `String`, `bool`, `i32`, `i64`, `f64`, `serde_json::Value` and timestamps.
+///
+/// It stands between [`ApplyField`] and `DeepMerge` so that a type which is neither gets a
+/// message that names the fix (the compiler reports the last trait it could not find, and
+/// `DeepMerge`'s impls are hidden from it below), not "`DeepMerge` is not implemented".
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no apply configuration",
+    label = "a field of an API type, so part of its apply configuration",
+    note = "derive `Codegen` on `{Self}` to generate its apply configuration; for a type of another crate, tag the field `+k8s:applyconfiguration-gen=false` to apply its value whole"
+)]
+pub trait AppliedWhole: Clone + Debug + PartialEq + Serialize + DeserializeOwned {}
+
+#[diagnostic::do_not_recommend]
+impl<T> AppliedWhole for T where T: k8s_openapi::DeepMerge + Clone + Debug + PartialEq + Serialize + DeserializeOwned {}
+
+impl<T: AppliedWhole> ApplyField for T {
     type Configuration = T;
 }
 

@@ -246,6 +246,23 @@ fn verb_method(def: &TypeDef, verb: Verb, config: &Config) -> TokenStream {
     }
 }
 
+/// What an apply extension sends (client-gen's `Input` apply configuration): a k8s-openapi
+/// type, whose optional fields are already `Option`s, as it is; this module's type (the kind
+/// itself without `input=`) as its generated apply configuration.
+fn method_apply_configuration(def: &TypeDef, method: &Method) -> TokenStream {
+    match method.input.as_deref() {
+        Some(go) if go.contains('.') || go.contains('/') => rust_type(go),
+        Some(local) => {
+            let config = names::apply_configuration(&format_ident!("{}", local));
+            quote!(#config)
+        }
+        None => {
+            let config = names::apply_configuration(&def.ident);
+            quote!(#config)
+        }
+    }
+}
+
 /// A Go type named in `input=`/`result=` as a Rust path: `k8s.io/api/<group>/<version>.<Type>`
 /// and apimachinery's meta types map into k8s-openapi; a bare name is a type of this module.
 pub fn rust_type(go: &str) -> TokenStream {
@@ -315,12 +332,22 @@ fn custom_method(def: &TypeDef, method: &Method, config: &Config) -> TokenStream
             serialize,
             quote!(replace_subresource(#sub, name, params, body)),
         ),
-        (Verb::Patch | Verb::Apply, "") => (
+        (Verb::Apply, sub) => {
+            let config = method_apply_configuration(def, method);
+            let args = quote!(name: &str, config: &#config, options: &#rt::apply::ApplyOptions);
+            let prelude = quote!(let params = options.patch_params(););
+            let patch = quote!(&::kube::api::Patch::Apply(config));
+            match sub {
+                "" => (args, prelude, quote!(patch(name, &params, #patch))),
+                sub => (args, prelude, quote!(patch_subresource(#sub, name, &params, #patch))),
+            }
+        }
+        (Verb::Patch, "") => (
             quote!(name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<#input>),
             quote!(),
             quote!(patch(name, params, patch)),
         ),
-        (Verb::Patch | Verb::Apply, sub) => (
+        (Verb::Patch, sub) => (
             quote!(name: &str, params: &::kube::api::PatchParams, patch: &::kube::api::Patch<#input>),
             quote!(),
             quote!(patch_subresource(#sub, name, params, patch)),

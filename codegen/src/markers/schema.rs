@@ -209,7 +209,8 @@ mod tests {
     fn every_marker_should_shape_the_schema_or_be_read_elsewhere() {
         use crate::markers::syntax::{example, typed};
         use crate::markers::table::SPECS;
-        // Read by the CRD model, by rbac, or accepted as controller-gen accepts them.
+        // Read by the CRD model, by rbac, by the apply configurations, or accepted as
+        // controller-gen accepts them.
         let elsewhere: Vec<&str> = crate::model::CRD_MARKERS
             .into_iter()
             .chain([
@@ -219,6 +220,7 @@ mod tests {
                 SKIP,
                 K8S_ENUM,
                 VALIDATION_UNIQUE_ITEMS,
+                APPLYCONFIGURATION_GEN,
             ])
             .collect();
         for spec in SPECS {

@@ -14,6 +14,7 @@ use crate::Config;
 use crate::genclient::Verb;
 use crate::model::{FieldDef, JsonName, Package, TypeDef};
 use crate::names;
+use crate::symbol::APPLYCONFIGURATION_GEN;
 use crate::tags::description;
 use object::{extract_functions, object_methods};
 use wire::wire_impls;
@@ -37,12 +38,13 @@ pub fn apply_configurations(package: &Package, config: &Config) -> TokenStream {
 
 /// Whether a type gets an apply configuration: a public struct with named fields and no
 /// generics (what an API type's part is); a `+genclient` type only when its client applies
-/// (client-gen's `apply` and `applyStatus` verbs), so a read-only kind asks nothing of its parts.
+/// (client-gen's `apply` and `applyStatus` verbs, or an apply extension that sends the kind
+/// itself), so a read-only kind asks nothing of its parts.
 pub fn has_apply_configuration(def: &TypeDef) -> bool {
-    let applies = def
-        .genclient
-        .as_ref()
-        .is_none_or(|g| g.verbs.iter().any(|v| matches!(v, Verb::Apply | Verb::ApplyStatus)));
+    let applies = def.genclient.as_ref().is_none_or(|g| {
+        g.verbs.iter().any(|v| matches!(v, Verb::Apply | Verb::ApplyStatus))
+            || g.methods.iter().any(|m| m.verb == Verb::Apply && m.input.is_none())
+    });
     applies
         && matches!(def.item.vis, syn::Visibility::Public(_))
         && matches!(def.item.fields, Fields::Named(_))
@@ -130,7 +132,7 @@ pub fn apply_configuration(def: &TypeDef, config: &Config) -> TokenStream {
 /// A field of a configuration: optional, under the type's JSON name.
 fn field_declaration(def: &TypeDef, field: &FieldDef, rt: &syn::Path) -> TokenStream {
     let ident = &field.ident;
-    let held = configured(&field.ty, rt);
+    let held = configured(&field.ty, held_whole(field), rt);
     let doc = crate::emit::doc_lines(&field_doc(def, field));
     quote! {
         #doc
@@ -181,20 +183,28 @@ fn held(ty: &Type) -> Held<'_> {
     }
 }
 
+/// Whether a field's values are held as they are, whatever their type
+/// (`+k8s:applyconfiguration-gen=false`): the way to apply a type of another crate, for which
+/// neither this crate nor the user's may implement `ApplyField`.
+fn held_whole(field: &FieldDef) -> bool {
+    field.markers.iter().any(|m| m.name == APPLYCONFIGURATION_GEN)
+}
+
 /// What a configuration holds for a field of type `ty`: lists and maps of what their items hold,
-/// scalars as they are, and anything else what its `ApplyField` impl says (a generated
-/// configuration, or the type itself for k8s-openapi's).
-fn configured(ty: &Type, rt: &syn::Path) -> TokenStream {
+/// scalars (and every value of a field held `whole`) as they are, and anything else what its
+/// `ApplyField` impl says (a generated configuration, or the type itself for k8s-openapi's).
+fn configured(ty: &Type, whole: bool, rt: &syn::Path) -> TokenStream {
     match held(ty) {
         Held::List(item) => {
-            let item = configured(item, rt);
+            let item = configured(item, whole, rt);
             quote!(::std::vec::Vec<#item>)
         }
         Held::Map { map, key, value } => {
-            let (map, value) = (format_ident!("{}", map), configured(value, rt));
+            let (map, value) = (format_ident!("{}", map), configured(value, whole, rt));
             quote!(::std::collections::#map<#key, #value>)
         }
         Held::One(ty) => match last_segment(ty) {
+            _ if whole => quote!(#ty),
             Some((scalar, args)) if args.is_empty() && SCALARS.contains(&scalar.as_str()) => quote!(#ty),
             _ => quote!(<#ty as #rt::apply::ApplyField>::Configuration),
         },
@@ -224,9 +234,10 @@ fn last_segment(ty: &Type) -> Option<(String, Vec<&Type>)> {
 fn builder(field: &FieldDef, rt: &syn::Path) -> TokenStream {
     let ident = &field.ident;
     let plain = ident.to_string().trim_start_matches("r#").to_owned();
+    let whole = held_whole(field);
     match held(&field.ty) {
         Held::List(item) => {
-            let item = configured(item, rt);
+            let item = configured(item, whole, rt);
             let doc = format!(" Adds items to `{plain}`.");
             quote! {
                 #[doc = #doc]
@@ -238,7 +249,7 @@ fn builder(field: &FieldDef, rt: &syn::Path) -> TokenStream {
             }
         }
         Held::Map { key, value, .. } => {
-            let value = configured(value, rt);
+            let value = configured(value, whole, rt);
             let doc = format!(" Adds entries to `{plain}` (a later value for the same key wins).");
             quote! {
                 #[doc = #doc]
@@ -250,7 +261,7 @@ fn builder(field: &FieldDef, rt: &syn::Path) -> TokenStream {
             }
         }
         Held::One(_) => {
-            let held = configured(&field.ty, rt);
+            let held = configured(&field.ty, whole, rt);
             let doc = format!(" Sets `{plain}`.");
             quote! {
                 #[doc = #doc]

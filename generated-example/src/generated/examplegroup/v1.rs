@@ -944,6 +944,33 @@ impl ClusterTestTypeClient {
             .map_err(::kube::Error::BuildRequest)?;
         self.client.request::<::k8s_openapi::api::autoscaling::v1::Scale>(request).await
     }
+    /// `ApplyScale`: apply on ClusterTestTypes/scale.
+    #[inline]
+    pub async fn apply_scale(
+        &self,
+        name: &str,
+        config: &::k8s_openapi::api::autoscaling::v1::Scale,
+        options: &::codegen_runtime::apply::ApplyOptions,
+    ) -> ::std::result::Result<
+        ::k8s_openapi::api::autoscaling::v1::Scale,
+        ::kube::Error,
+    > {
+        let params = options.patch_params();
+        let request = ::kube::core::Request::new(
+                <ClusterTestType as ::kube::Resource>::url_path(
+                    &(),
+                    self.namespace.as_deref(),
+                ),
+            )
+            .patch_subresource(
+                "scale",
+                name,
+                &params,
+                &::kube::api::Patch::Apply(config),
+            )
+            .map_err(::kube::Error::BuildRequest)?;
+        self.client.request::<::k8s_openapi::api::autoscaling::v1::Scale>(request).await
+    }
 }
 /// A typed client for ReadOnlyTypes (in one namespace), with the verbs its tags allow.
 #[derive(Clone)]
