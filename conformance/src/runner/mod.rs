@@ -18,7 +18,8 @@ use crate::path::scalar_text;
 use crate::scenario::{Env, Scenario, Step};
 pub use request::rendered_request;
 use request::{Outgoing, capture, condition_met, render};
-use response::{error_record, head_record, push_event, response_record};
+pub use response::response_record;
+use response::{error_record, head_record, push_event};
 
 /// The recorder's User-Agent: kube-apiserver derives the default field manager from it.
 pub const USER_AGENT: &str = "conformance/v1.0 (linux/amd64) python-requests";

@@ -2,7 +2,6 @@
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
-use kube::client::Body;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
@@ -24,7 +23,12 @@ pub(super) fn head_record<B>(response: &http::Response<B>) -> Map<String, Value>
     head
 }
 
-pub(super) async fn response_record(response: http::Response<Body>) -> Value {
+/// A response as the recorder records it: code, content type, warnings and the decoded body.
+pub async fn response_record<B>(response: http::Response<B>) -> Value
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: std::error::Error,
+{
     let mut head = head_record(&response);
     let bytes = match response.into_body().collect().await {
         Ok(collected) => collected.to_bytes(),
