@@ -110,10 +110,13 @@ async fn every_write_of_the_generated_clients_should_send_api_version_and_kind()
         spec: Some(k8s_openapi::api::autoscaling::v1::ScaleSpec { replicas: Some(3) }),
         status: None,
     };
-    // The apply extension sends the Scale as an apply configuration. kube-apiserver takes it on
-    // a custom resource's /scale (customresource_handler.go gives serveScale the same patch
-    // types, apply included); the in-memory server does not yet, so only the request is checked.
-    let _answer = clusters.apply_scale("wide", &replicas, &options).await;
+    // The apply extension sends the Scale as an apply configuration (forced: update_scale's
+    // manager owns the replicas).
+    let applied = clusters
+        .apply_scale("wide", &replicas, &options.clone().force())
+        .await
+        .unwrap();
+    assert_eq!(applied.spec.and_then(|s| s.replicas), Some(3));
 
     let sent: Vec<_> = server
         .actions()

@@ -197,7 +197,7 @@ fn entry(request: &ApplyRequest<'_>, api_version: &str, now: &str, applied: BTre
 }
 
 /// A field that another manager owns with another value than the applied one.
-struct Conflict {
+pub(crate) struct Conflict {
     manager: String,
     /// The owner as kube-apiserver prints it: `"name"`, then ` with subresource "status"` and,
     /// for an update, ` using apps/v1`.
@@ -209,7 +209,7 @@ struct Conflict {
 }
 
 impl Conflict {
-    fn new(owner: &ManagedEntry, path: &FieldPath) -> Self {
+    pub(crate) fn new(owner: &ManagedEntry, path: &FieldPath) -> Self {
         let mut printed = format!("{:?}", owner.manager);
         let mut identifier = json!({ "manager": owner.manager, "operation": owner.operation });
         if owner.operation == "Update" {
@@ -233,7 +233,7 @@ impl Conflict {
 
 /// kube-apiserver's `NewConflictError`: one cause per conflicting field, a message grouped by
 /// manager, and details that name no object.
-fn conflict_status(mut conflicts: Vec<Conflict>) -> ApiStatus {
+pub(crate) fn conflict_status(mut conflicts: Vec<Conflict>) -> ApiStatus {
     let causes: Vec<Value> = conflicts
         .iter()
         .map(|c| {

@@ -15,7 +15,7 @@ use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::apply::{self, ApplyRequest};
 use crate::verbs::options::{APPLY_PATCH, FieldValidation, Ownership, WriteOpts};
-use crate::verbs::{read, write};
+use crate::verbs::{read, scale_apply, write};
 
 /// A PATCH request.
 pub(crate) struct PatchRequest<'a> {
@@ -43,8 +43,6 @@ const CUSTOM_PATCH_TYPES: [&str; 3] = [
     "application/merge-patch+json",
     APPLY_PATCH,
 ];
-/// A custom resource's `/scale` takes no apply.
-const SCALE_PATCH_TYPES: [&str; 2] = ["application/json-patch+json", "application/merge-patch+json"];
 
 /// Decodes a request body; apply configurations may be YAML.
 pub(crate) fn decode_body(body: &[u8], yaml: bool) -> Result<Value, ApiStatus> {
@@ -66,10 +64,12 @@ pub(crate) fn patch(
     request: &PatchRequest<'_>,
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
     let media = request.content_type.split(';').next().unwrap_or_default().trim();
-    let accepted: &[&str] = match (info.builtin, request.subresource) {
-        (false, Some("scale")) => &SCALE_PATCH_TYPES,
-        (false, _) => &CUSTOM_PATCH_TYPES,
-        (true, _) => &BUILTIN_PATCH_TYPES,
+    // A custom resource's subresources take the patch types of the resource itself
+    // (customresource_handler.go hands serveStatus and serveScale the same list).
+    let accepted: &[&str] = if info.builtin {
+        &BUILTIN_PATCH_TYPES
+    } else {
+        &CUSTOM_PATCH_TYPES
     };
     if !accepted.contains(&media) {
         return Err(ApiStatus::unsupported_media_type(accepted));
@@ -87,6 +87,9 @@ pub(crate) fn patch(
             force: request.force,
             opts: request.opts,
         };
+        if request.subresource == Some("scale") {
+            return scale_apply::apply_scale(state, info, &config, &apply);
+        }
         return apply::apply(state, info, config, &apply);
     }
     let patch = decode_patch(media, request.body, request.opts.validation)?;

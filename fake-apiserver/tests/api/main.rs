@@ -11,6 +11,7 @@ mod field_validation;
 mod kubectl;
 mod list;
 mod patch;
+mod scale_apply;
 mod served;
 mod type_meta;
 mod watch;

@@ -1,0 +1,193 @@
+//! Server-side apply on `/scale`: the applied `autoscaling/v1` Scale sets the object's replicas,
+//! with ownership of the replicas field moved between the object's managed fields and the Scale's
+//! own view of them, as kube-apiserver's `ScaleHandler` does (`ToSubresource`, then `ToParent`).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::semantics::fieldpath::{FieldPath, value_at};
+use crate::semantics::managed_fields::{self, ManagedEntry};
+use crate::status::ApiStatus;
+use crate::storage::State;
+use crate::storage::object;
+use crate::storage::resource::ResourceInfo;
+use crate::verbs::apply::{ApplyRequest, Conflict, conflict_status};
+use crate::verbs::options::{Ownership, WriteOpts};
+use crate::verbs::patch::scale_of;
+use crate::verbs::{read, write};
+
+/// The group and version of every Scale.
+const SCALE_API_VERSION: &str = "autoscaling/v1";
+
+/// PATCH `/scale` with `application/apply-patch+yaml`: returns the Scale after the write.
+pub(crate) fn apply_scale(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    config: &Value,
+    request: &ApplyRequest<'_>,
+) -> Result<(Arc<Value>, bool), ApiStatus> {
+    let paths = info.scale.as_ref().expect("route checked the scale subresource");
+    // The endpoint's kind is Scale: kube-apiserver's version check compares with it.
+    let type_meta = |field| config.get(field).and_then(Value::as_str).unwrap_or_default();
+    let (api_version, kind) = (type_meta("apiVersion"), type_meta("kind"));
+    if api_version != SCALE_API_VERSION || kind != "Scale" {
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        return Err(ApiStatus::bad_request(format!(
+            "invalid object type: {group}/{version}, Kind={kind}"
+        )));
+    }
+    let config_name = object::name(config);
+    if !config_name.is_empty() && config_name != request.name {
+        return Err(ApiStatus::bad_request(format!(
+            "the name of the object ({config_name}) does not match the name on the URL ({})",
+            request.name
+        )));
+    }
+    let applied_replicas = match config.pointer("/spec/replicas") {
+        None | Some(Value::Null) => None,
+        Some(replicas) if replicas.is_i64() || replicas.is_u64() => Some(replicas.clone()),
+        Some(other) => {
+            let causes = [(
+                "spec.replicas".to_owned(),
+                format!("Invalid value: {other}: must be an integer"),
+            )];
+            return Err(ApiStatus::invalid(info, request.name, &causes));
+        }
+    };
+    let old = read::get(state, info, request.namespace, request.name)?;
+    let rv = object::resource_version(config);
+    if !rv.is_empty() && rv != object::resource_version(&old) {
+        return Err(ApiStatus::stale(info, request.name));
+    }
+
+    let replicas_in_scale = field_path(".spec.replicas");
+    let replicas_in_object = field_path(&paths.spec_replicas);
+    let parent = managed_fields::read(&old);
+    // ToSubresource: every manager of the object's replicas owns the Scale's.
+    let mut scale_entries: Vec<ManagedEntry> = parent
+        .iter()
+        .filter(|e| e.fields.contains(&replicas_in_object))
+        .map(|e| ManagedEntry {
+            api_version: SCALE_API_VERSION.to_owned(),
+            fields: BTreeSet::from([replicas_in_scale.clone()]),
+            ..e.clone()
+        })
+        .collect();
+    let own = |e: &ManagedEntry| {
+        e.manager == request.manager && e.operation == "Apply" && e.subresource.as_deref() == Some("scale")
+    };
+
+    let current = scale_of(info, &old);
+    let applied: BTreeSet<FieldPath> = applied_replicas.iter().map(|_| replicas_in_scale.clone()).collect();
+    let changes = |r: &Value| value_at(&current, &replicas_in_scale) != Some(r);
+    if applied_replicas.as_ref().is_some_and(changes) {
+        let conflicts: Vec<Conflict> = scale_entries
+            .iter()
+            .filter(|e| !own(e))
+            .map(|e| Conflict::new(e, &replicas_in_scale))
+            .collect();
+        if !conflicts.is_empty() && !request.force {
+            return Err(conflict_status(conflicts));
+        }
+        // Forced: the others let go of the replicas.
+        scale_entries.retain(own);
+    }
+    // A replicas field the manager stops applying, which nobody else owns, is removed from the
+    // Scale: its replicas become zero, and so do the object's.
+    let released = scale_entries.iter().any(own) && applied.is_empty() && !scale_entries.iter().any(|e| !own(e));
+    let replicas = match (&applied_replicas, released) {
+        (Some(replicas), _) => Some(replicas.clone()),
+        (None, true) => Some(Value::from(0)),
+        (None, false) => None,
+    };
+    let mut new = (*old).clone();
+    if let Some(replicas) = replicas {
+        object::set_field(&mut new, &paths.spec_replicas, replicas);
+    }
+    let previous_time = scale_entries
+        .iter()
+        .find(|e| own(e))
+        .map(|e| e.time.clone())
+        .unwrap_or_default();
+    let time = if new == *old { previous_time } else { object::now() };
+    scale_entries.retain(|e| !own(e));
+    if !applied.is_empty() {
+        scale_entries.push(ManagedEntry {
+            manager: request.manager.to_owned(),
+            operation: "Apply".to_owned(),
+            api_version: SCALE_API_VERSION.to_owned(),
+            subresource: Some("scale".to_owned()),
+            time,
+            fields: applied,
+        });
+    }
+    let entries = to_parent(&parent, &scale_entries, &replicas_in_object, &info.api_version());
+    managed_fields::write(&mut new, &entries);
+    let opts = WriteOpts {
+        manager: None,
+        ..request.opts.clone()
+    };
+    let stored = write::commit_update(state, info, old, new, Some("scale"), &opts, Ownership::Applied)?;
+    Ok((Arc::new(scale_of(info, &stored)), false))
+}
+
+/// A dotted path (`.spec.replicas`) as FieldsV1 segments.
+fn field_path(dotted: &str) -> FieldPath {
+    dotted
+        .trim_start_matches('.')
+        .split('.')
+        .filter(|s| !s.is_empty())
+        .map(|s| format!("f:{s}"))
+        .collect()
+}
+
+/// Who an entry is, whatever its fields and time.
+fn same_manager(a: &ManagedEntry, b: &ManagedEntry) -> bool {
+    (a.manager.as_str(), a.operation.as_str(), &a.subresource)
+        == (b.manager.as_str(), b.operation.as_str(), &b.subresource)
+}
+
+/// ToParent: the object's entries after the Scale's changed. An entry whose manager no longer
+/// owns the Scale's replicas loses the object's (and goes when nothing is left); a manager that
+/// newly owns them gets an entry of its own in the object's version.
+fn to_parent(
+    parent: &[ManagedEntry],
+    scale: &[ManagedEntry],
+    replicas: &FieldPath,
+    api_version: &str,
+) -> Vec<ManagedEntry> {
+    let mut entries = Vec::new();
+    let mut placed = vec![false; scale.len()];
+    for entry in parent {
+        if !entry.fields.contains(replicas) {
+            entries.push(entry.clone());
+            continue;
+        }
+        match scale.iter().position(|s| same_manager(s, entry)) {
+            Some(i) => {
+                placed[i] = true;
+                entries.push(ManagedEntry {
+                    time: scale[i].time.clone(),
+                    ..entry.clone()
+                });
+            }
+            None => {
+                let mut kept = entry.clone();
+                kept.fields.remove(replicas);
+                if !kept.fields.is_empty() {
+                    entries.push(kept);
+                }
+            }
+        }
+    }
+    for (entry, _) in scale.iter().zip(placed).filter(|(_, placed)| !placed) {
+        entries.push(ManagedEntry {
+            api_version: api_version.to_owned(),
+            fields: BTreeSet::from([replicas.clone()]),
+            ..entry.clone()
+        });
+    }
+    entries
+}
