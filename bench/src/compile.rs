@@ -178,7 +178,7 @@ pub fn suite(profiles: &[&str], rounds: usize) -> Result<(), String> {
                     took.as_secs_f64()
                 );
                 let program = match name {
-                    "ours" => "our derive (clientset, listers, informers, deepcopy, CRD)",
+                    "ours" => "our derive (clientset, listers, informers, deepcopy, CRD, apply configurations)",
                     _ => "kube-derive CustomResource",
                 };
                 table.record(program, &format!("{profile} s"), took.as_secs_f64());
@@ -190,7 +190,7 @@ pub fn suite(profiles: &[&str], rounds: usize) -> Result<(), String> {
     println!();
     for profile in profiles {
         let ratio = table.ratio(
-            "our derive (clientset, listers, informers, deepcopy, CRD)",
+            "our derive (clientset, listers, informers, deepcopy, CRD, apply configurations)",
             "kube-derive CustomResource",
             &format!("{profile} s"),
         );
