@@ -25,7 +25,7 @@ pub use meta::ObjectMetaApplyConfiguration;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no apply configuration",
     label = "a field of an API type, so part of its apply configuration",
-    note = "derive `Codegen` on `{Self}` to generate its apply configuration; for a type of another crate, tag the field `+k8s:applyconfiguration-gen=false` to apply its value whole"
+    note = "a type of your crate: derive `Codegen` on `{Self}` to generate its apply configuration; a type of another crate: tag the field `+k8s:applyconfiguration-gen=false` to apply its value whole"
 )]
 pub trait ApplyField {
     /// The type an apply configuration's field holds.
@@ -41,7 +41,7 @@ pub trait ApplyField {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no apply configuration",
     label = "a field of an API type, so part of its apply configuration",
-    note = "derive `Codegen` on `{Self}` to generate its apply configuration; for a type of another crate, tag the field `+k8s:applyconfiguration-gen=false` to apply its value whole"
+    note = "a type of your crate: derive `Codegen` on `{Self}` to generate its apply configuration; a type of another crate: tag the field `+k8s:applyconfiguration-gen=false` to apply its value whole"
 )]
 pub trait AppliedWhole: Clone + Debug + PartialEq + Serialize + DeserializeOwned {}
 
