@@ -15,10 +15,10 @@ use crate::status::{ApiStatus, deleted_status};
 use crate::storage::resource::ResourceInfo;
 use crate::storage::verb::Verb;
 use crate::verbs::options::{DeleteOpts, Query, Warnings, WriteOpts};
-use crate::verbs::patch::{PatchRequest, decode_body, scale_of};
+use crate::verbs::patch::{PatchRequest, decode_body};
 use crate::verbs::read::{Filter, list_body};
 use crate::verbs::write::Checked;
-use crate::verbs::{delete, patch, read, write};
+use crate::verbs::{delete, patch, read, scale, write};
 
 /// A rendered answer, or the status that refuses the request.
 pub(crate) type Answer = Result<(StatusCode, Vec<u8>), ApiStatus>;
@@ -120,7 +120,7 @@ impl Inner {
             (Verb::Get, _) => {
                 let found = read::get(&state, info, namespace, name)?;
                 if subresource == Some("scale") {
-                    return Ok(Outcome::Scale(StatusCode::OK, scale_of(info, &found)));
+                    return Ok(Outcome::Scale(StatusCode::OK, scale::view(info, &found)));
                 }
                 Ok(Outcome::Object(StatusCode::OK, found))
             }
@@ -135,7 +135,7 @@ impl Inner {
             )),
             (Verb::Create | Verb::Update, None) => {
                 let scale = decode_body(body, false)?;
-                let scale = patch::update_scale(&mut state, info, namespace, name, &scale, opts)?;
+                let scale = scale::update(&mut state, info, namespace, name, &scale, opts)?;
                 Ok(object(StatusCode::OK, scale))
             }
             (Verb::Patch, _) => {

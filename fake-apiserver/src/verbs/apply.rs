@@ -87,9 +87,7 @@ pub(crate) fn apply(
         let checked = write::check(info, config, &opts)?;
         return Ok((write::create(state, info, request.namespace, checked, &opts)?, true));
     };
-    if !rv.is_empty() && rv != object::resource_version(&old) {
-        return Err(ApiStatus::stale(info, request.name));
-    }
+    write::check_resource_version(info, request.name, &rv, &old)?;
     let mut entries = managed_fields::read(&old);
     let conflicts: Vec<Conflict> = entries
         .iter()

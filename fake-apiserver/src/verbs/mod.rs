@@ -5,7 +5,7 @@ pub(crate) mod delete;
 pub(crate) mod options;
 pub(crate) mod patch;
 pub(crate) mod read;
-pub(crate) mod scale_apply;
+pub(crate) mod scale;
 pub(crate) mod watch;
 pub(crate) mod write;
 

@@ -1,5 +1,5 @@
 //! PATCH in its four flavours (JSON patch, JSON merge patch, strategic merge patch, server-side
-//! apply), and the `/scale` subresource that reads and writes replicas through its paths.
+//! apply), of an object or of its `/scale` (written through `scale`).
 
 use std::sync::Arc;
 
@@ -7,7 +7,6 @@ use serde_json::{Value, json};
 
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::go_json;
-use crate::semantics::selector::label_selector_text;
 use crate::semantics::strategic;
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -15,7 +14,7 @@ use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::apply::{self, ApplyRequest};
 use crate::verbs::options::{APPLY_PATCH, FieldValidation, Ownership, WriteOpts};
-use crate::verbs::{read, scale_apply, write};
+use crate::verbs::{read, scale, write};
 
 /// A PATCH request.
 pub(crate) struct PatchRequest<'a> {
@@ -88,21 +87,21 @@ pub(crate) fn patch(
             opts: request.opts,
         };
         if request.subresource == Some("scale") {
-            return scale_apply::apply_scale(state, info, &config, &apply);
+            return scale::apply(state, info, &config, &apply);
         }
         return apply::apply(state, info, config, &apply);
     }
     let patch = decode_patch(media, request.body, request.opts.validation)?;
     let old = read::get(state, info, request.namespace, request.name)?;
     let target = if request.subresource == Some("scale") {
-        scale_of(info, &old)
+        scale::view(info, &old)
     } else {
         (*old).clone()
     };
     let patched = patch_value(media, target, &patch.value)?;
     if request.subresource == Some("scale") {
-        check_unchanged_rv(info, request.name, &patched, &old)?;
-        return Ok((write_scale(state, info, old, &patched, request.opts)?, false));
+        write::check_resource_version(info, request.name, object::resource_version(&patched), &old)?;
+        return Ok((scale::write(state, info, old, &patched, request.opts)?, false));
     }
     // The patched object is decoded as a body would be: what it does not know is refused,
     // reported or dropped as `fieldValidation` says, quoting the patched object.
@@ -120,7 +119,7 @@ pub(crate) fn patch(
         );
         ApiStatus::invalid_kind("", "", "", &[cause])
     })?;
-    check_unchanged_rv(info, request.name, &patched, &old)?;
+    write::check_resource_version(info, request.name, object::resource_version(&patched), &old)?;
     Ok((
         write::commit_update(
             state,
@@ -133,15 +132,6 @@ pub(crate) fn patch(
         )?,
         false,
     ))
-}
-
-/// A patch may carry a resourceVersion: it must be the stored one.
-fn check_unchanged_rv(info: &ResourceInfo, name: &str, patched: &Value, old: &Value) -> Result<(), ApiStatus> {
-    let rv = object::resource_version(patched);
-    if !rv.is_empty() && rv != object::resource_version(old) {
-        return Err(ApiStatus::stale(info, name));
-    }
-    Ok(())
 }
 
 /// Decodes a JSON or merge patch as kube-apiserver does: strictly (noting duplicate keys) unless
@@ -168,42 +158,6 @@ fn decode_patch(media: &str, body: &[u8], validation: FieldValidation) -> Result
         )));
     }
     Ok(decoded)
-}
-
-/// PUT on `/scale`.
-pub(crate) fn update_scale(
-    state: &mut State,
-    info: &Arc<ResourceInfo>,
-    namespace: Option<&str>,
-    name: &str,
-    scale: &Value,
-    opts: &WriteOpts,
-) -> Result<Arc<Value>, ApiStatus> {
-    let old = read::get(state, info, namespace, name)?;
-    check_unchanged_rv(info, name, scale, &old)?;
-    write_scale(state, info, old, scale, opts)
-}
-
-fn write_scale(
-    state: &mut State,
-    info: &Arc<ResourceInfo>,
-    old: Arc<Value>,
-    scale: &Value,
-    opts: &WriteOpts,
-) -> Result<Arc<Value>, ApiStatus> {
-    let paths = info.scale.as_ref().expect("route checked the scale subresource");
-    let Some(replicas) = scale.pointer("/spec/replicas").filter(|r| r.is_i64() || r.is_u64()) else {
-        let causes = [(
-            "spec.replicas".to_owned(),
-            "Required value: must be an integer".to_owned(),
-        )];
-        return Err(ApiStatus::invalid(info, object::name(&old), &causes));
-    };
-    let mut new = (*old).clone();
-    object::set_field(&mut new, &paths.spec_replicas, replicas.clone());
-    // The scale writer's managed-fields entry is its own (`subresource: scale`).
-    let stored = write::commit_update(state, info, old, new, Some("scale"), opts, Ownership::Update)?;
-    Ok(Arc::new(scale_of(info, &stored)))
 }
 
 /// Applies a non-apply patch of an accepted type to `target`.
@@ -244,35 +198,4 @@ fn patch_value(media: &str, mut target: Value, patch: &Value) -> Result<Value, A
         })?,
     }
     Ok(target)
-}
-
-/// The `autoscaling/v1` `Scale` view of an object.
-pub(crate) fn scale_of(info: &ResourceInfo, object: &Value) -> Value {
-    let paths = info.scale.as_ref().expect("route checked the scale subresource");
-    let replicas = |path: &str| object::field(object, path).cloned().unwrap_or(json!(0));
-    let selector = paths
-        .label_selector
-        .as_deref()
-        .and_then(|p| object::field(object, p))
-        .map(label_selector_text);
-    let meta = object.get("metadata").cloned().unwrap_or_default();
-    let pick = |key: &str| meta.get(key).cloned().unwrap_or(Value::Null);
-    let mut scale = json!({
-        "kind": "Scale",
-        "apiVersion": "autoscaling/v1",
-        "metadata": {
-            "name": pick("name"), "namespace": pick("namespace"), "uid": pick("uid"),
-            "resourceVersion": pick("resourceVersion"), "creationTimestamp": pick("creationTimestamp"),
-        },
-        "spec": { "replicas": replicas(&paths.spec_replicas) },
-        "status": { "replicas": replicas(&paths.status_replicas) },
-    });
-    if let Some(selector) = selector {
-        scale["status"]["selector"] = json!(selector);
-    }
-    // `ScaleSpec.replicas` is omitempty: zero replicas are an empty spec.
-    if scale["spec"]["replicas"] == json!(0) {
-        scale["spec"] = json!({});
-    }
-    scale
 }

@@ -181,10 +181,22 @@ pub(crate) fn update(
         // The generic store names the resource here where the strategies name the kind.
         return Err(ApiStatus::invalid_kind(&info.plural, &info.group, name, &[cause]));
     }
-    if !rv.is_empty() && rv != object::resource_version(&old) {
+    check_resource_version(info, name, rv, &old)?;
+    commit_update(state, info, old, body, subresource, opts, Ownership::Update)
+}
+
+/// A write may carry a resourceVersion (`sent`, empty when it does not): it must be the
+/// stored one.
+pub(crate) fn check_resource_version(
+    info: &ResourceInfo,
+    name: &str,
+    sent: &str,
+    old: &Value,
+) -> Result<(), ApiStatus> {
+    if !sent.is_empty() && sent != object::resource_version(old) {
         return Err(ApiStatus::stale(info, name));
     }
-    commit_update(state, info, old, body, subresource, opts, Ownership::Update)
+    Ok(())
 }
 
 /// The shared tail of update, patch and apply: `new` replaces `old` after the server's rules.

@@ -1,28 +1,29 @@
-//! Server-side apply on `/scale`: the applied `autoscaling/v1` Scale sets the object's replicas,
-//! with ownership of the replicas field moved between the object's managed fields and the Scale's
-//! own view of them, as kube-apiserver's `ScaleHandler` does (`ToSubresource`, then `ToParent`).
+//! The `/scale` subresource: an object's `autoscaling/v1` Scale view, its replicas written
+//! through the resource's paths by a PUT or a patch, and server-side apply of a Scale, with
+//! ownership of the replicas field moved between the object's managed fields and the Scale's own
+//! view of them, as kube-apiserver's `ScaleHandler` does (`ToSubresource`, then `ToParent`).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::semantics::fieldpath::{FieldPath, value_at};
 use crate::semantics::managed_fields::{self, ManagedEntry};
+use crate::semantics::selector::label_selector_text;
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::apply::{ApplyRequest, Conflict, conflict_status};
 use crate::verbs::options::{Ownership, WriteOpts};
-use crate::verbs::patch::scale_of;
 use crate::verbs::{read, write};
 
 /// The group and version of every Scale.
 const SCALE_API_VERSION: &str = "autoscaling/v1";
 
 /// PATCH `/scale` with `application/apply-patch+yaml`: returns the Scale after the write.
-pub(crate) fn apply_scale(
+pub(crate) fn apply(
     state: &mut State,
     info: &Arc<ResourceInfo>,
     config: &Value,
@@ -57,10 +58,7 @@ pub(crate) fn apply_scale(
         }
     };
     let old = read::get(state, info, request.namespace, request.name)?;
-    let rv = object::resource_version(config);
-    if !rv.is_empty() && rv != object::resource_version(&old) {
-        return Err(ApiStatus::stale(info, request.name));
-    }
+    write::check_resource_version(info, request.name, object::resource_version(config), &old)?;
 
     let replicas_in_scale = field_path(".spec.replicas");
     let replicas_in_object = field_path(&paths.spec_replicas);
@@ -79,7 +77,7 @@ pub(crate) fn apply_scale(
         e.manager == request.manager && e.operation == "Apply" && e.subresource.as_deref() == Some("scale")
     };
 
-    let current = scale_of(info, &old);
+    let current = view(info, &old);
     let applied: BTreeSet<FieldPath> = applied_replicas.iter().map(|_| replicas_in_scale.clone()).collect();
     let changes = |r: &Value| value_at(&current, &replicas_in_scale) != Some(r);
     if applied_replicas.as_ref().is_some_and(changes) {
@@ -130,7 +128,75 @@ pub(crate) fn apply_scale(
         ..request.opts.clone()
     };
     let stored = write::commit_update(state, info, old, new, Some("scale"), &opts, Ownership::Applied)?;
-    Ok((Arc::new(scale_of(info, &stored)), false))
+    Ok((Arc::new(view(info, &stored)), false))
+}
+
+/// PUT on `/scale`.
+pub(crate) fn update(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    namespace: Option<&str>,
+    name: &str,
+    scale: &Value,
+    opts: &WriteOpts,
+) -> Result<Arc<Value>, ApiStatus> {
+    let old = read::get(state, info, namespace, name)?;
+    write::check_resource_version(info, name, object::resource_version(scale), &old)?;
+    write(state, info, old, scale, opts)
+}
+
+/// Writes the replicas of `scale` into `old` (a PUT, or what a patch of the Scale made).
+pub(crate) fn write(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    old: Arc<Value>,
+    scale: &Value,
+    opts: &WriteOpts,
+) -> Result<Arc<Value>, ApiStatus> {
+    let paths = info.scale.as_ref().expect("route checked the scale subresource");
+    let Some(replicas) = scale.pointer("/spec/replicas").filter(|r| r.is_i64() || r.is_u64()) else {
+        let causes = [(
+            "spec.replicas".to_owned(),
+            "Required value: must be an integer".to_owned(),
+        )];
+        return Err(ApiStatus::invalid(info, object::name(&old), &causes));
+    };
+    let mut new = (*old).clone();
+    object::set_field(&mut new, &paths.spec_replicas, replicas.clone());
+    // The scale writer's managed-fields entry is its own (`subresource: scale`).
+    let stored = write::commit_update(state, info, old, new, Some("scale"), opts, Ownership::Update)?;
+    Ok(Arc::new(view(info, &stored)))
+}
+
+/// The `autoscaling/v1` `Scale` view of an object.
+pub(crate) fn view(info: &ResourceInfo, object: &Value) -> Value {
+    let paths = info.scale.as_ref().expect("route checked the scale subresource");
+    let replicas = |path: &str| object::field(object, path).cloned().unwrap_or(json!(0));
+    let selector = paths
+        .label_selector
+        .as_deref()
+        .and_then(|p| object::field(object, p))
+        .map(label_selector_text);
+    let meta = object.get("metadata").cloned().unwrap_or_default();
+    let pick = |key: &str| meta.get(key).cloned().unwrap_or(Value::Null);
+    let mut scale = json!({
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            "name": pick("name"), "namespace": pick("namespace"), "uid": pick("uid"),
+            "resourceVersion": pick("resourceVersion"), "creationTimestamp": pick("creationTimestamp"),
+        },
+        "spec": { "replicas": replicas(&paths.spec_replicas) },
+        "status": { "replicas": replicas(&paths.status_replicas) },
+    });
+    if let Some(selector) = selector {
+        scale["status"]["selector"] = json!(selector);
+    }
+    // `ScaleSpec.replicas` is omitempty: zero replicas are an empty spec.
+    if scale["spec"]["replicas"] == json!(0) {
+        scale["spec"] = json!({});
+    }
+    scale
 }
 
 /// A dotted path (`.spec.replicas`) as FieldsV1 segments.
