@@ -1,6 +1,7 @@
 //! Suite 5, compile cost: a crate of 20 kinds (4 groups × 5, each with a spec and a status)
-//! using our derive for every per-type artifact (clientset, listers, informers, deepcopy, CRD),
-//! against the same 20 kinds with kube's `#[derive(CustomResource)]`. Both crates have the same
+//! using our derive for every per-type artifact (clientset, listers, informers, deepcopy, CRD,
+//! apply configurations), the same crate with its types tagged out of apply configurations, and
+//! the same 20 kinds with kube's `#[derive(CustomResource)]`. The crates have the same
 //! dependencies, built once; each round cleans one crate and rebuilds it alone
 //! (`CARGO_INCREMENTAL=0`), alternating, in dev and release.
 
@@ -14,6 +15,17 @@ const KINDS: usize = 5;
 
 /// One group's version module with our derive.
 fn ours(group: usize) -> String {
+    ours_module(group, "")
+}
+
+/// The same module with every type tagged out of apply configurations, as a crate that never
+/// applies can write it.
+fn ours_without_apply(group: usize) -> String {
+    ours_module(group, "///\n/// +k8s:applyconfiguration-gen=false\n")
+}
+
+/// One group's version module with our derive, `extra` tags on every type.
+fn ours_module(group: usize, extra: &str) -> String {
     let mut text = String::from(
         "use codegen_macros::Codegen;\nuse k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;\n\
          use schemars::JsonSchema;\nuse serde::{Deserialize, Serialize};\n\n",
@@ -26,7 +38,7 @@ fn ours(group: usize) -> String {
 /// +groupName=group{group}.example.dev
 /// +kubebuilder:object:root=true
 /// +kubebuilder:subresource:status
-#[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+{extra}#[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Kind{k} {{
     /// The API version, always written.
     #[serde(rename = "apiVersion")]
@@ -45,7 +57,7 @@ pub struct Kind{k} {{
 /// The desired state of Kind{k}.
 ///
 /// +k8s:deepcopy-gen=true
-#[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+{extra}#[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Kind{k}Spec {{
     /// Replicas.
     pub replicas: i32,
@@ -56,7 +68,7 @@ pub struct Kind{k}Spec {{
 /// The observed state of Kind{k}.
 ///
 /// +k8s:deepcopy-gen=true
-#[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+{extra}#[derive(Codegen, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Kind{k}Status {{
     /// Ready replicas.
     pub ready: i32,
@@ -136,7 +148,7 @@ serde_json = "1"
         write(&dir.join(format!("src/apis/group{g}/v1.rs")), &module(g))?;
     }
     lib.push_str("}\n");
-    if name == "ours" {
+    if name.starts_with("ours") {
         lib.push_str("\n/// The clientset.\npub mod client {\n    codegen_macros::clientset! {\n");
         for g in 0..GROUPS {
             lib.push_str(&format!(
@@ -148,12 +160,21 @@ serde_json = "1"
     write(&dir.join("src/lib.rs"), &lib)
 }
 
+const OURS: &str = "our derive (clientset, listers, informers, deepcopy, CRD, apply configurations)";
+const OURS_WITHOUT_APPLY: &str = "our derive, every type tagged +k8s:applyconfiguration-gen=false";
+const KUBE: &str = "kube-derive CustomResource";
+
 /// Runs the suite in `profiles` (`dev`, `release`).
 pub fn suite(profiles: &[&str], rounds: usize) -> Result<(), String> {
     let base = workspace_root().join("target/bench-compile");
     let target = base.join("target");
-    let crates = ["ours", "kube"];
+    let crates = ["ours", "ours-without-apply", "kube"];
     write_crate(&base.join("ours"), "ours", ours)?;
+    write_crate(
+        &base.join("ours-without-apply"),
+        "ours-without-apply",
+        ours_without_apply,
+    )?;
     write_crate(&base.join("kube"), "kube", kube)?;
     let target = target.to_string_lossy();
     let env = [("CARGO_TARGET_DIR", &*target), ("CARGO_INCREMENTAL", "0")];
@@ -178,8 +199,9 @@ pub fn suite(profiles: &[&str], rounds: usize) -> Result<(), String> {
                     took.as_secs_f64()
                 );
                 let program = match name {
-                    "ours" => "our derive (clientset, listers, informers, deepcopy, CRD, apply configurations)",
-                    _ => "kube-derive CustomResource",
+                    "ours" => OURS,
+                    "ours-without-apply" => OURS_WITHOUT_APPLY,
+                    _ => KUBE,
                 };
                 table.record(program, &format!("{profile} s"), took.as_secs_f64());
             }
@@ -189,11 +211,7 @@ pub fn suite(profiles: &[&str], rounds: usize) -> Result<(), String> {
     print!("{table}");
     println!();
     for profile in profiles {
-        let ratio = table.ratio(
-            "our derive (clientset, listers, informers, deepcopy, CRD, apply configurations)",
-            "kube-derive CustomResource",
-            &format!("{profile} s"),
-        );
+        let ratio = table.ratio(OURS, KUBE, &format!("{profile} s"));
         println!(
             "{}",
             verdict(
@@ -203,6 +221,8 @@ pub fn suite(profiles: &[&str], rounds: usize) -> Result<(), String> {
                 ratio <= 1.5
             )
         );
+        let without = table.ratio(OURS_WITHOUT_APPLY, KUBE, &format!("{profile} s"));
+        println!("- {profile} build, apply configurations tagged out: {without:.2}× kube-derive's");
     }
     Ok(())
 }

@@ -118,8 +118,9 @@ pub const LIST_TYPE: &str = "listType";
 pub const LIST_MAP_KEY: &str = "listMapKey";
 pub const MAP_TYPE: &str = "mapType";
 pub const STRUCT_TYPE: &str = "structType";
-/// `+k8s:applyconfiguration-gen=false` on a field: its apply configuration holds the value as it
-/// is (for a type of another crate, which can have no generated configuration).
+/// `+k8s:applyconfiguration-gen=false`: on a field, its apply configuration holds the value as it
+/// is (for a type of another crate, which can have no generated configuration); on a type, the
+/// type gets no configuration (a part is applied whole, a kind loses its apply methods).
 pub const APPLYCONFIGURATION_GEN: &str = "k8s:applyconfiguration-gen";
 
 /// The named arguments of markers (`+kubebuilder:printcolumn:name=…,JSONPath=…`).

@@ -172,5 +172,5 @@ pub(super) const SPECS: &[Spec] = &[
     valued(LIST_MAP_KEY, Kind::String, TYPE | FIELD),
     valued(MAP_TYPE, Kind::OneOf(&["atomic", "granular"]), TYPE | FIELD),
     valued(STRUCT_TYPE, Kind::OneOf(&["atomic", "granular"]), TYPE | FIELD),
-    valued(APPLYCONFIGURATION_GEN, Kind::OneOf(&["false"]), FIELD),
+    valued(APPLYCONFIGURATION_GEN, Kind::OneOf(&["false"]), TYPE | FIELD),
 ];

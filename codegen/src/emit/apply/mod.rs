@@ -41,6 +41,9 @@ pub fn apply_configurations(package: &Package, config: &Config) -> TokenStream {
 /// (client-gen's `apply` and `applyStatus` verbs, or an apply extension that sends the kind
 /// itself), so a read-only kind asks nothing of its parts.
 pub fn has_apply_configuration(def: &TypeDef) -> bool {
+    if opted_out(def) {
+        return false;
+    }
     let applies = def.genclient.as_ref().is_none_or(|g| {
         g.verbs.iter().any(|v| matches!(v, Verb::Apply | Verb::ApplyStatus))
             || g.methods.iter().any(|m| m.verb == Verb::Apply && m.input.is_none())
@@ -49,6 +52,12 @@ pub fn has_apply_configuration(def: &TypeDef) -> bool {
         && matches!(def.item.vis, syn::Visibility::Public(_))
         && matches!(def.item.fields, Fields::Named(_))
         && def.item.generics.params.is_empty()
+}
+
+/// `+k8s:applyconfiguration-gen=false` on the type: no configuration of its own (a part is then
+/// applied whole; a kind has no apply methods).
+fn opted_out(def: &TypeDef) -> bool {
+    def.markers.iter().any(|m| m.name == APPLYCONFIGURATION_GEN)
 }
 
 /// The apply configuration of an enum: the enum itself, applied whole (a value, not a set of
@@ -62,9 +71,19 @@ pub fn applied_whole(ty: &syn::Ident, config: &Config) -> TokenStream {
     }
 }
 
+/// What one type gets: its apply configuration, or for a part the tags keep from having one,
+/// the part itself, applied whole as an enum is.
+pub fn apply_configuration(def: &TypeDef, config: &Config) -> TokenStream {
+    match opted_out(def) {
+        true if def.genclient.is_none() => applied_whole(&def.ident, config),
+        true => TokenStream::new(),
+        false => configuration(def, config),
+    }
+}
+
 /// One type's apply configuration, its builders and its `ApplyField` impl (and for a
 /// `+genclient` type, its constructor, metadata builders and extract functions).
-pub fn apply_configuration(def: &TypeDef, config: &Config) -> TokenStream {
+fn configuration(def: &TypeDef, config: &Config) -> TokenStream {
     if !has_apply_configuration(def) {
         return TokenStream::new();
     }
