@@ -22,11 +22,7 @@ pub use meta::ObjectMetaApplyConfiguration;
 /// `…ApplyConfiguration`, whose fields are all optional, so that an apply sends only what it sets.
 /// Types of k8s-openapi, whose optional fields are already `Option`s, and scalars are held as
 /// they are ([`AppliedWhole`]). `Option`, `Box`, `Vec` and maps are unwrapped by the generator.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` has no apply configuration",
-    label = "a field of an API type, so part of its apply configuration",
-    note = "a type of your crate: derive `Codegen` on `{Self}` to generate its apply configuration; a type of another crate: tag the field `+k8s:applyconfiguration-gen=false` to apply its value whole"
-)]
+/// A type that has none gets [`AppliedWhole`]'s message, which names the fixes.
 pub trait ApplyField {
     /// The type an apply configuration's field holds.
     type Configuration: Clone + Debug + PartialEq + Serialize + DeserializeOwned;

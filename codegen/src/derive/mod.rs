@@ -11,7 +11,7 @@ mod accessors;
 use crate::Config;
 use crate::diag::Diagnostics;
 use crate::emit::{self, VersionSource};
-use crate::model::{Options, TypeDef, TypeScope, checked_group, derives, type_def};
+use crate::model::{Options, TypeDef, TypeScope, applied_whole, checked_group, derives, type_def};
 use crate::symbol::{DEEPCOPY_GEN, GENCLIENT, GROUP_GO_NAME, GROUP_NAME};
 use crate::tags::{Tag, tags};
 
@@ -25,11 +25,9 @@ pub fn derive(input: TokenStream, config: &Config) -> TokenStream {
     if let syn::Item::Enum(item) = &item
         && !tags(&item.attrs).iter().any(|t| t.key == GENCLIENT)
     {
-        // An enum is a value of an API type: it is applied whole (when the package's rule, public
-        // and without generics, would have it so).
-        let whole = matches!(item.vis, syn::Visibility::Public(_)) && item.generics.params.is_empty();
+        // An enum is a value of an API type: it is applied whole, by the package's rule.
         return match with_options(&item.attrs, config, None) {
-            Ok(config) if whole => emit::applied_whole(&item.ident, &config),
+            Ok(config) if applied_whole(item) => emit::applied_whole(&item.ident, &config),
             Ok(_) => TokenStream::new(),
             Err(error) => error.to_compile_error(),
         };

@@ -57,19 +57,10 @@ pub fn typed_client(def: &TypeDef, config: &Config) -> TokenStream {
         }
     };
     let api = format_ident!("{}", names::API_METHOD);
-    // Without an apply configuration (`+k8s:applyconfiguration-gen=false` on the kind) there is
-    // nothing to apply with, as client-gen has no Apply without applyconfiguration-gen.
-    let applies = super::has_apply_configuration(def);
-    let sends_kind_config = |m: &&Method| m.verb == Verb::Apply && m.input.is_none();
-    let verbs = genclient
-        .verbs
-        .iter()
-        .filter(|verb| applies || !matches!(verb, Verb::Apply | Verb::ApplyStatus))
-        .map(|verb| verb_method(def, *verb, config));
+    let verbs = genclient.verbs.iter().map(|verb| verb_method(def, *verb, config));
     let methods = genclient
         .methods
         .iter()
-        .filter(|m| applies || !sends_kind_config(m))
         .map(|method| custom_method(def, method, config));
     quote! {
         #[doc = #doc]

@@ -25,6 +25,13 @@ pub struct Method {
     pub span: Span,
 }
 
+impl Method {
+    /// Whether it applies the kind's own apply configuration (`verb=apply` without `input=`).
+    pub fn applies_kind(&self) -> bool {
+        self.verb == Verb::Apply && self.input.is_none()
+    }
+}
+
 /// Whether a Go type in `input=`/`result=` maps to Rust: a k8s.io/api or apimachinery type, or
 /// a bare identifier of this module.
 fn mappable(go: &str) -> bool {

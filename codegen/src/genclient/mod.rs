@@ -35,6 +35,17 @@ pub struct GenClient {
     pub span: Span,
 }
 
+impl GenClient {
+    /// Takes away what needs the kind's apply configuration (`apply`, `applyStatus`, apply
+    /// extensions without `input=`), for a kind that has none, as client-gen generates no Apply
+    /// without applyconfiguration-gen.
+    pub fn without_apply(&mut self) {
+        self.verbs.remove(&Verb::Apply);
+        self.verbs.remove(&Verb::ApplyStatus);
+        self.methods.retain(|m| !m.applies_kind());
+    }
+}
+
 /// `+genclient` and its options, as suggestions offer them; [`genclient`] handles each.
 pub(crate) const OPTIONS: [&str; 8] = [
     GENCLIENT,

@@ -171,19 +171,20 @@ pub fn package(
     }
 }
 
-/// The public, non-generic enums of a module.
+/// The enums of a module that apply configurations hold whole.
 fn whole_values(file: &syn::File) -> Vec<Ident> {
     file.items
         .iter()
         .filter_map(|item| match item {
-            syn::Item::Enum(item)
-                if matches!(item.vis, syn::Visibility::Public(_)) && item.generics.params.is_empty() =>
-            {
-                Some(item.ident.clone())
-            }
+            syn::Item::Enum(item) if applied_whole(item) => Some(item.ident.clone()),
             _ => None,
         })
         .collect()
+}
+
+/// Whether an enum is a value apply configurations hold whole: public and without generics.
+pub(crate) fn applied_whole(item: &syn::ItemEnum) -> bool {
+    matches!(item.vis, syn::Visibility::Public(_)) && item.generics.params.is_empty()
 }
 
 /// Checks an API group and its Go name (`+groupGoName`, when given), each with the span of the

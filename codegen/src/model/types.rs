@@ -12,8 +12,8 @@ use crate::genclient::{self, genclient};
 use crate::markers::{self, Target};
 use crate::names;
 use crate::symbol::{
-    DEEPCOPY_GEN, DEEPCOPY_GEN_INTERFACES, DEEPCOPY_GEN_NONPOINTER_INTERFACES, GENCLIENT, GROUP_GO_NAME, GROUP_NAME,
-    RESOURCE_NAME,
+    APPLYCONFIGURATION_GEN, DEEPCOPY_GEN, DEEPCOPY_GEN_INTERFACES, DEEPCOPY_GEN_NONPOINTER_INTERFACES, GENCLIENT,
+    GROUP_GO_NAME, GROUP_NAME, RESOURCE_NAME,
 };
 use crate::tags::{description, tags};
 
@@ -145,7 +145,12 @@ pub fn type_def(item: &Item, scope: &TypeScope<'_>, diagnostics: &mut Diagnostic
             .help("an API object is one concrete kind: remove the parameters, or drop +genclient"),
         );
     }
-    let genclient = genclient(&type_tags, field("status"), diagnostics);
+    let mut genclient = genclient(&type_tags, field("status"), diagnostics);
+    if type_markers.iter().any(|m| m.name == APPLYCONFIGURATION_GEN)
+        && let Some(client) = genclient.as_mut()
+    {
+        client.without_apply();
+    }
     let has_clone = derives(attrs, "Clone") || implements_clone(scope.siblings, &item.ident);
     if wants_client && deepcopy_opt_out && !has_clone && !scope.options.derive {
         diagnostics.push(

@@ -36,26 +36,7 @@ pub(crate) fn apply(
     mut config: Value,
     request: &ApplyRequest<'_>,
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
-    if !config.is_object() {
-        return Err(ApiStatus::bad_request("the applied configuration must be an object"));
-    }
-    // kube-apiserver's field manager first compares the applied group, version and kind with the
-    // endpoint's (its versionCheckManager), for every kind: absent or other ones are refused.
-    let type_meta = |field| config.get(field).and_then(Value::as_str).unwrap_or_default();
-    let (api_version, kind) = (type_meta("apiVersion"), type_meta("kind"));
-    if api_version != info.api_version() || kind != info.kind {
-        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        return Err(ApiStatus::bad_request(format!(
-            "invalid object type: {group}/{version}, Kind={kind}"
-        )));
-    }
-    let config_name = object::name(&config);
-    if !config_name.is_empty() && config_name != request.name {
-        return Err(ApiStatus::bad_request(format!(
-            "the name of the object ({config_name}) does not match the name on the URL ({})",
-            request.name
-        )));
-    }
+    check_applied(&config, &info.api_version(), &info.kind, request.name)?;
     let rv = object::resource_version(&config).to_owned();
     let meta = object::meta_mut(&mut config);
     meta.insert("name".to_owned(), json!(request.name));
@@ -145,6 +126,30 @@ pub(crate) fn apply(
     managed_fields::write(&mut new, &entries);
     let stored = write::commit_update(state, info, old, new, request.subresource, &opts, Ownership::Applied)?;
     Ok((stored, false))
+}
+
+/// What kube-apiserver checks of every applied configuration first: that it is an object of the
+/// endpoint's group, version and kind (its field manager's versionCheckManager refuses absent or
+/// other ones), naming the URL's object if it names one.
+pub(crate) fn check_applied(config: &Value, api_version: &str, kind: &str, name: &str) -> Result<(), ApiStatus> {
+    if !config.is_object() {
+        return Err(ApiStatus::bad_request("the applied configuration must be an object"));
+    }
+    let type_meta = |field| config.get(field).and_then(Value::as_str).unwrap_or_default();
+    let (sent_version, sent_kind) = (type_meta("apiVersion"), type_meta("kind"));
+    if sent_version != api_version || sent_kind != kind {
+        let (group, version) = sent_version.rsplit_once('/').unwrap_or(("", sent_version));
+        return Err(ApiStatus::bad_request(format!(
+            "invalid object type: {group}/{version}, Kind={sent_kind}"
+        )));
+    }
+    let config_name = object::name(config);
+    if !config_name.is_empty() && config_name != name {
+        return Err(ApiStatus::bad_request(format!(
+            "the name of the object ({config_name}) does not match the name on the URL ({name})"
+        )));
+    }
+    Ok(())
 }
 
 fn without_managed_fields(object: &Value) -> Value {

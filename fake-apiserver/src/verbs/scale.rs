@@ -15,7 +15,7 @@ use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
-use crate::verbs::apply::{ApplyRequest, Conflict, conflict_status};
+use crate::verbs::apply::{ApplyRequest, Conflict, check_applied, conflict_status};
 use crate::verbs::options::{Ownership, WriteOpts};
 use crate::verbs::{read, write};
 
@@ -30,22 +30,8 @@ pub(crate) fn apply(
     request: &ApplyRequest<'_>,
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
     let paths = info.scale.as_ref().expect("route checked the scale subresource");
-    // The endpoint's kind is Scale: kube-apiserver's version check compares with it.
-    let type_meta = |field| config.get(field).and_then(Value::as_str).unwrap_or_default();
-    let (api_version, kind) = (type_meta("apiVersion"), type_meta("kind"));
-    if api_version != SCALE_API_VERSION || kind != "Scale" {
-        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        return Err(ApiStatus::bad_request(format!(
-            "invalid object type: {group}/{version}, Kind={kind}"
-        )));
-    }
-    let config_name = object::name(config);
-    if !config_name.is_empty() && config_name != request.name {
-        return Err(ApiStatus::bad_request(format!(
-            "the name of the object ({config_name}) does not match the name on the URL ({})",
-            request.name
-        )));
-    }
+    // The endpoint's kind is Scale.
+    check_applied(config, SCALE_API_VERSION, "Scale", request.name)?;
     let applied_replicas = match config.pointer("/spec/replicas") {
         None | Some(Value::Null) => None,
         Some(replicas) if replicas.is_i64() || replicas.is_u64() => Some(replicas.clone()),

@@ -11,7 +11,7 @@ mod object;
 mod wire;
 
 use crate::Config;
-use crate::genclient::Verb;
+use crate::genclient::{Method, Verb};
 use crate::model::{FieldDef, JsonName, Package, TypeDef};
 use crate::names;
 use crate::symbol::APPLYCONFIGURATION_GEN;
@@ -46,7 +46,7 @@ pub fn has_apply_configuration(def: &TypeDef) -> bool {
     }
     let applies = def.genclient.as_ref().is_none_or(|g| {
         g.verbs.iter().any(|v| matches!(v, Verb::Apply | Verb::ApplyStatus))
-            || g.methods.iter().any(|m| m.verb == Verb::Apply && m.input.is_none())
+            || g.methods.iter().any(Method::applies_kind)
     });
     applies
         && matches!(def.item.vis, syn::Visibility::Public(_))
@@ -55,7 +55,7 @@ pub fn has_apply_configuration(def: &TypeDef) -> bool {
 }
 
 /// `+k8s:applyconfiguration-gen=false` on the type: no configuration of its own (a part is then
-/// applied whole; a kind has no apply methods).
+/// applied whole; the model already took a kind's apply verbs away).
 fn opted_out(def: &TypeDef) -> bool {
     def.markers.iter().any(|m| m.name == APPLYCONFIGURATION_GEN)
 }
