@@ -6,6 +6,7 @@
 //! take at all (a string where a number belongs) is left to the server's own checks.
 
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::autoscaling::v1::Scale;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Pod, Secret, Service, ServiceAccount};
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
@@ -44,6 +45,8 @@ fn through_type(info: &ResourceInfo, object: &Value) -> Option<Value> {
         ("", "v1", "Event") => via::<Event>(object),
         ("apps", "v1", "Deployment") => via::<Deployment>(object),
         ("apps", "v1", "ReplicaSet") => via::<ReplicaSet>(object),
+        // What a `/scale` subresource reads and writes.
+        ("autoscaling", "v1", "Scale") => via::<Scale>(object),
         ("events.k8s.io", "v1", "Event") => via::<EventsV1Event>(object),
         ("coordination.k8s.io", "v1", "Lease") => via::<Lease>(object),
         ("rbac.authorization.k8s.io", "v1", "ClusterRole") => via::<ClusterRole>(object),

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::fieldpath::{FieldPath, value_at};
 use crate::semantics::managed_fields::{self, ManagedEntry};
 use crate::semantics::selector::label_selector_text;
@@ -30,8 +31,11 @@ pub(crate) fn apply(
     request: &ApplyRequest<'_>,
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
     let paths = info.scale.as_ref().expect("route checked the scale subresource");
-    // The endpoint's kind is Scale.
+    // The endpoint's kind is Scale, and a Scale is what the fields are checked against.
     check_applied(config, SCALE_API_VERSION, "Scale", request.name)?;
+    let scale = ResourceInfo::builtin("autoscaling", "v1", "Scale", "scale");
+    let findings = decoding::strict_findings(&scale, &mut Decoded::from(config.clone()));
+    decoding::enforce(findings, request.opts, ApiStatus::bad_request)?;
     let applied_replicas = match config.pointer("/spec/replicas") {
         None | Some(Value::Null) => None,
         Some(replicas) if replicas.is_i64() || replicas.is_u64() => Some(replicas.clone()),

@@ -155,6 +155,17 @@ async fn applying_a_deployments_scale_should_share_equal_replicas_and_refuse_oth
     owners.sort();
     assert_eq!(owners, ["autoscaler/Apply/scale", "deployer/Apply/"], "{stored:#}");
 
+    // A field a Scale does not have is refused under Strict, as in any apply.
+    let typo = json!({ "apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": { "name": "web" },
+                       "spec": { "replica": 4 } });
+    let mut strict = PatchParams::apply("autoscaler");
+    strict.field_validation = Some(kube::api::ValidationDirective::Strict);
+    let refused = api_error(deployments.patch_scale("web", &strict, &Patch::Apply(&typo)).await);
+    assert_eq!(
+        (refused.code, refused.message.as_str()),
+        (400, "strict decoding error: unknown field \"spec.replica\"")
+    );
+
     let wrong = api_error(
         deployments
             .patch_scale("web", &PatchParams::apply("autoscaler"), &Patch::Apply(&deployment))
