@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use kube::ResourceExt;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::decode::Lenient;
@@ -16,47 +16,112 @@ use super::reflector::reflect;
 use super::shared::{Delta, Dispatch, InformerObject, Shared, lock};
 use super::store::{Relist, Store};
 
-/// How many decoded changes may wait for the engine: the reflector decodes on one core while
-/// the engine stores (and frees replaced objects) on the other, as client-go's DeltaFIFO
-/// separates its reflector from its processing loop.
-const DELTA_BUFFER: usize = 1024;
+/// How many list pages (or chunks of a streaming list) may wait for the relist task.
+const PAGE_BUFFER: usize = 16;
 
 /// Runs an informer until it stops: its list and watch, the engine that applies what they
 /// decode, and the handlers' resyncs.
 pub(super) async fn run_loop<K: InformerObject>(shared: Arc<Shared<K>>) {
-    let (deltas, receiver) = mpsc::channel(DELTA_BUFFER);
-    let engine = tokio::spawn(apply_deltas(shared.clone(), receiver));
+    let (pages, receiver) = mpsc::channel(PAGE_BUFFER);
+    let relists = tokio::spawn(build_relists(shared.clone(), receiver));
+    let engine = Engine {
+        shared: &shared,
+        pages,
+        swapping: None,
+    };
     tokio::select! {
         () = shared.stop.cancelled() => {}
-        () = reflect(&shared, deltas) => {}
+        () = reflect(&shared, engine) => {}
         () = resync_loop(&shared) => {}
     }
-    // The reflector is gone with its sender: the engine applies what is queued and ends.
-    let _ = engine.await;
+    // The reflector is gone with the engine: the relist task files what is queued and ends.
+    let _ = relists.await;
 }
 
-/// Applies the reflector's changes to the store and the handlers, a batch at a time.
-async fn apply_deltas<K: InformerObject>(shared: Arc<Shared<K>>, mut receiver: mpsc::Receiver<Delta<K>>) {
-    let mut batch = Vec::with_capacity(64);
-    let mut relist: Option<Relist<K>> = None;
-    while receiver.recv_many(&mut batch, 64).await > 0 {
-        for delta in batch.drain(..) {
-            match delta {
-                Delta::Listed { objects, first } => {
-                    add_listed(&shared.store, &mut relist, objects, first);
-                }
-                Delta::Replace {
+/// Applies the reflector's changes in order. A list's pages go to a task of their own, which
+/// builds the relist on the other core while the next pages are decoded (a page is 500
+/// objects: the hand-over costs little per object). A watch event is applied where it was
+/// decoded: the replaced object is freed by the thread that allocates the next ones, without
+/// glibc's arena lock, which a free on another thread takes, and without waking a task per
+/// event. On a 2-core AMD EPYC, applying watch events on a task of their own ran at 0.6x of
+/// this (the arena lock's futex waits and wakes were a fifth of the samples).
+pub(super) struct Engine<'s, K> {
+    shared: &'s Shared<K>,
+    pages: mpsc::Sender<Page<K>>,
+    /// Until the relist task has swapped in the last complete list: its signal.
+    swapping: Option<oneshot::Receiver<()>>,
+}
+
+/// Objects of a list for the relist task; `first` starts a new relist, dropping one a failed
+/// list left half built.
+struct Page<K> {
+    objects: Vec<Arc<K>>,
+    first: bool,
+    /// Set on the last page of a complete list: swap the relist in, then signal.
+    end: Option<ListEnd>,
+}
+
+struct ListEnd {
+    /// Objects listed but undecodable: they keep their cached state.
+    undecodable: HashSet<String>,
+    swapped: oneshot::Sender<()>,
+}
+
+impl<K: InformerObject> Engine<'_, K> {
+    /// Applies `delta` after every change handed over before it; a relist task that is gone
+    /// (the informer stopping) takes nothing.
+    pub(super) async fn hand_over(&mut self, delta: Delta<K>) {
+        match delta {
+            Delta::Listed { objects, first } => {
+                self.send(Page {
                     objects,
                     first,
-                    undecodable,
-                } => {
-                    add_listed(&shared.store, &mut relist, objects, first);
-                    let complete = relist.take().unwrap_or_else(|| shared.store.relist());
-                    shared.replace(complete, &undecodable);
-                }
-                Delta::Apply(object) => shared.apply(object),
-                Delta::Delete { key, last } => shared.delete(&key, last),
+                    end: None,
+                })
+                .await
             }
+            Delta::Replace {
+                objects,
+                first,
+                undecodable,
+            } => {
+                let (swapped, signal) = oneshot::channel();
+                self.swapping = Some(signal);
+                let end = Some(ListEnd { undecodable, swapped });
+                self.send(Page { objects, first, end }).await;
+            }
+            Delta::Apply(object) => {
+                self.settle().await;
+                self.shared.apply(object);
+            }
+            Delta::Delete { key, last } => {
+                self.settle().await;
+                self.shared.delete(&key, last);
+            }
+        }
+    }
+
+    async fn send(&self, page: Page<K>) {
+        let _ = self.pages.send(page).await;
+    }
+
+    /// Waits until the last complete list is in the store: watch events apply on top of it.
+    async fn settle(&mut self) {
+        if let Some(signal) = self.swapping.take() {
+            let _ = signal.await;
+        }
+    }
+}
+
+/// Files list pages into the relist being built and swaps each complete one in.
+async fn build_relists<K: InformerObject>(shared: Arc<Shared<K>>, mut pages: mpsc::Receiver<Page<K>>) {
+    let mut relist: Option<Relist<K>> = None;
+    while let Some(Page { objects, first, end }) = pages.recv().await {
+        add_listed(&shared.store, &mut relist, objects, first);
+        if let Some(ListEnd { undecodable, swapped }) = end {
+            let complete = relist.take().unwrap_or_else(|| shared.store.relist());
+            shared.replace(complete, &undecodable);
+            let _ = swapped.send(());
         }
     }
 }
@@ -258,17 +323,48 @@ mod tests {
     use kube::api::ObjectMeta;
 
     use super::*;
-    use crate::cache::NAMESPACE_INDEX;
+    use crate::cache::{NAMESPACE_INDEX, SharedIndexInformer};
 
     fn cm(name: &str) -> Arc<ConfigMap> {
+        cm_at(name, "1")
+    }
+
+    fn cm_at(name: &str, resource_version: &str) -> Arc<ConfigMap> {
         Arc::new(ConfigMap {
             metadata: ObjectMeta {
                 name: Some(name.to_owned()),
                 namespace: Some("default".to_owned()),
+                resource_version: Some(resource_version.to_owned()),
                 ..ObjectMeta::default()
             },
             ..ConfigMap::default()
         })
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_watch_event_should_apply_on_top_of_the_list_before_it() {
+        let server = fake_apiserver::FakeApiServer::new();
+        let informer = SharedIndexInformer::<ConfigMap>::new(server.client(), Default::default());
+        let shared = informer.shared();
+        let (pages, receiver) = mpsc::channel(PAGE_BUFFER);
+        let relists = tokio::spawn(build_relists(shared.clone(), receiver));
+        let mut engine = Engine {
+            shared,
+            pages,
+            swapping: None,
+        };
+        // The relist task has not run yet when the event comes: the event waits for the swap.
+        let listed = Delta::Replace {
+            objects: vec![cm_at("a", "1")],
+            first: true,
+            undecodable: HashSet::new(),
+        };
+        engine.hand_over(listed).await;
+        engine.hand_over(Delta::Apply(cm_at("a", "2"))).await;
+        drop(engine);
+        relists.await.expect("the relist task ends with the engine");
+        let cached = shared.store.get("default/a").expect("a is cached");
+        assert_eq!(cached.resource_version().as_deref(), Some("2"));
     }
 
     #[test]

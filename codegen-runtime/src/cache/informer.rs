@@ -74,6 +74,11 @@ impl<K: InformerObject> SharedIndexInformer<K> {
         }
     }
 
+    #[cfg(test)]
+    pub(super) fn shared(&self) -> &Arc<Shared<K>> {
+        &self.shared
+    }
+
     /// The cache; add indexers here.
     pub fn store(&self) -> &Store<K> {
         &self.shared.store

@@ -10,7 +10,6 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Resource;
 use kube::api::WatchParams;
 use kube::client::Body;
-use kube::runtime::utils::Backoff;
 
 use super::{DEFAULT_WATCH_TIMEOUT, IDLE_MARGIN, Initial, Next, Reflector, backoff, error_status, status_text};
 use crate::cache::decode::Lenient;
@@ -199,7 +198,7 @@ impl<K: InformerObject> Reflector<'_, K> {
             // Without a resourceVersion there is nothing to resume from.
             return (delta, Some(Next::Relist));
         }
-        self.backoff.reset();
+        self.succeeded();
         (delta, None)
     }
 }
