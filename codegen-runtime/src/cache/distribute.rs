@@ -43,8 +43,9 @@ pub(super) async fn run_loop<K: InformerObject>(shared: Arc<Shared<K>>) {
 /// objects: the hand-over costs little per object). A watch event is applied where it was
 /// decoded: the replaced object is freed by the thread that allocates the next ones, without
 /// glibc's arena lock, which a free on another thread takes, and without waking a task per
-/// event. On a 2-core AMD EPYC, applying watch events on a task of their own ran at 0.6x of
-/// this (the arena lock's futex waits and wakes were a fifth of the samples).
+/// event. On a 2-core AMD EPYC with glibc's allocator, applying watch events on a task of their
+/// own ran at 0.6x of this (the arena lock's waits and wakes were a fifth of the samples); under
+/// mimalloc, whose frees from another thread take no lock, it was 1.36x (BENCHMARKS.md).
 pub(super) struct Engine<'s, K> {
     shared: &'s Shared<K>,
     pages: mpsc::Sender<Page<K>>,
