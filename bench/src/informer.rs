@@ -41,6 +41,7 @@ fn ingest(url: &str, client: Client, streaming: bool, objects: usize, events: us
     let client_name = match client {
         Client::Informer => "informer",
         Client::InformerDroppingManagedFields => "informer-dropping-managed-fields",
+        Client::InformerEventsOnOwnTask => "informer-events-on-own-task",
         Client::Reflector => "reflector",
         Client::Decode => "decode",
     };
@@ -65,17 +66,28 @@ fn ingest(url: &str, client: Client, streaming: bool, objects: usize, events: us
     })
 }
 
-const CLIENTS: [(Client, &str); 4] = [
+const CLIENTS: [(Client, &str); 5] = [
     (Client::Informer, "informer"),
     (Client::InformerDroppingManagedFields, "informer, managedFields dropped"),
+    (Client::InformerEventsOnOwnTask, OWN_TASK),
     (Client::Reflector, "reflector"),
     (Client::Decode, "decode-only"),
 ];
+
+/// The informer applying watch events on the engine's task: measured on paged lists only.
+const OWN_TASK: &str = "informer, events on own task";
 
 const LIST: &str = "list objects/s";
 const WATCH: &str = "watch events/s";
 const RSS: &str = "RSS after sync MiB";
 const PEAK: &str = "peak RSS MiB";
+
+/// The allocator every process of the suite runs with.
+const ALLOCATOR: &str = if cfg!(feature = "mimalloc") {
+    "mimalloc"
+} else {
+    "the system's allocator"
+};
 
 /// Runs the suite and prints, per N, the table and the targets' verdicts. Fails if a client's
 /// store ends with the wrong size or a stale object.
@@ -91,7 +103,9 @@ pub fn suite(sizes: &Sizes) -> Result<(), String> {
             for streaming in [false, true] {
                 for (client, name) in CLIENTS {
                     // The transform has nothing to drop from objects without managed fields.
-                    if (streaming || !managed_fields) && client == Client::InformerDroppingManagedFields {
+                    if (streaming || !managed_fields) && client == Client::InformerDroppingManagedFields
+                        || streaming && client == Client::InformerEventsOnOwnTask
+                    {
                         continue;
                     }
                     let result = ingest(&server.url, client, streaming, objects, sizes.events)?;
@@ -120,7 +134,7 @@ pub fn suite(sizes: &Sizes) -> Result<(), String> {
             "without managedFields"
         };
         println!(
-            "\n### Informer ingest: N = {objects} VirtualMachines {variant}, M = {} watch events, {} rounds\n",
+            "\n### Informer ingest: N = {objects} VirtualMachines {variant}, M = {} watch events, {} rounds, {ALLOCATOR}\n",
             sizes.events, sizes.rounds
         );
         print!("{table}");
@@ -144,6 +158,28 @@ pub fn suite(sizes: &Sizes) -> Result<(), String> {
                 println!(
                     "{}",
                     verdict(&format!("{label}{suffix}"), measured, target, ratio >= floor)
+                );
+            }
+            for (metric, label, target, floor) in [
+                (LIST, "list ingest", "≥ 0.8×", 0.8),
+                (WATCH, "watch events", "≥ 0.7×", 0.7),
+            ] {
+                let ratio = table.ratio(&ours, &decode, metric);
+                println!(
+                    "{}",
+                    verdict(
+                        &format!("{label} against decode-only{suffix}"),
+                        format!("{ratio:.2}×"),
+                        target,
+                        ratio >= floor
+                    )
+                );
+            }
+            if suffix.is_empty() {
+                println!(
+                    "- watch events, {OWN_TASK}: {:.2}× the reflector, {:.2} of decode-only (for comparison)",
+                    table.ratio(OWN_TASK, &theirs, WATCH),
+                    table.ratio(OWN_TASK, &decode, WATCH)
                 );
             }
             let rss = table.ratio(&ours, &theirs, RSS);

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use codegen_runtime::cache::{InformerOptions, SharedIndexInformer, Transform};
+use codegen_runtime::cache::{ApplyEvents, InformerOptions, SharedIndexInformer, Transform};
 use futures::{StreamExt, TryStreamExt};
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use kube::api::{Api, ListParams, WatchEvent, WatchParams};
@@ -25,6 +25,8 @@ pub enum Client {
     Informer,
     /// The same with a transform that drops managed fields, as most controllers can.
     InformerDroppingManagedFields,
+    /// The informer with watch events applied on the engine's task (`ApplyEvents::OnOwnTask`).
+    InformerEventsOnOwnTask,
     /// kube-runtime's `reflector` over its `watcher`.
     Reflector,
     /// The same pages and events decoded into `VirtualMachine`, nothing else.
@@ -82,7 +84,7 @@ pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, eve
     let last = (events > 0).then(|| ((events - 1) % objects, (objects + events) as u64));
     let started = Instant::now();
     let result = match client {
-        Client::Informer | Client::InformerDroppingManagedFields => {
+        Client::Informer | Client::InformerDroppingManagedFields | Client::InformerEventsOnOwnTask => {
             let transform: Option<Transform<VirtualMachine>> = (client == Client::InformerDroppingManagedFields)
                 .then(|| Arc::new(|vm: &mut VirtualMachine| vm.metadata.managed_fields = None) as _);
             let informer = SharedIndexInformer::<VirtualMachine>::new(
@@ -90,6 +92,11 @@ pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, eve
                 InformerOptions {
                     watcher: watcher_config,
                     transform,
+                    apply_events: if client == Client::InformerEventsOnOwnTask {
+                        ApplyEvents::OnOwnTask
+                    } else {
+                        ApplyEvents::WhereDecoded
+                    },
                     ..InformerOptions::default()
                 },
             );

@@ -109,6 +109,13 @@ enum Command {
     },
 }
 
+/// `--features mimalloc`: every process of the suites (servers and clients) allocates with
+/// mimalloc, to measure the informer under an allocator whose frees from another thread take
+/// no lock.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Runtime::new().map_err(|e| format!("cannot start tokio: {e}"))
 }

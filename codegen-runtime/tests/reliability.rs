@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use codegen_runtime::cache::{Deleted, EventHandler, InformerOptions, SharedIndexInformer};
+use codegen_runtime::cache::{ApplyEvents, Deleted, EventHandler, InformerOptions, SharedIndexInformer};
 use fake_apiserver::{ApiStatus, FakeApiServer};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, ObjectMeta, PostParams};
@@ -140,7 +140,16 @@ async fn one_seed(seed: u64, objects: u64, mutations: u64) -> Run {
         next_name += 1;
     }
     let history = Arc::new(Mutex::new(History::default()));
-    let informer = SharedIndexInformer::<ConfigMap>::new(client.clone(), InformerOptions::default());
+    // Odd seeds apply watch events on the engine's task, even ones where they are decoded.
+    let options = InformerOptions {
+        apply_events: if seed % 2 == 1 {
+            ApplyEvents::OnOwnTask
+        } else {
+            ApplyEvents::WhereDecoded
+        },
+        ..InformerOptions::default()
+    };
+    let informer = SharedIndexInformer::<ConfigMap>::new(client.clone(), options);
     informer.add_event_handler(Checker(history.clone()));
     informer.run();
     informer.wait_for_sync().await;

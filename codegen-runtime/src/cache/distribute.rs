@@ -13,20 +13,22 @@ use super::decode::Lenient;
 use super::handler::{Deleted, DeletedFinalStateUnknown, Message, Notification};
 use super::key::object_key;
 use super::reflector::reflect;
-use super::shared::{Delta, Dispatch, InformerObject, Shared, lock};
+use super::shared::{ApplyEvents, Delta, Dispatch, InformerObject, Shared, lock};
 use super::store::{Relist, Store};
 
-/// How many list pages (or chunks of a streaming list) may wait for the relist task.
-const PAGE_BUFFER: usize = 16;
+/// How many changes may wait for the engine's task (list pages, and watch events when they are
+/// applied there).
+const STEP_BUFFER: usize = 1024;
 
 /// Runs an informer until it stops: its list and watch, the engine that applies what they
 /// decode, and the handlers' resyncs.
 pub(super) async fn run_loop<K: InformerObject>(shared: Arc<Shared<K>>) {
-    let (pages, receiver) = mpsc::channel(PAGE_BUFFER);
-    let relists = tokio::spawn(build_relists(shared.clone(), receiver));
+    let (steps, receiver) = mpsc::channel(STEP_BUFFER);
+    let task = tokio::spawn(apply_steps(shared.clone(), receiver));
     let engine = Engine {
         shared: &shared,
-        pages,
+        steps,
+        events_here: shared.options.apply_events == ApplyEvents::WhereDecoded,
         swapping: None,
     };
     tokio::select! {
@@ -34,76 +36,58 @@ pub(super) async fn run_loop<K: InformerObject>(shared: Arc<Shared<K>>) {
         () = reflect(&shared, engine) => {}
         () = resync_loop(&shared) => {}
     }
-    // The reflector is gone with the engine: the relist task files what is queued and ends.
-    let _ = relists.await;
+    // The reflector is gone with the engine: its task applies what is queued and ends.
+    let _ = task.await;
 }
 
-/// Applies the reflector's changes in order. A list's pages go to a task of their own, which
+/// Applies the reflector's changes in order. A list's pages go to the engine's task, which
 /// builds the relist on the other core while the next pages are decoded (a page is 500
-/// objects: the hand-over costs little per object). A watch event is applied where it was
-/// decoded: the replaced object is freed by the thread that allocates the next ones, without
-/// glibc's arena lock, which a free on another thread takes, and without waking a task per
-/// event. On a 2-core AMD EPYC with glibc's allocator, applying watch events on a task of their
-/// own ran at 0.6x of this (the arena lock's waits and wakes were a fifth of the samples); under
-/// mimalloc, whose frees from another thread take no lock, it was 1.36x (BENCHMARKS.md).
+/// objects: the hand-over costs little per object). Watch events go where
+/// [`ApplyEvents`] says: applied here, where they were decoded, once the last list is swapped
+/// in; or queued for the task behind the pages.
 pub(super) struct Engine<'s, K> {
     shared: &'s Shared<K>,
-    pages: mpsc::Sender<Page<K>>,
-    /// Until the relist task has swapped in the last complete list: its signal.
+    steps: mpsc::Sender<Step<K>>,
+    /// Whether watch events are applied here ([`ApplyEvents::WhereDecoded`]).
+    events_here: bool,
+    /// Until the task has swapped in the last complete list: its signal.
     swapping: Option<oneshot::Receiver<()>>,
 }
 
-/// Objects of a list for the relist task; `first` starts a new relist, dropping one a failed
-/// list left half built.
-struct Page<K> {
-    objects: Vec<Arc<K>>,
-    first: bool,
-    /// Set on the last page of a complete list: swap the relist in, then signal.
-    end: Option<ListEnd>,
-}
-
-struct ListEnd {
-    /// Objects listed but undecodable: they keep their cached state.
-    undecodable: HashSet<String>,
-    swapped: oneshot::Sender<()>,
+/// What the engine's task receives.
+enum Step<K> {
+    Delta(Delta<K>),
+    /// Told once every change before it is applied.
+    Barrier(oneshot::Sender<()>),
 }
 
 impl<K: InformerObject> Engine<'_, K> {
-    /// Applies `delta` after every change handed over before it; a relist task that is gone
-    /// (the informer stopping) takes nothing.
+    /// Applies `delta` after every change handed over before it; a task that is gone (the
+    /// informer stopping) takes nothing.
     pub(super) async fn hand_over(&mut self, delta: Delta<K>) {
         match delta {
-            Delta::Listed { objects, first } => {
-                self.send(Page {
-                    objects,
-                    first,
-                    end: None,
-                })
-                .await
-            }
-            Delta::Replace {
-                objects,
-                first,
-                undecodable,
-            } => {
-                let (swapped, signal) = oneshot::channel();
-                self.swapping = Some(signal);
-                let end = Some(ListEnd { undecodable, swapped });
-                self.send(Page { objects, first, end }).await;
-            }
-            Delta::Apply(object) => {
+            Delta::Apply(object) if self.events_here => {
                 self.settle().await;
                 self.shared.apply(object);
             }
-            Delta::Delete { key, last } => {
+            Delta::Delete { key, last } if self.events_here => {
                 self.settle().await;
                 self.shared.delete(&key, last);
+            }
+            delta => {
+                let ends_list = matches!(delta, Delta::Replace { .. });
+                self.send(Step::Delta(delta)).await;
+                if ends_list && self.events_here {
+                    let (swapped, signal) = oneshot::channel();
+                    self.send(Step::Barrier(swapped)).await;
+                    self.swapping = Some(signal);
+                }
             }
         }
     }
 
-    async fn send(&self, page: Page<K>) {
-        let _ = self.pages.send(page).await;
+    async fn send(&self, step: Step<K>) {
+        let _ = self.steps.send(step).await;
     }
 
     /// Waits until the last complete list is in the store: watch events apply on top of it.
@@ -114,15 +98,32 @@ impl<K: InformerObject> Engine<'_, K> {
     }
 }
 
-/// Files list pages into the relist being built and swaps each complete one in.
-async fn build_relists<K: InformerObject>(shared: Arc<Shared<K>>, mut pages: mpsc::Receiver<Page<K>>) {
+/// The engine's task: files list pages into the relist being built, swaps each complete one
+/// in, and applies the watch events it is handed, a batch at a time.
+async fn apply_steps<K: InformerObject>(shared: Arc<Shared<K>>, mut steps: mpsc::Receiver<Step<K>>) {
+    let mut batch = Vec::with_capacity(64);
     let mut relist: Option<Relist<K>> = None;
-    while let Some(Page { objects, first, end }) = pages.recv().await {
-        add_listed(&shared.store, &mut relist, objects, first);
-        if let Some(ListEnd { undecodable, swapped }) = end {
-            let complete = relist.take().unwrap_or_else(|| shared.store.relist());
-            shared.replace(complete, &undecodable);
-            let _ = swapped.send(());
+    while steps.recv_many(&mut batch, 64).await > 0 {
+        for step in batch.drain(..) {
+            match step {
+                Step::Delta(Delta::Listed { objects, first }) => {
+                    add_listed(&shared.store, &mut relist, objects, first);
+                }
+                Step::Delta(Delta::Replace {
+                    objects,
+                    first,
+                    undecodable,
+                }) => {
+                    add_listed(&shared.store, &mut relist, objects, first);
+                    let complete = relist.take().unwrap_or_else(|| shared.store.relist());
+                    shared.replace(complete, &undecodable);
+                }
+                Step::Delta(Delta::Apply(object)) => shared.apply(object),
+                Step::Delta(Delta::Delete { key, last }) => shared.delete(&key, last),
+                Step::Barrier(done) => {
+                    let _ = done.send(());
+                }
+            }
         }
     }
 }
@@ -344,28 +345,36 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn a_watch_event_should_apply_on_top_of_the_list_before_it() {
-        let server = fake_apiserver::FakeApiServer::new();
-        let informer = SharedIndexInformer::<ConfigMap>::new(server.client(), Default::default());
-        let shared = informer.shared();
-        let (pages, receiver) = mpsc::channel(PAGE_BUFFER);
-        let relists = tokio::spawn(build_relists(shared.clone(), receiver));
-        let mut engine = Engine {
-            shared,
-            pages,
-            swapping: None,
-        };
-        // The relist task has not run yet when the event comes: the event waits for the swap.
-        let listed = Delta::Replace {
-            objects: vec![cm_at("a", "1")],
-            first: true,
-            undecodable: HashSet::new(),
-        };
-        engine.hand_over(listed).await;
-        engine.hand_over(Delta::Apply(cm_at("a", "2"))).await;
-        drop(engine);
-        relists.await.expect("the relist task ends with the engine");
-        let cached = shared.store.get("default/a").expect("a is cached");
-        assert_eq!(cached.resource_version().as_deref(), Some("2"));
+        for events_here in [true, false] {
+            let server = fake_apiserver::FakeApiServer::new();
+            let informer = SharedIndexInformer::<ConfigMap>::new(server.client(), Default::default());
+            let shared = informer.shared();
+            let (steps, receiver) = mpsc::channel(STEP_BUFFER);
+            let task = tokio::spawn(apply_steps(shared.clone(), receiver));
+            let mut engine = Engine {
+                shared,
+                steps,
+                events_here,
+                swapping: None,
+            };
+            // The task has not run yet when the event comes: applied here, the event waits
+            // for the swap; applied by the task, it is queued behind the list.
+            let listed = Delta::Replace {
+                objects: vec![cm_at("a", "1")],
+                first: true,
+                undecodable: HashSet::new(),
+            };
+            engine.hand_over(listed).await;
+            engine.hand_over(Delta::Apply(cm_at("a", "2"))).await;
+            drop(engine);
+            task.await.expect("the task ends with the engine");
+            let cached = shared.store.get("default/a").expect("a is cached");
+            assert_eq!(
+                cached.resource_version().as_deref(),
+                Some("2"),
+                "events applied where decoded: {events_here}"
+            );
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ use kube::Client;
 use kube::runtime::watcher;
 
 use super::informer::SharedIndexInformer;
-use super::shared::{InformerObject, InformerOptions, Transform};
+use super::shared::{ApplyEvents, InformerObject, InformerOptions, Transform};
 use crate::scope::ScopeKind;
 
 /// Changes the watcher configuration of every informer (client-go's `WithTweakListOptions`),
@@ -68,6 +68,7 @@ struct Options {
     resync_per_type: HashMap<TypeId, Duration>,
     transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     tweak: Option<TweakWatcher>,
+    apply_events: ApplyEvents,
 }
 
 /// Hands out one shared informer per type; clones share the factory.
@@ -165,6 +166,7 @@ impl SharedInformerFactory {
                 .get(&type_id)
                 .and_then(|t| t.downcast_ref::<Transform<K>>())
                 .cloned(),
+            apply_events: options.apply_events,
         }
     }
 
@@ -265,6 +267,14 @@ impl<F: From<SharedInformerFactory>> SharedInformerFactoryBuilder<F> {
         self
     }
 
+    /// Where every informer applies watch events: keep the default with Rust's default
+    /// allocator; choose [`ApplyEvents::OnOwnTask`] in a program that installs mimalloc or
+    /// jemalloc.
+    pub fn apply_events(mut self, apply_events: ApplyEvents) -> Self {
+        self.options.apply_events = apply_events;
+        self
+    }
+
     /// Builds the factory.
     pub fn build(self) -> F {
         let registry = Registry {
@@ -276,5 +286,28 @@ impl<F: From<SharedInformerFactory>> SharedInformerFactoryBuilder<F> {
             options: Arc::new(self.options),
             registry: Arc::new(Mutex::new(registry)),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::ConfigMap;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn every_informer_should_take_the_factory_options() {
+        let server = fake_apiserver::FakeApiServer::new();
+        let factory = SharedInformerFactory::builder(server.client())
+            .namespace("default")
+            .resync(Duration::from_secs(30))
+            .apply_events(ApplyEvents::OnOwnTask)
+            .build();
+        let options = factory.options_for::<ConfigMap>();
+        assert_eq!(options.namespace.as_deref(), Some("default"));
+        assert_eq!(options.resync, Some(Duration::from_secs(30)));
+        assert_eq!(options.apply_events, ApplyEvents::OnOwnTask);
+        let default = SharedInformerFactory::new(server.client()).options_for::<ConfigMap>();
+        assert_eq!(default.apply_events, ApplyEvents::WhereDecoded);
     }
 }

@@ -19,5 +19,5 @@ pub use handler::{Deleted, DeletedFinalStateUnknown, EventHandler, HandlerFns, N
 pub use informer::{HandlerRegistration, SharedIndexInformer};
 pub use key::{key_of, object_key, split_key};
 pub use lister::{Lister, NamespaceLister, NotFound};
-pub use shared::{InformerObject, InformerOptions, Transform};
+pub use shared::{ApplyEvents, InformerObject, InformerOptions, Transform};
 pub use store::{IndexFn, NAMESPACE_INDEX, Store, StoreError};
