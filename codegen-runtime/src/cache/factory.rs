@@ -267,9 +267,8 @@ impl<F: From<SharedInformerFactory>> SharedInformerFactoryBuilder<F> {
         self
     }
 
-    /// Where every informer applies watch events: keep the default with Rust's default
-    /// allocator; choose [`ApplyEvents::OnOwnTask`] in a program that installs mimalloc or
-    /// jemalloc.
+    /// Where every informer applies watch events: [`ApplyEvents::OnOwnTask`] suits a program
+    /// that installs mimalloc or jemalloc, or watches large objects; the default is steadier.
     pub fn apply_events(mut self, apply_events: ApplyEvents) -> Self {
         self.options.apply_events = apply_events;
         self

@@ -40,15 +40,17 @@ pub struct InformerOptions<K> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ApplyEvents {
     /// On the task that decoded them (the default). The object an event replaces is freed by
-    /// the thread that allocates the next ones: best with glibc's allocator, Rust's default on
-    /// Linux, where a free on another thread waits for the allocating thread's lock.
+    /// the thread that allocates the next ones, and no task is woken per event: the rate is
+    /// steady whatever the objects and the allocator.
     #[default]
     WhereDecoded,
-    /// On a task of their own, as client-go's DeltaFIFO hands them to its processing loop:
-    /// decoding and storing (with the frees of replaced objects) run on two cores. Best with an
-    /// allocator whose frees from another thread take no lock, such as mimalloc or jemalloc:
-    /// on a 2-core machine about 1.4x the events per second under mimalloc, 0.6x under glibc's
-    /// allocator (BENCHMARKS.md, "informer, events on own task").
+    /// On the engine's task, as client-go's DeltaFIFO hands events to its processing loop: one
+    /// core decodes while the other stores and frees the replaced objects. That pays where the
+    /// free is the larger cost and cheap to make on another thread: under mimalloc or jemalloc,
+    /// whose frees from another thread take no lock, and for large objects (with managed
+    /// fields) even under glibc's allocator. It costs more peak memory, and under glibc's
+    /// allocator small objects at times go at about half the rate, the two threads waiting for
+    /// each other's allocator lock. Measured in BENCHMARKS.md ("informer, events on own task").
     OnOwnTask,
 }
 
