@@ -3,6 +3,7 @@
 
 mod decode;
 mod distribute;
+mod engine;
 mod factory;
 mod handler;
 mod informer;

@@ -18,7 +18,7 @@ use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff, InitialListStrategy, ListSemantic};
 use tokio::task::JoinHandle;
 
-use super::distribute::Engine;
+use super::engine::Engine;
 use super::shared::{Delta, InformerObject, Shared};
 use super::wire;
 
