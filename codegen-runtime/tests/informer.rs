@@ -411,6 +411,40 @@ async fn a_panicking_handler_should_skip_one_notification_not_all() {
 }
 
 #[tokio::test]
+async fn an_informer_whose_engine_panics_should_stop_rather_than_drift() {
+    let server = FakeApiServer::new();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    api.create(&PostParams::default(), &configmap("boom")).await.unwrap();
+    let informer = informer(server.client());
+    informer
+        .store()
+        .add_indexer("explodes", |cm: &ConfigMap| {
+            assert_ne!(cm.name_any(), "boom", "an index function bug");
+            Vec::new()
+        })
+        .unwrap();
+    informer.run();
+    // The list's relist panics on "boom", on the informer's second task. Without it, lists
+    // would be lost while watch events went on: the informer stops instead, at the latest when
+    // the next event comes.
+    let stopped = tokio::time::timeout(Duration::from_secs(20), async {
+        for i in 0.. {
+            if informer.is_stopped() {
+                break;
+            }
+            api.create(&PostParams::default(), &configmap(&format!("after-{i}")))
+                .await
+                .unwrap();
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(stopped.is_ok(), "the informer went on without its engine");
+    assert!(!informer.wait_for_sync().await, "it never synced");
+    informer.shutdown().await;
+}
+
+#[tokio::test]
 async fn subscriptions_should_know_when_their_initial_list_is_taken() {
     let server = FakeApiServer::new();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());

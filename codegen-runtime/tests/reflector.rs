@@ -74,6 +74,17 @@ async fn an_expired_resource_version_should_relist_at_once_and_a_failure_back_of
         recovered >= Duration::from_millis(500),
         "a 500 was retried after {recovered:?}"
     );
+
+    // After a success the backoff starts over: the next failure waits 0.8–1.6 s again, not
+    // the 1.6 s or more of a second step.
+    server.fail_next(1, "watch", "configmaps", ApiStatus::internal("injected"));
+    server.cut_watches();
+    create(&server, "after-second-failure").await;
+    let again = time_until_cached(&informer, "after-second-failure").await;
+    assert!(
+        again >= Duration::from_millis(500) && again < Duration::from_millis(1600),
+        "after a success, a 500 was retried after {again:?}"
+    );
     informer.shutdown().await;
 }
 

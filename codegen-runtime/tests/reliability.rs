@@ -6,7 +6,8 @@
 //! not have, no add of one it had, deletes missed during a disconnect delivered as tombstones.
 //!
 //! `RELIABILITY_SEEDS` (default 8), `RELIABILITY_OBJECTS` (2000) and `RELIABILITY_MUTATIONS`
-//! (5000 per seed) scale it; `RELIABILITY_FIRST_SEED` replays from another seed.
+//! (5000 per seed) scale it; `RELIABILITY_FIRST_SEED` replays from another seed. Odd seeds run
+//! the informer with `ApplyEvents::WhereDecoded` (the default), even ones with `OnOwnTask`.
 
 #[path = "support/seeded.rs"]
 mod seeded;
@@ -140,12 +141,13 @@ async fn one_seed(seed: u64, objects: u64, mutations: u64) -> Run {
         next_name += 1;
     }
     let history = Arc::new(Mutex::new(History::default()));
-    // Odd seeds apply watch events on the engine's task, even ones where they are decoded.
+    // Odd seeds (the first among them) apply watch events where they are decoded, even ones on
+    // the informer's second task.
     let options = InformerOptions {
         apply_events: if seed % 2 == 1 {
-            ApplyEvents::OnOwnTask
-        } else {
             ApplyEvents::WhereDecoded
+        } else {
+            ApplyEvents::OnOwnTask
         },
         ..InformerOptions::default()
     };

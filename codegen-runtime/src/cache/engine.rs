@@ -50,8 +50,7 @@ enum Step<K> {
 }
 
 impl<K: InformerObject> Engine<'_, K> {
-    /// Applies `delta` after every change handed over before it; a task that is gone (the
-    /// informer stopping) takes nothing.
+    /// Applies `delta` after every change handed over before it.
     pub(super) async fn hand_over(&mut self, delta: Delta<K>) {
         match delta {
             Delta::Apply(object) if self.events_here => {
@@ -75,13 +74,30 @@ impl<K: InformerObject> Engine<'_, K> {
     }
 
     async fn send(&self, step: Step<K>) {
-        let _ = self.steps.send(step).await;
+        if self.steps.send(step).await.is_err() {
+            self.task_died();
+        }
     }
 
     /// Waits until the last complete list is in the store: watch events apply on top of it.
     async fn settle(&mut self) {
-        if let Some(signal) = self.swapping.take() {
-            let _ = signal.await;
+        if let Some(signal) = self.swapping.take()
+            && signal.await.is_err()
+        {
+            self.task_died();
+        }
+    }
+
+    /// The task ends only after the engine is dropped, unless it panicked (in a transform, an
+    /// index function or a handler's registration): then lists would be lost while events
+    /// went on, and the cache would drift from the server. The informer stops instead.
+    fn task_died(&self) {
+        if !self.shared.stop.is_cancelled() {
+            tracing::error!(
+                kind = %K::kind(&K::DynamicType::default()),
+                "informer: its engine's task panicked; the informer stops"
+            );
+            self.shared.stop.cancel();
         }
     }
 }
@@ -116,8 +132,8 @@ async fn apply_steps<K: InformerObject>(shared: Arc<Shared<K>>, mut steps: mpsc:
     }
 }
 
-/// Adds listed objects to the relist being built; `first` starts a new one (a list that
-/// failed halfway leaves its part behind).
+/// Adds listed objects to the relist being built; `first` starts a new one, dropping what a
+/// list that failed halfway left behind.
 fn add_listed<K: InformerObject>(store: &Store<K>, relist: &mut Option<Relist<K>>, objects: Vec<Arc<K>>, first: bool) {
     if first {
         *relist = None;
@@ -138,7 +154,7 @@ mod tests {
 
     use kube::ResourceExt;
 
-    use crate::cache::{NAMESPACE_INDEX, SharedIndexInformer};
+    use crate::cache::{InformerOptions, NAMESPACE_INDEX, SharedIndexInformer};
 
     fn cm(name: &str) -> Arc<ConfigMap> {
         cm_at(name, "1")
@@ -158,18 +174,16 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn a_watch_event_should_apply_on_top_of_the_list_before_it() {
-        for events_here in [true, false] {
+        for apply_events in [ApplyEvents::WhereDecoded, ApplyEvents::OnOwnTask] {
             let server = fake_apiserver::FakeApiServer::new();
-            let informer = SharedIndexInformer::<ConfigMap>::new(server.client(), Default::default());
-            let shared = informer.shared();
-            let (steps, receiver) = mpsc::channel(STEP_BUFFER);
-            let task = tokio::spawn(apply_steps(shared.clone(), receiver));
-            let mut engine = Engine {
-                shared,
-                steps,
-                events_here,
-                swapping: None,
+            let options = InformerOptions {
+                apply_events,
+                ..InformerOptions::default()
             };
+            let informer = SharedIndexInformer::<ConfigMap>::new(server.client(), options);
+            let shared = informer.shared();
+            let (mut engine, task) = start(shared);
+            assert_eq!(engine.events_here, apply_events == ApplyEvents::WhereDecoded);
             // The task has not run yet when the event comes: applied here, the event waits
             // for the swap; applied by the task, it is queued behind the list.
             let listed = Delta::Replace {
@@ -182,11 +196,7 @@ mod tests {
             drop(engine);
             task.await.expect("the task ends with the engine");
             let cached = shared.store.get("default/a").expect("a is cached");
-            assert_eq!(
-                cached.resource_version().as_deref(),
-                Some("2"),
-                "events applied where decoded: {events_here}"
-            );
+            assert_eq!(cached.resource_version().as_deref(), Some("2"), "{apply_events:?}");
         }
     }
 

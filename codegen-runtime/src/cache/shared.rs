@@ -36,21 +36,26 @@ pub struct InformerOptions<K> {
 }
 
 /// Where an informer applies watch events to its store and handlers. Either way each object
-/// is decoded once, events apply in order, and no lock is held across a decode.
+/// is decoded once, events apply in order and on top of the list before them, and no lock is
+/// held across a decode. A list's pages always go to a second task of the informer's, which
+/// builds the new cache on another core while the next page is decoded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ApplyEvents {
-    /// On the task that decoded them (the default). The object an event replaces is freed by
-    /// the thread that allocates the next ones, and no task is woken per event: the rate is
-    /// steady whatever the objects and the allocator.
+    /// On the task that decoded them (the default); the first event after a list waits until
+    /// that list is in the cache. The object an event replaces is freed by the thread that
+    /// allocates the next ones, and no task is woken per event: the rate is steady whatever the
+    /// objects and the allocator.
     #[default]
     WhereDecoded,
-    /// On the engine's task, as client-go's DeltaFIFO hands events to its processing loop: one
-    /// core decodes while the other stores and frees the replaced objects. That pays where the
-    /// free is the larger cost and cheap to make on another thread: under mimalloc or jemalloc,
-    /// whose frees from another thread take no lock, and for large objects (with managed
-    /// fields) even under glibc's allocator. It costs more peak memory, and under glibc's
-    /// allocator small objects at times go at about half the rate, the two threads waiting for
-    /// each other's allocator lock. Measured in BENCHMARKS.md ("informer, events on own task").
+    /// On the informer's second task, behind the list pages, as client-go's DeltaFIFO hands
+    /// events to its processing loop: one core decodes while the other stores and frees the
+    /// replaced objects. That pays where the free is the larger cost and cheap to make on
+    /// another thread: under mimalloc or jemalloc, whose frees from another thread take no
+    /// lock, and for large objects (with managed fields) even under glibc's allocator. It costs
+    /// more peak memory, and under glibc's allocator small objects at times go at about half
+    /// the rate, the two threads waiting for each other's allocator lock. Measured by this
+    /// repository's `bench informer` suite ("informer, events on own task").
     OnOwnTask,
 }
 

@@ -91,7 +91,8 @@ impl<K: InformerObject> Reflector<'_, K> {
             lines.push(data);
             if initial.is_some() {
                 // A streaming list's initial events are decoded a chunk at a time, as one
-                // document: the engine has nothing to do with them before they end.
+                // document, filed into the engine's relist a chunk at a time and swapped in at
+                // the bookmark that ends them.
                 let run: Vec<Bytes> = std::iter::from_fn(|| lines.next_line())
                     .filter(|line| !is_blank(line))
                     .collect();
