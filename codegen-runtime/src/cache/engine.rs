@@ -88,8 +88,8 @@ impl<K: InformerObject> Engine<'_, K> {
         }
     }
 
-    /// The task ends only after the engine is dropped, unless it panicked (in a transform, an
-    /// index function or a handler's registration): then lists would be lost while events
+    /// The task ends only after the engine is dropped, unless it panicked (in an index
+    /// function, which it runs on every listed object): then lists would be lost while events
     /// went on, and the cache would drift from the server. The informer stops instead.
     fn task_died(&self) {
         if !self.shared.stop.is_cancelled() {
@@ -146,14 +146,13 @@ fn add_listed<K: InformerObject>(store: &Store<K>, relist: &mut Option<Relist<K>
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::ResourceExt;
     use kube::api::ObjectMeta;
 
     use super::*;
-    use std::collections::HashSet;
-
-    use kube::ResourceExt;
-
     use crate::cache::{InformerOptions, NAMESPACE_INDEX, SharedIndexInformer};
 
     fn cm(name: &str) -> Arc<ConfigMap> {

@@ -54,8 +54,8 @@ pub enum ApplyEvents {
     /// another thread: under mimalloc or jemalloc, whose frees from another thread take no
     /// lock, and for large objects (with managed fields) even under glibc's allocator. It costs
     /// more peak memory, and under glibc's allocator small objects at times go at about half
-    /// the rate, the two threads waiting for each other's allocator lock. Measured by this
-    /// repository's `bench informer` suite ("informer, events on own task").
+    /// the rate (a slow mode that comes and goes with the machine, its cause not pinned down).
+    /// Measured by this repository's `bench informer` suite ("informer, events on own task").
     OnOwnTask,
 }
 

@@ -155,23 +155,25 @@ impl<K: InformerObject> Reflector<'_, K> {
             match meta.continue_.filter(|c| !c.is_empty()) {
                 Some(token) => {
                     params.continue_token = Some(token);
-                    self.hand_over(Delta::Listed {
-                        objects,
-                        first: first_page,
-                    })
-                    .await;
+                    self.engine
+                        .hand_over(Delta::Listed {
+                            objects,
+                            first: first_page,
+                        })
+                        .await;
                 }
                 None => {
                     let Some(resource_version) = meta.resource_version.filter(|rv| !rv.is_empty()) else {
                         return Err(backoff(None, "the list has no resourceVersion"));
                     };
                     let undecodable = failures.into_iter().map(|failed| self.shared.skip(failed)).collect();
-                    self.hand_over(Delta::Replace {
-                        objects,
-                        first: first_page,
-                        undecodable,
-                    })
-                    .await;
+                    self.engine
+                        .hand_over(Delta::Replace {
+                            objects,
+                            first: first_page,
+                            undecodable,
+                        })
+                        .await;
                     self.succeeded();
                     return Ok(resource_version);
                 }
@@ -184,11 +186,6 @@ impl<K: InformerObject> Reflector<'_, K> {
         if std::mem::take(&mut self.backed_off) {
             self.backoff.reset();
         }
-    }
-
-    /// Hands a change to the engine, which applies it after every change before it.
-    async fn hand_over(&mut self, delta: Delta<K>) {
-        self.engine.hand_over(delta).await;
     }
 }
 

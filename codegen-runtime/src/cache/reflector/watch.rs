@@ -104,7 +104,7 @@ impl<K: InformerObject> Reflector<'_, K> {
                 if let Some(initial) = initial.as_mut().filter(|initial| !initial.objects.is_empty()) {
                     let first = !std::mem::replace(&mut initial.handed, true);
                     let objects = std::mem::take(&mut initial.objects);
-                    self.hand_over(Delta::Listed { objects, first }).await;
+                    self.engine.hand_over(Delta::Listed { objects, first }).await;
                 }
             } else {
                 while let Some(line) = lines.next_line() {
@@ -132,7 +132,7 @@ impl<K: InformerObject> Reflector<'_, K> {
             Err(error) => (None, Some(backoff(resume_point(initial, last), error))),
         };
         if let Some(delta) = delta {
-            self.hand_over(delta).await;
+            self.engine.hand_over(delta).await;
         }
         next
     }
