@@ -13,7 +13,8 @@ use super::engine;
 use super::handler::{Deleted, DeletedFinalStateUnknown, Message, Notification};
 use super::key::object_key;
 use super::reflector::reflect;
-use super::shared::{Dispatch, InformerObject, Shared, lock};
+use super::reuse::Unchanged;
+use super::shared::{ApplyEvents, Dispatch, InformerObject, Shared, lock};
 use super::store::Relist;
 
 /// Runs an informer until it stops: its list and watch, the engine that applies what they
@@ -87,7 +88,12 @@ impl<K: InformerObject> Shared<K> {
 
     pub(super) fn apply(&self, object: Arc<K>) {
         let mut dispatch = lock(&self.dispatch);
-        match self.store.apply(object.clone()) {
+        let unchanged = match self.options.apply_events {
+            ApplyEvents::WhereDecoded => Unchanged::Keep,
+            _ => Unchanged::Free,
+        };
+        let (object, old) = self.store.apply(object, unchanged);
+        match old {
             Some(old) => self.notify(&mut dispatch, || Notification::Update {
                 old: old.clone(),
                 new: object.clone(),

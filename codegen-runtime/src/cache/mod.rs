@@ -11,6 +11,7 @@ mod key;
 mod lines;
 mod lister;
 mod reflector;
+mod reuse;
 mod shared;
 mod store;
 mod wire;

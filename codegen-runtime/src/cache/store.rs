@@ -7,6 +7,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use kube::Resource;
 
 use super::key::{key_of, object_key, write_key};
+use super::reuse::{Unchanged, keep_unchanged};
 
 /// The name of the built-in index from namespace to objects.
 pub const NAMESPACE_INDEX: &str = "namespace";
@@ -76,6 +77,50 @@ impl<K> Cache<K> {
                 remove_key(values, &value, key);
             }
         }
+    }
+
+    /// Stores `fresh` under `key`; returns it as stored and the object it replaced.
+    fn put(&mut self, key: &str, fresh: Arc<K>, unchanged: Unchanged) -> (Arc<K>, Option<Arc<K>>)
+    where
+        K: Resource,
+    {
+        let Some(stored) = self.items.get_mut(key) else {
+            self.items.insert(key.to_owned(), fresh.clone());
+            self.index(key, &fresh);
+            return (fresh, None);
+        };
+        // The general path: the object's entries in every index are moved.
+        let same_namespace = stored.meta().namespace == fresh.meta().namespace;
+        if unchanged == Unchanged::Free || self.indexers.len() > 1 || !same_namespace {
+            let old = std::mem::replace(stored, fresh.clone());
+            self.reindex(key, &old, &fresh);
+            return (fresh, Some(old));
+        }
+        // The namespace index alone, whose entry takes the fresh object: the replaced one is
+        // then held by the map alone (unless a reader or a handler holds it too) and gives the
+        // fresh one its unchanged metadata. No reader can reach either meanwhile: the write
+        // lock is held, and the fresh one was handed over unshared.
+        let mut fresh = fresh;
+        if let Some(namespace) = stored.meta().namespace.as_deref() {
+            let entry = self
+                .indices
+                .get_mut(NAMESPACE_INDEX)
+                .and_then(|values| values.get_mut(namespace));
+            let Some(entry) = entry.and_then(|keys| keys.get_mut(key)) else {
+                let old = std::mem::replace(stored, fresh.clone());
+                self.index(key, &fresh);
+                return (fresh, Some(old));
+            };
+            drop(std::mem::replace(entry, fresh));
+            if let (Some(new), Some(old)) = (Arc::get_mut(entry), Arc::get_mut(stored)) {
+                keep_unchanged(new.meta_mut(), old.meta_mut());
+            }
+            fresh = entry.clone();
+        } else if let (Some(new), Some(old)) = (Arc::get_mut(&mut fresh), Arc::get_mut(stored)) {
+            keep_unchanged(new.meta_mut(), old.meta_mut());
+        }
+        let old = std::mem::replace(stored, fresh.clone());
+        (fresh, Some(old))
     }
 
     /// Moves `key` from `old` to `new` in every index. The common update leaves an object's
@@ -269,25 +314,16 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         Ok(values)
     }
 
-    /// Stores `object`, returning what it replaced.
-    pub(crate) fn apply(&self, object: Arc<K>) -> Option<Arc<K>> {
+    /// Stores `object`; returns it as stored and what it replaced. With [`Unchanged::Keep`]
+    /// the stored object may own the replaced one's unchanged metadata: hand it over unshared,
+    /// so that it can.
+    pub(crate) fn apply(&self, object: Arc<K>, unchanged: Unchanged) -> (Arc<K>, Option<Arc<K>>) {
         let mut cache = self.write();
         let mut key = std::mem::take(&mut cache.scratch_key);
         write_key(&mut key, object.meta());
-        let old = match cache.items.get_mut(key.as_str()) {
-            Some(slot) => {
-                let old = std::mem::replace(slot, object.clone());
-                cache.reindex(&key, &old, &object);
-                Some(old)
-            }
-            None => {
-                cache.items.insert(key.clone(), object.clone());
-                cache.index(&key, &object);
-                None
-            }
-        };
+        let stored = cache.put(&key, object, unchanged);
         cache.scratch_key = key;
-        old
+        stored
     }
 
     /// Removes the object under `key`, returning it.

@@ -30,13 +30,13 @@ fn team(object: &ConfigMap) -> Vec<String> {
 #[test]
 fn store_should_index_by_namespace_and_custom_indexers() {
     let store = Store::new();
-    store.apply(cm("a", "one", "red"));
-    store.apply(cm("a", "two", "blue"));
-    store.apply(cm("b", "one", "red"));
+    store.apply(cm("a", "one", "red"), Unchanged::Keep);
+    store.apply(cm("a", "two", "blue"), Unchanged::Keep);
+    store.apply(cm("b", "one", "red"), Unchanged::Keep);
     store.add_indexer("team", team).unwrap();
     assert_eq!(store.index_keys(NAMESPACE_INDEX, "a").unwrap(), ["a/one", "a/two"]);
     assert_eq!(store.index_keys("team", "red").unwrap(), ["a/one", "b/one"]);
-    store.apply(cm("a", "one", "blue"));
+    store.apply(cm("a", "one", "blue"), Unchanged::Keep);
     assert_eq!(store.index_keys("team", "red").unwrap(), ["b/one"]);
     assert_eq!(store.by_index("team", "blue").unwrap().len(), 2);
     store.delete("a/two");
@@ -56,16 +56,16 @@ fn store_should_index_by_namespace_and_custom_indexers() {
 fn an_update_should_reach_index_lists_and_lookups_by_namespace() {
     let store = Store::new();
     store.add_indexer("team", team).unwrap();
-    store.apply(cm("a", "one", "red"));
+    store.apply(cm("a", "one", "red"), Unchanged::Keep);
     let mut newer = (*cm("a", "one", "red")).clone();
     newer.data = Some([("k".to_owned(), "v".to_owned())].into());
-    store.apply(Arc::new(newer));
+    store.apply(Arc::new(newer), Unchanged::Keep);
     assert!(store.by_index(NAMESPACE_INDEX, "a").unwrap()[0].data.is_some());
     assert!(store.by_index("team", "red").unwrap()[0].data.is_some());
     assert!(store.get_in("a", "one").unwrap().data.is_some());
     assert!(store.get_in("b", "one").is_none());
     let long = "n".repeat(200);
-    store.apply(cm(&long, "x", "red"));
+    store.apply(cm(&long, "x", "red"), Unchanged::Keep);
     assert!(store.get_in(&long, "x").is_some(), "keys longer than the buffer");
 }
 
@@ -73,7 +73,7 @@ fn an_update_should_reach_index_lists_and_lookups_by_namespace() {
 fn replace_should_swap_contents_and_keep_indexes() {
     let store = Store::new();
     store.add_indexer("team", team).unwrap();
-    store.apply(cm("a", "gone", "red"));
+    store.apply(cm("a", "gone", "red"), Unchanged::Keep);
     let previous = store.replace(vec![cm("a", "kept", "red"), cm("c", "new", "green")]);
     assert!(previous.contains_key("a/gone"));
     assert_eq!(store.index_keys("team", "red").unwrap(), ["a/kept"]);
@@ -91,4 +91,92 @@ fn a_key_listed_twice_should_keep_only_its_last_index_values() {
     assert_eq!(store.get("a/one").map(|o| team(&o)), Some(vec!["blue".to_owned()]));
     assert!(store.index_keys("team", "red").unwrap().is_empty());
     assert_eq!(store.index_keys("team", "blue").unwrap(), ["a/one"]);
+}
+
+/// Where `object`'s labels live, to tell whose copy it holds.
+fn labels_at(object: &ConfigMap) -> *const String {
+    object
+        .metadata
+        .labels
+        .as_ref()
+        .and_then(|labels| labels.get("team"))
+        .expect("a team label")
+}
+
+fn with_data(object: &Arc<ConfigMap>, value: &str) -> Arc<ConfigMap> {
+    let mut changed = (**object).clone();
+    changed.data = Some([("k".to_owned(), value.to_owned())].into());
+    Arc::new(changed)
+}
+
+#[test]
+fn an_update_should_take_over_the_unchanged_metadata_of_the_object_it_replaces() {
+    let store = Store::new();
+    let first = cm("a", "one", "red");
+    let cached_labels = labels_at(&first);
+    store.apply(first, Unchanged::Keep);
+    let fresh = with_data(&store.get("a/one").unwrap(), "v2");
+    let fresh_labels = labels_at(&fresh);
+
+    let (stored, old) = store.apply(fresh, Unchanged::Keep);
+
+    assert_eq!(labels_at(&stored), cached_labels, "the cached labels are kept");
+    let old = old.expect("an update replaces");
+    assert_eq!(
+        labels_at(&old),
+        fresh_labels,
+        "the fresh copy goes with the replaced object"
+    );
+    assert_eq!(old.metadata.labels, stored.metadata.labels);
+    assert_eq!(old.data, None, "the replaced object keeps its own values");
+    assert_eq!(stored.data.as_ref().unwrap()["k"], "v2");
+    let listed = store.by_index(NAMESPACE_INDEX, "a").unwrap();
+    assert!(
+        Arc::ptr_eq(&listed[0], &stored),
+        "the namespace index holds the stored object"
+    );
+    assert!(Arc::ptr_eq(&store.get("a/one").unwrap(), &stored));
+}
+
+#[test]
+fn an_update_should_leave_a_replaced_object_alone_while_anything_else_holds_it() {
+    let held = Store::new();
+    held.apply(cm("a", "one", "red"), Unchanged::Keep);
+    let reader = held.get("a/one").unwrap();
+    let indexed = Store::new();
+    indexed.add_indexer("team", team).unwrap();
+    indexed.apply(cm("a", "one", "red"), Unchanged::Keep);
+    let freeing = Store::new();
+    freeing.apply(cm("a", "one", "red"), Unchanged::Free);
+    for (store, unchanged) in [
+        (&held, Unchanged::Keep),
+        (&indexed, Unchanged::Keep),
+        (&freeing, Unchanged::Free),
+    ] {
+        let cached = store.get("a/one").unwrap();
+        let cached_labels = labels_at(&cached);
+        drop(cached);
+        let fresh = with_data(&store.get("a/one").unwrap(), "v2");
+        let fresh_labels = labels_at(&fresh);
+        let (stored, old) = store.apply(fresh, unchanged);
+        assert_eq!(labels_at(&stored), fresh_labels, "{unchanged:?}");
+        assert_eq!(labels_at(&old.unwrap()), cached_labels, "{unchanged:?}");
+        assert_eq!(store.by_index(NAMESPACE_INDEX, "a").unwrap()[0].data, stored.data);
+    }
+    assert_eq!(reader.data, None);
+    assert_eq!(indexed.index_keys("team", "red").unwrap(), ["a/one"]);
+}
+
+#[test]
+fn an_update_of_a_cluster_scoped_object_should_keep_its_unchanged_metadata_too() {
+    let store = Store::new();
+    let mut first = (*cm("a", "node", "red")).clone();
+    first.metadata.namespace = None;
+    let first = Arc::new(first);
+    let cached_labels = labels_at(&first);
+    store.apply(first, Unchanged::Keep);
+    let fresh = with_data(&store.get("node").unwrap(), "v2");
+    let (stored, _) = store.apply(fresh, Unchanged::Keep);
+    assert_eq!(labels_at(&stored), cached_labels);
+    assert_eq!(store.get("node").unwrap().data, stored.data);
 }
