@@ -98,7 +98,7 @@ impl<K> Cache<K> {
         }
         // The namespace index alone, whose entry takes the fresh object: the replaced one is
         // then held by the map alone (unless a reader or a handler holds it too) and gives the
-        // fresh one its unchanged metadata. No reader can reach either meanwhile: the write
+        // fresh one its unchanged field sets. No reader can reach either meanwhile: the write
         // lock is held, and the fresh one was handed over unshared.
         let mut fresh = fresh;
         if let Some(namespace) = stored.meta().namespace.as_deref() {
@@ -315,7 +315,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
     }
 
     /// Stores `object`; returns it as stored and what it replaced. With [`Unchanged::Keep`]
-    /// the stored object may own the replaced one's unchanged metadata: hand it over unshared,
+    /// the stored object may own the replaced one's unchanged field sets: hand it over unshared,
     /// so that it can.
     pub(crate) fn apply(&self, object: Arc<K>, unchanged: Unchanged) -> (Arc<K>, Option<Arc<K>>) {
         let mut cache = self.write();

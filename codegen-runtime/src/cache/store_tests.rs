@@ -2,6 +2,7 @@
 use super::*;
 use crate::cache::split_key;
 use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
 use kube::api::ObjectMeta;
 
 fn cm(namespace: &str, name: &str, team: &str) -> Arc<ConfigMap> {
@@ -10,6 +11,10 @@ fn cm(namespace: &str, name: &str, team: &str) -> Arc<ConfigMap> {
             name: Some(name.into()),
             namespace: Some(namespace.into()),
             labels: Some([("team".to_owned(), team.to_owned())].into()),
+            managed_fields: Some(vec![ManagedFieldsEntry {
+                fields_v1: Some(FieldsV1(serde_json::json!({"f:data": {".": {}}}))),
+                ..ManagedFieldsEntry::default()
+            }]),
             ..ObjectMeta::default()
         },
         ..ConfigMap::default()
@@ -93,14 +98,11 @@ fn a_key_listed_twice_should_keep_only_its_last_index_values() {
     assert_eq!(store.index_keys("team", "blue").unwrap(), ["a/one"]);
 }
 
-/// Where `object`'s labels live, to tell whose copy it holds.
-fn labels_at(object: &ConfigMap) -> *const String {
-    object
-        .metadata
-        .labels
-        .as_ref()
-        .and_then(|labels| labels.get("team"))
-        .expect("a team label")
+/// Where `object`'s managed-fields tree keeps its first level, to tell whose copy it holds.
+fn fields_at(object: &ConfigMap) -> *const serde_json::Value {
+    let entries = object.metadata.managed_fields.as_ref().expect("managed fields");
+    let fields = entries[0].fields_v1.as_ref().expect("a field set");
+    fields.0.get("f:data").expect("a first level")
 }
 
 fn with_data(object: &Arc<ConfigMap>, value: &str) -> Arc<ConfigMap> {
@@ -110,24 +112,24 @@ fn with_data(object: &Arc<ConfigMap>, value: &str) -> Arc<ConfigMap> {
 }
 
 #[test]
-fn an_update_should_take_over_the_unchanged_metadata_of_the_object_it_replaces() {
+fn an_update_should_take_over_the_unchanged_field_sets_of_the_object_it_replaces() {
     let store = Store::new();
     let first = cm("a", "one", "red");
-    let cached_labels = labels_at(&first);
+    let cached_fields = fields_at(&first);
     store.apply(first, Unchanged::Keep);
     let fresh = with_data(&store.get("a/one").unwrap(), "v2");
-    let fresh_labels = labels_at(&fresh);
+    let fresh_fields = fields_at(&fresh);
 
     let (stored, old) = store.apply(fresh, Unchanged::Keep);
 
-    assert_eq!(labels_at(&stored), cached_labels, "the cached labels are kept");
+    assert_eq!(fields_at(&stored), cached_fields, "the cached field set is kept");
     let old = old.expect("an update replaces");
     assert_eq!(
-        labels_at(&old),
-        fresh_labels,
+        fields_at(&old),
+        fresh_fields,
         "the fresh copy goes with the replaced object"
     );
-    assert_eq!(old.metadata.labels, stored.metadata.labels);
+    assert_eq!(old.metadata.managed_fields, stored.metadata.managed_fields);
     assert_eq!(old.data, None, "the replaced object keeps its own values");
     assert_eq!(stored.data.as_ref().unwrap()["k"], "v2");
     let listed = store.by_index(NAMESPACE_INDEX, "a").unwrap();
@@ -154,13 +156,13 @@ fn an_update_should_leave_a_replaced_object_alone_while_anything_else_holds_it()
         (&freeing, Unchanged::Free),
     ] {
         let cached = store.get("a/one").unwrap();
-        let cached_labels = labels_at(&cached);
+        let cached_fields = fields_at(&cached);
         drop(cached);
         let fresh = with_data(&store.get("a/one").unwrap(), "v2");
-        let fresh_labels = labels_at(&fresh);
+        let fresh_fields = fields_at(&fresh);
         let (stored, old) = store.apply(fresh, unchanged);
-        assert_eq!(labels_at(&stored), fresh_labels, "{unchanged:?}");
-        assert_eq!(labels_at(&old.unwrap()), cached_labels, "{unchanged:?}");
+        assert_eq!(fields_at(&stored), fresh_fields, "{unchanged:?}");
+        assert_eq!(fields_at(&old.unwrap()), cached_fields, "{unchanged:?}");
         assert_eq!(store.by_index(NAMESPACE_INDEX, "a").unwrap()[0].data, stored.data);
     }
     assert_eq!(reader.data, None);
@@ -168,15 +170,15 @@ fn an_update_should_leave_a_replaced_object_alone_while_anything_else_holds_it()
 }
 
 #[test]
-fn an_update_of_a_cluster_scoped_object_should_keep_its_unchanged_metadata_too() {
+fn an_update_of_a_cluster_scoped_object_should_keep_its_unchanged_field_sets_too() {
     let store = Store::new();
     let mut first = (*cm("a", "node", "red")).clone();
     first.metadata.namespace = None;
     let first = Arc::new(first);
-    let cached_labels = labels_at(&first);
+    let cached_fields = fields_at(&first);
     store.apply(first, Unchanged::Keep);
     let fresh = with_data(&store.get("node").unwrap(), "v2");
     let (stored, _) = store.apply(fresh, Unchanged::Keep);
-    assert_eq!(labels_at(&stored), cached_labels);
+    assert_eq!(fields_at(&stored), cached_fields);
     assert_eq!(store.get("node").unwrap().data, stored.data);
 }
