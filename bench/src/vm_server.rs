@@ -1,9 +1,10 @@
 //! A loopback list/watch server for the informer benchmarks: N VirtualMachines of about 1 KB
 //! shaped like controller101's example (with the managed fields a real server adds), served in
 //! `limit`/`continue` pages or as a streaming list (`sendInitialEvents`), then M MODIFIED watch
-//! events as fast as the client reads them. Objects are JSON text split around their
-//! resourceVersion, so serving costs a copy, not a serialization, and the client is what is
-//! measured. It runs in its own process ([`crate::process::ServerProcess`]) so that its memory is not counted
+//! events as fast as the client reads them. Each event is a status update: it changes the
+//! object's resourceVersion, its `status.lastUpdateTime` and the time of the controller's
+//! managed-fields entry, as a real one does. Objects are JSON text split around those values,
+//! so serving costs a copy, not a serialization, and the client is what is measured. It runs in its own process ([`crate::process::ServerProcess`]) so that its memory is not counted
 //! as the client's.
 
 use std::convert::Infallible;
@@ -22,6 +23,8 @@ use tokio::net::TcpListener;
 
 /// The resourceVersion placeholder each object is split around.
 const RV_PLACEHOLDER: &str = "@RV@";
+/// The placeholder of the times a status update sets, which objects are split around too.
+const TIME_PLACEHOLDER: &str = "@T@";
 
 /// Watch events are sent in chunks of about this many bytes.
 const CHUNK_BYTES: usize = 64 * 1024;
@@ -36,9 +39,18 @@ pub fn name_of(i: usize) -> String {
     format!("vm-{i:07}")
 }
 
-/// The objects as JSON text, each split around its resourceVersion.
+/// What goes between two pieces of an object's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    ResourceVersion,
+    UpdateTime,
+}
+
+/// The objects as JSON text, each split around its resourceVersion and update times.
 pub struct Catalog {
-    halves: Vec<(Vec<u8>, Vec<u8>)>,
+    pieces: Vec<Vec<Vec<u8>>>,
+    /// What follows each piece but the last (the same in every object).
+    slots: Vec<Slot>,
     /// Watch events to send after the list; `None` for endless.
     events: Option<usize>,
 }
@@ -47,7 +59,8 @@ impl Catalog {
     /// `objects` VirtualMachines (with the managed fields a real API server adds, or none),
     /// then `events` MODIFIED events (`None`: endless).
     pub fn new(objects: usize, events: Option<usize>, managed_fields: bool) -> Self {
-        let halves = (0..objects)
+        let mut slots = Vec::new();
+        let pieces = (0..objects)
             .map(|i| {
                 let mut object = object(i);
                 if !managed_fields {
@@ -56,32 +69,36 @@ impl Catalog {
                         .expect("metadata")
                         .remove("managedFields");
                 }
-                let text = object.to_string();
-                let (before, after) = text
-                    .split_once(RV_PLACEHOLDER)
-                    .expect("the object holds the placeholder");
-                (before.as_bytes().to_vec(), after.as_bytes().to_vec())
+                let (pieces, these_slots) = split_at_slots(&object.to_string());
+                slots = these_slots;
+                pieces
             })
             .collect();
-        Self { halves, events }
+        Self { pieces, slots, events }
     }
 
     /// How many objects there are.
     pub fn len(&self) -> usize {
-        self.halves.len()
+        self.pieces.len()
     }
 
     /// The resourceVersion of the list: object `i` was created at `i + 1`.
     fn list_version(&self) -> u64 {
-        self.halves.len() as u64
+        self.pieces.len() as u64
     }
 
-    /// Object `i` at resourceVersion `version`.
+    /// Object `i` at resourceVersion `version`, last updated at a time that follows from it.
     fn write_object(&self, out: &mut Vec<u8>, i: usize, version: u64) {
-        let (before, after) = &self.halves[i];
-        out.extend_from_slice(before);
-        write!(out, "{version}").expect("writing to a Vec cannot fail");
-        out.extend_from_slice(after);
+        let pieces = &self.pieces[i];
+        for (piece, slot) in pieces.iter().zip(&self.slots) {
+            out.extend_from_slice(piece);
+            match slot {
+                Slot::ResourceVersion => write!(out, "{version}"),
+                Slot::UpdateTime => write_time(out, version),
+            }
+            .expect("writing to a Vec cannot fail");
+        }
+        out.extend_from_slice(pieces.last().expect("an object has a last piece"));
     }
 
     /// One page of the list, from `offset`, of at most `limit` objects.
@@ -152,7 +169,43 @@ enum Cursor {
     Modified(usize),
 }
 
-/// VirtualMachine `i`, with [`RV_PLACEHOLDER`] for its resourceVersion: about 1 KB of JSON.
+/// Splits an object's text at its placeholders: the pieces, and what goes between them.
+fn split_at_slots(text: &str) -> (Vec<Vec<u8>>, Vec<Slot>) {
+    let (mut pieces, mut slots) = (Vec::new(), Vec::new());
+    let mut rest = text;
+    loop {
+        let next = [
+            (RV_PLACEHOLDER, Slot::ResourceVersion),
+            (TIME_PLACEHOLDER, Slot::UpdateTime),
+        ]
+        .into_iter()
+        .filter_map(|(placeholder, slot)| Some((rest.find(placeholder)?, placeholder, slot)))
+        .min_by_key(|(at, _, _)| *at);
+        let Some((at, placeholder, slot)) = next else {
+            pieces.push(rest.as_bytes().to_vec());
+            return (pieces, slots);
+        };
+        pieces.push(rest.as_bytes()[..at].to_vec());
+        slots.push(slot);
+        rest = &rest[at + placeholder.len()..];
+    }
+}
+
+/// The time of the update that made `version`: a second per version, from the objects'
+/// creation (wrapping after a week, for endless watches).
+fn write_time(out: &mut Vec<u8>, version: u64) -> std::io::Result<()> {
+    let seconds = 10 * 3600 + version % (7 * 86_400);
+    let (day, hour, minute, second) = (
+        23 + seconds / 86_400,
+        seconds % 86_400 / 3600,
+        seconds % 3600 / 60,
+        seconds % 60,
+    );
+    write!(out, "2026-11-{day:02}T{hour:02}:{minute:02}:{second:02}Z")
+}
+
+/// VirtualMachine `i`, with [`RV_PLACEHOLDER`] for its resourceVersion and [`TIME_PLACEHOLDER`]
+/// for the times its last status update set: about 1 KB of JSON.
 fn object(i: usize) -> serde_json::Value {
     let time = "2026-11-23T10:00:00Z";
     json!({
@@ -175,7 +228,7 @@ fn object(i: usize) -> serde_json::Value {
                 },
                 {
                     "manager": "controller", "operation": "Update",
-                    "apiVersion": "cloudnative.tw/v1alpha1", "time": time, "fieldsType": "FieldsV1",
+                    "apiVersion": "cloudnative.tw/v1alpha1", "time": TIME_PLACEHOLDER, "fieldsType": "FieldsV1",
                     "fieldsV1": { "f:metadata": { "f:finalizers": { ".": {}, "v:\"finalizer.cloudnative.tw\"": {} } },
                         "f:status": { ".": {}, "f:lastUpdateTime": {}, "f:phase": {}, "f:server": { ".": {}, "f:id": {}, "f:state": {}, "f:usage": {} } } },
                 },
@@ -190,7 +243,7 @@ fn object(i: usize) -> serde_json::Value {
                 "state": "ACTIVE",
                 "usage": { "cpu": (i % 100) as f64 + 0.5, "memory": (i % 64) as f64 + 0.25 },
             },
-            "lastUpdateTime": time,
+            "lastUpdateTime": TIME_PLACEHOLDER,
         },
     })
 }
@@ -348,5 +401,33 @@ mod tests {
         assert_eq!(lines.len(), 7, "5 added, a bookmark, 1 modified");
         assert_eq!(lines[5]["type"], "BOOKMARK");
         assert_eq!(lines[6]["object"]["metadata"]["resourceVersion"], "6");
+    }
+
+    #[test]
+    fn an_event_should_update_the_status_time_and_the_controllers_entry_only() {
+        let catalog = Catalog::new(2, Some(4), true);
+        let (mut listed, mut modified) = (Vec::new(), Vec::new());
+        catalog.write_object(&mut listed, 1, 2);
+        catalog.write_event(&mut modified, 3);
+        let listed: serde_json::Value = serde_json::from_slice(&listed).unwrap();
+        let modified: serde_json::Value = serde_json::from_slice(&modified).unwrap();
+        let modified = &modified["object"];
+        assert_eq!(listed["status"]["lastUpdateTime"], "2026-11-23T10:00:02Z");
+        assert_eq!(modified["status"]["lastUpdateTime"], "2026-11-23T10:00:06Z");
+        let (before, after) = (
+            &listed["metadata"]["managedFields"],
+            &modified["metadata"]["managedFields"],
+        );
+        assert_eq!(before[0], after[0], "kubectl's entry is as it was");
+        assert_eq!(
+            before[1]["fieldsV1"], after[1]["fieldsV1"],
+            "the controller owns the same fields"
+        );
+        assert_eq!(after[1]["time"], "2026-11-23T10:00:06Z");
+        let vm: generated_example::apis::cloudnative::v1alpha1::VirtualMachine =
+            serde_json::from_value(modified.clone()).unwrap();
+        assert_eq!(vm.metadata.resource_version.as_deref(), Some("6"));
+        let without = Catalog::new(1, Some(1), false);
+        assert_eq!(without.slots, [Slot::ResourceVersion, Slot::UpdateTime]);
     }
 }
