@@ -42,6 +42,7 @@ fn ingest(url: &str, client: Client, streaming: bool, objects: usize, events: us
         Client::Informer => "informer",
         Client::InformerDroppingManagedFields => "informer-dropping-managed-fields",
         Client::InformerEventsOnOwnTask => "informer-events-on-own-task",
+        Client::InformerWithHandler => "informer-with-handler",
         Client::Reflector => "reflector",
         Client::Decode => "decode",
     };
@@ -66,16 +67,19 @@ fn ingest(url: &str, client: Client, streaming: bool, objects: usize, events: us
     })
 }
 
-const CLIENTS: [(Client, &str); 5] = [
+const CLIENTS: [(Client, &str); 6] = [
     (Client::Informer, "informer"),
     (Client::InformerDroppingManagedFields, "informer, managedFields dropped"),
     (Client::InformerEventsOnOwnTask, OWN_TASK),
+    (Client::InformerWithHandler, WITH_HANDLER),
     (Client::Reflector, "reflector"),
     (Client::Decode, "decode-only"),
 ];
 
 /// The informer applying watch events on the engine's task: measured on paged lists only.
 const OWN_TASK: &str = "informer, events on own task";
+/// The informer with one handler, as a controller's: measured on paged lists only.
+const WITH_HANDLER: &str = "informer, one handler";
 
 const LIST: &str = "list objects/s";
 const WATCH: &str = "watch events/s";
@@ -106,7 +110,7 @@ pub fn suite(sizes: &Sizes) -> Result<(), String> {
                         // The transform has nothing to drop from objects without managed fields.
                         Client::InformerDroppingManagedFields => streaming || !managed_fields,
                         // Compared with the default on paged lists only.
-                        Client::InformerEventsOnOwnTask => streaming,
+                        Client::InformerEventsOnOwnTask | Client::InformerWithHandler => streaming,
                         _ => false,
                     };
                     if skipped {
@@ -180,11 +184,13 @@ pub fn suite(sizes: &Sizes) -> Result<(), String> {
                 );
             }
             if suffix.is_empty() {
-                println!(
-                    "- watch events, {OWN_TASK}: {:.2}× the reflector, {:.2} of decode-only (for comparison)",
-                    table.ratio(OWN_TASK, &theirs, WATCH),
-                    table.ratio(OWN_TASK, &decode, WATCH)
-                );
+                for other in [OWN_TASK, WITH_HANDLER] {
+                    println!(
+                        "- watch events, {other}: {:.2}× the reflector, {:.2} of decode-only (for comparison)",
+                        table.ratio(other, &theirs, WATCH),
+                        table.ratio(other, &decode, WATCH)
+                    );
+                }
             }
             let rss = table.ratio(&ours, &theirs, RSS);
             println!(

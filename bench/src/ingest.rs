@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use codegen_runtime::cache::{ApplyEvents, InformerOptions, SharedIndexInformer, Transform};
+use codegen_runtime::cache::{ApplyEvents, HandlerFns, InformerOptions, SharedIndexInformer, Transform};
 use futures::{StreamExt, TryStreamExt};
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use kube::api::{Api, ListParams, WatchEvent, WatchParams};
@@ -27,6 +27,9 @@ pub enum Client {
     InformerDroppingManagedFields,
     /// The informer with watch events applied on the engine's task (`ApplyEvents::OnOwnTask`).
     InformerEventsOnOwnTask,
+    /// The informer with one event handler, which reads each update's name as a controller's
+    /// handler reads its key (the handler frees the replaced objects, on its own task).
+    InformerWithHandler,
     /// kube-runtime's `reflector` over its `watcher`.
     Reflector,
     /// The same pages and events decoded into `VirtualMachine`, nothing else.
@@ -84,7 +87,10 @@ pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, eve
     let last = (events > 0).then(|| ((events - 1) % objects, (objects + events) as u64));
     let started = Instant::now();
     let result = match client {
-        Client::Informer | Client::InformerDroppingManagedFields | Client::InformerEventsOnOwnTask => {
+        Client::Informer
+        | Client::InformerDroppingManagedFields
+        | Client::InformerEventsOnOwnTask
+        | Client::InformerWithHandler => {
             let transform: Option<Transform<VirtualMachine>> = (client == Client::InformerDroppingManagedFields)
                 .then(|| Arc::new(|vm: &mut VirtualMachine| vm.metadata.managed_fields = None) as _);
             let informer = SharedIndexInformer::<VirtualMachine>::new(
@@ -100,6 +106,12 @@ pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, eve
                     ..InformerOptions::default()
                 },
             );
+            if client == Client::InformerWithHandler {
+                let handler = HandlerFns::new().on_update(|_old, new: Arc<VirtualMachine>| {
+                    std::hint::black_box(new.metadata.name.as_deref());
+                });
+                informer.add_event_handler(handler);
+            }
             informer.run();
             informer.wait_for_sync().await;
             let synced = started.elapsed();

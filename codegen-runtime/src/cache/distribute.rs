@@ -47,6 +47,19 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
+/// Whether an update keeps the unchanged field sets of the object it replaces: only where that
+/// object is freed right after, by the thread that decoded the update. A handler's
+/// notification takes it to the handler's task, and events applied on the engine's task free
+/// it there: then the fresh copies would be freed on another thread than the one that
+/// allocated them, which under glibc's allocator costs more than the cold free it saves (both
+/// measured in BENCHMARKS.md).
+fn unchanged_for(apply_events: ApplyEvents, no_handlers: bool) -> Unchanged {
+    match apply_events {
+        ApplyEvents::WhereDecoded if no_handlers => Unchanged::Keep,
+        ApplyEvents::WhereDecoded | ApplyEvents::OnOwnTask => Unchanged::Free,
+    }
+}
+
 impl<K: InformerObject> Shared<K> {
     /// An object as the store keeps it: transformed, shared.
     pub(super) fn keep(&self, mut object: K) -> Arc<K> {
@@ -88,10 +101,7 @@ impl<K: InformerObject> Shared<K> {
 
     pub(super) fn apply(&self, object: Arc<K>) {
         let mut dispatch = lock(&self.dispatch);
-        let unchanged = match self.options.apply_events {
-            ApplyEvents::WhereDecoded => Unchanged::Keep,
-            _ => Unchanged::Free,
-        };
+        let unchanged = unchanged_for(self.options.apply_events, dispatch.listeners.is_empty());
         let (object, old) = self.store.apply(object, unchanged);
         match old {
             Some(old) => self.notify(&mut dispatch, || Notification::Update {
@@ -211,5 +221,17 @@ impl<K: InformerObject> Shared<K> {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_update_should_keep_unchanged_field_sets_only_where_the_replaced_object_is_freed() {
+        assert_eq!(unchanged_for(ApplyEvents::WhereDecoded, true), Unchanged::Keep);
+        assert_eq!(unchanged_for(ApplyEvents::WhereDecoded, false), Unchanged::Free);
+        assert_eq!(unchanged_for(ApplyEvents::OnOwnTask, true), Unchanged::Free);
     }
 }

@@ -268,7 +268,7 @@ impl<F: From<SharedInformerFactory>> SharedInformerFactoryBuilder<F> {
     }
 
     /// Where every informer applies watch events: [`ApplyEvents::OnOwnTask`] suits a program
-    /// that installs mimalloc or jemalloc, or watches large objects; the default is steadier.
+    /// that installs mimalloc or jemalloc; the default is steadier under glibc's.
     pub fn apply_events(mut self, apply_events: ApplyEvents) -> Self {
         self.options.apply_events = apply_events;
         self

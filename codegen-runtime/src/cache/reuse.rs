@@ -5,51 +5,56 @@
 //! Why: a cache frees the object an event replaces, allocated long before, so each of its
 //! blocks misses the CPU caches and glibc's allocator merges each with cold neighbours. The
 //! managed-fields entries' `fieldsV1` trees are most of those blocks (a `serde_json` map per
-//! level), and an update leaves them as they were: it changes an entry's time, seldom what the
-//! entry owns. So the cached trees stay, and the event's equal ones are freed right after their
-//! decode, when the next decode reuses their memory. The stored object equals the event's in
-//! every field. Smaller parts (labels, finalizers) cost more to compare than their free saves
-//! (measured in BENCHMARKS.md), so they are left alone.
+//! level), and an update seldom changes them: it changes its writer's entry's time, seldom
+//! what the entry owns. So the cached trees stay, and the event's equal ones are freed right
+//! after their decode, when the next decode reuses their memory. The stored object equals the
+//! event's in every field. Labels and finalizers cost more to compare than their free saves,
+//! and are left alone (BENCHMARKS.md).
 
 use std::mem;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{ManagedFieldsEntry, ObjectMeta};
 
-/// What an update does with the field sets the replaced object has unchanged (see `reuse`).
+/// What an update does with the field sets the replaced object has unchanged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Unchanged {
-    /// The fresh object takes the replaced one's copies over, and its own are freed at once,
-    /// while they are still in the CPU caches: for updates applied where they were decoded.
+    /// The fresh object takes the replaced one's copies over, and its own are freed with the
+    /// replaced object: where that object is freed right after the update, by the thread that
+    /// decoded it.
     Keep,
-    /// Left where they are, freed with the replaced object: for updates applied on another
-    /// thread than the one that decoded them, which under glibc's allocator pays more for
-    /// freeing the fresh copies than the cold free would cost.
+    /// Left where they are, freed with the replaced object: where that object is freed on
+    /// another thread (a handler's task, or the engine's), which would then free the fresh
+    /// copies there, at a higher cost than the cold free saved.
     Free,
 }
 
-/// Swaps into `fresh`'s managed-fields entries what `cached`'s entry in the same position (the
-/// API server keeps their order) has equal: the whole list when every entry is, else each
-/// entry that is, else each field set that is. Both keep the values they held, but `fresh`
-/// owns the older allocations.
+/// Swaps into `fresh`'s managed-fields entries what `cached` has equal: the whole list when
+/// every entry is; else, for each entry of the same writer, the whole entry when it is equal,
+/// or its field set when that is. Entries are matched by writer, not position: the API server
+/// sorts them by operation and time, so a writer's entry moves when it writes. Both keep the
+/// values they held, but `fresh` owns the older allocations.
 pub(crate) fn keep_unchanged(fresh: &mut ObjectMeta, cached: &mut ObjectMeta) {
     let (Some(fresh), Some(cached)) = (&mut fresh.managed_fields, &mut cached.managed_fields) else {
         return;
     };
-    // The small fields first: an update usually changes one entry's time, and then the trees
-    // are compared once, entry by entry, below.
+    // The small fields first: when an update changed an entry's time, its tree is compared
+    // once, below.
     let pairs = || fresh.iter().zip(cached.iter());
     if fresh.len() == cached.len()
-        && pairs().all(|(fresh, cached)| same_but_fields(fresh, cached))
+        && pairs().all(|(fresh, cached)| same_but_field_set(fresh, cached))
         && pairs().all(|(fresh, cached)| fresh.fields_v1 == cached.fields_v1)
     {
         mem::swap(fresh, cached);
         return;
     }
-    for (fresh, cached) in fresh.iter_mut().zip(cached) {
+    for fresh in fresh.iter_mut() {
+        let Some(cached) = cached.iter_mut().find(|cached| same_writer(fresh, cached)) else {
+            continue;
+        };
         if fresh.fields_v1 != cached.fields_v1 {
             continue;
         }
-        if same_but_fields(fresh, cached) {
+        if same_but_field_set(fresh, cached) {
             mem::swap(fresh, cached);
         } else {
             mem::swap(&mut fresh.fields_v1, &mut cached.fields_v1);
@@ -57,50 +62,75 @@ pub(crate) fn keep_unchanged(fresh: &mut ObjectMeta, cached: &mut ObjectMeta) {
     }
 }
 
-/// Whether two entries are equal but for their field sets.
-fn same_but_fields(fresh: &ManagedFieldsEntry, cached: &ManagedFieldsEntry) -> bool {
-    fresh.time == cached.time
-        && fresh.manager == cached.manager
+/// Whether two entries are the same writer's: its manager, operation, subresource and version.
+fn same_writer(fresh: &ManagedFieldsEntry, cached: &ManagedFieldsEntry) -> bool {
+    fresh.manager == cached.manager
         && fresh.operation == cached.operation
         && fresh.subresource == cached.subresource
         && fresh.api_version == cached.api_version
-        && fresh.fields_type == cached.fields_type
+}
+
+/// Whether two entries are equal but for their field sets.
+fn same_but_field_set(fresh: &ManagedFieldsEntry, cached: &ManagedFieldsEntry) -> bool {
+    // Every field named: one that k8s-openapi adds must be compared here before the whole
+    // entry is swapped, or this fails to compile.
+    let ManagedFieldsEntry {
+        api_version: _,
+        fields_type,
+        fields_v1: _,
+        manager: _,
+        operation: _,
+        subresource: _,
+        time,
+    } = fresh;
+    same_writer(fresh, cached) && *time == cached.time && *fields_type == cached.fields_type
 }
 
 #[cfg(test)]
 mod tests {
-    use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, Time};
+    use k8s_openapi::jiff::Timestamp;
     use serde_json::json;
 
     use super::*;
 
-    /// A managed-fields entry; `subresource` stands for what changes between two updates.
-    fn entry(manager: &str, fields: serde_json::Value, subresource: &str) -> ManagedFieldsEntry {
+    /// `manager`'s entry, owning `fields`, written at `second`.
+    fn entry(manager: &str, fields: serde_json::Value, second: i64) -> ManagedFieldsEntry {
         ManagedFieldsEntry {
             manager: Some(manager.to_owned()),
             operation: Some("Update".to_owned()),
+            api_version: Some("cloudnative.tw/v1alpha1".to_owned()),
             fields_type: Some("FieldsV1".to_owned()),
             fields_v1: Some(FieldsV1(fields)),
-            subresource: Some(subresource.to_owned()),
+            time: Some(Time(Timestamp::from_second(second).expect("a valid second"))),
             ..ManagedFieldsEntry::default()
         }
     }
 
-    fn meta(status_fields: serde_json::Value, subresource: &str) -> ObjectMeta {
+    fn meta(entries: Vec<ManagedFieldsEntry>) -> ObjectMeta {
         ObjectMeta {
             name: Some("vm".to_owned()),
-            managed_fields: Some(vec![
-                entry("kubectl", json!({"f:spec": {"f:cpu": {}}}), ""),
-                entry("controller", status_fields, subresource),
-            ]),
+            managed_fields: Some(entries),
             ..ObjectMeta::default()
         }
     }
 
-    /// Where entry `i`'s field set keeps its first level, to tell whose tree it is.
-    fn tree_of(meta: &ObjectMeta, i: usize) -> usize {
+    fn kubectl() -> ManagedFieldsEntry {
+        entry("kubectl", json!({"f:spec": {"f:cpu": {}}}), 1)
+    }
+
+    fn controller(field: &str, second: i64) -> ManagedFieldsEntry {
+        entry("controller", json!({"f:status": {field: {}}}), second)
+    }
+
+    /// Where `manager`'s field set keeps its first level, to tell whose tree it is.
+    fn tree_of(meta: &ObjectMeta, manager: &str) -> usize {
         let entries = meta.managed_fields.as_ref().expect("managed fields");
-        let fields = &entries[i].fields_v1.as_ref().expect("a field set").0;
+        let entry = entries
+            .iter()
+            .find(|e| e.manager.as_deref() == Some(manager))
+            .expect("the entry");
+        let fields = &entry.fields_v1.as_ref().expect("a field set").0;
         let first = fields
             .as_object()
             .and_then(|map| map.values().next())
@@ -108,73 +138,74 @@ mod tests {
         std::ptr::from_ref(first) as usize
     }
 
-    #[test]
-    fn equal_field_sets_should_be_the_cached_ones_and_changed_ones_the_events() {
-        let mut cached = meta(json!({"f:status": {"f:phase": {}}}), "");
-        let mut fresh = meta(json!({"f:status": {"f:reason": {}}}), "status");
-        let expected = (fresh.clone(), cached.clone());
-        let (cached_first, fresh_second) = (tree_of(&cached, 0), tree_of(&fresh, 1));
-
-        keep_unchanged(&mut fresh, &mut cached);
-
-        assert_eq!((fresh.clone(), cached.clone()), expected, "both keep their values");
-        assert_eq!(
-            tree_of(&fresh, 0),
-            cached_first,
-            "an unchanged field set is the cached one"
-        );
-        assert_eq!(tree_of(&fresh, 1), fresh_second, "a changed one stays the event's");
+    fn list_of(meta: &ObjectMeta) -> usize {
+        meta.managed_fields.as_ref().expect("managed fields").as_ptr() as usize
     }
 
     #[test]
-    fn an_entry_added_or_missing_should_leave_the_rest_matched_by_position() {
-        let mut cached = meta(json!({"f:status": {}}), "");
+    fn an_unchanged_list_should_be_taken_whole() {
+        let mut cached = meta(vec![kubectl(), controller("f:phase", 2)]);
         let mut fresh = cached.clone();
-        fresh.managed_fields.as_mut().unwrap().pop();
-        let cached_first = tree_of(&cached, 0);
+        let cached_list = list_of(&cached);
         keep_unchanged(&mut fresh, &mut cached);
-        assert_eq!(tree_of(&fresh, 0), cached_first);
-        assert_eq!(cached.managed_fields.as_ref().unwrap().len(), 2);
-        let mut none = ObjectMeta::default();
-        keep_unchanged(&mut none, &mut cached);
-        assert_eq!(none, ObjectMeta::default());
-    }
-
-    #[test]
-    fn equal_lists_should_be_taken_whole_and_equal_entries_one_by_one() {
-        let mut cached = meta(json!({"f:status": {}}), "status");
-        let mut fresh = cached.clone();
-        let cached_list = cached.managed_fields.as_ref().unwrap().as_ptr() as usize;
-        keep_unchanged(&mut fresh, &mut cached);
-        assert_eq!(fresh.managed_fields.as_ref().unwrap().as_ptr() as usize, cached_list);
+        assert_eq!(list_of(&fresh), cached_list);
         assert_eq!(fresh, cached);
+    }
 
-        let mut fresh = cached.clone();
-        fresh.managed_fields.as_mut().unwrap()[1].operation = Some("Apply".to_owned());
-        let cached_manager = cached.managed_fields.as_ref().unwrap()[0]
+    #[test]
+    fn a_status_update_should_keep_every_field_set_and_the_untouched_entries() {
+        let mut cached = meta(vec![kubectl(), controller("f:phase", 2)]);
+        let mut fresh = meta(vec![kubectl(), controller("f:phase", 3)]);
+        let expected = (fresh.clone(), cached.clone());
+        let fresh_list = list_of(&fresh);
+        let (kubectl_tree, controller_tree) = (tree_of(&cached, "kubectl"), tree_of(&cached, "controller"));
+        let kubectl_manager = cached.managed_fields.as_ref().unwrap()[0]
             .manager
             .as_ref()
             .unwrap()
             .as_ptr();
-        let fresh_list = fresh.managed_fields.as_ref().unwrap().as_ptr() as usize;
-        let cached_second = tree_of(&cached, 1);
+
         keep_unchanged(&mut fresh, &mut cached);
+
+        assert_eq!((fresh.clone(), cached.clone()), expected, "both keep their values");
+        assert_eq!(list_of(&fresh), fresh_list, "a changed entry keeps the event's list");
         let entries = fresh.managed_fields.as_ref().unwrap();
         assert_eq!(
-            entries.as_ptr() as usize,
-            fresh_list,
-            "a changed entry keeps the event's list"
-        );
-        assert_eq!(
             entries[0].manager.as_ref().unwrap().as_ptr(),
-            cached_manager,
+            kubectl_manager,
             "an equal entry is taken whole"
         );
+        assert_eq!(tree_of(&fresh, "kubectl"), kubectl_tree);
         assert_eq!(
-            tree_of(&fresh, 1),
-            cached_second,
-            "a changed entry's equal field set is taken"
+            tree_of(&fresh, "controller"),
+            controller_tree,
+            "an unchanged field set is kept"
         );
-        assert_eq!(entries[1].operation.as_deref(), Some("Apply"));
+    }
+
+    #[test]
+    fn entries_should_be_matched_by_writer_wherever_the_server_sorted_them() {
+        let mut cached = meta(vec![controller("f:phase", 1), kubectl()]);
+        let mut fresh = meta(vec![
+            kubectl(),
+            controller("f:reason", 3),
+            entry("new", json!({"f:x": {}}), 4),
+        ]);
+        let expected = fresh.clone();
+        let kubectl_tree = tree_of(&cached, "kubectl");
+        let controller_tree = tree_of(&fresh, "controller");
+
+        keep_unchanged(&mut fresh, &mut cached);
+
+        assert_eq!(fresh, expected);
+        assert_eq!(tree_of(&fresh, "kubectl"), kubectl_tree, "found where it moved");
+        assert_eq!(
+            tree_of(&fresh, "controller"),
+            controller_tree,
+            "a changed field set stays the event's"
+        );
+        let mut none = ObjectMeta::default();
+        keep_unchanged(&mut none, &mut cached);
+        assert_eq!(none, ObjectMeta::default());
     }
 }

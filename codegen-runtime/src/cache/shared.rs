@@ -45,17 +45,21 @@ pub enum ApplyEvents {
     /// On the task that decoded them (the default); the first event after a list waits until
     /// that list is in the cache. The object an event replaces is freed by the thread that
     /// allocates the next ones, and no task is woken per event: the rate is steady whatever the
-    /// objects and the allocator.
+    /// objects and the allocator. While the informer has no handler, an update also takes over
+    /// the replaced object's unchanged managed-fields trees and frees its own equal copies
+    /// instead, while they are hot: a quarter more updates per second with managed fields
+    /// (BENCHMARKS.md). A handler's notification takes the replaced object to the handler's
+    /// task, which frees it.
     #[default]
     WhereDecoded,
     /// On the informer's second task, behind the list pages, as client-go's DeltaFIFO hands
     /// events to its processing loop: one core decodes while the other stores and frees the
-    /// replaced objects. That pays where the free is the larger cost and cheap to make on
-    /// another thread: under mimalloc or jemalloc, whose frees from another thread take no
-    /// lock, and for large objects (with managed fields) even under glibc's allocator. It costs
-    /// more peak memory, and under glibc's allocator small objects at times go at about half
-    /// the rate (a slow mode that comes and goes with the machine, its cause not pinned down).
-    /// Measured by this repository's `bench informer` suite ("informer, events on own task").
+    /// replaced objects. That pays under mimalloc or jemalloc, whose frees from another thread
+    /// take no lock. Under glibc's allocator it costs more peak memory, and at times runs at
+    /// about half the default's rate: a slow mode that comes and goes with the machine, not
+    /// with tokio's scheduling (the task on a thread of its own kept it), its cause not pinned
+    /// down. Measured by this repository's `bench informer` suite ("informer, events on own
+    /// task").
     OnOwnTask,
 }
 

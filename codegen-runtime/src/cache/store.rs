@@ -80,7 +80,7 @@ impl<K> Cache<K> {
     }
 
     /// Stores `fresh` under `key`; returns it as stored and the object it replaced.
-    fn put(&mut self, key: &str, fresh: Arc<K>, unchanged: Unchanged) -> (Arc<K>, Option<Arc<K>>)
+    fn put(&mut self, key: &str, mut fresh: Arc<K>, unchanged: Unchanged) -> (Arc<K>, Option<Arc<K>>)
     where
         K: Resource,
     {
@@ -89,28 +89,27 @@ impl<K> Cache<K> {
             self.index(key, &fresh);
             return (fresh, None);
         };
-        // The general path: the object's entries in every index are moved.
-        let same_namespace = stored.meta().namespace == fresh.meta().namespace;
-        if unchanged == Unchanged::Free || self.indexers.len() > 1 || !same_namespace {
+        // Keeping needs the replaced object held by the store alone: user indexes hold more
+        // references to it, and a change of namespace moves its index entry.
+        let keeps = unchanged == Unchanged::Keep
+            && self.indexers.len() == 1
+            && stored.meta().namespace == fresh.meta().namespace;
+        let entry = match stored.meta().namespace.as_deref() {
+            Some(namespace) if keeps => self
+                .indices
+                .get_mut(NAMESPACE_INDEX)
+                .and_then(|values| values.get_mut(namespace)),
+            _ => None,
+        };
+        let entry = entry.and_then(|keys| keys.get_mut(key));
+        if !keeps || (entry.is_none() && stored.meta().namespace.is_some()) {
             let old = std::mem::replace(stored, fresh.clone());
             self.reindex(key, &old, &fresh);
             return (fresh, Some(old));
         }
-        // The namespace index alone, whose entry takes the fresh object: the replaced one is
-        // then held by the map alone (unless a reader or a handler holds it too) and gives the
-        // fresh one its unchanged field sets. No reader can reach either meanwhile: the write
-        // lock is held, and the fresh one was handed over unshared.
-        let mut fresh = fresh;
-        if let Some(namespace) = stored.meta().namespace.as_deref() {
-            let entry = self
-                .indices
-                .get_mut(NAMESPACE_INDEX)
-                .and_then(|values| values.get_mut(namespace));
-            let Some(entry) = entry.and_then(|keys| keys.get_mut(key)) else {
-                let old = std::mem::replace(stored, fresh.clone());
-                self.index(key, &fresh);
-                return (fresh, Some(old));
-            };
+        // The index entry takes the fresh object, moved and not cloned: then `get_mut` finds
+        // both objects unshared unless a reader or a handler holds the replaced one.
+        if let Some(entry) = entry {
             drop(std::mem::replace(entry, fresh));
             if let (Some(new), Some(old)) = (Arc::get_mut(entry), Arc::get_mut(stored)) {
                 keep_unchanged(new.meta_mut(), old.meta_mut());
@@ -332,16 +331,6 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         let old = cache.items.remove(key)?;
         cache.unindex(key, &old);
         Some(old)
-    }
-
-    /// Replaces everything with `objects` (a relist); returns the previous contents.
-    #[cfg(test)]
-    pub(crate) fn replace(&self, objects: Vec<Arc<K>>) -> HashMap<String, Arc<K>> {
-        let mut relist = self.relist();
-        for object in objects {
-            relist.add(object);
-        }
-        self.swap_in(relist).1
     }
 
     /// An empty cache with this store's indexers, for a relist to fill while its pages arrive.

@@ -21,6 +21,15 @@ fn cm(namespace: &str, name: &str, team: &str) -> Arc<ConfigMap> {
     })
 }
 
+/// Replaces everything with `objects`, as a relist does; returns the previous contents.
+fn replace(store: &Store<ConfigMap>, objects: Vec<Arc<ConfigMap>>) -> HashMap<String, Arc<ConfigMap>> {
+    let mut relist = store.relist();
+    for object in objects {
+        relist.add(object);
+    }
+    store.swap_in(relist).1
+}
+
 fn team(object: &ConfigMap) -> Vec<String> {
     object
         .metadata
@@ -79,7 +88,7 @@ fn replace_should_swap_contents_and_keep_indexes() {
     let store = Store::new();
     store.add_indexer("team", team).unwrap();
     store.apply(cm("a", "gone", "red"), Unchanged::Keep);
-    let previous = store.replace(vec![cm("a", "kept", "red"), cm("c", "new", "green")]);
+    let previous = replace(&store, vec![cm("a", "kept", "red"), cm("c", "new", "green")]);
     assert!(previous.contains_key("a/gone"));
     assert_eq!(store.index_keys("team", "red").unwrap(), ["a/kept"]);
     assert_eq!(store.index_keys(NAMESPACE_INDEX, "c").unwrap(), ["c/new"]);
@@ -92,7 +101,7 @@ fn replace_should_swap_contents_and_keep_indexes() {
 fn a_key_listed_twice_should_keep_only_its_last_index_values() {
     let store = Store::new();
     store.add_indexer("team", team).unwrap();
-    store.replace(vec![cm("a", "one", "red"), cm("a", "one", "blue")]);
+    replace(&store, vec![cm("a", "one", "red"), cm("a", "one", "blue")]);
     assert_eq!(store.get("a/one").map(|o| team(&o)), Some(vec!["blue".to_owned()]));
     assert!(store.index_keys("team", "red").unwrap().is_empty());
     assert_eq!(store.index_keys("team", "blue").unwrap(), ["a/one"]);
@@ -167,6 +176,8 @@ fn an_update_should_leave_a_replaced_object_alone_while_anything_else_holds_it()
     }
     assert_eq!(reader.data, None);
     assert_eq!(indexed.index_keys("team", "red").unwrap(), ["a/one"]);
+    let stored = indexed.get("a/one").unwrap();
+    assert!(Arc::ptr_eq(&indexed.by_index("team", "red").unwrap()[0], &stored));
 }
 
 #[test]
@@ -181,4 +192,17 @@ fn an_update_of_a_cluster_scoped_object_should_keep_its_unchanged_field_sets_too
     let (stored, _) = store.apply(fresh, Unchanged::Keep);
     assert_eq!(fields_at(&stored), cached_fields);
     assert_eq!(store.get("node").unwrap().data, stored.data);
+}
+
+#[test]
+fn an_update_that_moves_an_object_out_of_the_empty_namespace_should_leave_no_index_entry() {
+    let store = Store::new();
+    store.apply(cm("", "x", "red"), Unchanged::Keep);
+    assert_eq!(store.index_values(NAMESPACE_INDEX).unwrap(), [""]);
+    let mut cluster_scoped = (*cm("", "x", "red")).clone();
+    cluster_scoped.metadata.namespace = None;
+    store.apply(Arc::new(cluster_scoped), Unchanged::Keep);
+    assert!(store.index_values(NAMESPACE_INDEX).unwrap().is_empty());
+    store.delete("x");
+    assert!(store.index_values(NAMESPACE_INDEX).unwrap().is_empty());
 }
