@@ -28,6 +28,12 @@ pub(crate) enum Unchanged {
     Free,
 }
 
+/// Whether an object has anything to keep: without managed fields an update takes the store's
+/// general path, untouched by keeping.
+pub(crate) fn has_field_sets(meta: &ObjectMeta) -> bool {
+    meta.managed_fields.as_ref().is_some_and(|entries| !entries.is_empty())
+}
+
 /// Swaps into `fresh`'s managed-fields entries what `cached` has equal: the whole list when
 /// every entry is; else, for each entry of the same writer, the whole entry when it is equal,
 /// or its field set when that is. Entries are matched by writer, not position: the API server

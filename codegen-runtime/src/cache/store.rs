@@ -7,7 +7,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use kube::Resource;
 
 use super::key::{key_of, object_key, write_key};
-use super::reuse::{Unchanged, keep_unchanged};
+use super::reuse::{Unchanged, has_field_sets, keep_unchanged};
 
 /// The name of the built-in index from namespace to objects.
 pub const NAMESPACE_INDEX: &str = "namespace";
@@ -92,6 +92,7 @@ impl<K> Cache<K> {
         // Keeping needs the replaced object held by the store alone: user indexes hold more
         // references to it, and a change of namespace moves its index entry.
         let keeps = unchanged == Unchanged::Keep
+            && has_field_sets(fresh.meta())
             && self.indexers.len() == 1
             && stored.meta().namespace == fresh.meta().namespace;
         let entry = match stored.meta().namespace.as_deref() {
