@@ -9,7 +9,8 @@
 //! what the entry owns. So the cached trees stay, and the event's equal ones are freed right
 //! after their decode, when the next decode reuses their memory. The stored object equals the
 //! event's in every field. Labels and finalizers cost more to compare than their free saves,
-//! and are left alone (BENCHMARKS.md).
+//! and are left alone (BENCHMARKS.md). The comparison runs under the store's write lock, which
+//! readers wait for: the listers suite's reads under a watch did not move with it.
 
 use std::mem;
 
