@@ -4,8 +4,9 @@
 //! events as fast as the client reads them. Each event is a status update: it changes the
 //! object's resourceVersion, its `status.lastUpdateTime` and the time of the controller's
 //! managed-fields entry, as a real one does. Objects are JSON text split around those values,
-//! so serving costs a copy, not a serialization, and the client is what is measured. It runs in its own process ([`crate::process::ServerProcess`]) so that its memory is not counted
-//! as the client's.
+//! so serving costs a copy, not a serialization, and the client is what is measured. It runs in
+//! its own process ([`crate::process::ServerProcess`]) so that its memory is not counted as the
+//! client's.
 
 use std::convert::Infallible;
 use std::io::Write as _;
@@ -59,8 +60,7 @@ impl Catalog {
     /// `objects` VirtualMachines (with the managed fields a real API server adds, or none),
     /// then `events` MODIFIED events (`None`: endless).
     pub fn new(objects: usize, events: Option<usize>, managed_fields: bool) -> Self {
-        let mut slots = Vec::new();
-        let pieces = (0..objects)
+        let split: Vec<_> = (0..objects)
             .map(|i| {
                 let mut object = object(i);
                 if !managed_fields {
@@ -69,11 +69,15 @@ impl Catalog {
                         .expect("metadata")
                         .remove("managedFields");
                 }
-                let (pieces, these_slots) = split_at_slots(&object.to_string());
-                slots = these_slots;
-                pieces
+                split_at_slots(&object.to_string())
             })
             .collect();
+        let slots = split.first().map(|(_, slots)| slots.clone()).unwrap_or_default();
+        assert!(
+            split.iter().all(|(_, these)| *these == slots),
+            "every object has its placeholders in the same order"
+        );
+        let pieces = split.into_iter().map(|(pieces, _)| pieces).collect();
         Self { pieces, slots, events }
     }
 

@@ -95,14 +95,8 @@ impl<K> Cache<K> {
             && has_field_sets(fresh.meta())
             && self.indexers.len() == 1
             && stored.meta().namespace == fresh.meta().namespace;
-        let entry = match stored.meta().namespace.as_deref() {
-            Some(namespace) if keeps => self
-                .indices
-                .get_mut(NAMESPACE_INDEX)
-                .and_then(|values| values.get_mut(namespace)),
-            _ => None,
-        };
-        let entry = entry.and_then(|keys| keys.get_mut(key));
+        let namespace = stored.meta().namespace.as_deref().filter(|_| keeps);
+        let entry = namespace.and_then(|ns| self.indices.get_mut(NAMESPACE_INDEX)?.get_mut(ns)?.get_mut(key));
         if !keeps || (entry.is_none() && stored.meta().namespace.is_some()) {
             let old = std::mem::replace(stored, fresh.clone());
             self.reindex(key, &old, &fresh);
