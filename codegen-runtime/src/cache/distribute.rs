@@ -152,8 +152,8 @@ impl<K: InformerObject> Shared<K> {
         let present: HashSet<String> = objects.iter().map(|o| object_key(o.as_ref())).collect();
         let mut vanished: Vec<(String, Arc<K>)> = previous
             .iter()
-            .filter(|(key, _)| !present.contains(*key))
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .filter(|(key, _)| !present.contains(key.as_str()))
+            .map(|(k, v)| (k.to_string(), v.clone()))
             .collect();
         vanished.sort_by(|a, b| a.0.cmp(&b.0));
         for (key, object) in vanished {
@@ -165,7 +165,7 @@ impl<K: InformerObject> Shared<K> {
             });
         }
         for object in objects {
-            match previous.remove(&object_key(object.as_ref())) {
+            match previous.remove(object_key(object.as_ref()).as_str()) {
                 Some(old) if old.resource_version() == object.resource_version() => {}
                 Some(old) => self.notify(&mut dispatch, || Notification::Update {
                     old: old.clone(),

@@ -4,6 +4,10 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Resource;
 
+/// A key as the store holds it: inline up to 24 bytes (most `namespace/name` keys), so a
+/// lookup compares it where the map's slot is instead of following a pointer to its text.
+pub(crate) type Key = compact_str::CompactString;
+
 /// The key of an object: `namespace/name`, or `name` for cluster-scoped objects (client-go's
 /// `MetaNamespaceKeyFunc`).
 pub fn object_key<K: Resource>(object: &K) -> String {

@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use kube::Resource;
 
-use super::key::{key_of, object_key, write_key};
+use super::key::{Key, key_of, object_key, write_key};
 use super::reuse::{Unchanged, has_field_sets, keep_unchanged};
 
 /// The name of the built-in index from namespace to objects.
@@ -28,10 +28,10 @@ pub enum StoreError {
 
 /// The objects under each value of one index, by key: lists through an index clone the
 /// `Arc`s found here instead of looking each key up again.
-type IndexValues<K> = HashMap<String, BTreeMap<String, Arc<K>>>;
+type IndexValues<K> = HashMap<String, BTreeMap<Key, Arc<K>>>;
 
 struct Cache<K> {
-    items: HashMap<String, Arc<K>>,
+    items: HashMap<Key, Arc<K>>,
     indexers: HashMap<String, IndexFn<K>>,
     /// index name → index value → key → object.
     indices: HashMap<String, IndexValues<K>>,
@@ -64,7 +64,7 @@ impl<K> Cache<K> {
         for (name, index) in &self.indexers {
             let values = values_of(&mut self.indices, name);
             for value in index(object) {
-                values.entry(value).or_default().insert(key.to_owned(), object.clone());
+                values.entry(value).or_default().insert(Key::from(key), object.clone());
             }
         }
     }
@@ -85,7 +85,7 @@ impl<K> Cache<K> {
         K: Resource,
     {
         let Some(stored) = self.items.get_mut(key) else {
-            self.items.insert(key.to_owned(), fresh.clone());
+            self.items.insert(Key::from(key), fresh.clone());
             self.index(key, &fresh);
             return (fresh, None);
         };
@@ -151,14 +151,14 @@ impl<K> Cache<K> {
                 remove_key(values, &value, key);
             }
             for value in after {
-                values.entry(value).or_default().insert(key.to_owned(), new.clone());
+                values.entry(value).or_default().insert(Key::from(key), new.clone());
             }
         }
     }
 }
 
 /// The index `index` of `items`.
-fn build_index<K>(items: &HashMap<String, Arc<K>>, index: &IndexFn<K>) -> IndexValues<K> {
+fn build_index<K>(items: &HashMap<Key, Arc<K>>, index: &IndexFn<K>) -> IndexValues<K> {
     let mut values: IndexValues<K> = HashMap::new();
     for (key, object) in items {
         for value in index(object) {
@@ -243,7 +243,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
 
     /// Every stored key.
     pub fn list_keys(&self) -> Vec<String> {
-        self.read().items.keys().cloned().collect()
+        self.read().items.keys().map(Key::to_string).collect()
     }
 
     /// How many objects are stored.
@@ -280,7 +280,9 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
             return Err(StoreError::NoSuchIndex(index.to_owned()));
         }
         let keys = cache.indices.get(index).and_then(|values| values.get(value));
-        Ok(keys.map(|keys| keys.keys().cloned().collect()).unwrap_or_default())
+        Ok(keys
+            .map(|keys| keys.keys().map(Key::to_string).collect())
+            .unwrap_or_default())
     }
 
     /// The objects that have `value` in index `index`.
@@ -348,7 +350,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
 
     /// Swaps a complete relist in, in one step: readers wait only for the swap, and never see
     /// half a list. Returns the objects in list order and the previous contents.
-    pub(crate) fn swap_in(&self, relist: Relist<K>) -> (Vec<Arc<K>>, HashMap<String, Arc<K>>) {
+    pub(crate) fn swap_in(&self, relist: Relist<K>) -> (Vec<Arc<K>>, HashMap<Key, Arc<K>>) {
         let Relist {
             cache: mut fresh,
             listed,
@@ -381,7 +383,7 @@ pub(crate) struct Relist<K> {
 impl<K: Resource> Relist<K> {
     /// Adds a listed object (a later one of the same key replaces it, in the indexes too).
     pub(crate) fn add(&mut self, object: Arc<K>) {
-        let key = object_key(object.as_ref());
+        let key = Key::from(object_key(object.as_ref()));
         if let Some(earlier) = self.cache.items.insert(key.clone(), object.clone()) {
             self.cache.unindex(&key, &earlier);
         }

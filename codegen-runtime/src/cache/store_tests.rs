@@ -22,7 +22,7 @@ fn cm(namespace: &str, name: &str, team: &str) -> Arc<ConfigMap> {
 }
 
 /// Replaces everything with `objects`, as a relist does; returns the previous contents.
-fn replace(store: &Store<ConfigMap>, objects: Vec<Arc<ConfigMap>>) -> HashMap<String, Arc<ConfigMap>> {
+fn replace(store: &Store<ConfigMap>, objects: Vec<Arc<ConfigMap>>) -> HashMap<Key, Arc<ConfigMap>> {
     let mut relist = store.relist();
     for object in objects {
         relist.add(object);
@@ -81,6 +81,10 @@ fn an_update_should_reach_index_lists_and_lookups_by_namespace() {
     let long = "n".repeat(200);
     store.apply(cm(&long, "x", "red"), Unchanged::Keep);
     assert!(store.get_in(&long, "x").is_some(), "keys longer than the buffer");
+    // Keys over 24 bytes are not held inline: they must work the same.
+    assert_eq!(store.index_keys(NAMESPACE_INDEX, &long).unwrap(), [format!("{long}/x")]);
+    assert!(store.delete(&format!("{long}/x")).is_some());
+    assert!(store.index_keys(NAMESPACE_INDEX, &long).unwrap().is_empty());
 }
 
 #[test]
