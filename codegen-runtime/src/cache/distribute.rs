@@ -62,11 +62,12 @@ fn unchanged_for(apply_events: ApplyEvents, no_handlers: bool) -> Unchanged {
 
 impl<K: InformerObject> Shared<K> {
     /// An object as the store keeps it: transformed, shared.
-    pub(super) fn keep(&self, mut object: K) -> Arc<K> {
+    pub(super) fn keep(&self, mut object: Arc<K>) -> Arc<K> {
         if let Some(transform) = &self.options.transform {
-            transform(&mut object);
+            // Not shared yet: `make_mut` changes it in place, without a copy.
+            transform(Arc::make_mut(&mut object));
         }
-        Arc::new(object)
+        object
     }
 
     /// A listed or watched object as the store keeps it, or `None` (logged) if it did not decode.

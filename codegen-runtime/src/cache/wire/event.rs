@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use kube::core::Status;
@@ -139,7 +140,7 @@ impl<K: DeserializeOwned> EventVisitor<K> {
             if self.lenient {
                 Lenient::deserialize(d)
             } else {
-                K::deserialize(d).map(Lenient::Decoded)
+                K::deserialize(d).map(|object| Lenient::Decoded(Arc::new(object)))
             }
         };
         Ok(match kind {

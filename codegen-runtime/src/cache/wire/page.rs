@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
 use serde::de::{
@@ -52,7 +53,7 @@ pub(crate) fn decode_page<K: DeserializeOwned, T>(
     bytes: &[u8],
     objects: &mut Vec<T>,
     failures: &mut Vec<Lenient<K>>,
-    mut keep: impl FnMut(K) -> T,
+    mut keep: impl FnMut(Arc<K>) -> T,
 ) -> Result<ListMeta, serde_json::Error> {
     let mark = objects.len();
     let fast = decode_page_fast(bytes, &mut |object| {
@@ -178,7 +179,7 @@ impl<'de, K: DeserializeOwned, F: FnMut(Lenient<K>)> Visitor<'de> for Items<'_, 
             }
         } else {
             while let Some(object) = seq.next_element::<K>()? {
-                (self.sink)(Lenient::Decoded(object));
+                (self.sink)(Lenient::Decoded(Arc::new(object)));
             }
         }
         Ok(())

@@ -1,5 +1,7 @@
 //! Tests of one-pass page and watch-line decoding.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use k8s_openapi::api::core::v1::ConfigMap;
 
@@ -20,7 +22,7 @@ fn names(items: &[Lenient<ConfigMap>]) -> Vec<String> {
 
 #[test]
 fn a_page_should_decode_in_one_pass_or_object_by_object() {
-    let name = |cm: ConfigMap| cm.metadata.name.unwrap_or_default();
+    let name = |cm: Arc<ConfigMap>| cm.metadata.name.clone().unwrap_or_default();
     let page = br#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"c"},
         "items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"data":{"k":"v"}}]}"#;
     let (mut items, mut failures) = (Vec::new(), Vec::new());
@@ -56,7 +58,7 @@ fn the_fast_path_should_read_pages_as_serde_json_does() {
     let fast: Vec<ConfigMap> = fast
         .into_iter()
         .map(|object| match object {
-            Lenient::Decoded(object) => object,
+            Lenient::Decoded(object) => Arc::unwrap_or_clone(object),
             Lenient::Failed { error, .. } => panic!("{error}"),
         })
         .collect();
@@ -118,7 +120,9 @@ fn a_run_of_lines_should_decode_as_its_lines_do() {
         events
             .into_iter()
             .map(|event| match event {
-                Ok(WireEvent::Added(Lenient::Decoded(cm))) => format!("added {}", cm.metadata.name.unwrap_or_default()),
+                Ok(WireEvent::Added(Lenient::Decoded(cm))) => {
+                    format!("added {}", cm.metadata.name.as_deref().unwrap_or_default())
+                }
                 Ok(WireEvent::Added(Lenient::Failed { metadata, .. })) => {
                     format!("misfit {}", metadata.name.unwrap_or_default())
                 }
