@@ -17,7 +17,7 @@ use kube::{Client, ResourceExt};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-/// Records what a handler sees as short strings: `add a (initial)`, `update a`, `delete b (tombstone)`.
+/// Records what a handler sees as short strings: `add a (initial)`, `update a`, `delete b (tombstone default/b)`.
 struct Recorder(mpsc::UnboundedSender<String>);
 
 impl EventHandler<ConfigMap> for Recorder {
@@ -31,10 +31,9 @@ impl EventHandler<ConfigMap> for Recorder {
     }
 
     fn on_delete(&mut self, deleted: Deleted<ConfigMap>) {
-        let how = if matches!(deleted, Deleted::Tombstone(_)) {
-            " (tombstone)"
-        } else {
-            ""
+        let how = match &deleted {
+            Deleted::Tombstone(tombstone) => format!(" (tombstone {})", tombstone.key),
+            Deleted::Object(_) => String::new(),
         };
         let _ = self.0.send(format!("delete {}{how}", deleted.object().name_any()));
     }
@@ -118,7 +117,7 @@ async fn a_forced_relist_should_report_missed_deletes_as_tombstones() {
     let seen = take(&mut events, 2).await;
     assert_eq!(
         seen,
-        ["delete b (tombstone)", "add d"],
+        ["delete b (tombstone default/b)", "add d"],
         "tombstones first, then what is new; a and c did not change"
     );
     let mut cached: Vec<String> = informer.store().list_keys();

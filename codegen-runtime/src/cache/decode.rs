@@ -14,9 +14,9 @@ use serde::{Deserialize, Deserializer};
 /// An object as listed or watched: decoded into `K`, or the reason it did not decode.
 ///
 /// Its scope is dynamic so that one informer type serves both a namespace and all namespaces.
-/// A decoded object is put in its `Arc` where serde builds it: the events and pages that carry
-/// it then move a pointer, not the object (several hundred bytes) at every step.
-#[derive(Clone)]
+/// A decoded object is put in its `Arc` as soon as serde returns it: the events and pages that
+/// carry it then move a pointer, not the object (several hundred bytes), at every step. Not
+/// `Clone`: the `Arc` must reach the store unshared, for a transform to change it in place.
 pub(crate) enum Lenient<K> {
     Decoded(Arc<K>),
     // Boxed: failures are rare, and every decoded object would otherwise carry their size.

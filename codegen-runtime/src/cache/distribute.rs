@@ -63,6 +63,11 @@ fn unchanged_for(apply_events: ApplyEvents, no_handlers: bool) -> Unchanged {
 impl<K: InformerObject> Shared<K> {
     /// An object as the store keeps it: transformed, shared.
     pub(super) fn keep(&self, mut object: Arc<K>) -> Arc<K> {
+        debug_assert_eq!(
+            Arc::strong_count(&object),
+            1,
+            "a decoded object reaches the store unshared"
+        );
         if let Some(transform) = &self.options.transform {
             // Not shared yet: `make_mut` changes it in place, without a copy.
             transform(Arc::make_mut(&mut object));
@@ -154,7 +159,7 @@ impl<K: InformerObject> Shared<K> {
         let mut vanished: Vec<(String, Arc<K>)> = previous
             .iter()
             .filter(|(key, _)| !present.contains(key.as_str()))
-            .map(|(k, v)| (k.to_string(), v.clone()))
+            .map(|(k, v)| (k.as_str().to_owned(), v.clone()))
             .collect();
         vanished.sort_by(|a, b| a.0.cmp(&b.0));
         for (key, object) in vanished {

@@ -4,8 +4,9 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Resource;
 
-/// A key as the store holds it: inline up to 24 bytes (most `namespace/name` keys), so a
-/// lookup compares it where the map's slot is instead of following a pointer to its text.
+/// A key as the store holds it: inline up to 24 bytes on 64-bit targets (most `namespace/name`
+/// keys), so a lookup compares it where the map's slot is instead of following a pointer to its
+/// text, and a stored key allocates nothing.
 pub(crate) type Key = compact_str::CompactString;
 
 /// The key of an object: `namespace/name`, or `name` for cluster-scoped objects (client-go's

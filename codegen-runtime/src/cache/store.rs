@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use kube::Resource;
 
-use super::key::{Key, key_of, object_key, write_key};
+use super::key::{Key, key_of, write_key};
 use super::reuse::{Unchanged, has_field_sets, keep_unchanged};
 
 /// The name of the built-in index from namespace to objects.
@@ -243,7 +243,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
 
     /// Every stored key.
     pub fn list_keys(&self) -> Vec<String> {
-        self.read().items.keys().map(Key::to_string).collect()
+        self.read().items.keys().map(|key| key.as_str().to_owned()).collect()
     }
 
     /// How many objects are stored.
@@ -281,7 +281,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         }
         let keys = cache.indices.get(index).and_then(|values| values.get(value));
         Ok(keys
-            .map(|keys| keys.keys().map(Key::to_string).collect())
+            .map(|keys| keys.keys().map(|key| key.as_str().to_owned()).collect())
             .unwrap_or_default())
     }
 
@@ -383,7 +383,9 @@ pub(crate) struct Relist<K> {
 impl<K: Resource> Relist<K> {
     /// Adds a listed object (a later one of the same key replaces it, in the indexes too).
     pub(crate) fn add(&mut self, object: Arc<K>) {
-        let key = Key::from(object_key(object.as_ref()));
+        // Built in the reused buffer: a key that fits inline allocates nothing.
+        write_key(&mut self.cache.scratch_key, object.meta());
+        let key = Key::from(self.cache.scratch_key.as_str());
         if let Some(earlier) = self.cache.items.insert(key.clone(), object.clone()) {
             self.cache.unindex(&key, &earlier);
         }

@@ -88,6 +88,37 @@ fn an_update_should_reach_index_lists_and_lookups_by_namespace() {
 }
 
 #[test]
+fn keys_that_fit_inline_and_keys_that_do_not_should_work_alike() {
+    // 24 bytes are held inline, 25 are allocated: both through a relist, the indexes and updates.
+    let name = "abcdefghijkl";
+    let (inline, spilled) = ("n".repeat(11), "n".repeat(12));
+    assert_eq!(key_of(Some(&inline), name).len(), 24);
+    assert_eq!(key_of(Some(&spilled), name).len(), 25);
+    let store = Store::new();
+    store.add_indexer("team", team).unwrap();
+    replace(&store, vec![cm(&inline, name, "red"), cm(&spilled, name, "red")]);
+    let previous = replace(&store, vec![cm(&inline, name, "blue"), cm(&spilled, name, "blue")]);
+    for namespace in [&inline, &spilled] {
+        let key = key_of(Some(namespace), name);
+        assert!(previous.contains_key(key.as_str()), "{key}");
+        assert_eq!(
+            store.get(&key).unwrap().metadata.labels.as_ref().unwrap()["team"],
+            "blue"
+        );
+        assert_eq!(
+            store.index_keys(NAMESPACE_INDEX, namespace).unwrap(),
+            std::slice::from_ref(&key)
+        );
+        store.apply(cm(namespace, name, "red"), Unchanged::Keep);
+    }
+    let mut red = store.index_keys("team", "red").unwrap();
+    red.sort();
+    assert_eq!(red, [key_of(Some(&inline), name), key_of(Some(&spilled), name)]);
+    assert!(store.index_keys("team", "blue").unwrap().is_empty());
+    assert_eq!(store.list_keys().len(), 2);
+}
+
+#[test]
 fn replace_should_swap_contents_and_keep_indexes() {
     let store = Store::new();
     store.add_indexer("team", team).unwrap();

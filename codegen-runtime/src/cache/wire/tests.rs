@@ -22,7 +22,11 @@ fn names(items: &[Lenient<ConfigMap>]) -> Vec<String> {
 
 #[test]
 fn a_page_should_decode_in_one_pass_or_object_by_object() {
-    let name = |cm: Arc<ConfigMap>| cm.metadata.name.clone().unwrap_or_default();
+    // Each object comes in an `Arc` of its own, which a transform can change without a copy.
+    let name = |mut cm: Arc<ConfigMap>| {
+        assert!(Arc::get_mut(&mut cm).is_some(), "an object was handed over shared");
+        cm.metadata.name.clone().unwrap_or_default()
+    };
     let page = br#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"c"},
         "items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"data":{"k":"v"}}]}"#;
     let (mut items, mut failures) = (Vec::new(), Vec::new());
@@ -83,7 +87,7 @@ fn events_should_decode_whatever_the_key_order() {
     let modified = br#"{"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"3"}}}"#;
     assert!(matches!(
         decode_event::<ConfigMap>(modified).unwrap(),
-        WireEvent::Modified(Lenient::Decoded(_))
+        WireEvent::Modified(Lenient::Decoded(cm)) if Arc::strong_count(&cm) == 1
     ));
     let reversed = br#"{"object":{"metadata":{"name":"a"},"data":1},"type":"DELETED"}"#;
     assert!(matches!(
