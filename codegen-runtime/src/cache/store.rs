@@ -35,7 +35,7 @@ struct Cache<K> {
     indexers: HashMap<String, IndexFn<K>>,
     /// index name → index value → key → object.
     indices: HashMap<String, IndexValues<K>>,
-    /// Where a written object's key is built: an update finds its entry without allocating one.
+    /// Where a written or relisted object's key is built, so that neither allocates a `String`.
     scratch_key: String,
 }
 
