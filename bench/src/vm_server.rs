@@ -19,6 +19,7 @@ use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
 use hyper::body::{Frame, Incoming};
 use hyper_util::rt::TokioIo;
+use k8s_openapi::jiff::Timestamp;
 use serde_json::json;
 use tokio::net::TcpListener;
 
@@ -196,16 +197,13 @@ fn split_at_slots(text: &str) -> (Vec<Vec<u8>>, Vec<Slot>) {
 }
 
 /// The time of the update that made `version`: a second per version, from the objects'
-/// creation (wrapping after a week, for endless watches).
+/// creation at 2026-11-23T10:00:00Z (wrapping after a week, for endless watches).
 fn write_time(out: &mut Vec<u8>, version: u64) -> std::io::Result<()> {
-    let seconds = 10 * 3600 + version % (7 * 86_400);
-    let (day, hour, minute, second) = (
-        23 + seconds / 86_400,
-        seconds % 86_400 / 3600,
-        seconds % 3600 / 60,
-        seconds % 60,
-    );
-    write!(out, "2026-11-{day:02}T{hour:02}:{minute:02}:{second:02}Z")
+    const CREATED: i64 = 1_795_428_000;
+    const WEEK: u64 = 7 * 86_400;
+    let second = CREATED + i64::try_from(version % WEEK).expect("under a week of seconds");
+    let time = Timestamp::from_second(second).expect("a time in 2026");
+    write!(out, "{time}")
 }
 
 /// VirtualMachine `i`, with [`RV_PLACEHOLDER`] for its resourceVersion and [`TIME_PLACEHOLDER`]

@@ -155,7 +155,9 @@ impl<K: InformerObject> Shared<K> {
             self.mark_synced(&mut dispatch, first_list);
             return;
         }
-        let present: HashSet<String> = objects.iter().map(|o| object_key(o.as_ref())).collect();
+        // Each listed object's key, computed once: for what vanished, then for what changed.
+        let keys: Vec<String> = objects.iter().map(|o| object_key(o.as_ref())).collect();
+        let present: HashSet<&str> = keys.iter().map(String::as_str).collect();
         let mut vanished: Vec<(String, Arc<K>)> = previous
             .iter()
             .filter(|(key, _)| !present.contains(key.as_str()))
@@ -170,8 +172,8 @@ impl<K: InformerObject> Shared<K> {
                 }))
             });
         }
-        for object in objects {
-            match previous.remove(object_key(object.as_ref()).as_str()) {
+        for (object, key) in objects.into_iter().zip(&keys) {
+            match previous.remove(key.as_str()) {
                 Some(old) if old.resource_version() == object.resource_version() => {}
                 Some(old) => self.notify(&mut dispatch, || Notification::Update {
                     old: old.clone(),
