@@ -43,6 +43,7 @@ fn ingest(url: &str, client: Client, streaming: bool, objects: usize, events: us
         Client::InformerDroppingManagedFields => "informer-dropping-managed-fields",
         Client::InformerEventsOnOwnTask => "informer-events-on-own-task",
         Client::InformerWithHandler => "informer-with-handler",
+        Client::InformerWithInlineHandler => "informer-with-inline-handler",
         Client::Reflector => "reflector",
         Client::Decode => "decode",
     };
@@ -67,11 +68,12 @@ fn ingest(url: &str, client: Client, streaming: bool, objects: usize, events: us
     })
 }
 
-const CLIENTS: [(Client, &str); 6] = [
+const CLIENTS: [(Client, &str); 7] = [
     (Client::Informer, "informer"),
     (Client::InformerDroppingManagedFields, "informer, managedFields dropped"),
     (Client::InformerEventsOnOwnTask, OWN_TASK),
     (Client::InformerWithHandler, WITH_HANDLER),
+    (Client::InformerWithInlineHandler, WITH_INLINE_HANDLER),
     (Client::Reflector, "reflector"),
     (Client::Decode, "decode-only"),
 ];
@@ -80,6 +82,8 @@ const CLIENTS: [(Client, &str); 6] = [
 const OWN_TASK: &str = "informer, events on own task";
 /// The informer with one handler, as a controller's: measured on paged lists only.
 const WITH_HANDLER: &str = "informer, one handler";
+/// The same handler added inline: measured on paged lists only.
+const WITH_INLINE_HANDLER: &str = "informer, one inline handler";
 
 const LIST: &str = "list objects/s";
 const WATCH: &str = "watch events/s";
@@ -110,7 +114,9 @@ pub fn suite(sizes: &Sizes) -> Result<(), String> {
                         // The transform has nothing to drop from objects without managed fields.
                         Client::InformerDroppingManagedFields => streaming || !managed_fields,
                         // Compared with the default on paged lists only.
-                        Client::InformerEventsOnOwnTask | Client::InformerWithHandler => streaming,
+                        Client::InformerEventsOnOwnTask
+                        | Client::InformerWithHandler
+                        | Client::InformerWithInlineHandler => streaming,
                         _ => false,
                     };
                     if skipped {
@@ -184,7 +190,7 @@ pub fn suite(sizes: &Sizes) -> Result<(), String> {
                 );
             }
             if suffix.is_empty() {
-                for other in [OWN_TASK, WITH_HANDLER] {
+                for other in [OWN_TASK, WITH_HANDLER, WITH_INLINE_HANDLER] {
                     println!(
                         "- watch events, {other}: {:.2}× the reflector, {:.2} of decode-only (for comparison)",
                         table.ratio(other, &theirs, WATCH),

@@ -30,6 +30,9 @@ pub enum Client {
     /// The informer with one event handler, which reads each update's name as a controller's
     /// handler reads its key (the handler frees the replaced objects, on its own task).
     InformerWithHandler,
+    /// The same handler added inline (`add_inline_event_handler`): called on the informer's
+    /// task, which then frees the replaced objects itself.
+    InformerWithInlineHandler,
     /// kube-runtime's `reflector` over its `watcher`.
     Reflector,
     /// The same pages and events decoded into `VirtualMachine`, nothing else.
@@ -90,7 +93,8 @@ pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, eve
         Client::Informer
         | Client::InformerDroppingManagedFields
         | Client::InformerEventsOnOwnTask
-        | Client::InformerWithHandler => {
+        | Client::InformerWithHandler
+        | Client::InformerWithInlineHandler => {
             let transform: Option<Transform<VirtualMachine>> = (client == Client::InformerDroppingManagedFields)
                 .then(|| Arc::new(|vm: &mut VirtualMachine| vm.metadata.managed_fields = None) as _);
             let informer = SharedIndexInformer::<VirtualMachine>::new(
@@ -106,11 +110,15 @@ pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, eve
                     ..InformerOptions::default()
                 },
             );
-            if client == Client::InformerWithHandler {
-                let handler = HandlerFns::new().on_update(|_old, new: Arc<VirtualMachine>| {
+            let handler = || {
+                HandlerFns::new().on_update(|_old, new: Arc<VirtualMachine>| {
                     std::hint::black_box(new.metadata.name.as_deref());
-                });
-                informer.add_event_handler(handler);
+                })
+            };
+            match client {
+                Client::InformerWithHandler => drop(informer.add_event_handler(handler())),
+                Client::InformerWithInlineHandler => drop(informer.add_inline_event_handler(handler())),
+                _ => {}
             }
             informer.run();
             informer.wait_for_sync().await;

@@ -1,60 +1,24 @@
 //! Shared informers on the in-memory API server: ordered notifications, tombstones after a
 //! forced 410, late handlers, independent handlers, resync, transform, bad objects.
 
+#[path = "support/handlers.rs"]
+mod handlers;
 #[path = "support/objects.rs"]
 mod objects;
 
+use handlers::{Recorder, informer, take};
 use objects::configmap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use codegen_runtime::cache::{Deleted, EventHandler, HandlerFns, InformerOptions, Notification, SharedIndexInformer};
+use codegen_runtime::cache::{HandlerFns, InformerOptions, Notification, SharedIndexInformer};
 use fake_apiserver::{ApiStatus, FakeApiServer};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
+use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
-use kube::{Client, ResourceExt};
 use serde_json::json;
 use tokio::sync::mpsc;
-
-/// Records what a handler sees as short strings: `add a (initial)`, `update a`, `delete b (tombstone default/b)`.
-struct Recorder(mpsc::UnboundedSender<String>);
-
-impl EventHandler<ConfigMap> for Recorder {
-    fn on_add(&mut self, object: Arc<ConfigMap>, in_initial_list: bool) {
-        let initial = if in_initial_list { " (initial)" } else { "" };
-        let _ = self.0.send(format!("add {}{initial}", object.name_any()));
-    }
-
-    fn on_update(&mut self, _old: Arc<ConfigMap>, new: Arc<ConfigMap>) {
-        let _ = self.0.send(format!("update {}", new.name_any()));
-    }
-
-    fn on_delete(&mut self, deleted: Deleted<ConfigMap>) {
-        let how = match &deleted {
-            Deleted::Tombstone(tombstone) => format!(" (tombstone {})", tombstone.key),
-            Deleted::Object(_) => String::new(),
-        };
-        let _ = self.0.send(format!("delete {}{how}", deleted.object().name_any()));
-    }
-}
-
-fn informer(client: Client) -> SharedIndexInformer<ConfigMap> {
-    let options = InformerOptions {
-        namespace: Some("default".into()),
-        ..InformerOptions::default()
-    };
-    SharedIndexInformer::new(client, options)
-}
-
-async fn take(receiver: &mut mpsc::UnboundedReceiver<String>, count: usize) -> Vec<String> {
-    let mut seen = Vec::new();
-    while seen.len() < count {
-        let next = tokio::time::timeout(Duration::from_secs(20), receiver.recv()).await;
-        seen.push(next.expect("the handler hears in time").expect("the handler is alive"));
-    }
-    seen
-}
 
 #[tokio::test]
 async fn handlers_should_see_adds_updates_and_deletes_in_order() {

@@ -10,11 +10,11 @@ use tokio::time::Instant;
 
 use super::decode::Lenient;
 use super::engine;
-use super::handler::{Deleted, DeletedFinalStateUnknown, Message, Notification};
+use super::handler::{Deleted, DeletedFinalStateUnknown, Notification};
 use super::key::object_key;
 use super::reflector::reflect;
 use super::reuse::Unchanged;
-use super::shared::{ApplyEvents, Dispatch, InformerObject, Shared, lock};
+use super::shared::{ApplyEvents, Dispatch, InformerObject, Shared};
 use super::store::Relist;
 
 /// Runs an informer until it stops: its list and watch, the engine that applies what they
@@ -48,14 +48,14 @@ async fn sleep_until(deadline: Option<Instant>) {
 }
 
 /// Whether an update keeps the unchanged field sets of the object it replaces: only where that
-/// object is freed right after, by the thread that decoded the update. A handler's
-/// notification takes it to the handler's task, and events applied on the engine's task free
-/// it there: then the fresh copies would be freed on another thread than the one that
-/// allocated them, which under glibc's allocator costs more than the cold free it saves (both
-/// measured in BENCHMARKS.md).
-fn unchanged_for(apply_events: ApplyEvents, no_handlers: bool) -> Unchanged {
+/// object is freed right after, by the thread that decoded the update (`handled_here`: every
+/// handler is inline, or there is none). A buffered handler's notification takes it to the
+/// handler's task, and events applied on the engine's task free it there: then the fresh
+/// copies would be freed on another thread than the one that allocated them, which under
+/// glibc's allocator costs more than the cold free it saves (both measured in BENCHMARKS.md).
+fn unchanged_for(apply_events: ApplyEvents, handled_here: bool) -> Unchanged {
     match apply_events {
-        ApplyEvents::WhereDecoded if no_handlers => Unchanged::Keep,
+        ApplyEvents::WhereDecoded if handled_here => Unchanged::Keep,
         ApplyEvents::WhereDecoded | ApplyEvents::OnOwnTask => Unchanged::Free,
     }
 }
@@ -102,12 +102,13 @@ impl<K: InformerObject> Shared<K> {
     }
 
     fn notify(&self, dispatch: &mut Dispatch<K>, make: impl Fn() -> Notification<K>) {
-        dispatch.listeners.retain(|listener| listener.send(make()));
+        dispatch.listeners.retain_mut(|listener| listener.send(make()));
     }
 
     pub(super) fn apply(&self, object: Arc<K>) {
-        let mut dispatch = lock(&self.dispatch);
-        let unchanged = unchanged_for(self.options.apply_events, dispatch.listeners.is_empty());
+        let mut dispatch = self.lock_dispatch();
+        let handled_here = dispatch.listeners.iter().all(|listener| listener.is_inline());
+        let unchanged = unchanged_for(self.options.apply_events, handled_here);
         let (object, old) = self.store.apply(object, unchanged);
         match old {
             Some(old) => self.notify(&mut dispatch, || Notification::Update {
@@ -124,7 +125,7 @@ impl<K: InformerObject> Shared<K> {
     /// Removes `key`; handlers get the watch's final state, or the cached one if it did not
     /// decode.
     pub(super) fn delete(&self, key: &str, final_state: Option<Arc<K>>) {
-        let mut dispatch = lock(&self.dispatch);
+        let mut dispatch = self.lock_dispatch();
         if let Some(cached) = self.store.delete(key) {
             let last = final_state.unwrap_or(cached);
             self.notify(&mut dispatch, || Notification::Delete(Deleted::Object(last.clone())));
@@ -136,7 +137,7 @@ impl<K: InformerObject> Shared<K> {
     /// decodable keep their cached state; objects whose resourceVersion did not change are not
     /// announced again (client-go sends those only to handlers due a resync).
     pub(super) fn replace(&self, mut relist: Relist<K>, undecodable: &HashSet<String>) {
-        let mut dispatch = lock(&self.dispatch);
+        let mut dispatch = self.lock_dispatch();
         for key in undecodable {
             if let Some(cached) = self.store.get(key) {
                 relist.add(cached);
@@ -194,41 +195,44 @@ impl<K: InformerObject> Shared<K> {
             dispatch.synced = true;
             let owed = std::mem::take(&mut dispatch.unsynced);
             for listener in dispatch.listeners.iter().filter(|l| owed.contains(&l.id)) {
-                let _ = listener.sender.send(Message::Synced);
+                if !listener.is_removed() {
+                    listener.synced();
+                }
             }
             self.synced.send_replace(true);
         }
     }
 
     fn next_resync(&self) -> Option<Instant> {
-        lock(&self.dispatch)
+        self.lock_dispatch()
             .listeners
             .iter()
+            .filter(|l| !l.is_removed())
             .filter_map(|l| l.next_resync)
             .min()
     }
 
     /// Every handler whose resync is due gets every cached object as an update to itself.
     fn resync_due(&self) {
-        let mut dispatch = lock(&self.dispatch);
+        let mut dispatch = self.lock_dispatch();
         let now = Instant::now();
         let synced = dispatch.synced;
         let objects = if synced { self.store.list() } else { Vec::new() };
-        for listener in &mut dispatch.listeners {
-            let (Some(due), Some(period)) = (listener.next_resync, listener.resync) else {
-                continue;
-            };
-            if due > now {
-                continue;
+        // Removed handlers go here too: an inline one may have flagged itself only.
+        dispatch.listeners.retain_mut(|listener| {
+            let due = listener.next_resync.is_some_and(|due| due <= now);
+            match listener.resync.filter(|_| due) {
+                Some(period) => {
+                    listener.next_resync = Some(now + period);
+                    let update = |object: &Arc<K>| Notification::Update {
+                        old: object.clone(),
+                        new: object.clone(),
+                    };
+                    objects.iter().all(|object| listener.send(update(object))) && !listener.is_removed()
+                }
+                None => !listener.is_removed(),
             }
-            listener.next_resync = Some(now + period);
-            for object in &objects {
-                listener.send(Notification::Update {
-                    old: object.clone(),
-                    new: object.clone(),
-                });
-            }
-        }
+        });
     }
 }
 

@@ -1,6 +1,7 @@
 //! What informers tell their consumers: add/update/delete notifications (deletes possibly as
-//! tombstones), the handler trait, and the per-consumer buffer that keeps a slow consumer from
-//! holding up the informer or anyone else.
+//! tombstones), the handler trait, and where each consumer's notifications go: its own buffer,
+//! which keeps a slow consumer from holding up the informer or anyone else, or straight into
+//! an inline handler.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -63,8 +64,10 @@ pub enum Notification<K> {
     Delete(Deleted<K>),
 }
 
-/// Receives an informer's notifications, in order, on a task of its own; no method is called
-/// concurrently with another. Do not block for long: the buffer grows while you do.
+/// Receives an informer's notifications, in order; no method is called concurrently with
+/// another. Added with `add_event_handler` it runs on a task of its own: do not block for long,
+/// the buffer grows while you do. Added with `add_inline_event_handler` it runs where the
+/// informer notifies, mostly its task: do not block at all, every later event waits.
 pub trait EventHandler<K>: Send + 'static {
     /// An object appeared.
     fn on_add(&mut self, _object: Arc<K>, _in_initial_list: bool) {}
@@ -147,25 +150,86 @@ pub(crate) enum Message<K> {
     Synced,
 }
 
-/// The informer's side of one consumer: its buffer and resync schedule.
+/// Where one consumer's notifications go.
+pub(crate) enum Sink<K> {
+    /// Its buffer, drained by its handler's task or by its subscription.
+    Buffer(mpsc::UnboundedSender<Message<K>>),
+    /// Its handler, called where the notification is made; `delivered` is its registration's
+    /// sync state.
+    Inline {
+        handler: Box<dyn EventHandler<K>>,
+        delivered: Arc<AtomicBool>,
+    },
+}
+
+/// The informer's side of one consumer: where its notifications go, and its resync schedule.
 pub(crate) struct Listener<K> {
     pub(crate) id: u64,
-    pub(crate) sender: mpsc::UnboundedSender<Message<K>>,
+    pub(crate) sink: Sink<K>,
+    /// Set by `remove_handler`; a removed consumer gets nothing more.
+    pub(crate) removed: Arc<AtomicBool>,
     pub(crate) resync: Option<Duration>,
     pub(crate) next_resync: Option<Instant>,
 }
 
-impl<K> Listener<K> {
-    /// Queues a notification; a consumer that went away is dropped by the caller.
-    pub(crate) fn send(&self, notification: Notification<K>) -> bool {
-        self.sender.send(Message::Notify(notification)).is_ok()
+impl<K: 'static> Listener<K> {
+    /// Delivers a notification; `false` if the consumer went away or was removed, and is to be
+    /// dropped by the caller.
+    pub(crate) fn send(&mut self, notification: Notification<K>) -> bool {
+        if self.is_removed() {
+            return false;
+        }
+        match &mut self.sink {
+            Sink::Buffer(sender) => sender.send(Message::Notify(notification)).is_ok(),
+            Sink::Inline { handler, .. } => {
+                deliver(handler.as_mut(), notification);
+                // It may have removed itself: then it is dropped now, not at its next event.
+                !self.is_removed()
+            }
+        }
+    }
+
+    /// Tells the consumer that its initial list is complete.
+    pub(crate) fn synced(&self) {
+        match &self.sink {
+            Sink::Buffer(sender) => {
+                let _ = sender.send(Message::Synced);
+            }
+            Sink::Inline { delivered, .. } => delivered.store(true, Ordering::Release),
+        }
+    }
+
+    /// Whether the consumer was removed (and is to be dropped by whoever holds the dispatch
+    /// lock next).
+    pub(crate) fn is_removed(&self) -> bool {
+        self.removed.load(Ordering::Acquire)
+    }
+
+    /// Whether the consumer is called where notifications are made.
+    pub(crate) fn is_inline(&self) -> bool {
+        matches!(self.sink, Sink::Inline { .. })
+    }
+}
+
+/// Calls `handler` with one notification. A panicking call is logged and skipped, like
+/// client-go's `HandleCrash`: one bad notification must not silence the handler for good.
+fn deliver<K: 'static>(handler: &mut dyn EventHandler<K>, notification: Notification<K>) {
+    let call = std::panic::AssertUnwindSafe(|| match notification {
+        Notification::Add {
+            object,
+            in_initial_list,
+        } => handler.on_add(object, in_initial_list),
+        Notification::Update { old, new } => handler.on_update(old, new),
+        Notification::Delete(deleted) => handler.on_delete(deleted),
+    });
+    if std::panic::catch_unwind(call).is_err() {
+        tracing::error!("informer: an event handler panicked; the notification was skipped");
     }
 }
 
 /// Runs `handler` over a consumer's buffer until the informer goes away or the handler is
-/// removed. A panicking call is logged and skipped, like client-go's `HandleCrash`: one bad
-/// notification must not silence the handler for good.
-pub(crate) async fn drive<K>(
+/// removed.
+pub(crate) async fn drive<K: 'static>(
     mut receiver: mpsc::UnboundedReceiver<Message<K>>,
     mut handler: impl EventHandler<K>,
     synced: Arc<AtomicBool>,
@@ -175,23 +239,9 @@ pub(crate) async fn drive<K>(
         if removed.load(Ordering::Acquire) {
             return;
         }
-        let notification = match message {
-            Message::Notify(notification) => notification,
-            Message::Synced => {
-                synced.store(true, Ordering::Release);
-                continue;
-            }
-        };
-        let call = std::panic::AssertUnwindSafe(|| match notification {
-            Notification::Add {
-                object,
-                in_initial_list,
-            } => handler.on_add(object, in_initial_list),
-            Notification::Update { old, new } => handler.on_update(old, new),
-            Notification::Delete(deleted) => handler.on_delete(deleted),
-        });
-        if std::panic::catch_unwind(call).is_err() {
-            tracing::error!("informer: an event handler panicked; the notification was skipped");
+        match message {
+            Message::Notify(notification) => deliver(&mut handler, notification),
+            Message::Synced => synced.store(true, Ordering::Release),
         }
     }
 }

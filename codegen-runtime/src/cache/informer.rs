@@ -12,9 +12,9 @@ use tokio::sync::{Notify, mpsc, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::handler::{EventHandler, Listener, Message, Notification, Subscription, drive};
+use super::handler::{EventHandler, Listener, Notification, Sink, Subscription, drive};
 use super::lister::Lister;
-use super::shared::{Dispatch, InformerObject, InformerOptions, Shared, lock};
+use super::shared::{Dispatch, InformerObject, InformerOptions, Shared, in_inline_handler, lock};
 use super::store::Store;
 
 /// client-go raises shorter handler resync periods to this.
@@ -101,7 +101,8 @@ impl<K: InformerObject> SharedIndexInformer<K> {
         handler: impl EventHandler<K>,
         resync: Option<Duration>,
     ) -> HandlerRegistration {
-        let (receiver, registration) = self.register(resync);
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let registration = self.register(|_| Sink::Buffer(sender), resync);
         tokio::spawn(drive(
             receiver,
             handler,
@@ -111,9 +112,41 @@ impl<K: InformerObject> SharedIndexInformer<K> {
         registration
     }
 
+    /// Adds a handler called where the informer makes its notifications, with the informer's
+    /// default resync period: on the informer's task as each event is applied and as resyncs
+    /// fall due, and in this call for the cache replayed to a handler added after the informer
+    /// started (every cached object as an add, before this returns). For handlers that only
+    /// note what changed (a controller's that enqueue keys or read listers): no buffer, no task
+    /// woken per event, and the object an update replaces is freed where the next ones are
+    /// allocated, so the informer keeps its rate and peak memory (BENCHMARKS.md, "one inline
+    /// handler"). Every later event waits while it runs: it must not block or await, and must
+    /// not add handlers or subscriptions to any informer (that panics, and the call is logged
+    /// and skipped); it may remove handlers.
+    pub fn add_inline_event_handler(&self, handler: impl EventHandler<K>) -> HandlerRegistration {
+        self.add_inline_event_handler_with_resync(handler, self.shared.options.resync)
+    }
+
+    /// [`add_inline_event_handler`](Self::add_inline_event_handler), resynced every `resync`
+    /// (at least 1 s; `None` for never).
+    pub fn add_inline_event_handler_with_resync(
+        &self,
+        handler: impl EventHandler<K>,
+        resync: Option<Duration>,
+    ) -> HandlerRegistration {
+        let handler = Box::new(handler);
+        self.register(
+            |delivered| Sink::Inline {
+                handler,
+                delivered: delivered.clone(),
+            },
+            resync,
+        )
+    }
+
     /// The same notifications as a handler gets, as a `Stream`.
     pub fn subscribe(&self) -> Subscription<K> {
-        let (receiver, registration) = self.register(self.shared.options.resync);
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let registration = self.register(|_| Sink::Buffer(sender), self.shared.options.resync);
         Subscription {
             receiver,
             synced: registration.delivered,
@@ -125,34 +158,49 @@ impl<K: InformerObject> SharedIndexInformer<K> {
     /// buffer is dropped, as client-go's `RemoveEventHandler` does.
     pub fn remove_handler(&self, registration: &HandlerRegistration) {
         registration.removed.store(true, Ordering::Release);
-        let mut dispatch = lock(&self.shared.dispatch);
+        if in_inline_handler() {
+            // Called by an inline handler, under a dispatch lock: the flag is enough, the
+            // handler is dropped after its current notification or at its next one.
+            return;
+        }
+        let mut dispatch = self.shared.lock_dispatch();
         dispatch.listeners.retain(|l| l.id != registration.id);
         dispatch.unsynced.retain(|id| *id != registration.id);
     }
 
-    fn register(&self, resync: Option<Duration>) -> (mpsc::UnboundedReceiver<Message<K>>, HandlerRegistration) {
+    /// Adds a consumer whose notifications go to the sink `sink` makes of its sync state.
+    fn register(
+        &self,
+        sink: impl FnOnce(&Arc<AtomicBool>) -> Sink<K>,
+        resync: Option<Duration>,
+    ) -> HandlerRegistration {
+        assert!(
+            !in_inline_handler(),
+            "an inline event handler added a handler or a subscription, under the dispatch lock \
+             it runs under (that could deadlock): add them outside of inline handlers"
+        );
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let (sender, receiver) = mpsc::unbounded_channel();
         let resync = resync.filter(|r| !r.is_zero()).map(|r| r.max(MINIMUM_RESYNC));
-        let listener = Listener {
-            id,
-            sender,
-            resync,
-            next_resync: resync.map(|r| Instant::now() + r),
-        };
         let registration = HandlerRegistration {
             id,
             delivered: Arc::default(),
             removed: Arc::default(),
             informer_synced: self.shared.synced.subscribe(),
         };
+        let mut listener = Listener {
+            id,
+            sink: sink(&registration.delivered),
+            removed: registration.removed.clone(),
+            resync,
+            next_resync: resync.map(|r| Instant::now() + r),
+        };
         if self.shared.stop.is_cancelled() {
             // A stopped informer takes no handlers (client-go refuses them too): dropping the
-            // sender ends the handler's task or the subscription at once.
+            // sink ends the handler's task or the subscription at once.
             tracing::warn!("informer: a handler was added after shutdown and will receive nothing");
-            return (receiver, registration);
+            return registration;
         }
-        let mut dispatch = lock(&self.shared.dispatch);
+        let mut dispatch = self.shared.lock_dispatch();
         // Under the dispatch lock the cache cannot change, so nothing is missed or doubled.
         for object in self.shared.store.list() {
             listener.send(Notification::Add {
@@ -161,14 +209,14 @@ impl<K: InformerObject> SharedIndexInformer<K> {
             });
         }
         if dispatch.synced {
-            let _ = listener.sender.send(Message::Synced);
+            listener.synced();
         } else {
             dispatch.unsynced.push(id);
         }
         dispatch.listeners.push(listener);
         drop(dispatch);
         self.shared.listeners_changed.notify_one();
-        (receiver, registration)
+        registration
     }
 
     /// Whether the first full list has been stored.
@@ -205,6 +253,6 @@ impl<K: InformerObject> SharedIndexInformer<K> {
         if let Some(task) = task {
             let _ = task.await;
         }
-        lock(&self.shared.dispatch).listeners.clear();
+        self.shared.lock_dispatch().listeners.clear();
     }
 }

@@ -2,9 +2,11 @@
 //! dispatch state, the changes its reflector hands its engine, and the traits an informer's
 //! object type needs.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::ops::{Deref, DerefMut};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -107,6 +109,54 @@ pub(super) struct Shared<K> {
     pub(super) task: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// Wakes the run loop to recompute when the next resync is due.
     pub(super) listeners_changed: Notify,
+}
+
+thread_local! {
+    /// How many informers' dispatch locks this thread holds.
+    static DISPATCH_LOCKS_HELD: Cell<usize> = const { Cell::new(0) };
+}
+
+/// An informer's dispatch lock, held. It counts itself on this thread: an inline handler,
+/// called under it, that registers or removes a handler is then told so instead of
+/// deadlocking.
+pub(super) struct DispatchGuard<'a, K> {
+    guard: MutexGuard<'a, Dispatch<K>>,
+}
+
+impl<K> Deref for DispatchGuard<'_, K> {
+    type Target = Dispatch<K>;
+
+    fn deref(&self) -> &Dispatch<K> {
+        &self.guard
+    }
+}
+
+impl<K> DerefMut for DispatchGuard<'_, K> {
+    fn deref_mut(&mut self) -> &mut Dispatch<K> {
+        &mut self.guard
+    }
+}
+
+impl<K> Drop for DispatchGuard<'_, K> {
+    fn drop(&mut self) {
+        DISPATCH_LOCKS_HELD.set(DISPATCH_LOCKS_HELD.get() - 1);
+    }
+}
+
+impl<K> Shared<K> {
+    /// Takes the dispatch lock: the handlers, their sync state and every notification.
+    pub(super) fn lock_dispatch(&self) -> DispatchGuard<'_, K> {
+        let guard = lock(&self.dispatch);
+        DISPATCH_LOCKS_HELD.set(DISPATCH_LOCKS_HELD.get() + 1);
+        DispatchGuard { guard }
+    }
+}
+
+/// Whether this thread holds an informer's dispatch lock: it is running an inline handler.
+/// Taking a dispatch lock then could deadlock: the same informer's on this thread, or
+/// another's held by a thread that waits for this one.
+pub(super) fn in_inline_handler() -> bool {
+    DISPATCH_LOCKS_HELD.get() > 0
 }
 
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

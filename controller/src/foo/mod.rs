@@ -82,9 +82,10 @@ impl FooController {
 
     /// Enqueues Foos as they are added or updated, and the owner Foo of every Deployment
     /// added, changed (a resync, same resourceVersion, is ignored) or deleted.
+    /// The handlers only enqueue keys, so they run inline, on the informers' tasks.
     pub fn watch(foo_informer: &FooInformer, deployments: &SharedIndexInformer<Deployment>, queue: &WorkQueue<String>) {
         let (on_add, on_update) = (queue.clone(), queue.clone());
-        foo_informer.informer().add_event_handler(
+        foo_informer.informer().add_inline_event_handler(
             HandlerFns::new()
                 .on_add(move |foo: Arc<Foo>, _| on_add.add(object_key(&*foo)))
                 .on_update(move |_, foo: Arc<Foo>| on_update.add(object_key(&*foo))),
@@ -94,7 +95,7 @@ impl FooController {
             queue: queue.clone(),
         };
         let (on_add, on_update, on_delete) = (owner.clone(), owner.clone(), owner);
-        deployments.add_event_handler(
+        deployments.add_inline_event_handler(
             HandlerFns::new()
                 .on_add(move |d: Arc<Deployment>, _| on_add.handle(&d))
                 .on_update(move |old: Arc<Deployment>, new: Arc<Deployment>| {

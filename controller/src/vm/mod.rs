@@ -94,9 +94,10 @@ impl VmController {
 
     /// Enqueues every VirtualMachine added or updated (deletes are seen as updates through the
     /// finalizer).
+    /// The handlers only enqueue keys, so they run inline, on the informers' tasks.
     pub fn watch(informer: &VirtualMachineInformer, queue: &WorkQueue<String>) {
         let (on_add, on_update) = (queue.clone(), queue.clone());
-        informer.informer().add_event_handler(
+        informer.informer().add_inline_event_handler(
             HandlerFns::new()
                 .on_add(move |vm: Arc<VirtualMachine>, _| on_add.add(object_key(&*vm)))
                 .on_update(move |_, vm: Arc<VirtualMachine>| on_update.add(object_key(&*vm))),
