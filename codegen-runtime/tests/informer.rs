@@ -112,6 +112,14 @@ async fn a_late_handler_should_first_receive_the_cache() {
     })
     .await
     .expect("the late handler syncs");
+
+    // Inline, it has the cache and is synced when its registration returns.
+    let (sender, mut events) = mpsc::unbounded_channel();
+    let registration = informer.add_inline_event_handler(Recorder(sender));
+    let mut seen: Vec<String> = std::iter::from_fn(|| events.try_recv().ok()).collect();
+    seen.sort();
+    assert_eq!(seen, ["add a (initial)", "add b (initial)"]);
+    assert!(registration.has_synced());
     informer.shutdown().await;
 }
 

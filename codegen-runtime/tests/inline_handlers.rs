@@ -1,6 +1,6 @@
 //! Inline event handlers: called on the informer's task with the notifications a buffered
-//! handler gets, in the same order; a late one gets the cache before its registration returns;
-//! one may remove handlers, and is told, not deadlocked, when it adds one. The tests that could
+//! handler gets, in the same order (a late one: `informer.rs`); one may remove handlers, and is
+//! told, not deadlocked, when it adds one. The tests that could
 //! deadlock run on two threads, so that their timeouts fire if one does.
 
 #[path = "support/handlers.rs"]
@@ -53,25 +53,6 @@ async fn an_inline_handler_should_hear_what_a_buffered_one_hears_in_the_same_ord
     let expected = ["add existing (initial)", "add a", "update a", "delete a"];
     assert_eq!(take(&mut inline, 4).await, expected);
     assert_eq!(take(&mut buffered, 4).await, expected);
-    informer.shutdown().await;
-}
-
-#[tokio::test]
-async fn a_late_inline_handler_should_have_the_cache_when_its_registration_returns() {
-    let server = FakeApiServer::new();
-    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    for name in ["a", "b"] {
-        api.create(&PostParams::default(), &configmap(name)).await.unwrap();
-    }
-    let informer = informer(server.client());
-    informer.run();
-    informer.wait_for_sync().await;
-    let (sender, mut events) = mpsc::unbounded_channel();
-    let registration = informer.add_inline_event_handler(Recorder(sender));
-    let mut seen = heard(&mut events);
-    seen.sort();
-    assert_eq!(seen, ["add a (initial)", "add b (initial)"]);
-    assert!(registration.has_synced());
     informer.shutdown().await;
 }
 
