@@ -70,24 +70,72 @@ pub struct Flags {
     pub embedded_kubeconfig: Option<PathBuf>,
 }
 
-/// `30s`, `2m`, `1h`, `1500ms` or plain seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+/// Why a duration flag did not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// Not a sequence of numbers with units.
+    #[error("{0:?} is not a duration; write e.g. 15s, 1m30s or 500ms")]
+    Malformed(String),
+    /// A unit Go's durations do not have.
+    #[error("{text:?} has an unknown unit {unit:?}; use ns, us, ms, s, m or h")]
+    UnknownUnit {
+        /// The flag's value.
+        text: String,
+        /// The unit in it.
+        unit: String,
+    },
+    /// Negative, or too long to represent.
+    #[error("{0:?} is negative or too long for a duration")]
+    OutOfRange(String),
+}
+
+/// A duration as Go's flags write them (`time.ParseDuration`): numbers with units, summed, as
+/// `15s`, `1m30s`, `1.5h` or `500ms` (units `ns`, `us`/`µs`, `ms`, `s`, `m`, `h`); or plain
+/// seconds, as `30`.
+pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a duration; write e.g. 15s, 2m or 500ms"))?;
-    let seconds = match unit {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return Err(format!("{text:?} has an unknown unit {unit:?}; use ms, s, m or h")),
+    let malformed = || DurationError::Malformed(text.to_owned());
+    let (negative, mut rest) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
     };
-    Duration::try_from_secs_f64(seconds).map_err(|e| format!("{text:?} is not a duration: {e}"))
+    let is_number = |c: char| c.is_ascii_digit() || c == '.';
+    if rest.is_empty() {
+        return Err(malformed());
+    }
+    let whole = rest.len();
+    let mut seconds = 0.0;
+    while !rest.is_empty() {
+        let number_end = rest.find(|c| !is_number(c)).unwrap_or(rest.len());
+        let (number, after) = rest.split_at(number_end);
+        let unit_end = after.find(is_number).unwrap_or(after.len());
+        let (unit, after) = after.split_at(unit_end);
+        // Go requires digits and a unit in every part; a lone number is seconds here.
+        if !number.contains(|c: char| c.is_ascii_digit()) || (unit.is_empty() && number.len() != whole) {
+            return Err(malformed());
+        }
+        let value: f64 = number.parse().map_err(|_| malformed())?;
+        let scale = match unit {
+            "ns" => 1e-9,
+            "us" | "µs" | "μs" => 1e-6,
+            "ms" => 1e-3,
+            "" | "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => {
+                return Err(DurationError::UnknownUnit {
+                    text: text.to_owned(),
+                    unit: unit.to_owned(),
+                });
+            }
+        };
+        seconds += value * scale;
+        rest = after;
+    }
+    if negative && seconds != 0.0 {
+        return Err(DurationError::OutOfRange(text.to_owned()));
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|_| DurationError::OutOfRange(text.to_owned()))
 }
 
 impl Flags {
@@ -120,11 +168,38 @@ mod tests {
 
     #[test]
     fn durations_should_parse_like_go_flags() {
-        assert_eq!(parse_duration("15s"), Ok(Duration::from_secs(15)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert!(parse_duration("soon").unwrap_err().contains("not a duration"));
-        assert!(parse_duration("5d").unwrap_err().contains("unknown unit"));
+        let parsed = |text| parse_duration(text);
+        assert_eq!(parsed("15s"), Ok(Duration::from_secs(15)));
+        assert_eq!(parsed("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parsed("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parsed("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parsed("1.5h"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parsed("2h45m10.5s"), Ok(Duration::from_millis(9_910_500)));
+        assert_eq!(parsed("300us"), Ok(Duration::from_micros(300)));
+        assert_eq!(parsed("300µs"), Ok(Duration::from_micros(300)));
+        assert_eq!(parsed("+7s"), Ok(Duration::from_secs(7)));
+        assert_eq!(parsed("-0s"), Ok(Duration::ZERO));
+        assert_eq!(parsed("30"), Ok(Duration::from_secs(30)), "plain seconds");
+        assert_eq!(parsed("+30"), Ok(Duration::from_secs(30)));
+        for malformed in ["", "soon", "1m30", "s", ".s", "1..5s", "-"] {
+            assert_eq!(parsed(malformed), Err(DurationError::Malformed(malformed.to_owned())));
+        }
+        assert_eq!(
+            parsed("5d"),
+            Err(DurationError::UnknownUnit {
+                text: "5d".to_owned(),
+                unit: "d".to_owned()
+            })
+        );
+        assert_eq!(parsed("-1s"), Err(DurationError::OutOfRange("-1s".to_owned())));
+        let long = "1".repeat(400) + "h";
+        assert_eq!(parsed(&long), Err(DurationError::OutOfRange(long.clone())));
+        assert!(
+            parsed("5d")
+                .unwrap_err()
+                .to_string()
+                .contains("use ns, us, ms, s, m or h")
+        );
     }
 
     #[test]

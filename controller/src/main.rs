@@ -5,9 +5,11 @@ use std::sync::Arc;
 
 use clap::Parser;
 use codegen_runtime::LeaderElectionConfig;
+use codegen_runtime::leader::LeaderElectionError;
+use controller::config::ConnectError;
 use controller::flags::Flags;
 use controller::vm::simulated::SimulatedHypervisor;
-use controller::{RunOptions, config, run};
+use controller::{RunError, RunOptions, config, run};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
@@ -36,20 +38,40 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(main_async(flags)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(error) => {
+            eprintln!("error: {error}");
             ExitCode::FAILURE
         }
     }
 }
 
-async fn main_async(flags: Flags) -> Result<(), String> {
+/// Why the controller did not start, or stopped on an error.
+#[derive(Debug, thiserror::Error)]
+enum MainError {
+    #[error("cannot listen for SIGINT and SIGTERM: {0}")]
+    Signals(#[source] std::io::Error),
+    #[error("{0}; check the --leader-elect-* flags")]
+    LeaderElection(#[source] LeaderElectionError),
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+    #[cfg(feature = "embedded")]
+    #[error(transparent)]
+    Embedded(#[from] controller::embedded::EmbeddedError),
+    #[cfg(not(feature = "embedded"))]
+    #[error(
+        "--embedded needs the controller built with its `embedded` feature (on by default); \
+         rebuild without --no-default-features, or pass --kubeconfig"
+    )]
+    NoEmbeddedServer,
+    #[error(transparent)]
+    Run(#[from] RunError),
+}
+
+async fn main_async(flags: Flags) -> Result<(), MainError> {
     let shutdown = CancellationToken::new();
     // Registered before anything else, so no early signal takes the default action.
-    let signals = (signal(SignalKind::interrupt()), signal(SignalKind::terminate()));
-    let (Ok(interrupt), Ok(terminate)) = signals else {
-        return Err("cannot listen for SIGINT and SIGTERM".to_owned());
-    };
+    let interrupt = signal(SignalKind::interrupt()).map_err(MainError::Signals)?;
+    let terminate = signal(SignalKind::terminate()).map_err(MainError::Signals)?;
     tokio::spawn(stop_on_signal(interrupt, terminate, shutdown.clone()));
     let identity = flags.identity();
     let leader_election = flags.leader_elect.then(|| LeaderElectionConfig {
@@ -61,18 +83,14 @@ async fn main_async(flags: Flags) -> Result<(), String> {
     });
     // Bad durations are a flag error: say so before connecting anywhere.
     if let Some(config) = &leader_election {
-        config
-            .validate()
-            .map_err(|e| format!("{e}; check the --leader-elect-* flags"))?;
+        config.validate().map_err(MainError::LeaderElection)?;
     }
     let (client, _embedded) = if flags.embedded {
         start_embedded(&flags).await?
     } else {
-        let config = config::config(flags.kubeconfig.as_ref(), flags.master.as_deref())
-            .await
-            .map_err(|e| e.to_string())?;
+        let config = config::config(flags.kubeconfig.as_ref(), flags.master.as_deref()).await?;
         let connected = tokio::select! {
-            connected = config::connect(config) => connected.map_err(|e| e.to_string())?,
+            connected = config::connect(config) => connected?,
             () = shutdown.cancelled() => return Ok(()),
         };
         (connected, None)
@@ -89,7 +107,7 @@ async fn main_async(flags: Flags) -> Result<(), String> {
         recorder: None,
         identity,
     };
-    run(client, options, shutdown).await.map_err(|e| e.to_string())?;
+    run(client, options, shutdown).await?;
     tracing::info!("shut down cleanly");
     Ok(())
 }
@@ -119,10 +137,8 @@ type Embedded = ();
 
 /// `--embedded`: starts the in-memory API server with deploy/'s CRDs and examples installed.
 #[cfg(feature = "embedded")]
-async fn start_embedded(flags: &Flags) -> Result<(kube::Client, Option<Embedded>), String> {
-    let embedded = controller::embedded::start(flags.embedded_address, flags.embedded_kubeconfig.clone())
-        .await
-        .map_err(|e| e.to_string())?;
+async fn start_embedded(flags: &Flags) -> Result<(kube::Client, Option<Embedded>), MainError> {
+    let embedded = controller::embedded::start(flags.embedded_address, flags.embedded_kubeconfig.clone()).await?;
     eprintln!(
         "embedded API server at {} with deploy/crds and deploy/examples installed; try:\n  \
          export KUBECONFIG={}\n  kubectl get vm,foo,deploy -w",
@@ -134,10 +150,6 @@ async fn start_embedded(flags: &Flags) -> Result<(kube::Client, Option<Embedded>
 
 /// Without the `embedded` feature the binary carries no API server: say how to get one.
 #[cfg(not(feature = "embedded"))]
-async fn start_embedded(_: &Flags) -> Result<(kube::Client, Option<Embedded>), String> {
-    Err(
-        "--embedded needs the controller built with its `embedded` feature (on by default); \
-         rebuild without --no-default-features, or pass --kubeconfig"
-            .to_owned(),
-    )
+async fn start_embedded(_: &Flags) -> Result<(kube::Client, Option<Embedded>), MainError> {
+    Err(MainError::NoEmbeddedServer)
 }
