@@ -1,17 +1,17 @@
 //! Shared informers on the in-memory API server: ordered notifications, tombstones after a
 //! forced 410, late handlers, independent handlers, resync, transform, bad objects.
 
-#[path = "support/handlers.rs"]
-mod handlers;
+#[path = "support/informers.rs"]
+mod informers;
 #[path = "support/objects.rs"]
 mod objects;
 
-use handlers::{Recorder, informer, take};
+use informers::{informer, take};
 use objects::configmap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use codegen_runtime::cache::{HandlerFns, InformerOptions, Notification, SharedIndexInformer};
+use codegen_runtime::cache::{Deleted, EventHandler, HandlerFns, InformerOptions, Notification, SharedIndexInformer};
 use fake_apiserver::{ApiStatus, FakeApiServer};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -19,6 +19,28 @@ use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 use tokio::sync::mpsc;
+
+/// Records what a handler sees as short strings: `add a (initial)`, `update a`, `delete b (tombstone default/b)`.
+struct Recorder(mpsc::UnboundedSender<String>);
+
+impl EventHandler<ConfigMap> for Recorder {
+    fn on_add(&mut self, object: Arc<ConfigMap>, in_initial_list: bool) {
+        let initial = if in_initial_list { " (initial)" } else { "" };
+        let _ = self.0.send(format!("add {}{initial}", object.name_any()));
+    }
+
+    fn on_update(&mut self, _old: Arc<ConfigMap>, new: Arc<ConfigMap>) {
+        let _ = self.0.send(format!("update {}", new.name_any()));
+    }
+
+    fn on_delete(&mut self, deleted: Deleted<ConfigMap>) {
+        let how = match &deleted {
+            Deleted::Tombstone(tombstone) => format!(" (tombstone {})", tombstone.key),
+            Deleted::Object(_) => String::new(),
+        };
+        let _ = self.0.send(format!("delete {}{how}", deleted.object().name_any()));
+    }
+}
 
 #[tokio::test]
 async fn handlers_should_see_adds_updates_and_deletes_in_order() {
@@ -30,8 +52,19 @@ async fn handlers_should_see_adds_updates_and_deletes_in_order() {
     let informer = informer(server.client());
     let (sender, mut events) = mpsc::unbounded_channel();
     let registration = informer.add_event_handler(Recorder(sender));
+    // An inline handler hears the same, in the same order.
+    let (inline_sender, mut inline) = mpsc::unbounded_channel();
+    let inline_registration = informer.add_inline_event_handler(Recorder(inline_sender));
+    assert!(
+        !inline_registration.has_synced(),
+        "nothing is listed before the informer runs"
+    );
     informer.run();
     assert!(informer.wait_for_sync().await);
+    assert!(
+        inline_registration.has_synced(),
+        "inline, its initial list is in once the informer's is"
+    );
     assert_eq!(take(&mut events, 1).await, ["add existing (initial)"]);
 
     api.create(&PostParams::default(), &configmap("a")).await.unwrap();
@@ -45,6 +78,10 @@ async fn handlers_should_see_adds_updates_and_deletes_in_order() {
     api.delete("a", &DeleteParams::default()).await.unwrap();
     assert_eq!(take(&mut events, 3).await, ["add a", "update a", "delete a"]);
     assert!(registration.has_synced());
+    assert_eq!(
+        take(&mut inline, 4).await,
+        ["add existing (initial)", "add a", "update a", "delete a"]
+    );
     assert_eq!(
         informer
             .lister()
@@ -156,22 +193,29 @@ async fn a_slow_handler_should_not_delay_another() {
 
 #[tokio::test(start_paused = true)]
 async fn resync_should_redeliver_the_cache_per_handler() {
-    let server = FakeApiServer::new();
-    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    api.create(&PostParams::default(), &configmap("a")).await.unwrap();
-    let informer = informer(server.client());
-    let (sender, mut events) = mpsc::unbounded_channel();
-    informer.add_event_handler_with_resync(Recorder(sender), Some(Duration::from_secs(30)));
-    let (quiet_sender, mut quiet) = mpsc::unbounded_channel();
-    informer.add_event_handler(Recorder(quiet_sender));
-    informer.run();
-    informer.wait_for_sync().await;
-    assert_eq!(take(&mut events, 1).await, ["add a (initial)"]);
-    assert_eq!(take(&mut quiet, 1).await, ["add a (initial)"]);
-    tokio::time::sleep(Duration::from_secs(31)).await;
-    assert_eq!(take(&mut events, 1).await, ["update a"]);
-    assert!(quiet.try_recv().is_err(), "a handler without resync gets none");
-    informer.shutdown().await;
+    // The same for handlers on their own tasks and inline ones.
+    for inline in [false, true] {
+        let server = FakeApiServer::new();
+        let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+        api.create(&PostParams::default(), &configmap("a")).await.unwrap();
+        let informer = informer(server.client());
+        let add = |recorder, resync| match inline {
+            false => informer.add_event_handler_with_resync(recorder, resync),
+            true => informer.add_inline_event_handler_with_resync(recorder, resync),
+        };
+        let (sender, mut events) = mpsc::unbounded_channel();
+        add(Recorder(sender), Some(Duration::from_secs(30)));
+        let (quiet_sender, mut quiet) = mpsc::unbounded_channel();
+        add(Recorder(quiet_sender), None);
+        informer.run();
+        informer.wait_for_sync().await;
+        assert_eq!(take(&mut events, 1).await, ["add a (initial)"]);
+        assert_eq!(take(&mut quiet, 1).await, ["add a (initial)"]);
+        tokio::time::sleep(Duration::from_secs(31)).await;
+        assert_eq!(take(&mut events, 1).await, ["update a"], "inline: {inline}");
+        assert!(quiet.try_recv().is_err(), "a handler without resync gets none");
+        informer.shutdown().await;
+    }
 }
 
 #[tokio::test]
