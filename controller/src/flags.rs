@@ -90,11 +90,13 @@ pub enum DurationError {
 }
 
 /// A duration as Go's flags write them (`time.ParseDuration`): numbers with units, summed, as
-/// `15s`, `1m30s`, `1.5h` or `500ms` (units `ns`, `us`/`µs`, `ms`, `s`, `m`, `h`); or plain
-/// seconds, as `30`.
+/// `15s`, `1m30s`, `1.5h` or `500ms` (units `ns`, `us`/`µs`/`μs`, `ms`, `s`, `m`, `h`), at most
+/// Go's longest (`2562047h47m16.854775807s`); or, beyond Go, plain seconds, as `30`. Counted in
+/// whole nanoseconds as Go counts them: each part's fraction below a nanosecond is dropped.
 pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     let text = text.trim();
     let malformed = || DurationError::Malformed(text.to_owned());
+    let out_of_range = || DurationError::OutOfRange(text.to_owned());
     let (negative, mut rest) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
@@ -103,25 +105,26 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
     if rest.is_empty() {
         return Err(malformed());
     }
-    let whole = rest.len();
-    let mut seconds = 0.0;
+    let whole_text = rest.len();
+    let mut nanos: u128 = 0;
     while !rest.is_empty() {
         let number_end = rest.find(|c| !is_number(c)).unwrap_or(rest.len());
         let (number, after) = rest.split_at(number_end);
         let unit_end = after.find(is_number).unwrap_or(after.len());
         let (unit, after) = after.split_at(unit_end);
+        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
         // Go requires digits and a unit in every part; a lone number is seconds here.
-        if !number.contains(|c: char| c.is_ascii_digit()) || (unit.is_empty() && number.len() != whole) {
+        let lone = unit.is_empty() && number.len() == whole_text;
+        if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') || (unit.is_empty() && !lone) {
             return Err(malformed());
         }
-        let value: f64 = number.parse().map_err(|_| malformed())?;
-        let scale = match unit {
-            "ns" => 1e-9,
-            "us" | "µs" | "μs" => 1e-6,
-            "ms" => 1e-3,
-            "" | "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
+        let unit_nanos: u128 = match unit {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "" | "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
             _ => {
                 return Err(DurationError::UnknownUnit {
                     text: text.to_owned(),
@@ -129,13 +132,26 @@ pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
                 });
             }
         };
-        seconds += value * scale;
+        // Digits only, so a failed parse is an overflow.
+        let whole: u128 = if whole.is_empty() {
+            0
+        } else {
+            whole.parse().map_err(|_| out_of_range())?
+        };
+        let mut part = whole.checked_mul(unit_nanos).ok_or_else(out_of_range)?;
+        // Twenty digits are far below a nanosecond of an hour; the product stays in range.
+        let fraction = &fraction[..fraction.len().min(20)];
+        if !fraction.is_empty() {
+            let digits: u128 = fraction.parse().map_err(|_| malformed())?;
+            part += digits * unit_nanos / 10u128.pow(fraction.len() as u32);
+        }
+        nanos = nanos.checked_add(part).ok_or_else(out_of_range)?;
         rest = after;
     }
-    if negative && seconds != 0.0 {
-        return Err(DurationError::OutOfRange(text.to_owned()));
+    if (negative && nanos != 0) || nanos > i64::MAX as u128 {
+        return Err(out_of_range());
     }
-    Duration::try_from_secs_f64(seconds).map_err(|_| DurationError::OutOfRange(text.to_owned()))
+    Ok(Duration::from_nanos(u64::try_from(nanos).map_err(|_| out_of_range())?))
 }
 
 impl Flags {
@@ -181,6 +197,17 @@ mod tests {
         assert_eq!(parsed("-0s"), Ok(Duration::ZERO));
         assert_eq!(parsed("30"), Ok(Duration::from_secs(30)), "plain seconds");
         assert_eq!(parsed("+30"), Ok(Duration::from_secs(30)));
+        assert_eq!(parsed(".5s"), Ok(Duration::from_millis(500)));
+        assert_eq!(
+            parsed("1.9ns1.9ns"),
+            Ok(Duration::from_nanos(2)),
+            "Go drops each part's fraction"
+        );
+        assert_eq!(parsed("9655.5364h"), Ok(Duration::from_nanos(34_759_931_040_000_000)));
+        let longest = Duration::from_nanos(i64::MAX as u64);
+        assert_eq!(parsed("2562047h47m16.854775807s"), Ok(longest), "Go's longest");
+        let beyond = "2562047h47m16.854775808s";
+        assert_eq!(parsed(beyond), Err(DurationError::OutOfRange(beyond.to_owned())));
         for malformed in ["", "soon", "1m30", "s", ".s", "1..5s", "-"] {
             assert_eq!(parsed(malformed), Err(DurationError::Malformed(malformed.to_owned())));
         }

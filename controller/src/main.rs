@@ -48,10 +48,11 @@ fn main() -> ExitCode {
 /// Why the controller did not start, or stopped on an error.
 #[derive(Debug, thiserror::Error)]
 enum MainError {
+    // The cause is in the message, which is what is printed: not a `#[source]` too.
     #[error("cannot listen for SIGINT and SIGTERM: {0}")]
-    Signals(#[source] std::io::Error),
+    Signals(std::io::Error),
     #[error("{0}; check the --leader-elect-* flags")]
-    LeaderElection(#[source] LeaderElectionError),
+    LeaderElection(LeaderElectionError),
     #[error(transparent)]
     Connect(#[from] ConnectError),
     #[cfg(feature = "embedded")]
