@@ -1,17 +1,18 @@
-//! Shared informers on the in-memory API server: ordered notifications, tombstones after a
-//! forced 410, late handlers, independent handlers, resync, transform, bad objects.
+//! Shared informers on the in-memory API server, what the cache holds: tombstones after a forced
+//! 410, a transform before the store, objects that do not decode, one watch per type in a
+//! factory, an engine that panics (handlers and subscriptions: `handlers.rs`).
 
 #[path = "support/informers.rs"]
 mod informers;
 #[path = "support/objects.rs"]
 mod objects;
 
-use informers::{informer, take};
+use informers::{Recorder, informer, take};
 use objects::configmap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use codegen_runtime::cache::{Deleted, EventHandler, HandlerFns, InformerOptions, Notification, SharedIndexInformer};
+use codegen_runtime::cache::{InformerOptions, Notification, SharedIndexInformer};
 use fake_apiserver::{ApiStatus, FakeApiServer};
 use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -19,80 +20,6 @@ use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 use tokio::sync::mpsc;
-
-/// Records what a handler sees as short strings: `add a (initial)`, `update a`, `delete b (tombstone default/b)`.
-struct Recorder(mpsc::UnboundedSender<String>);
-
-impl EventHandler<ConfigMap> for Recorder {
-    fn on_add(&mut self, object: Arc<ConfigMap>, in_initial_list: bool) {
-        let initial = if in_initial_list { " (initial)" } else { "" };
-        let _ = self.0.send(format!("add {}{initial}", object.name_any()));
-    }
-
-    fn on_update(&mut self, _old: Arc<ConfigMap>, new: Arc<ConfigMap>) {
-        let _ = self.0.send(format!("update {}", new.name_any()));
-    }
-
-    fn on_delete(&mut self, deleted: Deleted<ConfigMap>) {
-        let how = match &deleted {
-            Deleted::Tombstone(tombstone) => format!(" (tombstone {})", tombstone.key),
-            Deleted::Object(_) => String::new(),
-        };
-        let _ = self.0.send(format!("delete {}{how}", deleted.object().name_any()));
-    }
-}
-
-#[tokio::test]
-async fn handlers_should_see_adds_updates_and_deletes_in_order() {
-    let server = FakeApiServer::new();
-    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    api.create(&PostParams::default(), &configmap("existing"))
-        .await
-        .unwrap();
-    let informer = informer(server.client());
-    let (sender, mut events) = mpsc::unbounded_channel();
-    let registration = informer.add_event_handler(Recorder(sender));
-    // An inline handler hears the same, in the same order.
-    let (inline_sender, mut inline) = mpsc::unbounded_channel();
-    let inline_registration = informer.add_inline_event_handler(Recorder(inline_sender));
-    assert!(
-        !inline_registration.has_synced(),
-        "nothing is listed before the informer runs"
-    );
-    informer.run();
-    assert!(informer.wait_for_sync().await);
-    assert!(
-        inline_registration.has_synced(),
-        "inline, its initial list is in once the informer's is"
-    );
-    assert_eq!(take(&mut events, 1).await, ["add existing (initial)"]);
-
-    api.create(&PostParams::default(), &configmap("a")).await.unwrap();
-    api.patch(
-        "a",
-        &PatchParams::default(),
-        &Patch::Merge(json!({ "data": { "k": "v" } })),
-    )
-    .await
-    .unwrap();
-    api.delete("a", &DeleteParams::default()).await.unwrap();
-    assert_eq!(take(&mut events, 3).await, ["add a", "update a", "delete a"]);
-    assert!(registration.has_synced());
-    assert_eq!(
-        take(&mut inline, 4).await,
-        ["add existing (initial)", "add a", "update a", "delete a"]
-    );
-    assert_eq!(
-        informer
-            .lister()
-            .namespaced("default")
-            .get("existing")
-            .unwrap()
-            .name_any(),
-        "existing"
-    );
-    informer.shutdown().await;
-}
 
 #[tokio::test]
 async fn a_forced_relist_should_report_missed_deletes_as_tombstones() {
@@ -125,97 +52,6 @@ async fn a_forced_relist_should_report_missed_deletes_as_tombstones() {
     cached.sort();
     assert_eq!(cached, ["default/a", "default/c", "default/d"]);
     informer.shutdown().await;
-}
-
-#[tokio::test]
-async fn a_late_handler_should_first_receive_the_cache() {
-    let server = FakeApiServer::new();
-    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    for name in ["a", "b"] {
-        api.create(&PostParams::default(), &configmap(name)).await.unwrap();
-    }
-    let informer = informer(server.client());
-    informer.run();
-    informer.wait_for_sync().await;
-    let (sender, mut events) = mpsc::unbounded_channel();
-    let registration = informer.add_event_handler(Recorder(sender));
-    let mut seen = take(&mut events, 2).await;
-    seen.sort();
-    assert_eq!(seen, ["add a (initial)", "add b (initial)"]);
-    tokio::time::timeout(Duration::from_secs(5), async {
-        while !registration.has_synced() {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await
-    .expect("the late handler syncs");
-
-    // Inline, it has the cache and is synced when its registration returns.
-    let (sender, mut events) = mpsc::unbounded_channel();
-    let registration = informer.add_inline_event_handler(Recorder(sender));
-    let mut seen: Vec<String> = std::iter::from_fn(|| events.try_recv().ok()).collect();
-    seen.sort();
-    assert_eq!(seen, ["add a (initial)", "add b (initial)"]);
-    assert!(registration.has_synced());
-    informer.shutdown().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_slow_handler_should_not_delay_another() {
-    let server = FakeApiServer::new();
-    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    let informer = informer(server.client());
-    let slow_seen = Arc::new(Mutex::new(0));
-    let counter = slow_seen.clone();
-    informer.add_event_handler(HandlerFns::new().on_add(move |_, _| {
-        std::thread::sleep(Duration::from_millis(300));
-        *counter.lock().unwrap() += 1;
-    }));
-    let (sender, mut events) = mpsc::unbounded_channel();
-    informer.add_event_handler(Recorder(sender));
-    informer.run();
-    informer.wait_for_sync().await;
-    let started = std::time::Instant::now();
-    for i in 0..10 {
-        api.create(&PostParams::default(), &configmap(&format!("cm-{i}")))
-            .await
-            .unwrap();
-    }
-    take(&mut events, 10).await;
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "the fast handler waited {:?}",
-        started.elapsed()
-    );
-    assert!(*slow_seen.lock().unwrap() < 10, "the slow handler is still behind");
-    informer.shutdown().await;
-}
-
-#[tokio::test(start_paused = true)]
-async fn resync_should_redeliver_the_cache_per_handler() {
-    // The same for handlers on their own tasks and inline ones.
-    for inline in [false, true] {
-        let server = FakeApiServer::new();
-        let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-        api.create(&PostParams::default(), &configmap("a")).await.unwrap();
-        let informer = informer(server.client());
-        let add = |recorder, resync| match inline {
-            false => informer.add_event_handler_with_resync(recorder, resync),
-            true => informer.add_inline_event_handler_with_resync(recorder, resync),
-        };
-        let (sender, mut events) = mpsc::unbounded_channel();
-        add(Recorder(sender), Some(Duration::from_secs(30)));
-        let (quiet_sender, mut quiet) = mpsc::unbounded_channel();
-        add(Recorder(quiet_sender), None);
-        informer.run();
-        informer.wait_for_sync().await;
-        assert_eq!(take(&mut events, 1).await, ["add a (initial)"]);
-        assert_eq!(take(&mut quiet, 1).await, ["add a (initial)"]);
-        tokio::time::sleep(Duration::from_secs(31)).await;
-        assert_eq!(take(&mut events, 1).await, ["update a"], "inline: {inline}");
-        assert!(quiet.try_recv().is_err(), "a handler without resync gets none");
-        informer.shutdown().await;
-    }
 }
 
 #[tokio::test]
@@ -407,25 +243,6 @@ async fn a_relist_should_not_report_undecodable_objects_as_deleted() {
 }
 
 #[tokio::test]
-async fn a_panicking_handler_should_skip_one_notification_not_all() {
-    let server = FakeApiServer::new();
-    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    let informer = informer(server.client());
-    let (sender, mut events) = mpsc::unbounded_channel();
-    let registration = informer.add_event_handler(HandlerFns::new().on_add(move |cm: Arc<ConfigMap>, _| {
-        assert_ne!(cm.name_any(), "boom", "a handler bug");
-        let _ = sender.send(cm.name_any());
-    }));
-    informer.run();
-    informer.wait_for_sync().await;
-    api.create(&PostParams::default(), &configmap("boom")).await.unwrap();
-    api.create(&PostParams::default(), &configmap("fine")).await.unwrap();
-    assert_eq!(take(&mut events, 1).await, ["fine"]);
-    assert!(registration.has_synced());
-    informer.shutdown().await;
-}
-
-#[tokio::test]
 async fn an_informer_whose_engine_panics_should_stop_rather_than_drift() {
     let server = FakeApiServer::new();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
@@ -457,39 +274,4 @@ async fn an_informer_whose_engine_panics_should_stop_rather_than_drift() {
     assert!(stopped.is_ok(), "the informer went on without its engine");
     assert!(!informer.wait_for_sync().await, "it never synced");
     informer.shutdown().await;
-}
-
-#[tokio::test]
-async fn subscriptions_should_know_when_their_initial_list_is_taken() {
-    let server = FakeApiServer::new();
-    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    let informer = informer(server.client());
-    informer.run();
-    informer.wait_for_sync().await;
-    assert!(
-        informer.subscribe().has_synced(),
-        "an empty initial list is taken at once"
-    );
-    for name in ["a", "b"] {
-        api.create(&PostParams::default(), &configmap(name)).await.unwrap();
-    }
-    tokio::time::timeout(Duration::from_secs(10), async {
-        while informer.store().len() < 2 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await
-    .unwrap();
-    let mut subscription = informer.subscribe();
-    let mut initial = 0;
-    while !subscription.has_synced() {
-        subscription.next().await.unwrap();
-        initial += 1;
-    }
-    assert_eq!(initial, 2);
-    informer.shutdown().await;
-    assert!(
-        informer.subscribe().next().await.is_none(),
-        "a stopped informer takes no subscribers"
-    );
 }
