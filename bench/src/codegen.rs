@@ -4,16 +4,17 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::BenchError;
 use crate::process::{cargo, is_release, measure, profile_dir, workspace_root};
 use crate::stats::{Table, verdict};
 
 /// Writes a synthetic API of `groups` groups × 5 kinds (each with a spec and a status) under
 /// `dir/apis`, as a user's `apis` module would be laid out.
-fn synthetic_api(dir: &Path, groups: usize) -> Result<PathBuf, String> {
+fn synthetic_api(dir: &Path, groups: usize) -> Result<PathBuf, BenchError> {
     let apis = dir.join("apis");
     for g in 0..groups {
         let group = apis.join(format!("group{g:02}"));
-        std::fs::create_dir_all(&group).map_err(|e| format!("{}: {e}", group.display()))?;
+        std::fs::create_dir_all(&group).map_err(BenchError::file(&group))?;
         let mut text = format!("//! +groupName=group{g:02}.example.dev\n//! +k8s:deepcopy-gen=package\n\n");
         for k in 1..=5 {
             text.push_str(&format!(
@@ -26,22 +27,22 @@ fn synthetic_api(dir: &Path, groups: usize) -> Result<PathBuf, String> {
             ));
         }
         let file = group.join("v1.rs");
-        std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
+        std::fs::write(&file, text).map_err(BenchError::file(&file))?;
     }
     Ok(apis)
 }
 
 /// Every file under `dir`, relative, with its contents.
-fn tree(dir: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
+fn tree(dir: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, BenchError> {
     let mut files = Vec::new();
     let mut pending = vec![dir.to_path_buf()];
     while let Some(next) = pending.pop() {
-        for entry in std::fs::read_dir(&next).map_err(|e| format!("{}: {e}", next.display()))? {
-            let path = entry.map_err(|e| e.to_string())?.path();
+        for entry in std::fs::read_dir(&next).map_err(BenchError::file(&next))? {
+            let path = entry.map_err(BenchError::file(&next))?.path();
             if path.is_dir() {
                 pending.push(path);
             } else {
-                let contents = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let contents = std::fs::read(&path).map_err(BenchError::file(&path))?;
                 files.push((path.strip_prefix(dir).expect("under dir").to_path_buf(), contents));
             }
         }
@@ -51,7 +52,7 @@ fn tree(dir: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>, String> {
 }
 
 /// Runs the suite; fails unless the regenerated generated-example equals the checked-in code.
-pub fn suite(groups: usize, rounds: usize) -> Result<(), String> {
+pub fn suite(groups: usize, rounds: usize) -> Result<(), BenchError> {
     let root = workspace_root();
     let mut build = vec!["build", "-q", "-p", "codegen-cli"];
     if is_release() {
@@ -59,7 +60,7 @@ pub fn suite(groups: usize, rounds: usize) -> Result<(), String> {
     }
     cargo(&root, &build, &[])?;
     let cli = profile_dir()?.join("codegen-cli");
-    let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let scratch = tempfile::tempdir().map_err(BenchError::io("cannot create a scratch directory"))?;
     let synthetic = synthetic_api(scratch.path(), groups)?;
     let example = root.join("generated-example/src/apis");
     let inputs = [
@@ -83,10 +84,9 @@ pub fn suite(groups: usize, rounds: usize) -> Result<(), String> {
             table.record(name, "wall ms", cost.wall.as_secs_f64() * 1e3);
             table.record(name, "peak RSS MiB", cost.peak_rss_mib);
             if *input == example && tree(&output)? != tree(&root.join("generated-example/src/generated"))? {
-                return Err(
-                    "codegen-cli's output differs from generated-example/src/generated: run hack/update-codegen.sh"
-                        .into(),
-                );
+                return Err(BenchError::check(
+                    "codegen-cli's output differs from generated-example/src/generated: run hack/update-codegen.sh",
+                ));
             }
         }
     }

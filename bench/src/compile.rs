@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use crate::error::BenchError;
 use crate::process::{cargo, workspace_root};
 use crate::stats::{Table, verdict};
 
@@ -110,12 +111,12 @@ pub struct Kind{k}Status {{
 }
 
 /// Writes crate `bench-compile-<name>` under `dir`: its own workspace, the workspace's lock.
-fn write_crate(dir: &Path, name: &str, module: fn(usize) -> String) -> Result<(), String> {
+fn write_crate(dir: &Path, name: &str, module: fn(usize) -> String) -> Result<(), BenchError> {
     let root = workspace_root();
-    let write = |path: &Path, text: &str| -> Result<(), String> {
+    let write = |path: &Path, text: &str| -> Result<(), BenchError> {
         std::fs::create_dir_all(path.parent().expect("a file in a directory"))
             .and_then(|()| std::fs::write(path, text))
-            .map_err(|e| format!("{}: {e}", path.display()))
+            .map_err(BenchError::file(path))
     };
     let root = root.display();
     write(
@@ -141,7 +142,7 @@ serde_json = "1"
         ),
     )?;
     std::fs::copy(format!("{root}/Cargo.lock"), dir.join("Cargo.lock"))
-        .map_err(|e| format!("copying Cargo.lock: {e}"))?;
+        .map_err(BenchError::io("copying Cargo.lock"))?;
     let mut lib = String::from("//! Twenty kinds.\n#![allow(missing_docs)]\n\npub mod apis {\n");
     for g in 0..GROUPS {
         lib.push_str(&format!("    pub mod group{g} {{\n        pub mod v1;\n    }}\n"));
@@ -165,7 +166,7 @@ const OURS_WITHOUT_APPLY: &str = "our derive, every type tagged +k8s:applyconfig
 const KUBE: &str = "kube-derive CustomResource";
 
 /// Runs the suite in `profiles` (`dev`, `release`).
-pub fn suite(profiles: &[&str], rounds: usize) -> Result<(), String> {
+pub fn suite(profiles: &[&str], rounds: usize) -> Result<(), BenchError> {
     let base = workspace_root().join("target/bench-compile");
     let target = base.join("target");
     let crates = ["ours", "ours-without-apply", "kube"];

@@ -18,6 +18,7 @@ use kube::runtime::{WatchStreamExt, watcher};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use crate::error::BenchError;
 use crate::process::cpu_time;
 use crate::stats::{Table, verdict};
 
@@ -45,14 +46,13 @@ async fn wait_converged(client: kube::Client, namespace: &str, count: usize) {
 }
 
 /// One run: returns (seconds to converge, idle CPU percent).
-async fn run_once(foos: usize, idle: Duration) -> Result<(f64, f64), String> {
-    let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
+async fn run_once(foos: usize, idle: Duration) -> Result<(f64, f64), BenchError> {
+    let scratch = tempfile::tempdir().map_err(BenchError::io("cannot create a scratch directory"))?;
     let embedded = embedded::start(
         SocketAddr::from(([127, 0, 0, 1], 0)),
         Some(scratch.path().join("kubeconfig")),
     )
-    .await
-    .map_err(|e| e.to_string())?;
+    .await?;
     let client = embedded.server.client();
     let shutdown = CancellationToken::new();
     let options = RunOptions::new("bench", Arc::new(SimulatedHypervisor::new()));
@@ -60,7 +60,7 @@ async fn run_once(foos: usize, idle: Duration) -> Result<(f64, f64), String> {
     // Started: the bundled example-foo (in `default`) has converged.
     tokio::time::timeout(Duration::from_secs(30), wait_converged(client.clone(), "default", 1))
         .await
-        .map_err(|_| "the controller did not reconcile example-foo within 30 s")?;
+        .map_err(|_| BenchError::check("the controller did not reconcile example-foo within 30 s"))?;
     let started = Instant::now();
     let watch = tokio::spawn(wait_converged(client.clone(), NAMESPACE, foos));
     for i in 0..foos {
@@ -72,17 +72,15 @@ async fn run_once(foos: usize, idle: Duration) -> Result<(f64, f64), String> {
                 "metadata": { "name": name, "namespace": NAMESPACE },
                 "spec": { "deploymentName": name, "replicas": 1 },
             }))
-            .map_err(|status| format!("creating {name}: {status}"))?;
+            .map_err(|status| BenchError::check(format!("creating {name}: {status}")))?;
     }
     tokio::time::timeout(Duration::from_secs(600), watch)
         .await
-        .map_err(|_| format!("{foos} Foos did not converge within 600 s"))?
-        .map_err(|e| e.to_string())?;
+        .map_err(|_| BenchError::check(format!("{foos} Foos did not converge within 600 s")))??;
     let converge = started.elapsed().as_secs_f64();
     let deployments = Api::<Deployment>::namespaced(client.clone(), NAMESPACE)
         .list(&ListParams::default())
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     let owned = deployments
         .items
         .iter()
@@ -95,21 +93,20 @@ async fn run_once(foos: usize, idle: Duration) -> Result<(f64, f64), String> {
         })
         .count();
     if owned != foos {
-        return Err(format!("{owned} of {foos} Foos have their owned Deployment"));
+        return Err(BenchError::check(format!(
+            "{owned} of {foos} Foos have their owned Deployment"
+        )));
     }
     let (cpu_before, idle_started) = (cpu_time(), Instant::now());
     tokio::time::sleep(idle).await;
     let idle_cpu = (cpu_time() - cpu_before).as_secs_f64() / idle_started.elapsed().as_secs_f64() * 100.0;
     shutdown.cancel();
-    running
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| format!("the controller failed: {e}"))?;
+    running.await??;
     Ok((converge, idle_cpu))
 }
 
 /// Runs the suite: `rounds` fresh servers and controllers, `foos` Foos each.
-pub fn suite(foos: usize, idle: Duration, rounds: usize) -> Result<(), String> {
+pub fn suite(foos: usize, idle: Duration, rounds: usize) -> Result<(), BenchError> {
     let runtime = crate::runtime()?;
     let mut table = Table::default();
     for round in 1..=rounds {

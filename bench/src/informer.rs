@@ -3,6 +3,7 @@
 
 use std::process::{Command, Stdio};
 
+use crate::error::BenchError;
 use crate::ingest::{Client, Ingest};
 use crate::process::ServerProcess;
 use crate::process::self_exe;
@@ -37,7 +38,7 @@ impl Sizes {
     }
 }
 
-fn ingest(url: &str, client: Client, streaming: bool, objects: usize, events: usize) -> Result<Ingest, String> {
+fn ingest(url: &str, client: Client, streaming: bool, objects: usize, events: usize) -> Result<Ingest, BenchError> {
     let client_name = match client {
         Client::Informer => "informer",
         Client::InformerDroppingManagedFields => "informer-dropping-managed-fields",
@@ -56,15 +57,18 @@ fn ingest(url: &str, client: Client, streaming: bool, objects: usize, events: us
     let output = command
         .stderr(Stdio::inherit())
         .output()
-        .map_err(|e| format!("cannot run the ingest client: {e}"))?;
+        .map_err(BenchError::io("cannot run the ingest client"))?;
     if !output.status.success() {
-        return Err(format!("the {client_name} ingest client failed ({})", output.status));
+        return Err(BenchError::Failed {
+            program: format!("the {client_name} ingest client"),
+            status: output.status,
+            output: String::new(),
+        });
     }
-    serde_json::from_slice(&output.stdout).map_err(|e| {
-        format!(
-            "the {client_name} ingest client printed {:?}: {e}",
-            String::from_utf8_lossy(&output.stdout)
-        )
+    serde_json::from_slice(&output.stdout).map_err(|e| BenchError::Output {
+        program: format!("the {client_name} ingest client"),
+        printed: String::from_utf8_lossy(&output.stdout).into_owned(),
+        expected: format!("its results as JSON ({e})"),
     })
 }
 
@@ -99,7 +103,7 @@ const ALLOCATOR: &str = if cfg!(feature = "mimalloc") {
 
 /// Runs the suite and prints, per N, the table and the targets' verdicts. Fails if a client's
 /// store ends with the wrong size or a stale object.
-pub fn suite(sizes: &Sizes) -> Result<(), String> {
+pub fn suite(sizes: &Sizes) -> Result<(), BenchError> {
     let variants = sizes
         .managed_fields
         .iter()
@@ -125,10 +129,10 @@ pub fn suite(sizes: &Sizes) -> Result<(), String> {
                     let result = ingest(&server.url, client, streaming, objects, sizes.events)?;
                     eprintln!("round {round} {name} streaming={streaming}: {result:?}");
                     if result.objects != objects || result.stale != 0 {
-                        return Err(format!(
+                        return Err(BenchError::check(format!(
                             "{name} (streaming={streaming}) ended with {} objects ({} stale); expected {objects}",
                             result.objects, result.stale
-                        ));
+                        )));
                     }
                     let program = if streaming {
                         format!("{name}, streaming list")

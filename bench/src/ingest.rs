@@ -15,6 +15,7 @@ use kube::runtime::reflector::{self, ObjectRef};
 use kube::runtime::{WatchStreamExt, watcher};
 use serde::{Deserialize, Serialize};
 
+use crate::error::BenchError;
 use crate::process::{peak_rss_mib, rss_mib};
 use crate::vm_server::{name_of, namespace_of};
 
@@ -75,13 +76,16 @@ fn version_of(vm: &VirtualMachine) -> u64 {
 }
 
 /// A client of the benchmark server at `url` (plain HTTP on loopback).
-pub fn kube_client(url: &str) -> Result<kube::Client, String> {
-    let config = kube::Config::new(url.parse().map_err(|e| format!("bad url {url}: {e}"))?);
-    kube::Client::try_from(config).map_err(|e| e.to_string())
+pub fn kube_client(url: &str) -> Result<kube::Client, BenchError> {
+    let config = kube::Config::new(url.parse().map_err(|source| BenchError::Url {
+        url: url.to_owned(),
+        source,
+    })?);
+    Ok(kube::Client::try_from(config)?)
 }
 
 /// Runs one measurement against the server at `url` and prints it.
-pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, events: usize) -> Result<(), String> {
+pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, events: usize) -> Result<(), BenchError> {
     let kube = kube_client(url)?;
     let mut watcher_config = watcher::Config::default();
     if streaming {
@@ -138,7 +142,7 @@ pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, eve
             let api: Api<VirtualMachine> = Api::all(kube);
             let stream = reflector(writer, watcher(api, watcher_config)).applied_objects();
             let task = tokio::spawn(stream.for_each(|_| async {}));
-            reader.wait_until_ready().await.map_err(|e| e.to_string())?;
+            reader.wait_until_ready().await?;
             let synced = started.elapsed();
             let rss = rss_mib();
             let version = |i: usize| {
@@ -152,7 +156,7 @@ pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, eve
         }
         Client::Decode => decode(kube, streaming, events, started).await?,
     };
-    println!("{}", serde_json::to_string(&result).map_err(|e| e.to_string())?);
+    println!("{}", serde_json::to_string(&result)?);
     Ok(())
 }
 
@@ -191,7 +195,7 @@ async fn settle(
 
 /// The baseline: the list's pages (or a streaming list's events) decoded and kept, then the
 /// watch events decoded and dropped.
-async fn decode(kube: kube::Client, streaming: bool, events: usize, started: Instant) -> Result<Ingest, String> {
+async fn decode(kube: kube::Client, streaming: bool, events: usize, started: Instant) -> Result<Ingest, BenchError> {
     let api: Api<VirtualMachine> = Api::all(kube);
     let mut objects: Vec<VirtualMachine> = Vec::new();
     let mut watch_params = WatchParams::default();
@@ -201,7 +205,7 @@ async fn decode(kube: kube::Client, streaming: bool, events: usize, started: Ins
     } else {
         let mut params = ListParams::default().limit(500);
         loop {
-            let page = api.list(&params).await.map_err(|e| e.to_string())?;
+            let page = api.list(&params).await?;
             objects.extend(page.items);
             match page.metadata.continue_ {
                 Some(token) if !token.is_empty() => params = params.continue_token(&token),
@@ -212,17 +216,13 @@ async fn decode(kube: kube::Client, streaming: bool, events: usize, started: Ins
             }
         }
     }
-    let mut stream = api
-        .watch(&watch_params, &from)
-        .await
-        .map_err(|e| e.to_string())?
-        .boxed();
+    let mut stream = api.watch(&watch_params, &from).await?.boxed();
     let mut synced = if streaming { None } else { Some(started.elapsed()) };
     let mut rss = if streaming { 0.0 } else { rss_mib() };
     let mut watch_started = Instant::now();
     let mut seen = 0;
     while synced.is_none() || seen < events {
-        match stream.try_next().await.map_err(|e| e.to_string())? {
+        match stream.try_next().await? {
             Some(WatchEvent::Added(vm)) if synced.is_none() => objects.push(vm),
             Some(WatchEvent::Bookmark(_)) if synced.is_none() => {
                 synced = Some(started.elapsed());
@@ -233,12 +233,15 @@ async fn decode(kube: kube::Client, streaming: bool, events: usize, started: Ins
                 std::hint::black_box(vm);
                 seen += 1;
             }
-            Some(other) => return Err(format!("unexpected watch event {other:?}")),
-            None => return Err(format!("the watch ended after {seen} of {events} events")),
+            Some(other) => return Err(BenchError::check(format!("unexpected watch event {other:?}"))),
+            None => {
+                let ended = format!("the watch ended after {seen} of {events} events");
+                return Err(BenchError::check(ended));
+            }
         }
     }
     let watched = watch_started.elapsed();
-    let synced = synced.ok_or("the streaming list never ended")?;
+    let synced = synced.ok_or_else(|| BenchError::check("the streaming list never ended"))?;
     Ok(measured(objects.len(), synced, watched, events, rss, 0))
 }
 

@@ -14,6 +14,7 @@ use kube::core::Selector;
 use kube::runtime::reflector::{self, ObjectRef, Store, reflector};
 use kube::runtime::{WatchStreamExt, watcher};
 
+use crate::error::BenchError;
 use crate::ingest::kube_client;
 use crate::process::ServerProcess;
 use crate::stats::{Table, human, verdict};
@@ -84,8 +85,8 @@ fn read(
     (namespaces, per_namespace): (usize, usize),
     threads: usize,
     window: Duration,
-) -> Result<(f64, f64), String> {
-    let results: Vec<Result<(f64, f64), String>> = std::thread::scope(|scope| {
+) -> Result<(f64, f64), BenchError> {
+    let results: Vec<Result<(f64, f64), BenchError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 scope.spawn(move || {
@@ -95,7 +96,7 @@ fn read(
                         for _ in 0..1024 {
                             let (namespace, name) = &keys[i % keys.len()];
                             if !reader.get(namespace, name) {
-                                return Err(format!("{namespace}/{name} is not cached"));
+                                return Err(BenchError::check(format!("{namespace}/{name} is not cached")));
                             }
                             i += 1;
                         }
@@ -107,7 +108,9 @@ fn read(
                         let namespace = namespace_of((lists as usize + t) % namespaces);
                         let found = reader.list(&namespace);
                         if found != per_namespace {
-                            return Err(format!("{namespace} lists {found} objects, not {per_namespace}"));
+                            return Err(BenchError::check(format!(
+                                "{namespace} lists {found} objects, not {per_namespace}"
+                            )));
                         }
                         lists += 1;
                     }
@@ -133,7 +136,7 @@ fn read(
 
 /// A synced cache of the server's objects, by both clients; the watch keeps applying what the
 /// server sends.
-async fn caches(url: &str) -> Result<Caches, String> {
+async fn caches(url: &str) -> Result<Caches, BenchError> {
     let client = kube_client(url)?;
     let informer = SharedIndexInformer::<VirtualMachine>::new(client.clone(), InformerOptions::default());
     informer.run();
@@ -144,7 +147,7 @@ async fn caches(url: &str) -> Result<Caches, String> {
         watcher(Api::<VirtualMachine>::all(client), watcher::Config::default()),
     );
     let reflector = tokio::spawn(stream.applied_objects().for_each(|_| async {}));
-    reader.wait_until_ready().await.map_err(|e| e.to_string())?;
+    reader.wait_until_ready().await?;
     Ok(Caches {
         informer,
         store: reader,
@@ -168,7 +171,7 @@ impl Drop for Caches {
 }
 
 /// Runs the suite with `objects` cached objects and prints the table and verdicts.
-pub fn suite(objects: usize, rounds: usize, window: Duration) -> Result<(), String> {
+pub fn suite(objects: usize, rounds: usize, window: Duration) -> Result<(), BenchError> {
     let runtime = crate::runtime()?;
     let keys = scrambled_keys(objects);
     let mut table = Table::default();

@@ -6,6 +6,7 @@
 mod codegen;
 mod compile;
 mod controller;
+mod error;
 mod informer;
 mod ingest;
 mod listers;
@@ -21,6 +22,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use error::BenchError;
 
 /// Benchmarks of kube-codegen against what users would pick instead.
 #[derive(Parser)]
@@ -116,11 +118,11 @@ enum Command {
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-fn runtime() -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Runtime::new().map_err(|e| format!("cannot start tokio: {e}"))
+fn runtime() -> Result<tokio::runtime::Runtime, BenchError> {
+    tokio::runtime::Runtime::new().map_err(BenchError::io("cannot start tokio"))
 }
 
-fn run_suite(command: &Command) -> Result<(), String> {
+fn run_suite(command: &Command) -> Result<(), BenchError> {
     match command {
         Command::Informer(c) => informer::suite(&informer::Sizes::new(c.quick, c.rounds(3))),
         Command::Listers(c) => {

@@ -10,6 +10,7 @@ use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
+use crate::error::BenchError;
 use crate::stats::Table;
 use crate::vm_server::Catalog;
 
@@ -43,13 +44,16 @@ const PARSERS: [(Parser, &str); 3] = [
 impl Parser {
     /// Decodes `text` as a `T`. simd-json parses in place, so it decodes a copy: the informer's
     /// response bytes are shared and immutable.
-    fn decode<T: DeserializeOwned>(self, text: &str) -> Result<T, String> {
+    fn decode<T: DeserializeOwned>(self, text: &str) -> Result<T, BenchError> {
+        let refused = |parser: &'static str| {
+            move |source: Box<dyn std::error::Error + Send + Sync>| BenchError::Parser { parser, source }
+        };
         match self {
-            Parser::SerdeJson => serde_json::from_str(text).map_err(|e| e.to_string()),
-            Parser::SonicRs => sonic_rs::from_slice(text.as_bytes()).map_err(|e| e.to_string()),
+            Parser::SerdeJson => serde_json::from_str(text).map_err(|e| refused("serde_json")(e.into())),
+            Parser::SonicRs => sonic_rs::from_slice(text.as_bytes()).map_err(|e| refused("sonic-rs")(e.into())),
             Parser::SimdJson => {
                 let mut copy = text.as_bytes().to_vec();
-                simd_json::serde::from_slice(&mut copy).map_err(|e| e.to_string())
+                simd_json::serde::from_slice(&mut copy).map_err(|e| refused("simd-json")(e.into()))
             }
         }
     }
@@ -63,9 +67,11 @@ struct Input {
 }
 
 impl Input {
-    fn new(objects: usize, managed_fields: bool) -> Result<Self, String> {
+    fn new(objects: usize, managed_fields: bool) -> Result<Self, BenchError> {
         let catalog = Catalog::new(objects, Some(objects), managed_fields);
-        let text = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|e| e.to_string());
+        let text = |bytes: Vec<u8>| {
+            String::from_utf8(bytes).map_err(|e| BenchError::check(format!("the catalog wrote invalid UTF-8: {e}")))
+        };
         let pages = (0..objects)
             .step_by(500)
             .map(|offset| text(catalog.page(offset, 500)))
@@ -82,7 +88,7 @@ impl Input {
 
     /// Objects per second decoding every page with `parser`, then events per second decoding
     /// every line; fails if a result differs from serde_json's.
-    fn measure(&self, parser: Parser, expected: &Expected) -> Result<(f64, f64), String> {
+    fn measure(&self, parser: Parser, expected: &Expected) -> Result<(f64, f64), BenchError> {
         let started = Instant::now();
         let pages: Vec<Page> = self.pages.iter().map(|p| parser.decode(p)).collect::<Result<_, _>>()?;
         let list = self.objects as f64 / started.elapsed().as_secs_f64();
@@ -95,11 +101,13 @@ impl Input {
         let watch = self.lines.len() as f64 / started.elapsed().as_secs_f64();
         // Compared after the timed parts: equality walks every field.
         if pages != expected.pages {
-            return Err("a page decodes differently".to_owned());
+            return Err(BenchError::check("a page decodes differently"));
         }
         for (line, want) in self.lines.iter().zip(&expected.events) {
             if &parser.decode::<Event>(line)? != want {
-                return Err(format!("the watch line {line:.80}… decodes differently"));
+                return Err(BenchError::check(format!(
+                    "the watch line {line:.80}… decodes differently"
+                )));
             }
         }
         Ok((list, watch))
@@ -114,7 +122,7 @@ struct Expected {
 
 /// Runs the evaluation: per variant, `rounds` alternating rounds of the three parsers on
 /// `objects` objects, then the corpus check.
-pub fn suite(objects: usize, rounds: usize, corpus: &Path) -> Result<(), String> {
+pub fn suite(objects: usize, rounds: usize, corpus: &Path) -> Result<(), BenchError> {
     for managed_fields in [true, false] {
         let input = Input::new(objects, managed_fields)?;
         let expected = Expected {
@@ -132,7 +140,9 @@ pub fn suite(objects: usize, rounds: usize, corpus: &Path) -> Result<(), String>
         let mut table = Table::default();
         for _ in 0..rounds {
             for (parser, name) in PARSERS {
-                let (list, watch) = input.measure(parser, &expected).map_err(|e| format!("{name}: {e}"))?;
+                let (list, watch) = input
+                    .measure(parser, &expected)
+                    .map_err(|e| BenchError::check(format!("{name}: {e}")))?;
                 table.record(name, "list objects/s", list);
                 table.record(name, "watch events/s", watch);
             }
@@ -149,16 +159,18 @@ pub fn suite(objects: usize, rounds: usize, corpus: &Path) -> Result<(), String>
             reference,
         } in &bodies
         {
-            let parsed: serde_json::Value = parser.decode(text).map_err(|e| format!("{name} on {where_}: {e}"))?;
+            let parsed: serde_json::Value = parser
+                .decode(text)
+                .map_err(|e| BenchError::check(format!("{name} on {where_}: {e}")))?;
             if parsed != *reference {
-                return Err(format!(
+                return Err(BenchError::check(format!(
                     "{name} parses {where_} differently: {parsed} instead of {reference}"
-                ));
+                )));
             }
         }
         let parsed: serde_json::Value = parser
             .decode(EDGE_CASES)
-            .map_err(|e| format!("{name} on edge cases: {e}"))?;
+            .map_err(|e| BenchError::check(format!("{name} on edge cases: {e}")))?;
         let exact = edge_cases_value();
         let wrong: Vec<&String> = exact
             .as_object()
@@ -201,15 +213,15 @@ struct Body {
 }
 
 /// Every request and response body of the conformance transcripts in `corpus`.
-fn corpus_bodies(corpus: &Path) -> Result<Vec<Body>, String> {
+fn corpus_bodies(corpus: &Path) -> Result<Vec<Body>, BenchError> {
     let mut bodies = Vec::new();
-    let entries = std::fs::read_dir(corpus).map_err(|e| format!("cannot read the corpus {}: {e}", corpus.display()))?;
+    let entries = std::fs::read_dir(corpus).map_err(BenchError::file(corpus))?;
     let mut files: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     files.sort();
     for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "json")) {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        let text = std::fs::read_to_string(file).map_err(BenchError::file(file))?;
         let transcript: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+            serde_json::from_str(&text).map_err(|e| BenchError::file(file)(e.into()))?;
         let steps = transcript["steps"].as_array().into_iter().flatten();
         for (i, step) in steps.enumerate() {
             for part in ["request", "response"] {

@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use nix::sys::resource::{UsageWho, getrusage};
 
+use crate::error::BenchError;
+
 /// A `VmRSS:`-style field of `/proc/self/status`, in MiB.
 fn status_mib(field: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -49,16 +51,20 @@ pub struct ChildCost {
 /// Runs `program` with `args`, output discarded, and measures it. Peak memory comes from
 /// `getrusage(RUSAGE_CHILDREN)`, which reports the largest child waited for so far: so each
 /// measurement runs in a fresh `bench measure` process whose only child is the program.
-pub fn measure(program: &Path, args: &[String]) -> Result<ChildCost, String> {
+pub fn measure(program: &Path, args: &[String]) -> Result<ChildCost, BenchError> {
     let output = Command::new(self_exe()?)
         .arg("measure")
         .arg(program)
         .args(args)
         .stderr(Stdio::inherit())
         .output()
-        .map_err(|e| format!("cannot run the measuring process: {e}"))?;
+        .map_err(BenchError::io("cannot run the measuring process"))?;
     if !output.status.success() {
-        return Err(format!("{} {} failed", program.display(), args.join(" ")));
+        return Err(BenchError::Failed {
+            program: format!("{} {}", program.display(), args.join(" ")),
+            status: output.status,
+            output: String::new(),
+        });
     }
     let line = String::from_utf8_lossy(&output.stdout);
     let mut fields = line.split_whitespace().map(str::parse::<f64>);
@@ -67,47 +73,48 @@ pub fn measure(program: &Path, args: &[String]) -> Result<ChildCost, String> {
             wall: Duration::from_secs_f64(wall),
             peak_rss_mib: peak,
         }),
-        _ => Err(format!(
-            "the measuring process printed {line:?}, not `<wall s> <peak MiB>`"
-        )),
+        _ => Err(BenchError::Output {
+            program: "the measuring process".to_owned(),
+            printed: line.into_owned(),
+            expected: "`<wall s> <peak MiB>`".to_owned(),
+        }),
     }
 }
 
 /// The `bench measure <program> <args…>` subcommand: runs the program (its output kept, and
 /// shown only if it fails), then prints its wall seconds and peak MiB.
-pub fn measure_child(program: &Path, args: &[String]) -> Result<(), String> {
+pub fn measure_child(program: &Path, args: &[String]) -> Result<(), BenchError> {
     let started = Instant::now();
     let output = Command::new(program)
         .args(args)
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+        .map_err(BenchError::io(format!("cannot run {}", program.display())))?;
     let wall = started.elapsed();
     if !output.status.success() {
-        return Err(format!(
-            "{} exited with {}:\n{}",
-            program.display(),
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        ));
+        return Err(BenchError::Failed {
+            program: program.display().to_string(),
+            status: output.status,
+            output: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
     }
-    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).map_err(|e| format!("getrusage: {e}"))?;
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).map_err(|errno| BenchError::io("getrusage")(errno.into()))?;
     // Linux reports ru_maxrss in KiB.
     println!("{:.6} {:.1}", wall.as_secs_f64(), usage.max_rss() as f64 / 1024.0);
     Ok(())
 }
 
 /// This benchmark's own executable, for the child processes it starts.
-pub fn self_exe() -> Result<PathBuf, String> {
-    std::env::current_exe().map_err(|e| format!("cannot find the bench executable: {e}"))
+pub fn self_exe() -> Result<PathBuf, BenchError> {
+    std::env::current_exe().map_err(BenchError::io("cannot find the bench executable"))
 }
 
 /// The directory of this executable's profile (`target/debug` or `target/release`), where the
 /// workspace's other binaries are built.
-pub fn profile_dir() -> Result<PathBuf, String> {
+pub fn profile_dir() -> Result<PathBuf, BenchError> {
     let exe = self_exe()?;
     exe.parent()
         .map(Path::to_path_buf)
-        .ok_or_else(|| format!("{} has no parent directory", exe.display()))
+        .ok_or_else(|| BenchError::check(format!("{} has no parent directory", exe.display())))
 }
 
 /// Whether this executable is a release build.
@@ -124,23 +131,22 @@ pub fn workspace_root() -> PathBuf {
 }
 
 /// Runs `cargo` with `args` and `envs` in `dir`, failing with the end of its output if it fails.
-pub fn cargo(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Result<Duration, String> {
+pub fn cargo(dir: &Path, args: &[&str], envs: &[(&str, &str)]) -> Result<Duration, BenchError> {
     let started = Instant::now();
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
         .args(args)
         .current_dir(dir)
         .envs(envs.iter().copied())
         .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
+        .map_err(BenchError::io("cannot run cargo"))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(40).collect();
-        return Err(format!(
-            "cargo {} in {} failed; the end of its output:\n{}",
-            args.join(" "),
-            dir.display(),
-            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-        ));
+        return Err(BenchError::Failed {
+            program: format!("cargo {} in {}", args.join(" "), dir.display()),
+            status: output.status,
+            output: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+        });
     }
     Ok(started.elapsed())
 }
@@ -155,7 +161,7 @@ pub struct ServerProcess {
 impl ServerProcess {
     /// Starts a server of `objects` VirtualMachines (with or without managed fields) and
     /// `events` watch events (`None`: endless) and waits until it listens.
-    pub fn start(objects: usize, events: Option<usize>, managed_fields: bool) -> Result<Self, String> {
+    pub fn start(objects: usize, events: Option<usize>, managed_fields: bool) -> Result<Self, BenchError> {
         let mut command = Command::new(self_exe()?);
         command.args(["serve", "--objects", &objects.to_string()]);
         if !managed_fields {
@@ -168,15 +174,19 @@ impl ServerProcess {
         let mut child = command
             .stdout(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("cannot start the benchmark server: {e}"))?;
+            .map_err(BenchError::io("cannot start the benchmark server"))?;
         let mut line = String::new();
         let stdout = child.stdout.take().expect("stdout is piped");
         BufReader::new(stdout)
             .read_line(&mut line)
-            .map_err(|e| format!("reading the benchmark server's address: {e}"))?;
+            .map_err(BenchError::io("reading the benchmark server's address"))?;
         let Some(url) = line.trim().strip_prefix("listening ") else {
             let _ = child.kill();
-            return Err(format!("the benchmark server did not start (it printed {line:?})"));
+            return Err(BenchError::Output {
+                program: "the benchmark server".to_owned(),
+                printed: line,
+                expected: "`listening <url>`".to_owned(),
+            });
         };
         Ok(Self {
             url: url.to_owned(),

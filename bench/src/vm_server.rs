@@ -23,6 +23,8 @@ use k8s_openapi::jiff::Timestamp;
 use serde_json::json;
 use tokio::net::TcpListener;
 
+use crate::error::BenchError;
+
 /// The resourceVersion placeholder each object is split around.
 const RV_PLACEHOLDER: &str = "@RV@";
 /// The placeholder of the times a status update sets, which objects are split around too.
@@ -340,16 +342,18 @@ async fn handle(catalog: Arc<Catalog>, request: Request<Incoming>) -> Result<Res
 
 /// The `bench serve` subcommand: builds the catalog, listens on a free loopback port, prints
 /// `listening <url>` and serves until killed.
-pub async fn serve(objects: usize, events: Option<usize>, managed_fields: bool) -> Result<(), String> {
+pub async fn serve(objects: usize, events: Option<usize>, managed_fields: bool) -> Result<(), BenchError> {
     let catalog = Arc::new(Catalog::new(objects, events, managed_fields));
     let listener = TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
-        .map_err(|e| format!("cannot listen on loopback: {e}"))?;
-    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        .map_err(BenchError::io("cannot listen on loopback"))?;
+    let addr = listener
+        .local_addr()
+        .map_err(BenchError::io("the listener's address"))?;
     println!("listening http://{addr}");
     loop {
-        let (stream, _) = listener.accept().await.map_err(|e| format!("accept: {e}"))?;
-        stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        let (stream, _) = listener.accept().await.map_err(BenchError::io("accept"))?;
+        stream.set_nodelay(true).map_err(BenchError::io("TCP_NODELAY"))?;
         let catalog = catalog.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |request| handle(catalog.clone(), request));

@@ -9,6 +9,7 @@ use std::time::Instant;
 use codegen_runtime::WorkQueue;
 use codegen_runtime::workqueue::WorkqueueMetrics;
 
+use crate::error::BenchError;
 use crate::stats::{Table, human, verdict};
 
 /// Controller-style keys, `namespace/name`.
@@ -69,7 +70,7 @@ async fn channel_cycles(workers: usize, per_worker: usize) -> f64 {
 /// for each time a key was added again after it had been taken (while or after processing it).
 /// More gets would mean a duplicate was handed out; a key handed out while being processed is
 /// an error.
-async fn coalescing(adds: usize) -> Result<(usize, usize), String> {
+async fn coalescing(adds: usize) -> Result<(usize, usize), BenchError> {
     let queue: WorkQueue<String> = WorkQueue::new();
     let keys = keys(1_000);
     let mut taken: HashMap<String, bool> = HashMap::new();
@@ -85,7 +86,9 @@ async fn coalescing(adds: usize) -> Result<(usize, usize), String> {
             let key = queue.get().await.expect("keys are queued");
             gets += 1;
             if processing.iter().any(|(k, _)| *k == key) {
-                return Err(format!("{key} was handed out while it was being processed"));
+                return Err(BenchError::check(format!(
+                    "{key} was handed out while it was being processed"
+                )));
             }
             taken.insert(key.clone(), true);
             processing.push((key, a));
@@ -110,7 +113,7 @@ async fn coalescing(adds: usize) -> Result<(usize, usize), String> {
 }
 
 /// Runs the suite; fails if the queue hands out more than the bound allows.
-pub fn suite(cycles_per_worker: usize, adds: usize, rounds: usize) -> Result<(), String> {
+pub fn suite(cycles_per_worker: usize, adds: usize, rounds: usize) -> Result<(), BenchError> {
     let runtime = crate::runtime()?;
     let mut table = Table::default();
     for _ in 0..rounds {
@@ -152,9 +155,9 @@ pub fn suite(cycles_per_worker: usize, adds: usize, rounds: usize) -> Result<(),
         )
     );
     if gets > bound {
-        return Err(format!(
+        return Err(BenchError::check(format!(
             "{adds} adds of 1k keys gave {gets} gets, more than the bound {bound}"
-        ));
+        )));
     }
     Ok(())
 }
