@@ -51,8 +51,13 @@ impl Inner {
         };
         // The body is decoded and checked before the lock: it needs nothing stored. Its error
         // still comes after the resource's, as kube-apiserver routes before it decodes.
-        let whole_object = route.verb == Verb::Create || (route.verb == Verb::Update && subresource != Some("scale"));
-        let checked = whole_object.then(|| write::check(info, decoding::decode_object(info, body)?, &opts));
+        // A `/scale` body is a Scale, checked as one, whatever the resource.
+        let sent_as = match subresource {
+            Some("scale") if route.verb == Verb::Update => &scale::BODY_TYPE,
+            _ => &**info,
+        };
+        let whole_object = route.verb == Verb::Create || route.verb == Verb::Update;
+        let checked = whole_object.then(|| write::check(sent_as, decoding::decode_object(sent_as, body)?, &opts));
         let outcome = self.run_locked(route, query, content_type, body, checked, &manager, &opts)?;
         // The answer is rendered after the lock is released.
         match outcome {
@@ -129,15 +134,16 @@ impl Inner {
                 StatusCode::CREATED,
                 write::create(&mut state, info, namespace, sent, opts)?,
             )),
+            (Verb::Update, Some(sent)) if subresource == Some("scale") => {
+                let scale = scale::update(&mut state, info, namespace, name, sent, opts)?;
+                Ok(object(StatusCode::OK, scale))
+            }
             (Verb::Update, Some(sent)) => Ok(object(
                 StatusCode::OK,
                 write::update(&mut state, info, namespace, name, sent, subresource, opts)?,
             )),
-            (Verb::Create | Verb::Update, None) => {
-                let scale = decode_body(body, false)?;
-                let scale = scale::update(&mut state, info, namespace, name, &scale, opts)?;
-                Ok(object(StatusCode::OK, scale))
-            }
+            // Every create and update body is checked before the lock (`execute`).
+            (Verb::Create | Verb::Update, None) => Err(ApiStatus::internal("a write's body was not checked")),
             (Verb::Patch, _) => {
                 let request = PatchRequest {
                     namespace,

@@ -99,18 +99,19 @@ pub(crate) fn patch(
         (*old).clone()
     };
     let patched = patch_value(media, target, &patch.value)?;
-    if request.subresource == Some("scale") {
-        write::check_resource_version(info, request.name, object::resource_version(&patched), &old)?;
-        return Ok((scale::write(state, info, old, &patched, request.opts)?, false));
-    }
-    // The patched object is decoded as a body would be: what it does not know is refused,
-    // reported or dropped as `fieldValidation` says, quoting the patched object.
+    // The patched object (or Scale) is decoded as a body would be: what it does not know is
+    // refused, reported or dropped as `fieldValidation` says, quoting the patched object.
+    let decoded_as = if request.subresource == Some("scale") {
+        &scale::BODY_TYPE
+    } else {
+        &**info
+    };
     let mut decoded = Decoded {
         value: patched,
         duplicates: patch.duplicates,
         raw: None,
     };
-    let findings = decoding::strict_findings(info, &mut decoded);
+    let findings = decoding::strict_findings(decoded_as, &mut decoded);
     let patched = decoded.value;
     decoding::enforce(findings, request.opts, |why| {
         let cause = (
@@ -119,6 +120,10 @@ pub(crate) fn patch(
         );
         ApiStatus::invalid_kind("", "", "", &[cause])
     })?;
+    if request.subresource == Some("scale") {
+        write::check_resource_version(info, request.name, object::resource_version(&patched), &old)?;
+        return Ok((scale::write(state, info, old, &patched, request.opts)?, false));
+    }
     write::check_resource_version(info, request.name, object::resource_version(&patched), &old)?;
     Ok((
         write::commit_update(

@@ -4,7 +4,7 @@
 //! view of them, as kube-apiserver's `ScaleHandler` does (`ToSubresource`, then `ToParent`).
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use serde_json::{Value, json};
 
@@ -18,10 +18,16 @@ use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::apply::{ApplyRequest, Conflict, check_applied, conflict_status};
 use crate::verbs::options::{Ownership, WriteOpts};
+use crate::verbs::write::Checked;
 use crate::verbs::{read, write};
 
 /// The group and version of every Scale.
 const SCALE_API_VERSION: &str = "autoscaling/v1";
+
+/// The type a `/scale` body is decoded and checked as, whatever the resource: kube-apiserver's
+/// scale endpoints read and write `autoscaling/v1` Scales.
+pub(crate) static BODY_TYPE: LazyLock<ResourceInfo> =
+    LazyLock::new(|| ResourceInfo::builtin("autoscaling", "v1", "Scale", "scale"));
 
 /// PATCH `/scale` with `application/apply-patch+yaml`: returns the Scale after the write.
 pub(crate) fn apply(
@@ -33,8 +39,7 @@ pub(crate) fn apply(
     let paths = info.scale.as_ref().expect("route checked the scale subresource");
     // The endpoint's kind is Scale, and a Scale is what the fields are checked against.
     check_applied(config, SCALE_API_VERSION, "Scale", request.name)?;
-    let scale = ResourceInfo::builtin("autoscaling", "v1", "Scale", "scale");
-    let findings = decoding::strict_findings(&scale, &mut Decoded::from(config.clone()));
+    let findings = decoding::strict_findings(&BODY_TYPE, &mut Decoded::from(config.clone()));
     decoding::enforce(findings, request.opts, ApiStatus::bad_request)?;
     let applied_replicas = match config.pointer("/spec/replicas") {
         None | Some(Value::Null) => None,
@@ -121,18 +126,19 @@ pub(crate) fn apply(
     Ok((Arc::new(view(info, &stored)), false))
 }
 
-/// PUT on `/scale`.
+/// PUT on `/scale`, of a body checked as a Scale ([`BODY_TYPE`]).
 pub(crate) fn update(
     state: &mut State,
     info: &Arc<ResourceInfo>,
     namespace: Option<&str>,
     name: &str,
-    scale: &Value,
+    scale: Checked,
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
+    let scale = scale.into_value();
     let old = read::get(state, info, namespace, name)?;
-    write::check_resource_version(info, name, object::resource_version(scale), &old)?;
-    write(state, info, old, scale, opts)
+    write::check_resource_version(info, name, object::resource_version(&scale), &old)?;
+    write(state, info, old, &scale, opts)
 }
 
 /// Writes the replicas of `scale` into `old` (a PUT, or what a patch of the Scale made).

@@ -59,6 +59,13 @@ pub(crate) fn seed(state: &mut State, value: Value) -> Result<Arc<Value>, ApiSta
 /// (duplicate and unknown fields) passed as kube-apiserver's decoder passes them.
 pub(crate) struct Checked(Value);
 
+impl Checked {
+    /// The checked object.
+    pub(crate) fn into_value(self) -> Value {
+        self.0
+    }
+}
+
 /// Checks what a create or update sent as kube-apiserver's decoder does. It needs nothing
 /// stored, so the server runs it before it takes its lock.
 pub(crate) fn check(info: &ResourceInfo, body: impl Into<Decoded>, opts: &WriteOpts) -> Result<Checked, ApiStatus> {

@@ -1,6 +1,7 @@
 //! `fieldValidation` as kube-apiserver's strict decoder applies it: unknown and duplicate fields
 //! refused (Strict), reported in `Warning: 299` headers (Warn, the default) or dropped (Ignore),
-//! for creates, updates and patches; and the `Warning` of a deprecated CRD version.
+//! for creates, updates and patches (of `/scale` too, checked as a Scale); and the `Warning` of
+//! a deprecated CRD version.
 
 use fake_apiserver::FakeApiServer;
 use http_body_util::BodyExt;
@@ -211,4 +212,71 @@ async fn a_built_in_kind_should_know_the_fields_of_its_type() {
     );
     assert!(warned.body["spec"].get("replica").is_none());
     assert_eq!(warned.body["spec"]["replicas"], 1, "defaulted, the typo dropped");
+}
+
+#[tokio::test]
+async fn a_scale_body_should_be_checked_as_a_scale_by_put_and_patch() {
+    let server = FakeApiServer::new();
+    let deployments = "/apis/apps/v1/namespaces/default/deployments";
+    let deployment = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {
+            "replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                         "spec": {"containers": [{"name": "web", "image": "nginx"}]}}
+        }
+    });
+    let created = send(
+        &server,
+        "POST",
+        deployments,
+        "application/json",
+        &deployment.to_string(),
+    )
+    .await;
+    assert_eq!(created.code, 201);
+    let scale = format!("{deployments}/web/scale");
+    let strict = format!("{scale}?fieldValidation=Strict");
+    let typo = json!({"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "web"},
+                      "spec": {"replicas": 2, "replica": 3}})
+    .to_string();
+
+    // PUT: refused under Strict as kube-apiserver's decoder words it for a Scale...
+    let refused = send(&server, "PUT", &strict, "application/json", &typo).await;
+    assert_eq!(refused.code, 400, "{}", refused.body);
+    assert_eq!(
+        refused.body["message"],
+        "Scale in version \"v1\" cannot be handled as a Scale: strict decoding error: unknown field \"spec.replica\""
+    );
+    // ...and written with a warning by default.
+    let warned = send(&server, "PUT", &scale, "application/json", &typo).await;
+    assert_eq!(
+        (warned.code, warned.warnings.as_slice()),
+        (200, [r#"299 - "unknown field \"spec.replica\"""#.to_owned()].as_slice())
+    );
+    assert_eq!(warned.body["spec"], json!({"replicas": 2}));
+
+    // A merge patch: the patched Scale is checked, refused as any patch is under Strict.
+    let patch = r#"{"spec": {"replicas": 4, "replica": 5}}"#;
+    let merge = "application/merge-patch+json";
+    let refused = send(&server, "PATCH", &strict, merge, patch).await;
+    assert_eq!(
+        (refused.code, &refused.body["reason"]),
+        (422, &json!("Invalid")),
+        "{}",
+        refused.body
+    );
+    let cause = &refused.body["details"]["causes"][0];
+    assert_eq!(cause["field"], "patch");
+    let message = cause["message"].as_str().unwrap_or_default();
+    assert!(
+        message.ends_with("strict decoding error: unknown field \"spec.replica\""),
+        "{message}"
+    );
+    let warned = send(&server, "PATCH", &scale, merge, patch).await;
+    assert_eq!(
+        (warned.code, warned.warnings.as_slice()),
+        (200, [r#"299 - "unknown field \"spec.replica\"""#.to_owned()].as_slice())
+    );
+    assert_eq!(warned.body["spec"], json!({"replicas": 4}));
 }
