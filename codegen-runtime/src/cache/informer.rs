@@ -118,8 +118,10 @@ impl<K: InformerObject> SharedIndexInformer<K> {
     /// started (every cached object as an add, before this returns). For handlers that only
     /// note what changed (a controller's that enqueue keys or read listers): no buffer, no task
     /// woken per event, and the object an update replaces is freed where the next ones are
-    /// allocated, so the informer keeps its rate and peak memory (BENCHMARKS.md, "one inline
-    /// handler"). Every later event waits while it runs: it must not block or await, and must
+    /// allocated, so under glibc's allocator (Rust's default) the informer keeps its rate and
+    /// peak memory; under mimalloc or jemalloc, whose frees from another thread take no lock, a
+    /// handler on its own task is the faster (BENCHMARKS.md, "one inline handler"). Every later
+    /// event waits while it runs: it must not block or await, and must
     /// not add handlers or subscriptions to any informer (that panics, and the call is logged
     /// and skipped); it may remove handlers.
     pub fn add_inline_event_handler(&self, handler: impl EventHandler<K>) -> HandlerRegistration {
