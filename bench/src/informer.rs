@@ -3,6 +3,8 @@
 
 use std::process::{Command, Stdio};
 
+use clap::ValueEnum;
+
 use crate::error::BenchError;
 use crate::ingest::{Client, Ingest};
 use crate::process::ServerProcess;
@@ -39,17 +41,14 @@ impl Sizes {
 }
 
 fn ingest(url: &str, client: Client, streaming: bool, objects: usize, events: usize) -> Result<Ingest, BenchError> {
-    let client_name = match client {
-        Client::Informer => "informer",
-        Client::InformerDroppingManagedFields => "informer-dropping-managed-fields",
-        Client::InformerEventsOnOwnTask => "informer-events-on-own-task",
-        Client::InformerWithHandler => "informer-with-handler",
-        Client::InformerWithInlineHandler => "informer-with-inline-handler",
-        Client::Reflector => "reflector",
-        Client::Decode => "decode",
-    };
+    // The name `bench ingest --client` takes, as clap derives it.
+    let client_name = client
+        .to_possible_value()
+        .expect("no client is skipped")
+        .get_name()
+        .to_owned();
     let mut command = Command::new(self_exe()?);
-    command.args(["ingest", "--url", url, "--client", client_name]);
+    command.args(["ingest", "--url", url, "--client", &client_name]);
     command.args(["--objects", &objects.to_string(), "--events", &events.to_string()]);
     if streaming {
         command.arg("--streaming");

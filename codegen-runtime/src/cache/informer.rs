@@ -121,9 +121,9 @@ impl<K: InformerObject> SharedIndexInformer<K> {
     /// allocated, so under glibc's allocator (Rust's default) the informer keeps its rate and
     /// peak memory; under mimalloc or jemalloc, whose frees from another thread take no lock, a
     /// handler on its own task is the faster (BENCHMARKS.md, "one inline handler"). Every later
-    /// event waits while it runs: it must not block or await, and must
-    /// not add handlers or subscriptions to any informer (that panics, and the call is logged
-    /// and skipped); it may remove handlers.
+    /// event waits while it runs: it must not block or await, and must not add handlers or
+    /// subscriptions to any informer (that panics, and the call is logged and skipped); it may
+    /// remove handlers.
     pub fn add_inline_event_handler(&self, handler: impl EventHandler<K>) -> HandlerRegistration {
         self.add_inline_event_handler_with_resync(handler, self.shared.options.resync)
     }

@@ -120,11 +120,10 @@ pub(crate) fn patch(
         );
         ApiStatus::invalid_kind("", "", "", &[cause])
     })?;
+    write::check_resource_version(info, request.name, object::resource_version(&patched), &old)?;
     if request.subresource == Some("scale") {
-        write::check_resource_version(info, request.name, object::resource_version(&patched), &old)?;
         return Ok((scale::write(state, info, old, &patched, request.opts)?, false));
     }
-    write::check_resource_version(info, request.name, object::resource_version(&patched), &old)?;
     Ok((
         write::commit_update(
             state,
