@@ -1,6 +1,7 @@
 //! Shared informers on the in-memory API server, what the cache holds: tombstones after a forced
 //! 410, a transform before the store, objects that do not decode, one watch per type in a
-//! factory, an engine that panics (handlers and subscriptions: `handlers.rs`).
+//! factory, an engine that panics, updates whose field sets are taken from the cache (handlers
+//! and subscriptions: `handlers.rs`).
 
 #[path = "support/informers.rs"]
 mod informers;
@@ -273,5 +274,40 @@ async fn an_informer_whose_engine_panics_should_stop_rather_than_drift() {
     .await;
     assert!(stopped.is_ok(), "the informer went on without its engine");
     assert!(!informer.wait_for_sync().await, "it never synced");
+    informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_informer_without_handlers_should_hold_every_update_whole_with_its_managed_fields() {
+    let server = FakeApiServer::new();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    api.create(&PostParams::default(), &configmap("a")).await.unwrap();
+    let informer = informer(server.client());
+    informer.run();
+    informer.wait_for_sync().await;
+    // One writer's updates leave its field set as it was (taken from the cached object);
+    // another writer's adds an entry (decoded); and the first again, after both.
+    for (manager, value) in [("one", "1"), ("one", "2"), ("two", "3"), ("one", "4"), ("one", "5")] {
+        let params = PatchParams {
+            field_manager: Some(manager.into()),
+            ..PatchParams::default()
+        };
+        let patch = Patch::Merge(json!({"data": {manager: value}}));
+        let expected = api.patch("a", &params, &patch).await.unwrap();
+        assert!(!expected.managed_fields().is_empty(), "the server tracks the writers");
+        let cached = tokio::time::timeout(Duration::from_secs(20), async {
+            loop {
+                // Not held while waiting: a reader holding the cached object keeps its trees.
+                let cached = informer.store().get("default/a");
+                if let Some(cached) = cached.filter(|c| c.resource_version() == expected.resource_version()) {
+                    return cached;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await
+        .expect("the update reaches the cache");
+        assert_eq!(*cached, expected, "after {manager}'s update to {value}");
+    }
     informer.shutdown().await;
 }

@@ -62,7 +62,7 @@ impl<K: DeserializeOwned> Lenient<K> {
 
 /// serde_json's name for raw values: asked for it, its deserializer hands over the object's
 /// JSON text instead of parsing it (the protocol behind `Box<RawValue>`).
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+pub(crate) const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 struct LenientVisitor<K>(std::marker::PhantomData<K>);
 

@@ -10,6 +10,7 @@ use tokio::time::Instant;
 
 use super::decode::Lenient;
 use super::engine;
+use super::field_sets::{FieldSetTexts, Fingerprint};
 use super::handler::{Deleted, DeletedFinalStateUnknown, Notification};
 use super::key::object_key;
 use super::reflector::reflect;
@@ -101,15 +102,54 @@ impl<K: InformerObject> Shared<K> {
         key
     }
 
+    /// `object` with its field sets decoded from `texts`, or `None` (logged) if one does not
+    /// decode: then, as for any object that does not decode, the store keeps its cached state.
+    pub(super) fn with_field_sets(&self, mut object: Arc<K>, texts: &FieldSetTexts) -> Option<Arc<K>> {
+        // Unshared: it comes from the decode.
+        match texts.decode_into(Arc::make_mut(&mut object).meta_mut()) {
+            Ok(()) => Some(object),
+            Err(error) => {
+                let meta = object.meta();
+                tracing::warn!(
+                    kind = %K::kind(&K::DynamicType::default()),
+                    namespace = meta.namespace.as_deref().unwrap_or(""),
+                    name = meta.name.as_deref().unwrap_or(""),
+                    %error,
+                    "informer: skipping an object whose managed fields do not decode"
+                );
+                None
+            }
+        }
+    }
+
     fn notify(&self, dispatch: &mut Dispatch<K>, make: impl Fn() -> Notification<K>) {
         dispatch.listeners.retain_mut(|listener| listener.send(make()));
     }
 
-    pub(super) fn apply(&self, object: Arc<K>) {
+    /// Stores an added or modified object and notifies the handlers; `field_sets`, if its
+    /// field sets were left as text, are taken from the replaced object or decoded here.
+    pub(super) fn apply(&self, object: Arc<K>, field_sets: Option<FieldSetTexts>) {
         let mut dispatch = self.lock_dispatch();
+        let (object, fingerprint) = match field_sets {
+            None => (object, Fingerprint::NONE),
+            Some(texts) => {
+                // A handler gets the replaced object, which must then keep its trees.
+                let object = match dispatch.listeners.is_empty() {
+                    true => match self.store.apply_taking(object, &texts) {
+                        Ok(_stored) => return,
+                        Err(object) => object,
+                    },
+                    false => object,
+                };
+                let Some(object) = self.with_field_sets(object, &texts) else {
+                    return;
+                };
+                (object, texts.fingerprint())
+            }
+        };
         let handled_here = dispatch.listeners.iter().all(|listener| listener.is_inline());
         let unchanged = unchanged_for(self.options.apply_events, handled_here);
-        let (object, old) = self.store.apply(object, unchanged);
+        let (object, old) = self.store.apply(object, fingerprint, unchanged);
         match old {
             Some(old) => self.notify(&mut dispatch, || Notification::Update {
                 old: old.clone(),
@@ -162,7 +202,7 @@ impl<K: InformerObject> Shared<K> {
         let mut vanished: Vec<(String, Arc<K>)> = previous
             .iter()
             .filter(|(key, _)| !present.contains(key.as_str()))
-            .map(|(k, v)| (k.as_str().to_owned(), v.clone()))
+            .map(|(k, v)| (k.as_str().to_owned(), v.object.clone()))
             .collect();
         vanished.sort_by(|a, b| a.0.cmp(&b.0));
         for (key, object) in vanished {
@@ -174,7 +214,7 @@ impl<K: InformerObject> Shared<K> {
             });
         }
         for (object, key) in objects.into_iter().zip(&keys) {
-            match previous.remove(key.as_str()) {
+            match previous.remove(key.as_str()).map(|item| item.object) {
                 Some(old) if old.resource_version() == object.resource_version() => {}
                 Some(old) => self.notify(&mut dispatch, || Notification::Update {
                     old: old.clone(),

@@ -53,9 +53,9 @@ impl<K: InformerObject> Engine<'_, K> {
     /// Applies `delta` after every change handed over before it.
     pub(super) async fn hand_over(&mut self, delta: Delta<K>) {
         match delta {
-            Delta::Apply(object) if self.events_here => {
+            Delta::Apply(object, field_sets) if self.events_here => {
                 self.settle().await;
-                self.shared.apply(object);
+                self.shared.apply(object, field_sets);
             }
             Delta::Delete { key, last } if self.events_here => {
                 self.settle().await;
@@ -111,18 +111,18 @@ async fn apply_steps<K: InformerObject>(shared: Arc<Shared<K>>, mut steps: mpsc:
         for step in batch.drain(..) {
             match step {
                 Step::Delta(Delta::Listed { objects, first }) => {
-                    add_listed(&shared.store, &mut relist, objects, first);
+                    add_listed(&shared.store, shared.field_sets_as_text(), &mut relist, objects, first);
                 }
                 Step::Delta(Delta::Replace {
                     objects,
                     first,
                     undecodable,
                 }) => {
-                    add_listed(&shared.store, &mut relist, objects, first);
-                    let complete = relist.take().unwrap_or_else(|| shared.store.relist());
+                    add_listed(&shared.store, shared.field_sets_as_text(), &mut relist, objects, first);
+                    let complete = relist.take().unwrap_or_else(|| shared.store.relist(false));
                     shared.replace(complete, &undecodable);
                 }
-                Step::Delta(Delta::Apply(object)) => shared.apply(object),
+                Step::Delta(Delta::Apply(object, field_sets)) => shared.apply(object, field_sets),
                 Step::Delta(Delta::Delete { key, last }) => shared.delete(&key, last),
                 Step::Barrier(done) => {
                     let _ = done.send(());
@@ -134,11 +134,19 @@ async fn apply_steps<K: InformerObject>(shared: Arc<Shared<K>>, mut steps: mpsc:
 
 /// Adds listed objects to the relist being built; `first` starts a new one, dropping what a
 /// list that failed halfway left behind.
-fn add_listed<K: InformerObject>(store: &Store<K>, relist: &mut Option<Relist<K>>, objects: Vec<Arc<K>>, first: bool) {
+/// `fingerprints`: where updates are recognized by their field sets' fingerprints
+/// ([`Shared::field_sets_as_text`]), listed objects get one.
+fn add_listed<K: InformerObject>(
+    store: &Store<K>,
+    fingerprints: bool,
+    relist: &mut Option<Relist<K>>,
+    objects: Vec<Arc<K>>,
+    first: bool,
+) {
     if first {
         *relist = None;
     }
-    let relist = relist.get_or_insert_with(|| store.relist());
+    let relist = relist.get_or_insert_with(|| store.relist(fingerprints));
     for object in objects {
         relist.add(object);
     }
@@ -191,7 +199,7 @@ mod tests {
                 undecodable: HashSet::new(),
             };
             engine.hand_over(listed).await;
-            engine.hand_over(Delta::Apply(cm_at("a", "2"))).await;
+            engine.hand_over(Delta::Apply(cm_at("a", "2"), None)).await;
             drop(engine);
             task.await.expect("the task ends with the engine");
             let cached = shared.store.get("default/a").expect("a is cached");
@@ -205,10 +213,10 @@ mod tests {
         let mut relist = None;
         // A list whose third page never came (410 on its continue token, say): "b" was on
         // its second page and is deleted before the list starts again.
-        add_listed(&store, &mut relist, vec![cm("a")], true);
-        add_listed(&store, &mut relist, vec![cm("b")], false);
-        add_listed(&store, &mut relist, vec![cm("a")], true);
-        add_listed(&store, &mut relist, vec![cm("c")], false);
+        add_listed(&store, false, &mut relist, vec![cm("a")], true);
+        add_listed(&store, false, &mut relist, vec![cm("b")], false);
+        add_listed(&store, false, &mut relist, vec![cm("a")], true);
+        add_listed(&store, false, &mut relist, vec![cm("c")], false);
         let (listed, previous) = store.swap_in(relist.take().expect("a relist"));
         let names = |objects: &[Arc<ConfigMap>]| -> Vec<String> { objects.iter().map(|o| o.name_any()).collect() };
         assert_eq!(names(&listed), ["a", "c"]);

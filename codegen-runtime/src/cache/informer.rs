@@ -68,6 +68,7 @@ impl<K: InformerObject> SharedIndexInformer<K> {
             stop: CancellationToken::new(),
             task: Mutex::new(None),
             listeners_changed: Notify::new(),
+            listening: AtomicBool::new(false),
         };
         Self {
             shared: Arc::new(shared),

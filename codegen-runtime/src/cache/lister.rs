@@ -138,6 +138,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cache::field_sets::Fingerprint;
     use crate::cache::reuse::Unchanged;
     use k8s_openapi::api::apps::v1::Deployment;
     use kube::api::ObjectMeta;
@@ -157,9 +158,9 @@ mod tests {
     #[test]
     fn lister_should_get_and_list_by_namespace_and_selector() {
         let store = Store::new();
-        store.apply(deployment("a", "web", "web"), Unchanged::Keep);
-        store.apply(deployment("a", "db", "db"), Unchanged::Keep);
-        store.apply(deployment("b", "web", "web"), Unchanged::Keep);
+        store.apply(deployment("a", "web", "web"), Fingerprint::NONE, Unchanged::Keep);
+        store.apply(deployment("a", "db", "db"), Fingerprint::NONE, Unchanged::Keep);
+        store.apply(deployment("b", "web", "web"), Fingerprint::NONE, Unchanged::Keep);
         let lister = Lister::new(store);
         let web: Selector = [("app", "web")].into_iter().collect();
         assert_eq!(lister.list(&web).len(), 2);

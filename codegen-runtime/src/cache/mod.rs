@@ -5,6 +5,7 @@ mod decode;
 mod distribute;
 mod engine;
 mod factory;
+mod field_sets;
 mod handler;
 mod informer;
 mod key;

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -17,6 +17,7 @@ use serde::de::DeserializeOwned;
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
+use super::field_sets::FieldSetTexts;
 use super::handler::Listener;
 use super::store::Store;
 
@@ -47,11 +48,12 @@ pub enum ApplyEvents {
     /// On the task that decoded them (the default); the first event after a list waits until
     /// that list is in the cache. The object an event replaces is freed by the thread that
     /// allocates the next ones, and no task is woken per event: the rate is steady whatever the
-    /// objects and the allocator. While the informer has no handler, an update also takes over
-    /// the replaced object's unchanged managed-fields trees and frees its own equal copies
-    /// instead, while they are hot: a quarter more updates per second with managed fields
-    /// (BENCHMARKS.md). A handler's notification takes the replaced object to the handler's
-    /// task, which frees it.
+    /// objects and the allocator. While the informer has no handler, an update's managed-fields
+    /// field sets are left as text and, when their fingerprint says the replaced object holds
+    /// them already, its trees are taken over instead of decoded: about 1.5× the updates per
+    /// second with managed fields (BENCHMARKS.md). With inline handlers only, an update takes
+    /// over the unchanged trees and frees its own equal copies while they are hot. A buffered
+    /// handler's notification takes the replaced object to the handler's task, which frees it.
     #[default]
     WhereDecoded,
     /// On the informer's second task, behind the list pages, as client-go's DeltaFIFO hands
@@ -109,6 +111,9 @@ pub(super) struct Shared<K> {
     pub(super) task: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// Wakes the run loop to recompute when the next resync is due.
     pub(super) listeners_changed: Notify,
+    /// Whether a handler is registered, as the dispatch lock was last released: read without
+    /// the lock, to choose how to decode (a stale answer costs speed, not correctness).
+    pub(super) listening: AtomicBool,
 }
 
 thread_local! {
@@ -121,6 +126,7 @@ thread_local! {
 /// deadlocking.
 pub(super) struct DispatchGuard<'a, K> {
     guard: MutexGuard<'a, Dispatch<K>>,
+    listening: &'a AtomicBool,
 }
 
 impl<K> Deref for DispatchGuard<'_, K> {
@@ -139,6 +145,8 @@ impl<K> DerefMut for DispatchGuard<'_, K> {
 
 impl<K> Drop for DispatchGuard<'_, K> {
     fn drop(&mut self) {
+        self.listening
+            .store(!self.guard.listeners.is_empty(), Ordering::Relaxed);
         DISPATCH_LOCKS_HELD.set(DISPATCH_LOCKS_HELD.get() - 1);
     }
 }
@@ -148,7 +156,21 @@ impl<K> Shared<K> {
     pub(super) fn lock_dispatch(&self) -> DispatchGuard<'_, K> {
         let guard = lock(&self.dispatch);
         DISPATCH_LOCKS_HELD.set(DISPATCH_LOCKS_HELD.get() + 1);
-        DispatchGuard { guard }
+        DispatchGuard {
+            guard,
+            listening: &self.listening,
+        }
+    }
+
+    /// Whether updates are decoded with their field sets left as text, for the store to take
+    /// the cached ones over (`field_sets`): only where the replaced object is dropped unseen,
+    /// right after the update, by the thread that decoded it. So not with a handler, which
+    /// gets the replaced object whole; nor with a transform, which must see the object whole
+    /// before it is stored; nor on the engine's task.
+    pub(super) fn field_sets_as_text(&self) -> bool {
+        self.options.transform.is_none()
+            && self.options.apply_events == ApplyEvents::WhereDecoded
+            && !self.listening.load(Ordering::Relaxed)
     }
 }
 
@@ -178,8 +200,8 @@ pub(super) enum Delta<K> {
         first: bool,
         undecodable: HashSet<String>,
     },
-    /// An object added or modified.
-    Apply(Arc<K>),
+    /// An object added or modified; with the texts of its field sets if they were left so.
+    Apply(Arc<K>, Option<FieldSetTexts>),
     /// An object deleted, with its final state when it decoded.
     Delete { key: String, last: Option<Arc<K>> },
 }

@@ -7,6 +7,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use kube::Resource;
 use kube::core::Status;
 use serde::Deserialize;
 use serde::de::{
@@ -14,13 +15,21 @@ use serde::de::{
 };
 use serde_json::value::RawValue;
 
+use super::capture::{Captured, Capturing};
 use super::text;
 use crate::cache::decode::Lenient;
+use crate::cache::field_sets::FieldSetTexts;
 
 /// One watch event, as kube-apiserver sends it (one JSON object per line).
 pub(crate) enum WireEvent<K> {
     Added(Lenient<K>),
     Modified(Lenient<K>),
+    /// A MODIFIED object decoded with its managed fields' field sets left as text: empty maps
+    /// in `object` until the store takes the cached ones over or decodes `field_sets`.
+    ModifiedPending {
+        object: Arc<K>,
+        field_sets: FieldSetTexts,
+    },
     Deleted(Lenient<K>),
     /// A progress mark: the resourceVersion reached, and whether it ends a streaming list's
     /// initial events.
@@ -35,31 +44,62 @@ pub(crate) enum WireEvent<K> {
 /// The annotation a streaming list's closing bookmark carries.
 const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 
-/// Decodes one watch event: the object once, into `K`, when it fits; leniently otherwise.
-pub(crate) fn decode_event<K: DeserializeOwned>(line: &[u8]) -> Result<WireEvent<K>, serde_json::Error> {
-    let line = text(line)?;
-    let parse = |lenient| {
-        let mut deserializer = serde_json::Deserializer::from_str(line);
-        let event = deserializer.deserialize_map(EventVisitor {
-            lenient,
-            object: PhantomData::<K>,
-        })?;
-        deserializer.end()?;
-        Ok::<_, serde_json::Error>(event)
-    };
-    parse(false).or_else(|_| parse(true))
+/// Decodes one watch event: the object once, into `K`, when it fits; leniently otherwise. With
+/// `field_sets_as_text`, a MODIFIED object's field sets are left as text in `line`
+/// ([`WireEvent::ModifiedPending`]).
+pub(crate) fn decode_event<K: DeserializeOwned + Resource>(
+    line: &Bytes,
+    field_sets_as_text: bool,
+) -> Result<WireEvent<K>, serde_json::Error> {
+    let text = text(line)?;
+    if field_sets_as_text {
+        let captured = Captured::default();
+        // A failure here fails again below, where the error is reported.
+        if let Ok(event) = parse::<K>(text, false, Some(&captured)) {
+            let captured = captured.into_inner();
+            match event {
+                WireEvent::Modified(Lenient::Decoded(object)) if !captured.is_empty() => {
+                    if let Some(field_sets) = FieldSetTexts::new(line, &captured, object.meta()) {
+                        return Ok(WireEvent::ModifiedPending { object, field_sets });
+                    }
+                    // Field sets elsewhere in the object than its managed fields: decoded whole.
+                }
+                event if captured.is_empty() => return Ok(event),
+                _ => {}
+            }
+        }
+    }
+    parse(text, false, None).or_else(|_| parse(text, true, None))
+}
+
+/// Decodes the watch event `text`, as [`decode_event`] says.
+fn parse<'de, K: DeserializeOwned>(
+    text: &'de str,
+    lenient: bool,
+    capture: Option<&Captured<'de>>,
+) -> Result<WireEvent<K>, serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let event = deserializer.deserialize_map(EventVisitor {
+        lenient,
+        capture,
+        object: PhantomData::<K>,
+    })?;
+    deserializer.end()?;
+    Ok(event)
 }
 
 /// Decodes a run of watch lines (what one chunk of a streaming list's initial events holds), in
 /// order: as one document when every object fits `K`, line by line otherwise.
-pub(crate) fn decode_events<K: DeserializeOwned>(lines: &[Bytes]) -> Vec<Result<WireEvent<K>, serde_json::Error>> {
+pub(crate) fn decode_events<K: DeserializeOwned + Resource>(
+    lines: &[Bytes],
+) -> Vec<Result<WireEvent<K>, serde_json::Error>> {
     // A single line is faster through serde_json (`bench parsers`, in `wire`'s doc).
     if lines.len() > 1
         && let Some(events) = decode_events_fast(lines)
     {
         return events.into_iter().map(Ok).collect();
     }
-    lines.iter().map(|line| decode_event(line)).collect()
+    lines.iter().map(|line| decode_event(line, false)).collect()
 }
 
 /// Decodes a run of watch lines as one simd-json document, `[line,…]`: line by line simd-json
@@ -109,6 +149,7 @@ impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for StrictEvent<K> {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<WireEvent<K>, D::Error> {
         deserializer.deserialize_map(EventVisitor {
             lenient: false,
+            capture: None,
             object: PhantomData::<K>,
         })
     }
@@ -128,14 +169,16 @@ struct BookmarkMeta {
     annotations: BTreeMap<String, String>,
 }
 
-struct EventVisitor<K> {
+struct EventVisitor<'a, 'de, K> {
     lenient: bool,
+    /// Where a MODIFIED object's field sets go as text, if they are left so.
+    capture: Option<&'a Captured<'de>>,
     object: PhantomData<K>,
 }
 
-impl<K: DeserializeOwned> EventVisitor<K> {
+impl<'de, K: DeserializeOwned> EventVisitor<'_, 'de, K> {
     /// Decodes `object` for an event of type `kind` from `deserializer`.
-    fn object<'de, D: Deserializer<'de>>(&self, kind: &str, deserializer: D) -> Result<WireEvent<K>, D::Error> {
+    fn object<D: Deserializer<'de>>(&self, kind: &str, deserializer: D) -> Result<WireEvent<K>, D::Error> {
         let object = |d: D| -> Result<Lenient<K>, D::Error> {
             if self.lenient {
                 Lenient::deserialize(d)
@@ -145,7 +188,16 @@ impl<K: DeserializeOwned> EventVisitor<K> {
         };
         Ok(match kind {
             "ADDED" => WireEvent::Added(object(deserializer)?),
-            "MODIFIED" => WireEvent::Modified(object(deserializer)?),
+            "MODIFIED" => match self.capture {
+                Some(texts) => {
+                    let object = K::deserialize(Capturing {
+                        inner: deserializer,
+                        texts,
+                    })?;
+                    WireEvent::Modified(Lenient::Decoded(Arc::new(object)))
+                }
+                None => WireEvent::Modified(object(deserializer)?),
+            },
             "DELETED" => WireEvent::Deleted(object(deserializer)?),
             "BOOKMARK" => {
                 let bookmark = BookmarkObject::deserialize(deserializer)?;
@@ -165,7 +217,7 @@ impl<K: DeserializeOwned> EventVisitor<K> {
     }
 }
 
-impl<'de, K: DeserializeOwned> Visitor<'de> for EventVisitor<K> {
+impl<'de, K: DeserializeOwned> Visitor<'de> for EventVisitor<'_, 'de, K> {
     type Value = WireEvent<K>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -201,12 +253,12 @@ impl<'de, K: DeserializeOwned> Visitor<'de> for EventVisitor<K> {
 }
 
 /// The `object` of an event whose type is known.
-struct ObjectSeed<'v, K> {
-    visitor: &'v EventVisitor<K>,
+struct ObjectSeed<'v, 'a, 'de, K> {
+    visitor: &'v EventVisitor<'a, 'de, K>,
     kind: &'v str,
 }
 
-impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ObjectSeed<'_, K> {
+impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for ObjectSeed<'_, '_, 'de, K> {
     type Value = WireEvent<K>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<WireEvent<K>, D::Error> {

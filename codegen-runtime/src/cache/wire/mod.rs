@@ -8,10 +8,14 @@
 //! The fast path parses each object once, into `K` itself, and hands it over as it completes
 //! (no intermediate `Value`, raw text or `Vec` of the page). Only when that fails — an object
 //! that does not fit `K` — is the page or event parsed again through [`Lenient`], which keeps the
-//! objects that decode and names the ones that do not by their metadata.
+//! objects that decode and names the ones that do not by their metadata. An update of an
+//! informer without handlers is decoded with its managed fields' field sets left as text
+//! (`capture`), for the store to take the cached trees over ([`FieldSetTexts`]).
 //!
 //! [`Lenient`]: super::decode::Lenient
+//! [`FieldSetTexts`]: super::field_sets::FieldSetTexts
 
+mod capture;
 mod event;
 mod page;
 

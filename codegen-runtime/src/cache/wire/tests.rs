@@ -3,12 +3,15 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
+use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::ConfigMap;
+use serde_json::json;
 
 use super::event::decode_events_fast;
 use super::page::decode_page_fast;
 use super::*;
 use crate::cache::decode::Lenient;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
 
 fn names(items: &[Lenient<ConfigMap>]) -> Vec<String> {
     items
@@ -82,20 +85,25 @@ fn the_fast_path_should_read_pages_as_serde_json_does() {
     assert!(items.is_empty() && failures.is_empty());
 }
 
+/// One watch line decoded as the informer decodes it when it keeps every object whole.
+fn event(line: &'static [u8]) -> Result<WireEvent<ConfigMap>, serde_json::Error> {
+    decode_event(&Bytes::from_static(line), false)
+}
+
 #[test]
 fn events_should_decode_whatever_the_key_order() {
     let modified = br#"{"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"3"}}}"#;
     assert!(matches!(
-        decode_event::<ConfigMap>(modified).unwrap(),
+        event(modified).unwrap(),
         WireEvent::Modified(Lenient::Decoded(cm)) if Arc::strong_count(&cm) == 1
     ));
     let reversed = br#"{"object":{"metadata":{"name":"a"},"data":1},"type":"DELETED"}"#;
     assert!(matches!(
-        decode_event::<ConfigMap>(reversed).unwrap(),
+        event(reversed).unwrap(),
         WireEvent::Deleted(Lenient::Failed { .. })
     ));
     let bookmark = br#"{"type":"BOOKMARK","object":{"kind":"ConfigMap","metadata":{"resourceVersion":"12","annotations":{"k8s.io/initial-events-end":"true"}}}}"#;
-    match decode_event::<ConfigMap>(bookmark).unwrap() {
+    match event(bookmark).unwrap() {
         WireEvent::Bookmark {
             resource_version,
             initial_events_end,
@@ -105,8 +113,8 @@ fn events_should_decode_whatever_the_key_order() {
         _ => panic!("not a bookmark"),
     }
     let expired = br#"{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old"}}"#;
-    assert!(matches!(decode_event::<ConfigMap>(expired).unwrap(), WireEvent::Error(status) if status.code == 410));
-    assert!(decode_event::<ConfigMap>(b"{\"type\":\"ADDED\"").is_err());
+    assert!(matches!(event(expired).unwrap(), WireEvent::Error(status) if status.code == 410));
+    assert!(event(b"{\"type\":\"ADDED\"").is_err());
 }
 
 #[test]
@@ -140,7 +148,7 @@ fn a_run_of_lines_should_decode_as_its_lines_do() {
             })
             .collect()
     };
-    let one_by_one = summary(lines.iter().map(|line| decode_event(line)).collect());
+    let one_by_one = summary(lines.iter().map(|line| decode_event(line, false)).collect());
     assert_eq!(one_by_one, ["added a", "added b", "bookmark 4 true", "deleted"]);
     assert!(
         decode_events_fast::<ConfigMap>(&lines).is_some(),
@@ -175,4 +183,73 @@ fn a_run_of_lines_should_decode_as_its_lines_do() {
         ]
     );
     assert!(mixed[6].starts_with("error EOF"), "{}", mixed[6]);
+}
+
+/// The object of an event that holds one whole.
+fn whole<K>(event: WireEvent<K>) -> Arc<K> {
+    match event {
+        WireEvent::Added(Lenient::Decoded(object)) | WireEvent::Modified(Lenient::Decoded(object)) => object,
+        _ => panic!("not a whole object"),
+    }
+}
+
+#[test]
+fn a_modified_object_should_leave_its_field_sets_as_text_only_where_asked() {
+    let object = r#"{"metadata":{"name":"a","namespace":"n","resourceVersion":"3","managedFields":[
+        {"manager":"kubectl","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}}}},
+        {"manager":"ctl","operation":"Update","fieldsV1":null},
+        {"manager":"x","operation":"Apply","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{"f:\u00e9":{}}}}}]},
+        "data":{"k":"v"}}"#;
+    let line = |kind: &str| Bytes::from(format!(r#"{{"type":"{kind}","object":{object}}}"#).replace('\n', ""));
+    let expected = whole(decode_event::<ConfigMap>(&line("MODIFIED"), false).unwrap());
+    match decode_event::<ConfigMap>(&line("MODIFIED"), true).unwrap() {
+        WireEvent::ModifiedPending { mut object, field_sets } => {
+            let trees: Vec<_> = object
+                .metadata
+                .managed_fields
+                .iter()
+                .flatten()
+                .map(|e| e.fields_v1.clone())
+                .collect();
+            let empty = Some(FieldsV1(json!({})));
+            assert_eq!(trees, [empty.clone(), None, empty], "empty maps in their place");
+            let decoded = Arc::get_mut(&mut object).expect("unshared");
+            field_sets.decode_into(&mut decoded.metadata).unwrap();
+            assert_eq!(object, expected);
+        }
+        _ => panic!("the field sets were not left as text"),
+    }
+    // Not an update, or no field sets: the object is decoded whole.
+    assert_eq!(whole(decode_event(&line("ADDED"), true).unwrap()), expected);
+    let bare = Bytes::from_static(br#"{"type":"MODIFIED","object":{"metadata":{"name":"b"}}}"#);
+    assert_eq!(
+        whole(decode_event::<ConfigMap>(&bare, true).unwrap())
+            .metadata
+            .name
+            .as_deref(),
+        Some("b")
+    );
+    // A misfit is reported as without the capture.
+    let misfit = Bytes::from(
+        String::from_utf8(line("MODIFIED").to_vec())
+            .unwrap()
+            .replace(r#"{"k":"v"}"#, "1"),
+    );
+    assert!(matches!(
+        decode_event::<ConfigMap>(&misfit, true).unwrap(),
+        WireEvent::Modified(Lenient::Failed { .. })
+    ));
+}
+
+#[test]
+fn field_sets_elsewhere_than_the_objects_own_should_have_it_decoded_whole() {
+    // A pod template's metadata may hold managed fields too: they are not the object's.
+    let line = Bytes::from_static(
+        br#"{"type":"MODIFIED","object":{"metadata":{"name":"d","managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}]},"spec":{"selector":{},"template":{"metadata":{"managedFields":[{"manager":"t","fieldsV1":{"f:x":{}}}]}}}}}"#,
+    );
+    let deployment = whole(decode_event::<Deployment>(&line, true).unwrap());
+    let tree = |meta: &kube::api::ObjectMeta| meta.managed_fields.as_ref().unwrap()[0].fields_v1.clone().unwrap().0;
+    assert_eq!(tree(&deployment.metadata), json!({"f:spec": {}}));
+    let template = deployment.spec.template.metadata.as_ref().unwrap();
+    assert_eq!(tree(template), json!({"f:x": {}}));
 }

@@ -1,5 +1,6 @@
-//! The store's tests: keys, indexes, replace and apply.
+//! The store's tests: keys, indexes, replace, apply, and updates that keep or take field sets.
 use super::*;
+use crate::cache::field_sets::{FieldSetTexts, Fingerprint};
 use crate::cache::split_key;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
@@ -23,11 +24,12 @@ fn cm(namespace: &str, name: &str, team: &str) -> Arc<ConfigMap> {
 
 /// Replaces everything with `objects`, as a relist does; returns the previous contents.
 fn replace(store: &Store<ConfigMap>, objects: Vec<Arc<ConfigMap>>) -> HashMap<Key, Arc<ConfigMap>> {
-    let mut relist = store.relist();
+    let mut relist = store.relist(false);
     for object in objects {
         relist.add(object);
     }
-    store.swap_in(relist).1
+    let previous = store.swap_in(relist).1;
+    previous.into_iter().map(|(key, item)| (key, item.object)).collect()
 }
 
 fn team(object: &ConfigMap) -> Vec<String> {
@@ -44,13 +46,13 @@ fn team(object: &ConfigMap) -> Vec<String> {
 #[test]
 fn store_should_index_by_namespace_and_custom_indexers() {
     let store = Store::new();
-    store.apply(cm("a", "one", "red"), Unchanged::Keep);
-    store.apply(cm("a", "two", "blue"), Unchanged::Keep);
-    store.apply(cm("b", "one", "red"), Unchanged::Keep);
+    store.apply(cm("a", "one", "red"), Fingerprint::NONE, Unchanged::Keep);
+    store.apply(cm("a", "two", "blue"), Fingerprint::NONE, Unchanged::Keep);
+    store.apply(cm("b", "one", "red"), Fingerprint::NONE, Unchanged::Keep);
     store.add_indexer("team", team).unwrap();
     assert_eq!(store.index_keys(NAMESPACE_INDEX, "a").unwrap(), ["a/one", "a/two"]);
     assert_eq!(store.index_keys("team", "red").unwrap(), ["a/one", "b/one"]);
-    store.apply(cm("a", "one", "blue"), Unchanged::Keep);
+    store.apply(cm("a", "one", "blue"), Fingerprint::NONE, Unchanged::Keep);
     assert_eq!(store.index_keys("team", "red").unwrap(), ["b/one"]);
     assert_eq!(store.by_index("team", "blue").unwrap().len(), 2);
     store.delete("a/two");
@@ -70,16 +72,16 @@ fn store_should_index_by_namespace_and_custom_indexers() {
 fn an_update_should_reach_index_lists_and_lookups_by_namespace() {
     let store = Store::new();
     store.add_indexer("team", team).unwrap();
-    store.apply(cm("a", "one", "red"), Unchanged::Keep);
+    store.apply(cm("a", "one", "red"), Fingerprint::NONE, Unchanged::Keep);
     let mut newer = (*cm("a", "one", "red")).clone();
     newer.data = Some([("k".to_owned(), "v".to_owned())].into());
-    store.apply(Arc::new(newer), Unchanged::Keep);
+    store.apply(Arc::new(newer), Fingerprint::NONE, Unchanged::Keep);
     assert!(store.by_index(NAMESPACE_INDEX, "a").unwrap()[0].data.is_some());
     assert!(store.by_index("team", "red").unwrap()[0].data.is_some());
     assert!(store.get_in("a", "one").unwrap().data.is_some());
     assert!(store.get_in("b", "one").is_none());
     let long = "n".repeat(200);
-    store.apply(cm(&long, "x", "red"), Unchanged::Keep);
+    store.apply(cm(&long, "x", "red"), Fingerprint::NONE, Unchanged::Keep);
     assert!(store.get_in(&long, "x").is_some(), "keys longer than the buffer");
     // Keys over 24 bytes are not held inline: they must work the same.
     assert_eq!(store.index_keys(NAMESPACE_INDEX, &long).unwrap(), [format!("{long}/x")]);
@@ -109,7 +111,7 @@ fn keys_that_fit_inline_and_keys_that_do_not_should_work_alike() {
             store.index_keys(NAMESPACE_INDEX, namespace).unwrap(),
             std::slice::from_ref(&key)
         );
-        store.apply(cm(namespace, name, "red"), Unchanged::Keep);
+        store.apply(cm(namespace, name, "red"), Fingerprint::NONE, Unchanged::Keep);
     }
     let mut red = store.index_keys("team", "red").unwrap();
     red.sort();
@@ -122,7 +124,7 @@ fn keys_that_fit_inline_and_keys_that_do_not_should_work_alike() {
 fn replace_should_swap_contents_and_keep_indexes() {
     let store = Store::new();
     store.add_indexer("team", team).unwrap();
-    store.apply(cm("a", "gone", "red"), Unchanged::Keep);
+    store.apply(cm("a", "gone", "red"), Fingerprint::NONE, Unchanged::Keep);
     let previous = replace(&store, vec![cm("a", "kept", "red"), cm("c", "new", "green")]);
     assert!(previous.contains_key("a/gone"));
     assert_eq!(store.index_keys("team", "red").unwrap(), ["a/kept"]);
@@ -160,11 +162,11 @@ fn an_update_should_take_over_the_unchanged_field_sets_of_the_object_it_replaces
     let store = Store::new();
     let first = cm("a", "one", "red");
     let cached_fields = fields_at(&first);
-    store.apply(first, Unchanged::Keep);
+    store.apply(first, Fingerprint::NONE, Unchanged::Keep);
     let fresh = with_data(&store.get("a/one").unwrap(), "v2");
     let fresh_fields = fields_at(&fresh);
 
-    let (stored, old) = store.apply(fresh, Unchanged::Keep);
+    let (stored, old) = store.apply(fresh, Fingerprint::NONE, Unchanged::Keep);
 
     assert_eq!(fields_at(&stored), cached_fields, "the cached field set is kept");
     let old = old.expect("an update replaces");
@@ -187,13 +189,13 @@ fn an_update_should_take_over_the_unchanged_field_sets_of_the_object_it_replaces
 #[test]
 fn an_update_should_leave_a_replaced_object_alone_while_anything_else_holds_it() {
     let held = Store::new();
-    held.apply(cm("a", "one", "red"), Unchanged::Keep);
+    held.apply(cm("a", "one", "red"), Fingerprint::NONE, Unchanged::Keep);
     let reader = held.get("a/one").unwrap();
     let indexed = Store::new();
     indexed.add_indexer("team", team).unwrap();
-    indexed.apply(cm("a", "one", "red"), Unchanged::Keep);
+    indexed.apply(cm("a", "one", "red"), Fingerprint::NONE, Unchanged::Keep);
     let freeing = Store::new();
-    freeing.apply(cm("a", "one", "red"), Unchanged::Free);
+    freeing.apply(cm("a", "one", "red"), Fingerprint::NONE, Unchanged::Free);
     for (store, unchanged) in [
         (&held, Unchanged::Keep),
         (&indexed, Unchanged::Keep),
@@ -204,7 +206,7 @@ fn an_update_should_leave_a_replaced_object_alone_while_anything_else_holds_it()
         drop(cached);
         let fresh = with_data(&store.get("a/one").unwrap(), "v2");
         let fresh_fields = fields_at(&fresh);
-        let (stored, old) = store.apply(fresh, unchanged);
+        let (stored, old) = store.apply(fresh, Fingerprint::NONE, unchanged);
         assert_eq!(fields_at(&stored), fresh_fields, "{unchanged:?}");
         assert_eq!(fields_at(&old.unwrap()), cached_fields, "{unchanged:?}");
         assert_eq!(store.by_index(NAMESPACE_INDEX, "a").unwrap()[0].data, stored.data);
@@ -222,9 +224,9 @@ fn an_update_of_a_cluster_scoped_object_should_keep_its_unchanged_field_sets_too
     first.metadata.namespace = None;
     let first = Arc::new(first);
     let cached_fields = fields_at(&first);
-    store.apply(first, Unchanged::Keep);
+    store.apply(first, Fingerprint::NONE, Unchanged::Keep);
     let fresh = with_data(&store.get("node").unwrap(), "v2");
-    let (stored, _) = store.apply(fresh, Unchanged::Keep);
+    let (stored, _) = store.apply(fresh, Fingerprint::NONE, Unchanged::Keep);
     assert_eq!(fields_at(&stored), cached_fields);
     assert_eq!(store.get("node").unwrap().data, stored.data);
 }
@@ -232,12 +234,93 @@ fn an_update_of_a_cluster_scoped_object_should_keep_its_unchanged_field_sets_too
 #[test]
 fn an_update_that_moves_an_object_out_of_the_empty_namespace_should_leave_no_index_entry() {
     let store = Store::new();
-    store.apply(cm("", "x", "red"), Unchanged::Keep);
+    store.apply(cm("", "x", "red"), Fingerprint::NONE, Unchanged::Keep);
     assert_eq!(store.index_values(NAMESPACE_INDEX).unwrap(), [""]);
     let mut cluster_scoped = (*cm("", "x", "red")).clone();
     cluster_scoped.metadata.namespace = None;
-    store.apply(Arc::new(cluster_scoped), Unchanged::Keep);
+    store.apply(Arc::new(cluster_scoped), Fingerprint::NONE, Unchanged::Keep);
     assert!(store.index_values(NAMESPACE_INDEX).unwrap().is_empty());
     store.delete("x");
     assert!(store.index_values(NAMESPACE_INDEX).unwrap().is_empty());
+}
+
+/// `object` as a watch line's update decodes it, its field sets left as text.
+fn pending(object: &ConfigMap) -> (Arc<ConfigMap>, FieldSetTexts) {
+    let line = format!(
+        r#"{{"type":"MODIFIED","object":{}}}"#,
+        serde_json::to_string(object).unwrap()
+    );
+    match crate::cache::wire::decode_event(&bytes::Bytes::from(line), true).unwrap() {
+        crate::cache::wire::WireEvent::ModifiedPending { object, field_sets } => (object, field_sets),
+        _ => panic!("the field sets were not left as text"),
+    }
+}
+
+/// A store holding `cm("a", "one", "red")` as listed, its field sets fingerprinted.
+fn listed() -> Store<ConfigMap> {
+    let store = Store::new();
+    let mut relist = store.relist(true);
+    relist.add(cm("a", "one", "red"));
+    store.swap_in(relist);
+    store
+}
+
+#[test]
+fn an_update_should_take_the_field_sets_of_the_object_it_replaces_when_its_texts_are_theirs() {
+    let store = listed();
+    for value in ["v2", "v3"] {
+        let cached_fields = fields_at(&store.get("a/one").unwrap());
+        let expected = with_data(&store.get("a/one").unwrap(), value);
+        let (fresh, texts) = pending(&expected);
+        let (stored, old) = store.apply_taking(fresh, &texts).expect("taken");
+        assert_eq!(*stored, *expected, "the stored object is the update, whole");
+        assert_eq!(fields_at(&stored), cached_fields, "the cached trees, moved");
+        let old = old.expect("an update replaces");
+        let entries = old.metadata.managed_fields.as_ref().unwrap();
+        assert_eq!(
+            entries[0].fields_v1,
+            Some(FieldsV1(serde_json::json!({}))),
+            "given away"
+        );
+        assert!(Arc::ptr_eq(&store.by_index(NAMESPACE_INDEX, "a").unwrap()[0], &stored));
+        assert!(Arc::ptr_eq(&store.get("a/one").unwrap(), &stored));
+    }
+}
+
+#[test]
+fn an_update_should_be_handed_back_with_nothing_changed_when_the_replaced_object_cannot_give_its_field_sets() {
+    let unknown = Store::new();
+    unknown.apply(cm("a", "one", "red"), Fingerprint::NONE, Unchanged::Keep);
+    let held = listed();
+    let reader = held.get("a/one").unwrap();
+    let indexed = listed();
+    indexed.add_indexer("team", team).unwrap();
+    let changed = listed();
+    let mut other = (*changed.get("a/one").unwrap()).clone();
+    other.metadata.managed_fields.as_mut().unwrap()[0].fields_v1 = Some(FieldsV1(serde_json::json!({"f:data": {}})));
+    changed.apply(Arc::new(other), Fingerprint::NONE, Unchanged::Free);
+    for (case, store) in [
+        ("unknown", &unknown),
+        ("held", &held),
+        ("indexed", &indexed),
+        ("changed", &changed),
+    ] {
+        // Only the address: a reference held here would be one more holder.
+        let cached = Arc::as_ptr(&store.get("a/one").unwrap());
+        let (fresh, texts) = pending(&with_data(&cm("a", "one", "red"), "v2"));
+        let fresh = store.apply_taking(fresh, &texts).expect_err(case);
+        let stored = store.get("a/one").unwrap();
+        assert_eq!(Arc::as_ptr(&stored), cached, "{case}");
+        assert!(
+            Arc::ptr_eq(&store.by_index(NAMESPACE_INDEX, "a").unwrap()[0], &stored),
+            "{case}"
+        );
+        assert_eq!(stored.data, None, "{case}");
+        assert_ne!(
+            fresh.metadata.managed_fields, stored.metadata.managed_fields,
+            "{case}: still to decode"
+        );
+        assert_eq!(Arc::strong_count(&fresh), 1, "{case}");
+    }
+    assert_eq!(reader.data, None);
 }

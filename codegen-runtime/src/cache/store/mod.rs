@@ -6,8 +6,9 @@ use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use kube::Resource;
 
+use super::field_sets::{FieldSetTexts, Fingerprint};
 use super::key::{Key, key_of, write_key};
-use super::reuse::{Unchanged, has_field_sets, keep_unchanged};
+use super::reuse::Unchanged;
 
 /// The name of the built-in index from namespace to objects.
 pub const NAMESPACE_INDEX: &str = "namespace";
@@ -30,8 +31,42 @@ pub enum StoreError {
 /// `Arc`s found here instead of looking each key up again.
 type IndexValues<K> = HashMap<String, BTreeMap<Key, Arc<K>>>;
 
+/// An object as stored, and the one it replaced.
+type Stored<K> = (Arc<K>, Option<Arc<K>>);
+
+/// A stored object, and the fingerprint of its field sets where it is known (boxed: most
+/// objects have none, and the items map's slot grows by a pointer instead of two words).
+pub(crate) struct Item<K> {
+    pub(crate) object: Arc<K>,
+    field_sets: Option<Box<Fingerprint>>,
+}
+
+impl<K> Item<K> {
+    fn new(object: Arc<K>, field_sets: Fingerprint) -> Self {
+        let mut item = Self {
+            object,
+            field_sets: None,
+        };
+        item.set_field_sets(field_sets);
+        item
+    }
+
+    fn field_sets(&self) -> Fingerprint {
+        self.field_sets.as_deref().copied().unwrap_or(Fingerprint::NONE)
+    }
+
+    /// Records `field_sets`, in the box the item has if it has one.
+    fn set_field_sets(&mut self, field_sets: Fingerprint) {
+        match (&mut self.field_sets, field_sets == Fingerprint::NONE) {
+            (_, true) => self.field_sets = None,
+            (Some(held), false) => **held = field_sets,
+            (None, false) => self.field_sets = Some(Box::new(field_sets)),
+        }
+    }
+}
+
 struct Cache<K> {
-    items: HashMap<Key, Arc<K>>,
+    items: HashMap<Key, Item<K>>,
     indexers: HashMap<String, IndexFn<K>>,
     /// index name → index value → key → object.
     indices: HashMap<String, IndexValues<K>>,
@@ -78,89 +113,12 @@ impl<K> Cache<K> {
             }
         }
     }
-
-    /// Stores `fresh` under `key`; returns it as stored and the object it replaced.
-    fn put(&mut self, key: &str, mut fresh: Arc<K>, unchanged: Unchanged) -> (Arc<K>, Option<Arc<K>>)
-    where
-        K: Resource,
-    {
-        let Some(stored) = self.items.get_mut(key) else {
-            self.items.insert(Key::from(key), fresh.clone());
-            self.index(key, &fresh);
-            return (fresh, None);
-        };
-        // Keeping needs the replaced object held by the store alone: user indexes hold more
-        // references to it, and a change of namespace moves its index entry.
-        let keeps = unchanged == Unchanged::Keep
-            && has_field_sets(fresh.meta())
-            && self.indexers.len() == 1
-            && stored.meta().namespace == fresh.meta().namespace;
-        let namespace = stored.meta().namespace.as_deref().filter(|_| keeps);
-        let entry = namespace.and_then(|ns| self.indices.get_mut(NAMESPACE_INDEX)?.get_mut(ns)?.get_mut(key));
-        if !keeps || (entry.is_none() && stored.meta().namespace.is_some()) {
-            let old = std::mem::replace(stored, fresh.clone());
-            self.reindex(key, &old, &fresh);
-            return (fresh, Some(old));
-        }
-        // The index entry takes the fresh object, moved and not cloned: then `get_mut` finds
-        // both objects unshared unless a reader or a handler holds the replaced one.
-        if let Some(entry) = entry {
-            drop(std::mem::replace(entry, fresh));
-            if let (Some(new), Some(old)) = (Arc::get_mut(entry), Arc::get_mut(stored)) {
-                keep_unchanged(new.meta_mut(), old.meta_mut());
-            }
-            fresh = entry.clone();
-        } else if let (Some(new), Some(old)) = (Arc::get_mut(&mut fresh), Arc::get_mut(stored)) {
-            keep_unchanged(new.meta_mut(), old.meta_mut());
-        }
-        let old = std::mem::replace(stored, fresh.clone());
-        (fresh, Some(old))
-    }
-
-    /// Moves `key` from `old` to `new` in every index. The common update leaves an object's
-    /// index values as they were: then only the stored `Arc`s are swapped, and the index maps
-    /// are not touched.
-    fn reindex(&mut self, key: &str, old: &K, new: &Arc<K>)
-    where
-        K: Resource,
-    {
-        for (name, index) in &self.indexers {
-            let values = values_of(&mut self.indices, name);
-            // The built-in namespace index (its name is reserved): an object keeps its
-            // namespace, so its `Arc` is swapped without computing values, once per event.
-            if name == NAMESPACE_INDEX && old.meta().namespace == new.meta().namespace {
-                let namespace = new.meta().namespace.as_deref();
-                if let Some(slot) = namespace
-                    .and_then(|ns| values.get_mut(ns))
-                    .and_then(|keys| keys.get_mut(key))
-                {
-                    *slot = new.clone();
-                }
-                continue;
-            }
-            let (before, after) = (index(old), index(new));
-            if before == after {
-                for value in &after {
-                    if let Some(slot) = values.get_mut(value).and_then(|keys| keys.get_mut(key)) {
-                        *slot = new.clone();
-                    }
-                }
-                continue;
-            }
-            for value in before {
-                remove_key(values, &value, key);
-            }
-            for value in after {
-                values.entry(value).or_default().insert(Key::from(key), new.clone());
-            }
-        }
-    }
 }
 
 /// The index `index` of `items`.
-fn build_index<K>(items: &HashMap<Key, Arc<K>>, index: &IndexFn<K>) -> IndexValues<K> {
+fn build_index<K>(items: &HashMap<Key, Item<K>>, index: &IndexFn<K>) -> IndexValues<K> {
     let mut values: IndexValues<K> = HashMap::new();
-    for (key, object) in items {
+    for (key, Item { object, .. }) in items {
         for value in index(object) {
             values.entry(value).or_default().insert(key.clone(), object.clone());
         }
@@ -215,7 +173,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
 
     /// The object stored under `key` (`namespace/name` or `name`).
     pub fn get(&self, key: &str) -> Option<Arc<K>> {
-        self.read().items.get(key).cloned()
+        self.read().items.get(key).map(|item| item.object.clone())
     }
 
     /// The object `name` of `namespace` (`""` for cluster-scoped objects), as [`Store::get`]
@@ -238,7 +196,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
 
     /// Every stored object, in no particular order.
     pub fn list(&self) -> Vec<Arc<K>> {
-        self.read().items.values().cloned().collect()
+        self.read().items.values().map(|item| item.object.clone()).collect()
     }
 
     /// Every stored key.
@@ -310,14 +268,31 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
         Ok(values)
     }
 
-    /// Stores `object`; returns it as stored and what it replaced. With [`Unchanged::Keep`]
-    /// the stored object may own the replaced one's unchanged field sets: hand it over unshared,
-    /// so that it can.
-    pub(crate) fn apply(&self, object: Arc<K>, unchanged: Unchanged) -> (Arc<K>, Option<Arc<K>>) {
+    /// Stores `object`, its field sets' fingerprint `field_sets`; returns it as stored and what
+    /// it replaced. With [`Unchanged::Keep`] the stored object may own the replaced one's
+    /// unchanged field sets: hand it over unshared, so that it can.
+    pub(crate) fn apply(
+        &self,
+        object: Arc<K>,
+        field_sets: Fingerprint,
+        unchanged: Unchanged,
+    ) -> (Arc<K>, Option<Arc<K>>) {
         let mut cache = self.write();
         let mut key = std::mem::take(&mut cache.scratch_key);
         write_key(&mut key, object.meta());
-        let stored = cache.put(&key, object, unchanged);
+        let stored = cache.put(&key, object, field_sets, unchanged);
+        cache.scratch_key = key;
+        stored
+    }
+
+    /// Stores `object`, whose field sets are still `texts`, if the object it replaces holds
+    /// them (by fingerprint) and gives them over; returns it as stored and what it replaced,
+    /// or, with nothing changed, `object` back to decode its texts into.
+    pub(crate) fn apply_taking(&self, object: Arc<K>, texts: &FieldSetTexts) -> Result<Stored<K>, Arc<K>> {
+        let mut cache = self.write();
+        let mut key = std::mem::take(&mut cache.scratch_key);
+        write_key(&mut key, object.meta());
+        let stored = cache.put_taking(&key, object, texts);
         cache.scratch_key = key;
         stored
     }
@@ -325,75 +300,16 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
     /// Removes the object under `key`, returning it.
     pub(crate) fn delete(&self, key: &str) -> Option<Arc<K>> {
         let mut cache = self.write();
-        let old = cache.items.remove(key)?;
+        let old = cache.items.remove(key)?.object;
         cache.unindex(key, &old);
         Some(old)
     }
-
-    /// An empty cache with this store's indexers, for a relist to fill while its pages arrive.
-    pub(crate) fn relist(&self) -> Relist<K> {
-        let (indexers, size) = {
-            let cache = self.read();
-            (cache.indexers.clone(), cache.items.len())
-        };
-        Relist {
-            cache: Cache {
-                // A relist is usually the size of the last one.
-                items: HashMap::with_capacity(size),
-                indexers,
-                indices: HashMap::new(),
-                scratch_key: String::new(),
-            },
-            listed: Vec::new(),
-        }
-    }
-
-    /// Swaps a complete relist in, in one step: readers wait only for the swap, and never see
-    /// half a list. Returns the objects in list order and the previous contents.
-    pub(crate) fn swap_in(&self, relist: Relist<K>) -> (Vec<Arc<K>>, HashMap<Key, Arc<K>>) {
-        let Relist {
-            cache: mut fresh,
-            listed,
-        } = relist;
-        let mut cache = self.write();
-        // An indexer added while the relist was being built is kept and applied.
-        let late: Vec<(String, IndexFn<K>)> = cache
-            .indexers
-            .iter()
-            .filter(|(name, _)| !fresh.indexers.contains_key(*name))
-            .map(|(name, index)| (name.clone(), index.clone()))
-            .collect();
-        for (name, index) in late {
-            let values = build_index(&fresh.items, &index);
-            fresh.indexers.insert(name.clone(), index);
-            fresh.indices.insert(name, values);
-        }
-        (listed, std::mem::replace(&mut *cache, fresh).items)
-    }
 }
 
-/// A relist's cache, built on the informer's engine task while the list's pages arrive (so the
-/// keys and indexes are computed alongside the decoding, not after it), then swapped in whole.
-pub(crate) struct Relist<K> {
-    cache: Cache<K>,
-    /// The objects in list order, for the handlers.
-    listed: Vec<Arc<K>>,
-}
+mod relist;
+mod update;
 
-impl<K: Resource> Relist<K> {
-    /// Adds a listed object (a later one of the same key replaces it, in the indexes too).
-    pub(crate) fn add(&mut self, object: Arc<K>) {
-        // Built in the reused buffer: a key that fits inline allocates nothing.
-        write_key(&mut self.cache.scratch_key, object.meta());
-        let key = Key::from(self.cache.scratch_key.as_str());
-        if let Some(earlier) = self.cache.items.insert(key.clone(), object.clone()) {
-            self.cache.unindex(&key, &earlier);
-        }
-        self.cache.index(&key, &object);
-        self.listed.push(object);
-    }
-}
+pub(crate) use relist::Relist;
 
 #[cfg(test)]
-#[path = "store_tests.rs"]
 mod tests;

@@ -1,0 +1,88 @@
+//! A relist built on the side while the list's pages arrive, then swapped in whole.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use kube::Resource;
+
+use super::{Cache, IndexFn, Item, Store, build_index};
+use crate::cache::field_sets::Fingerprint;
+use crate::cache::key::{Key, write_key};
+use crate::cache::reuse::has_field_sets;
+
+impl<K: Resource + Send + Sync + 'static> Store<K> {
+    /// An empty cache with this store's indexers, for a relist to fill while its pages arrive.
+    pub(crate) fn relist(&self, fingerprints: bool) -> Relist<K> {
+        let (indexers, size) = {
+            let cache = self.read();
+            (cache.indexers.clone(), cache.items.len())
+        };
+        Relist {
+            cache: Cache {
+                // A relist is usually the size of the last one.
+                items: HashMap::with_capacity(size),
+                indexers,
+                indices: HashMap::new(),
+                scratch_key: String::new(),
+            },
+            listed: Vec::new(),
+            fingerprints,
+        }
+    }
+
+    /// Swaps a complete relist in, in one step: readers wait only for the swap, and never see
+    /// half a list. Returns the objects in list order and the previous contents.
+    pub(crate) fn swap_in(&self, relist: Relist<K>) -> (Vec<Arc<K>>, HashMap<Key, Item<K>>) {
+        let Relist {
+            cache: mut fresh,
+            listed,
+            ..
+        } = relist;
+        let mut cache = self.write();
+        // An indexer added while the relist was being built is kept and applied.
+        let late: Vec<(String, IndexFn<K>)> = cache
+            .indexers
+            .iter()
+            .filter(|(name, _)| !fresh.indexers.contains_key(*name))
+            .map(|(name, index)| (name.clone(), index.clone()))
+            .collect();
+        for (name, index) in late {
+            let values = build_index(&fresh.items, &index);
+            fresh.indexers.insert(name.clone(), index);
+            fresh.indices.insert(name, values);
+        }
+        (listed, std::mem::replace(&mut *cache, fresh).items)
+    }
+}
+
+/// A relist's cache, built on the informer's engine task while the list's pages arrive (so the
+/// keys and indexes are computed alongside the decoding, not after it), then swapped in whole.
+pub(crate) struct Relist<K> {
+    cache: Cache<K>,
+    /// The objects in list order, for the handlers.
+    listed: Vec<Arc<K>>,
+    /// Whether the objects' field sets are fingerprinted, for updates to be recognized by.
+    fingerprints: bool,
+}
+
+impl<K: Resource> Relist<K> {
+    /// Adds a listed object (a later one of the same key replaces it, in the indexes too).
+    pub(crate) fn add(&mut self, object: Arc<K>) {
+        // Built in the reused buffer: a key that fits inline allocates nothing.
+        write_key(&mut self.cache.scratch_key, object.meta());
+        let key = Key::from(self.cache.scratch_key.as_str());
+        let field_sets = match self.fingerprints && has_field_sets(object.meta()) {
+            true => Fingerprint::of_trees(object.meta()),
+            false => Fingerprint::NONE,
+        };
+        if let Some(earlier) = self
+            .cache
+            .items
+            .insert(key.clone(), Item::new(object.clone(), field_sets))
+        {
+            self.cache.unindex(&key, &earlier.object);
+        }
+        self.cache.index(&key, &object);
+        self.listed.push(object);
+    }
+}

@@ -1,0 +1,160 @@
+//! How a write replaces a stored object: the indexes moved, and the replaced object's
+//! unchanged field sets kept or taken over.
+
+use std::sync::Arc;
+
+use kube::Resource;
+
+use super::{Cache, Item, NAMESPACE_INDEX, Stored, remove_key, values_of};
+use crate::cache::field_sets::{FieldSetTexts, Fingerprint, holds_field_sets, take_field_sets};
+use crate::cache::key::Key;
+use crate::cache::reuse::{Unchanged, has_field_sets, keep_unchanged};
+
+impl<K> Cache<K> {
+    /// Stores `fresh` under `key`, its field sets' fingerprint `field_sets`; returns it as
+    /// stored and the object it replaced.
+    pub(super) fn put(
+        &mut self,
+        key: &str,
+        mut fresh: Arc<K>,
+        field_sets: Fingerprint,
+        unchanged: Unchanged,
+    ) -> (Arc<K>, Option<Arc<K>>)
+    where
+        K: Resource,
+    {
+        let Some(item) = self.items.get_mut(key) else {
+            self.items.insert(Key::from(key), Item::new(fresh.clone(), field_sets));
+            self.index(key, &fresh);
+            return (fresh, None);
+        };
+        item.set_field_sets(field_sets);
+        let stored = &mut item.object;
+        // Keeping needs the replaced object held by the store alone: user indexes hold more
+        // references to it, and a change of namespace moves its index entry.
+        let keeps = unchanged == Unchanged::Keep
+            && has_field_sets(fresh.meta())
+            && self.indexers.len() == 1
+            && stored.meta().namespace == fresh.meta().namespace;
+        let namespace = stored.meta().namespace.as_deref().filter(|_| keeps);
+        let entry = namespace.and_then(|ns| self.indices.get_mut(NAMESPACE_INDEX)?.get_mut(ns)?.get_mut(key));
+        if !keeps || (entry.is_none() && stored.meta().namespace.is_some()) {
+            let old = std::mem::replace(stored, fresh.clone());
+            self.reindex(key, &old, &fresh);
+            return (fresh, Some(old));
+        }
+        // The index entry takes the fresh object, moved and not cloned: then `get_mut` finds
+        // both objects unshared unless a reader or a handler holds the replaced one.
+        if let Some(entry) = entry {
+            drop(std::mem::replace(entry, fresh));
+            if let (Some(new), Some(old)) = (Arc::get_mut(entry), Arc::get_mut(stored)) {
+                keep_unchanged(new.meta_mut(), old.meta_mut());
+            }
+            fresh = entry.clone();
+        } else if let (Some(new), Some(old)) = (Arc::get_mut(&mut fresh), Arc::get_mut(stored)) {
+            keep_unchanged(new.meta_mut(), old.meta_mut());
+        }
+        let old = std::mem::replace(stored, fresh.clone());
+        (fresh, Some(old))
+    }
+
+    /// [`Store::apply_taking`](super::Store::apply_taking) under `key`. The replaced object
+    /// gives its trees away and is dropped unseen: it must be held by the store alone (no
+    /// reader, no user index), and the fresh object takes its place in the items and the
+    /// namespace index.
+    pub(super) fn put_taking(
+        &mut self,
+        key: &str,
+        mut fresh: Arc<K>,
+        texts: &FieldSetTexts,
+    ) -> Result<Stored<K>, Arc<K>>
+    where
+        K: Resource,
+    {
+        let Some(item) = self.items.get_mut(key) else {
+            return Err(fresh);
+        };
+        let namespace = item.object.meta().namespace.as_deref();
+        let entry = namespace.and_then(|ns| self.indices.get_mut(NAMESPACE_INDEX)?.get_mut(ns)?.get_mut(key));
+        let holders = match &entry {
+            Some(entry) if Arc::ptr_eq(entry, &item.object) => 2,
+            Some(_) => return Err(fresh),
+            None if namespace.is_some() => return Err(fresh),
+            None => 1,
+        };
+        let alone = self.indexers.len() == 1
+            && Arc::strong_count(&item.object) == holders
+            && Arc::weak_count(&item.object) == 0
+            && Arc::get_mut(&mut fresh).is_some()
+            && item.object.meta().namespace == fresh.meta().namespace;
+        if !alone || !holds_field_sets(item.object.meta(), item.field_sets(), texts) {
+            return Err(fresh);
+        }
+        // With the index's reference dropped, the items' is the only one: no reader can clone
+        // it while the write lock is held. Were it not, nothing would be changed.
+        let fresh = match entry {
+            Some(entry) => {
+                drop(std::mem::replace(entry, fresh));
+                if !take_between(entry, &mut item.object) {
+                    return Err(std::mem::replace(entry, item.object.clone()));
+                }
+                entry.clone()
+            }
+            None if take_between(&mut fresh, &mut item.object) => fresh,
+            None => return Err(fresh),
+        };
+        item.set_field_sets(texts.fingerprint());
+        let old = std::mem::replace(&mut item.object, fresh.clone());
+        Ok((fresh, Some(old)))
+    }
+
+    /// Moves `key` from `old` to `new` in every index. The common update leaves an object's
+    /// index values as they were: then only the stored `Arc`s are swapped, and the index maps
+    /// are not touched.
+    fn reindex(&mut self, key: &str, old: &K, new: &Arc<K>)
+    where
+        K: Resource,
+    {
+        for (name, index) in &self.indexers {
+            let values = values_of(&mut self.indices, name);
+            // The built-in namespace index (its name is reserved): an object keeps its
+            // namespace, so its `Arc` is swapped without computing values, once per event.
+            if name == NAMESPACE_INDEX && old.meta().namespace == new.meta().namespace {
+                let namespace = new.meta().namespace.as_deref();
+                if let Some(slot) = namespace
+                    .and_then(|ns| values.get_mut(ns))
+                    .and_then(|keys| keys.get_mut(key))
+                {
+                    *slot = new.clone();
+                }
+                continue;
+            }
+            let (before, after) = (index(old), index(new));
+            if before == after {
+                for value in &after {
+                    if let Some(slot) = values.get_mut(value).and_then(|keys| keys.get_mut(key)) {
+                        *slot = new.clone();
+                    }
+                }
+                continue;
+            }
+            for value in before {
+                remove_key(values, &value, key);
+            }
+            for value in after {
+                values.entry(value).or_default().insert(Key::from(key), new.clone());
+            }
+        }
+    }
+}
+
+/// Moves `cached`'s field sets into `fresh`, if both are unshared; whether it did.
+fn take_between<K: Resource>(fresh: &mut Arc<K>, cached: &mut Arc<K>) -> bool {
+    match (Arc::get_mut(fresh), Arc::get_mut(cached)) {
+        (Some(fresh), Some(cached)) => {
+            take_field_sets(fresh.meta_mut(), cached.meta_mut());
+            true
+        }
+        _ => false,
+    }
+}
