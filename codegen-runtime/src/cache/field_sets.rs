@@ -49,9 +49,11 @@ impl Fingerprint {
         Self(halves)
     }
 
-    /// The fingerprint of `meta`'s field sets as kube-apiserver writes them: compact JSON, keys
-    /// sorted (which is how serde_json writes its maps). For a listed object; an update's
-    /// texts replace it.
+    /// The fingerprint of `meta`'s field sets as kube-apiserver usually writes them: compact
+    /// JSON, keys sorted as serde_json writes its maps. For a listed object; an update's texts
+    /// replace it. Where the server writes them otherwise (it sorts a field set's keys by kind,
+    /// and list keys by value; Go escapes `<`, `>` and `&`), the first update after a list
+    /// decodes its field sets.
     pub(crate) fn of_trees(meta: &ObjectMeta) -> Self {
         thread_local! {
             static TEXTS: RefCell<(Vec<u8>, Vec<usize>)> = const { RefCell::new((Vec::new(), Vec::new())) };
@@ -80,7 +82,7 @@ impl Fingerprint {
 }
 
 /// An update's field sets as their texts in its watch line, in the order of its managed-fields
-/// entries that have one; the object holds an empty map in their place until
+/// entries that have one; the object holds `null`s in their place until
 /// [`FieldSetTexts::decode_into`] fills them or [`take_field_sets`] moves the cached ones in.
 pub(crate) struct FieldSetTexts {
     /// The watch line (a reference into the chunk it arrived in).
@@ -90,10 +92,11 @@ pub(crate) struct FieldSetTexts {
 }
 
 impl FieldSetTexts {
-    /// The texts `captured` from `line`, if they are exactly `meta`'s field sets: none came
-    /// from elsewhere in the object (a pod template's metadata), and each lies in `line`.
+    /// The texts `captured` from `line`, if they are exactly `meta`'s field sets: each of
+    /// those a placeholder, one per text (so none came from elsewhere in the object, such as a
+    /// pod template's metadata), and each text in `line`.
     pub(crate) fn new(line: &Bytes, captured: &[&str], meta: &ObjectMeta) -> Option<Self> {
-        if field_sets(meta) != captured.len() {
+        if !placeholders(meta, captured.len()) {
             return None;
         }
         let base = line.as_ptr() as usize;
@@ -117,8 +120,14 @@ impl FieldSetTexts {
         self.fingerprint
     }
 
-    /// Decodes the texts into `meta`'s field sets, in order.
+    /// Decodes the texts into `meta`'s field sets, in order; they must be the placeholders
+    /// the texts were taken from.
     pub(crate) fn decode_into(&self, meta: &mut ObjectMeta) -> Result<(), serde_json::Error> {
+        if !placeholders(meta, self.spans.len()) {
+            return Err(serde::de::Error::custom(
+                "the field sets are not the texts' placeholders",
+            ));
+        }
         for (FieldsV1(slot), span) in slots(meta).zip(&self.spans) {
             // Checked as UTF-8 with the line; a span starts and ends at a JSON value's bounds.
             let text = std::str::from_utf8(&self.line[span.clone()]).map_err(serde::de::Error::custom)?;
@@ -140,6 +149,14 @@ fn field_sets(meta: &ObjectMeta) -> usize {
     entries.filter(|entry| entry.fields_v1.is_some()).count()
 }
 
+/// Whether `meta` has `count` field sets, each a placeholder: `null`, which a decoded field set
+/// never is (a `null` in the JSON is no field set).
+fn placeholders(meta: &ObjectMeta, count: usize) -> bool {
+    let entries = meta.managed_fields.iter().flatten();
+    let mut field_sets = entries.filter_map(|entry| entry.fields_v1.as_ref());
+    field_sets.clone().count() == count && field_sets.all(|FieldsV1(tree)| tree.is_null())
+}
+
 /// Whether `cached`, whose field sets' fingerprint is `held`, holds the field sets `texts`
 /// are of.
 pub(crate) fn holds_field_sets(cached: &ObjectMeta, held: Fingerprint, texts: &FieldSetTexts) -> bool {
@@ -147,8 +164,8 @@ pub(crate) fn holds_field_sets(cached: &ObjectMeta, held: Fingerprint, texts: &F
 }
 
 /// Moves `cached`'s field sets into `fresh`'s, in order (where [`holds_field_sets`] says they
-/// are the ones `fresh` was decoded without). `cached` is left with `fresh`'s empty maps: it
-/// must be the replaced object, dropped unseen.
+/// are the ones `fresh` was decoded without). `cached` is left with `fresh`'s placeholders:
+/// it must be the replaced object, dropped unseen.
 pub(crate) fn take_field_sets(fresh: &mut ObjectMeta, cached: &mut ObjectMeta) {
     for (fresh, cached) in slots(fresh).zip(slots(cached)) {
         std::mem::swap(fresh, cached);
@@ -189,7 +206,7 @@ mod tests {
     }
 
     /// `meta`'s field sets as an update's texts, in the line `{"trees":[…]}`, and `meta` with
-    /// empty maps in their place, as an update is decoded.
+    /// placeholders in their place, as an update is decoded.
     fn pending(trees: &[Value]) -> (FieldSetTexts, ObjectMeta) {
         let texts: Vec<String> = trees.iter().map(Value::to_string).collect();
         let line = Bytes::from(format!("{{\"trees\":[{}]}}", texts.join(",")));
@@ -202,9 +219,9 @@ mod tests {
                 span
             })
             .collect();
-        let empty = meta(&vec![json!({}); trees.len()]);
-        let texts = FieldSetTexts::new(&line, &captured, &empty).expect("the texts are the field sets");
-        (texts, empty)
+        let placeholders = meta(&vec![Value::Null; trees.len()]);
+        let texts = FieldSetTexts::new(&line, &captured, &placeholders).expect("the texts are the field sets");
+        (texts, placeholders)
     }
 
     #[test]
@@ -250,22 +267,39 @@ mod tests {
         assert_eq!(first_level(&fresh), cached_tree, "moved, not copied");
         assert_eq!(
             cached,
-            meta(&[json!({}), json!({})]),
-            "the replaced object is left the empty maps"
+            meta(&[Value::Null, Value::Null]),
+            "the replaced object is left the placeholders"
         );
     }
 
     #[test]
-    fn texts_from_elsewhere_than_the_line_or_the_entries_should_not_be_taken_for_field_sets() {
+    fn texts_from_elsewhere_than_the_line_or_the_placeholders_should_not_be_taken_for_field_sets() {
         let line = Bytes::from_static(b"{\"a\":{}}");
         let elsewhere = String::from("{}");
-        let two = meta(&[json!({}), json!({})]);
+        let two = meta(&[Value::Null, Value::Null]);
         assert!(FieldSetTexts::new(&line, &[&elsewhere, &elsewhere], &two).is_none());
         let inside = std::str::from_utf8(&line[5..7]).unwrap();
         assert!(
             FieldSetTexts::new(&line, &[inside], &two).is_none(),
             "one text for two entries"
         );
-        assert!(FieldSetTexts::new(&line, &[inside, inside], &two).is_some());
+        // Field sets decoded whole (an object whose metadata serde buffers), and as many texts
+        // taken from elsewhere in it: not the object's.
+        let decoded = meta(&[spec(), status()]);
+        assert!(FieldSetTexts::new(&line, &[inside, inside], &decoded).is_none());
+        let texts = FieldSetTexts::new(&line, &[inside, inside], &two).expect("the placeholders' texts");
+        assert!(texts.decode_into(&mut decoded.clone()).is_err(), "not placeholders");
+    }
+
+    #[test]
+    fn a_text_that_does_not_decode_into_a_field_set_should_fail_its_object() {
+        let (texts, mut placeholders) = pending(&[spec()]);
+        let line = Bytes::from_static(b"{\"f:a\":1e999}");
+        let text = std::str::from_utf8(&line[..]).unwrap();
+        let out_of_range = FieldSetTexts::new(&line, &[text], &placeholders).expect("a placeholder's text");
+        let error = out_of_range.decode_into(&mut placeholders.clone()).unwrap_err();
+        assert!(error.to_string().contains("out of range"), "{error}");
+        texts.decode_into(&mut placeholders).unwrap();
+        assert_eq!(placeholders, meta(&[spec()]));
     }
 }

@@ -174,13 +174,14 @@ impl<K: InformerObject> Reflector<'_, K> {
                     None if self.shared.options.transform.is_none() => Some(Delta::Apply(object, Some(field_sets))),
                     initial => {
                         let object = self.shared.with_field_sets(object, &field_sets);
-                        let object = object.map(|object| self.shared.keep(object));
-                        match (object, initial) {
-                            (Some(object), Some(initial)) => initial.objects.push(object),
-                            (Some(object), None) => return (Some(Delta::Apply(object, None)), None),
-                            (None, _) => {}
+                        match (object.map(|object| self.shared.keep(object)), initial) {
+                            (Some(object), Some(initial)) => {
+                                initial.objects.push(object);
+                                None
+                            }
+                            (Some(object), None) => Some(Delta::Apply(object, None)),
+                            (None, _) => None,
                         }
-                        None
                     }
                 };
                 (delta, has_version)

@@ -279,7 +279,7 @@ fn an_update_should_take_the_field_sets_of_the_object_it_replaces_when_its_texts
         let entries = old.metadata.managed_fields.as_ref().unwrap();
         assert_eq!(
             entries[0].fields_v1,
-            Some(FieldsV1(serde_json::json!({}))),
+            Some(FieldsV1(serde_json::Value::Null)),
             "given away"
         );
         assert!(Arc::ptr_eq(&store.by_index(NAMESPACE_INDEX, "a").unwrap()[0], &stored));

@@ -1,17 +1,17 @@
 //! A deserializer that leaves an object's managed-fields field sets as text: it wraps
 //! serde_json's and forwards every call unchanged, except k8s-openapi's `FieldsV1`, whose JSON
 //! text it takes through serde_json's raw-value protocol (borrowed from the line: no copy)
-//! while the object gets an empty map there ([`FieldSetTexts`] says why).
+//! while the object gets `null` there ([`FieldSetTexts`] says why).
 //!
 //! [`FieldSetTexts`]: crate::cache::field_sets::FieldSetTexts
 
 use std::cell::RefCell;
 use std::fmt;
 
-use serde::de::value::MapDeserializer;
+use serde::de::value::UnitDeserializer;
+use serde::de::{DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess, SeqAccess, VariantAccess, Visitor};
 
 use crate::cache::decode::RAW_VALUE_TOKEN;
-use serde::de::{DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess, SeqAccess, VariantAccess, Visitor};
 
 /// The name k8s-openapi's `FieldsV1` gives serde (`deserialize_newtype_struct`).
 const FIELDS_V1: &str = "FieldsV1";
@@ -78,10 +78,9 @@ impl<'a, 'de, D: Deserializer<'de>> Deserializer<'de> for Capturing<'a, 'de, D> 
         }
         let text = self.inner.deserialize_newtype_struct(RAW_VALUE_TOKEN, RawText)?;
         self.texts.borrow_mut().push(text);
-        // `FieldsV1` decodes a `serde_json::Value` from this: an empty map, which allocates
-        // nothing.
-        let empty = MapDeserializer::<_, D::Error>::new(std::iter::empty::<((), ())>());
-        visitor.visit_newtype_struct(empty)
+        // `FieldsV1` decodes a `serde_json::Value` from this: `null`, which no field set
+        // decodes to (a `null` there is no field set), so a placeholder is never taken for one.
+        visitor.visit_newtype_struct(UnitDeserializer::<D::Error>::new())
     }
 
     fn is_human_readable(&self) -> bool {

@@ -24,7 +24,7 @@ use crate::cache::field_sets::FieldSetTexts;
 pub(crate) enum WireEvent<K> {
     Added(Lenient<K>),
     Modified(Lenient<K>),
-    /// A MODIFIED object decoded with its managed fields' field sets left as text: empty maps
+    /// A MODIFIED object decoded with its managed fields' field sets left as text: `null`s
     /// in `object` until the store takes the cached ones over or decodes `field_sets`.
     ModifiedPending {
         object: Arc<K>,
