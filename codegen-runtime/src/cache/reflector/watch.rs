@@ -15,6 +15,7 @@ use super::{DEFAULT_WATCH_TIMEOUT, IDLE_MARGIN, Initial, Next, Reflector, backof
 use crate::cache::decode::Lenient;
 use crate::cache::key::object_key;
 use crate::cache::lines::Lines;
+use crate::cache::reuse::has_field_sets;
 use crate::cache::shared::{Delta, InformerObject};
 use crate::cache::wire::{self, WireEvent};
 
@@ -70,6 +71,10 @@ impl<K: InformerObject> Reflector<'_, K> {
             handed: false,
         });
         let mut last = resource_version.to_owned();
+        // Field sets are left as text only while the last object decoded had some: objects of
+        // one kind mostly all have them or none, and leaving them costs an update without
+        // any 5–8% (BENCHMARKS.md).
+        let mut field_sets_seen = true;
         let mut body = response.into_body();
         let mut lines = Lines::default();
         loop {
@@ -111,7 +116,9 @@ impl<K: InformerObject> Reflector<'_, K> {
                     if is_blank(&line) {
                         continue;
                     }
-                    let decoded = wire::decode_event::<K>(&line, self.shared.field_sets_as_text());
+                    let as_text = field_sets_seen && self.shared.field_sets_as_text();
+                    let decoded = wire::decode_event::<K>(&line, as_text);
+                    field_sets_seen = had_field_sets(&decoded).unwrap_or(field_sets_seen);
                     if let Some(next) = self.step(decoded, &mut initial, &mut last).await {
                         return next;
                     }
@@ -235,6 +242,17 @@ fn resume_point<K>(initial: &Option<Initial<K>>, last: &str) -> Option<String> {
 /// ended before its initial events did starts over.
 fn resume_after_end<K>(initial: &Option<Initial<K>>, last: &str) -> Next {
     resume_point(initial, last).map_or(Next::Relist, Next::Watch)
+}
+
+/// Whether a decoded event's object had managed-fields field sets, if it is an object.
+fn had_field_sets<K: Resource>(decoded: &Result<WireEvent<K>, serde_json::Error>) -> Option<bool> {
+    match decoded {
+        Ok(WireEvent::ModifiedPending { .. }) => Some(true),
+        Ok(WireEvent::Added(Lenient::Decoded(object)) | WireEvent::Modified(Lenient::Decoded(object))) => {
+            Some(has_field_sets(object.meta()))
+        }
+        _ => None,
+    }
 }
 
 /// Whether a line of a watch holds nothing (kube-apiserver sends none, but a proxy may).

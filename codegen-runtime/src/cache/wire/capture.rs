@@ -1,7 +1,9 @@
-//! A deserializer that leaves an object's managed-fields field sets as text: it wraps
-//! serde_json's and forwards every call unchanged, except k8s-openapi's `FieldsV1`, whose JSON
-//! text it takes through serde_json's raw-value protocol (borrowed from the line: no copy)
-//! while the object gets `null` there ([`FieldSetTexts`] says why).
+//! A deserializer that leaves an object's managed-fields field sets as text. It wraps
+//! serde_json's on the way from the object to them (`metadata`, `managedFields`, each entry,
+//! `fieldsV1`) and hands everything else to serde_json's directly, so that the rest of the
+//! object decodes as it always does (no second copy of its decoding code). At `fieldsV1` it
+//! takes the JSON text through serde_json's raw-value protocol (borrowed from the line: no
+//! copy) while the object gets `null` there ([`FieldSetTexts`] says why).
 //!
 //! [`FieldSetTexts`]: crate::cache::field_sets::FieldSetTexts
 
@@ -9,20 +11,44 @@ use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::value::UnitDeserializer;
-use serde::de::{DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess, SeqAccess, VariantAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::cache::decode::RAW_VALUE_TOKEN;
 
 /// The name k8s-openapi's `FieldsV1` gives serde (`deserialize_newtype_struct`).
 const FIELDS_V1: &str = "FieldsV1";
 
-/// Where a [`Capturing`] deserializer puts the field sets' texts it takes, in order.
+/// Where the field sets' texts go, in the order they are read.
 pub(crate) type Captured<'de> = RefCell<Vec<&'de str>>;
 
-/// A deserializer that forwards to `inner`, taking every `FieldsV1` as text into `texts`.
+/// Where a value is on the way from the object to its field sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Level {
+    Object,
+    Metadata,
+    /// The list of entries.
+    ManagedFields,
+    Entry,
+    FieldSet,
+}
+
+impl Level {
+    /// The level of key `key`'s value under this one, if it is on the way.
+    fn child(self, key: &str) -> Option<Level> {
+        match (self, key) {
+            (Level::Object, "metadata") => Some(Level::Metadata),
+            (Level::Metadata, "managedFields") => Some(Level::ManagedFields),
+            (Level::Entry, "fieldsV1") => Some(Level::FieldSet),
+            _ => None,
+        }
+    }
+}
+
+/// A deserializer at `level` that forwards to `inner`, taking a field set as text into `texts`.
 pub(crate) struct Capturing<'a, 'de, D> {
     pub(crate) inner: D,
     pub(crate) texts: &'a Captured<'de>,
+    pub(crate) level: Level,
 }
 
 /// The text of a raw value, as serde_json hands it over: one entry whose value is the text.
@@ -42,17 +68,17 @@ impl<'de> Visitor<'de> for RawText {
     }
 }
 
-/// Forwards `deserialize_*` methods to the inner deserializer, the visitor wrapped.
+/// Forwards `deserialize_*` methods to `inner`, the visitor wrapped at the same level.
 macro_rules! forward_deserialize {
     ($($method:ident($($arg:ident: $type:ty),*);)*) => {$(
         fn $method<V: Visitor<'de>>(self, $($arg: $type,)* visitor: V) -> Result<V::Value, D::Error> {
-            let visitor = Wrapped { inner: visitor, texts: self.texts };
+            let visitor = Wrapped { inner: visitor, texts: self.texts, level: self.level };
             self.inner.$method($($arg,)* visitor)
         }
     )*};
 }
 
-impl<'a, 'de, D: Deserializer<'de>> Deserializer<'de> for Capturing<'a, 'de, D> {
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Capturing<'_, 'de, D> {
     type Error = D::Error;
 
     forward_deserialize! {
@@ -69,10 +95,11 @@ impl<'a, 'de, D: Deserializer<'de>> Deserializer<'de> for Capturing<'a, 'de, D> 
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value, D::Error> {
-        if name != FIELDS_V1 {
+        if self.level != Level::FieldSet || name != FIELDS_V1 {
             let visitor = Wrapped {
                 inner: visitor,
                 texts: self.texts,
+                level: self.level,
             };
             return self.inner.deserialize_newtype_struct(name, visitor);
         }
@@ -88,25 +115,29 @@ impl<'a, 'de, D: Deserializer<'de>> Deserializer<'de> for Capturing<'a, 'de, D> 
     }
 }
 
-/// A visitor that wraps whatever deserializer or access it is handed, so that the capture
-/// reaches every level of the object.
+/// A visitor at `level`: the options, newtypes, maps and sequences it is handed stay on the
+/// way; anything else is handed over as it is.
 struct Wrapped<'a, 'de, V> {
     inner: V,
     texts: &'a Captured<'de>,
+    level: Level,
 }
 
 impl<'a, 'de, V> Wrapped<'a, 'de, V> {
-    fn wrap<T>(&self, inner: T) -> Capturing<'a, 'de, T> {
+    fn wrap<D>(&self, inner: D) -> Capturing<'a, 'de, D> {
         Capturing {
             inner,
             texts: self.texts,
+            level: self.level,
         }
     }
 
-    fn access<T>(&self, inner: T) -> Access<'a, 'de, T> {
+    fn access<A>(&self, inner: A) -> Access<'a, 'de, A> {
         Access {
             inner,
             texts: self.texts,
+            level: self.level,
+            next: None,
         }
     }
 }
@@ -114,32 +145,47 @@ impl<'a, 'de, V> Wrapped<'a, 'de, V> {
 /// Forwards `visit_*` methods that take a plain value.
 macro_rules! forward_visit {
     ($($method:ident($type:ty);)*) => {$(
-        fn $method<E: serde::de::Error>(self, value: $type) -> Result<V::Value, E> {
+        fn $method<E: serde::de::Error>(self, value: $type) -> Result<Self::Value, E> {
             self.inner.$method(value)
         }
     )*};
 }
 
+/// The `visit_*` methods every wrapped visitor forwards as they are.
+macro_rules! forward_plain_visits {
+    () => {
+        forward_visit! {
+            visit_bool(bool); visit_i8(i8); visit_i16(i16); visit_i32(i32); visit_i64(i64); visit_i128(i128);
+            visit_u8(u8); visit_u16(u16); visit_u32(u32); visit_u64(u64); visit_u128(u128);
+            visit_f32(f32); visit_f64(f64); visit_char(char);
+            visit_bytes(&[u8]); visit_borrowed_bytes(&'de [u8]); visit_byte_buf(Vec<u8>);
+        }
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.inner.expecting(f)
+        }
+
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            self.inner.visit_none()
+        }
+
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            self.inner.visit_unit()
+        }
+
+        fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<Self::Value, A::Error> {
+            self.inner.visit_enum(data)
+        }
+    };
+}
+
 impl<'de, V: Visitor<'de>> Visitor<'de> for Wrapped<'_, 'de, V> {
     type Value = V::Value;
 
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.inner.expecting(f)
-    }
+    forward_plain_visits!();
 
     forward_visit! {
-        visit_bool(bool); visit_i8(i8); visit_i16(i16); visit_i32(i32); visit_i64(i64); visit_i128(i128);
-        visit_u8(u8); visit_u16(u16); visit_u32(u32); visit_u64(u64); visit_u128(u128);
-        visit_f32(f32); visit_f64(f64); visit_char(char); visit_str(&str); visit_borrowed_str(&'de str);
-        visit_string(String); visit_bytes(&[u8]); visit_borrowed_bytes(&'de [u8]); visit_byte_buf(Vec<u8>);
-    }
-
-    fn visit_none<E: serde::de::Error>(self) -> Result<V::Value, E> {
-        self.inner.visit_none()
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<V::Value, E> {
-        self.inner.visit_unit()
+        visit_str(&str); visit_borrowed_str(&'de str); visit_string(String);
     }
 
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
@@ -161,17 +207,13 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Wrapped<'_, 'de, V> {
         let map = self.access(map);
         self.inner.visit_map(map)
     }
-
-    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
-        let data = self.access(data);
-        self.inner.visit_enum(data)
-    }
 }
 
-/// A seed whose deserializer is wrapped.
+/// A seed whose deserializer is at `level`.
 struct Seed<'a, 'de, S> {
     inner: S,
     texts: &'a Captured<'de>,
+    level: Level,
 }
 
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<'_, 'de, S> {
@@ -181,36 +223,41 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<'_, 'de, S> {
         self.inner.deserialize(Capturing {
             inner: deserializer,
             texts: self.texts,
+            level: self.level,
         })
     }
 }
 
-/// A map, sequence, enum or variant access whose values' deserializers are wrapped.
+/// A map or sequence at `level`: a map's key that is on the way (`next`) puts its value on
+/// the way; a list of entries puts each element there.
 struct Access<'a, 'de, A> {
     inner: A,
     texts: &'a Captured<'de>,
-}
-
-impl<'a, 'de, A> Access<'a, 'de, A> {
-    fn seed<S>(&self, inner: S) -> Seed<'a, 'de, S> {
-        Seed {
-            inner,
-            texts: self.texts,
-        }
-    }
+    level: Level,
+    next: Option<Level>,
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for Access<'_, 'de, A> {
     type Error = A::Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, A::Error> {
-        let seed = self.seed(seed);
+        let seed = KeySeed {
+            inner: seed,
+            level: self.level,
+            next: &mut self.next,
+        };
         self.inner.next_key_seed(seed)
     }
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
-        let seed = self.seed(seed);
-        self.inner.next_value_seed(seed)
+        match self.next.take() {
+            Some(level) => self.inner.next_value_seed(Seed {
+                inner: seed,
+                texts: self.texts,
+                level,
+            }),
+            None => self.inner.next_value_seed(seed),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -222,7 +269,14 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Access<'_, 'de, A> {
     type Error = A::Error;
 
     fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>, A::Error> {
-        let seed = self.seed(seed);
+        if self.level != Level::ManagedFields {
+            return self.inner.next_element_seed(seed);
+        }
+        let seed = Seed {
+            inner: seed,
+            texts: self.texts,
+            level: Level::Entry,
+        };
         self.inner.next_element_seed(seed)
     }
 
@@ -231,40 +285,131 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Access<'_, 'de, A> {
     }
 }
 
-impl<'a, 'de, A: EnumAccess<'de>> EnumAccess<'de> for Access<'a, 'de, A> {
-    type Error = A::Error;
-    type Variant = Access<'a, 'de, A::Variant>;
+/// A map key at `level`, read on its way to the seed: whether its value is on the way goes to
+/// `next`.
+struct KeySeed<'n, S> {
+    inner: S,
+    level: Level,
+    next: &'n mut Option<Level>,
+}
 
-    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, Self::Variant), A::Error> {
-        let texts = self.texts;
-        let (value, variant) = self.inner.variant_seed(Seed { inner: seed, texts })?;
-        Ok((value, Access { inner: variant, texts }))
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, S> {
+    type Value = S::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
+        let Self { inner, level, next } = self;
+        inner.deserialize(KeyDeserializer {
+            inner: deserializer,
+            level,
+            next,
+        })
     }
 }
 
-impl<'de, A: VariantAccess<'de>> VariantAccess<'de> for Access<'_, 'de, A> {
-    type Error = A::Error;
+/// A map key's deserializer: a string read through it is looked at on its way.
+struct KeyDeserializer<'n, D> {
+    inner: D,
+    level: Level,
+    next: &'n mut Option<Level>,
+}
 
-    fn unit_variant(self) -> Result<(), A::Error> {
-        self.inner.unit_variant()
+/// Forwards `deserialize_*` methods to `inner` with the visitor as it is.
+macro_rules! forward_key_deserialize {
+    ($($method:ident($($arg:ident: $type:ty),*);)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $($arg: $type,)* visitor: V) -> Result<V::Value, D::Error> {
+            self.inner.$method($($arg,)* visitor)
+        }
+    )*};
+}
+
+impl<'n, D> KeyDeserializer<'n, D> {
+    /// The inner deserializer, and `visitor` made to look at the key.
+    fn split<V>(self, visitor: V) -> (D, KeyVisitor<'n, V>) {
+        let visitor = KeyVisitor {
+            inner: visitor,
+            level: self.level,
+            next: self.next,
+        };
+        (self.inner, visitor)
+    }
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDeserializer<'_, D> {
+    type Error = D::Error;
+
+    forward_key_deserialize! {
+        deserialize_any(); deserialize_bool(); deserialize_i8(); deserialize_i16(); deserialize_i32();
+        deserialize_i64(); deserialize_i128(); deserialize_u8(); deserialize_u16(); deserialize_u32();
+        deserialize_u64(); deserialize_u128(); deserialize_f32(); deserialize_f64(); deserialize_char();
+        deserialize_bytes(); deserialize_byte_buf(); deserialize_option(); deserialize_unit();
+        deserialize_unit_struct(name: &'static str); deserialize_newtype_struct(name: &'static str);
+        deserialize_seq(); deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize); deserialize_map();
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+        deserialize_ignored_any();
     }
 
-    fn newtype_variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<S::Value, A::Error> {
-        let seed = self.seed(seed);
-        self.inner.newtype_variant_seed(seed)
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        let (inner, visitor) = self.split(visitor);
+        inner.deserialize_identifier(visitor)
     }
 
-    fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
-        let texts = self.texts;
-        self.inner.tuple_variant(len, Wrapped { inner: visitor, texts })
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        let (inner, visitor) = self.split(visitor);
+        inner.deserialize_str(visitor)
     }
 
-    fn struct_variant<V: Visitor<'de>>(
-        self,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, A::Error> {
-        let texts = self.texts;
-        self.inner.struct_variant(fields, Wrapped { inner: visitor, texts })
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        let (inner, visitor) = self.split(visitor);
+        inner.deserialize_string(visitor)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.inner.is_human_readable()
+    }
+}
+
+/// A map key's visitor: notes whether the key's value is on the way, then hands the key on.
+struct KeyVisitor<'n, V> {
+    inner: V,
+    level: Level,
+    next: &'n mut Option<Level>,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, V> {
+    type Value = V::Value;
+
+    forward_plain_visits!();
+
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<V::Value, E> {
+        *self.next = self.level.child(key);
+        self.inner.visit_str(key)
+    }
+
+    fn visit_borrowed_str<E: serde::de::Error>(self, key: &'de str) -> Result<V::Value, E> {
+        *self.next = self.level.child(key);
+        self.inner.visit_borrowed_str(key)
+    }
+
+    fn visit_string<E: serde::de::Error>(self, key: String) -> Result<V::Value, E> {
+        *self.next = self.level.child(&key);
+        self.inner.visit_string(key)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
+        self.inner.visit_some(deserializer)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
+        self.inner.visit_newtype_struct(deserializer)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        self.inner.visit_seq(seq)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.inner.visit_map(map)
     }
 }

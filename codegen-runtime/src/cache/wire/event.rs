@@ -15,7 +15,7 @@ use serde::de::{
 };
 use serde_json::value::RawValue;
 
-use super::capture::{Captured, Capturing};
+use super::capture::{Captured, Capturing, Level};
 use super::text;
 use crate::cache::decode::Lenient;
 use crate::cache::field_sets::FieldSetTexts;
@@ -193,6 +193,7 @@ impl<'de, K: DeserializeOwned> EventVisitor<'_, 'de, K> {
                     let object = K::deserialize(Capturing {
                         inner: deserializer,
                         texts,
+                        level: Level::Object,
                     })?;
                     WireEvent::Modified(Lenient::Decoded(Arc::new(object)))
                 }

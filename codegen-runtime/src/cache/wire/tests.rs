@@ -246,14 +246,20 @@ fn a_modified_object_should_leave_its_field_sets_as_text_only_where_asked() {
 }
 
 #[test]
-fn field_sets_elsewhere_than_the_objects_own_should_have_it_decoded_whole() {
+fn only_the_objects_own_field_sets_should_be_left_as_text() {
     // A pod template's metadata may hold managed fields too: they are not the object's.
     let line = Bytes::from_static(
         br#"{"type":"MODIFIED","object":{"metadata":{"name":"d","managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}]},"spec":{"selector":{},"template":{"metadata":{"managedFields":[{"manager":"t","fieldsV1":{"f:x":{}}}]}}}}}"#,
     );
-    let deployment = whole(decode_event::<Deployment>(&line, true).unwrap());
     let tree = |meta: &kube::api::ObjectMeta| meta.managed_fields.as_ref().unwrap()[0].fields_v1.clone().unwrap().0;
-    assert_eq!(tree(&deployment.metadata), json!({"f:spec": {}}));
-    let template = deployment.spec.template.metadata.as_ref().unwrap();
-    assert_eq!(tree(template), json!({"f:x": {}}));
+    let WireEvent::ModifiedPending { mut object, field_sets } = decode_event::<Deployment>(&line, true).unwrap() else {
+        panic!("the field sets were not left as text");
+    };
+    let template = object.spec.template.metadata.as_ref().unwrap();
+    assert_eq!(tree(template), json!({"f:x": {}}), "decoded as it was");
+    assert_eq!(tree(&object.metadata), serde_json::Value::Null);
+    field_sets
+        .decode_into(&mut Arc::get_mut(&mut object).unwrap().metadata)
+        .unwrap();
+    assert_eq!(object, whole(decode_event::<Deployment>(&line, false).unwrap()));
 }
