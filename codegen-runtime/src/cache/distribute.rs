@@ -109,14 +109,10 @@ impl<K: InformerObject> Shared<K> {
         match texts.decode_into(Arc::make_mut(&mut object).meta_mut()) {
             Ok(()) => Some(object),
             Err(error) => {
-                let meta = object.meta();
-                tracing::warn!(
-                    kind = %K::kind(&K::DynamicType::default()),
-                    namespace = meta.namespace.as_deref().unwrap_or(""),
-                    name = meta.name.as_deref().unwrap_or(""),
-                    %error,
-                    "informer: skipping an object whose managed fields do not decode"
-                );
+                self.skip(Lenient::Failed {
+                    metadata: Box::new(object.meta().clone()),
+                    error: format!("metadata.managedFields: {error}"),
+                });
                 None
             }
         }
