@@ -198,7 +198,7 @@ impl<K: InformerObject> Shared<K> {
         let mut vanished: Vec<(String, Arc<K>)> = previous
             .iter()
             .filter(|(key, _)| !present.contains(key.as_str()))
-            .map(|(k, v)| (k.as_str().to_owned(), v.object.clone()))
+            .map(|(k, v)| (k.as_str().to_owned(), v.clone()))
             .collect();
         vanished.sort_by(|a, b| a.0.cmp(&b.0));
         for (key, object) in vanished {
@@ -210,7 +210,7 @@ impl<K: InformerObject> Shared<K> {
             });
         }
         for (object, key) in objects.into_iter().zip(&keys) {
-            match previous.remove(key.as_str()).map(|item| item.object) {
+            match previous.remove(key.as_str()) {
                 Some(old) if old.resource_version() == object.resource_version() => {}
                 Some(old) => self.notify(&mut dispatch, || Notification::Update {
                     old: old.clone(),

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use kube::Resource;
 
-use super::{Cache, IndexFn, Item, Store, build_index};
+use super::{Cache, IndexFn, Store, build_index};
 use crate::cache::field_sets::Fingerprint;
 use crate::cache::key::{Key, write_key};
 use crate::cache::reuse::has_field_sets;
@@ -21,6 +21,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
             cache: Cache {
                 // A relist is usually the size of the last one.
                 items: HashMap::with_capacity(size),
+                field_sets: HashMap::with_capacity(if fingerprints { size } else { 0 }),
                 indexers,
                 indices: HashMap::new(),
                 scratch_key: String::new(),
@@ -32,7 +33,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
 
     /// Swaps a complete relist in, in one step: readers wait only for the swap, and never see
     /// half a list. Returns the objects in list order and the previous contents.
-    pub(crate) fn swap_in(&self, relist: Relist<K>) -> (Vec<Arc<K>>, HashMap<Key, Item<K>>) {
+    pub(crate) fn swap_in(&self, relist: Relist<K>) -> (Vec<Arc<K>>, HashMap<Key, Arc<K>>) {
         let Relist {
             cache: mut fresh,
             listed,
@@ -75,12 +76,9 @@ impl<K: Resource> Relist<K> {
             true => Fingerprint::of_trees(object.meta()),
             false => Fingerprint::NONE,
         };
-        if let Some(earlier) = self
-            .cache
-            .items
-            .insert(key.clone(), Item::new(object.clone(), field_sets))
-        {
-            self.cache.unindex(&key, &earlier.object);
+        self.cache.set_field_sets(&key, field_sets);
+        if let Some(earlier) = self.cache.items.insert(key.clone(), object.clone()) {
+            self.cache.unindex(&key, &earlier);
         }
         self.cache.index(&key, &object);
         self.listed.push(object);

@@ -28,8 +28,7 @@ fn replace(store: &Store<ConfigMap>, objects: Vec<Arc<ConfigMap>>) -> HashMap<Ke
     for object in objects {
         relist.add(object);
     }
-    let previous = store.swap_in(relist).1;
-    previous.into_iter().map(|(key, item)| (key, item.object)).collect()
+    store.swap_in(relist).1
 }
 
 fn team(object: &ConfigMap) -> Vec<String> {

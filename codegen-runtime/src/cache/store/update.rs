@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use kube::Resource;
 
-use super::{Cache, Item, NAMESPACE_INDEX, Stored, remove_key, values_of};
+use super::{Cache, NAMESPACE_INDEX, Stored, remove_key, values_of};
 use crate::cache::field_sets::{FieldSetTexts, Fingerprint, holds_field_sets, take_field_sets};
 use crate::cache::key::Key;
 use crate::cache::reuse::{Unchanged, has_field_sets, keep_unchanged};
@@ -23,13 +23,12 @@ impl<K> Cache<K> {
     where
         K: Resource,
     {
-        let Some(item) = self.items.get_mut(key) else {
-            self.items.insert(Key::from(key), Item::new(fresh.clone(), field_sets));
+        self.set_field_sets(key, field_sets);
+        let Some(stored) = self.items.get_mut(key) else {
+            self.items.insert(Key::from(key), fresh.clone());
             self.index(key, &fresh);
             return (fresh, None);
         };
-        item.set_field_sets(field_sets);
-        let stored = &mut item.object;
         // Keeping needs the replaced object held by the store alone: user indexes hold more
         // references to it, and a change of namespace moves its index entry.
         let keeps = unchanged == Unchanged::Keep
@@ -71,23 +70,24 @@ impl<K> Cache<K> {
     where
         K: Resource,
     {
-        let Some(item) = self.items.get_mut(key) else {
+        let held = self.field_sets.get(key).copied().unwrap_or(Fingerprint::NONE);
+        let Some(stored) = self.items.get_mut(key) else {
             return Err(fresh);
         };
-        let namespace = item.object.meta().namespace.as_deref();
+        let namespace = stored.meta().namespace.as_deref();
         let entry = namespace.and_then(|ns| self.indices.get_mut(NAMESPACE_INDEX)?.get_mut(ns)?.get_mut(key));
         let holders = match &entry {
-            Some(entry) if Arc::ptr_eq(entry, &item.object) => 2,
+            Some(entry) if Arc::ptr_eq(entry, stored) => 2,
             Some(_) => return Err(fresh),
             None if namespace.is_some() => return Err(fresh),
             None => 1,
         };
         let alone = self.indexers.len() == 1
-            && Arc::strong_count(&item.object) == holders
-            && Arc::weak_count(&item.object) == 0
+            && Arc::strong_count(stored) == holders
+            && Arc::weak_count(stored) == 0
             && Arc::get_mut(&mut fresh).is_some()
-            && item.object.meta().namespace == fresh.meta().namespace;
-        if !alone || !holds_field_sets(item.object.meta(), item.field_sets(), texts) {
+            && stored.meta().namespace == fresh.meta().namespace;
+        if !alone || !holds_field_sets(stored.meta(), held, texts) {
             return Err(fresh);
         }
         // With the index's reference dropped, the items' is the only one: no reader can clone
@@ -95,16 +95,16 @@ impl<K> Cache<K> {
         let fresh = match entry {
             Some(entry) => {
                 drop(std::mem::replace(entry, fresh));
-                if !take_between(entry, &mut item.object) {
-                    return Err(std::mem::replace(entry, item.object.clone()));
+                if !take_between(entry, stored) {
+                    return Err(std::mem::replace(entry, stored.clone()));
                 }
                 entry.clone()
             }
-            None if take_between(&mut fresh, &mut item.object) => fresh,
+            None if take_between(&mut fresh, stored) => fresh,
             None => return Err(fresh),
         };
-        item.set_field_sets(texts.fingerprint());
-        let old = std::mem::replace(&mut item.object, fresh.clone());
+        let old = std::mem::replace(stored, fresh.clone());
+        self.set_field_sets(key, texts.fingerprint());
         Ok((fresh, Some(old)))
     }
 
