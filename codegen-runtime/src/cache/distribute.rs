@@ -274,7 +274,62 @@ impl<K: InformerObject> Shared<K> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
+    use kube::api::ObjectMeta;
+
     use super::*;
+    use crate::cache::wire::pending;
+    use crate::cache::{HandlerFns, InformerOptions, SharedIndexInformer};
+
+    /// ConfigMap `a` at `resource_version`, with one writer's field set.
+    fn cm(resource_version: &str) -> ConfigMap {
+        ConfigMap {
+            metadata: ObjectMeta {
+                name: Some("a".to_owned()),
+                namespace: Some("default".to_owned()),
+                resource_version: Some(resource_version.to_owned()),
+                managed_fields: Some(vec![ManagedFieldsEntry {
+                    manager: Some("m".to_owned()),
+                    fields_v1: Some(FieldsV1(serde_json::json!({"f:data": {".": {}, "f:k": {}}}))),
+                    ..ManagedFieldsEntry::default()
+                }]),
+                ..ObjectMeta::default()
+            },
+            data: Some([("k".to_owned(), resource_version.to_owned())].into()),
+            ..ConfigMap::default()
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn an_update_left_as_text_should_reach_the_store_and_a_handler_added_meanwhile_whole() {
+        let server = fake_apiserver::FakeApiServer::new();
+        let informer = SharedIndexInformer::<ConfigMap>::new(server.client(), InformerOptions::default());
+        let shared = informer.shared();
+        let mut relist = shared.store.relist(true);
+        relist.add(Arc::new(cm("1")));
+        shared.store.swap_in(relist);
+
+        // No handler: the cached trees are taken over.
+        let (fresh, texts) = pending(&cm("2"));
+        shared.apply(fresh, Some(texts));
+        assert_eq!(*shared.store.get("default/a").unwrap(), cm("2"));
+
+        // A handler registered between the decode and the apply: the texts are decoded, and
+        // the handler gets both objects whole.
+        let (fresh, texts) = pending(&cm("3"));
+        let updates = Arc::new(Mutex::new(Vec::new()));
+        let heard = updates.clone();
+        let handler = HandlerFns::new().on_update(move |old: Arc<ConfigMap>, new: Arc<ConfigMap>| {
+            heard.lock().unwrap().push(((*old).clone(), (*new).clone()));
+        });
+        informer.add_inline_event_handler(handler);
+        shared.apply(fresh, Some(texts));
+        assert_eq!(*updates.lock().unwrap(), [(cm("2"), cm("3"))]);
+        assert_eq!(*shared.store.get("default/a").unwrap(), cm("3"));
+    }
 
     #[test]
     fn an_update_should_keep_unchanged_field_sets_only_where_the_replaced_object_is_freed() {

@@ -1,7 +1,8 @@
 //! The store's tests: keys, indexes, replace, apply, and updates that keep or take field sets.
 use super::*;
-use crate::cache::field_sets::{FieldSetTexts, Fingerprint};
+use crate::cache::field_sets::Fingerprint;
 use crate::cache::split_key;
+use crate::cache::wire::pending;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
 use kube::api::ObjectMeta;
@@ -243,18 +244,6 @@ fn an_update_that_moves_an_object_out_of_the_empty_namespace_should_leave_no_ind
     assert!(store.index_values(NAMESPACE_INDEX).unwrap().is_empty());
 }
 
-/// `object` as a watch line's update decodes it, its field sets left as text.
-fn pending(object: &ConfigMap) -> (Arc<ConfigMap>, FieldSetTexts) {
-    let line = format!(
-        r#"{{"type":"MODIFIED","object":{}}}"#,
-        serde_json::to_string(object).unwrap()
-    );
-    match crate::cache::wire::decode_event(&bytes::Bytes::from(line), true).unwrap() {
-        crate::cache::wire::WireEvent::ModifiedPending { object, field_sets } => (object, field_sets),
-        _ => panic!("the field sets were not left as text"),
-    }
-}
-
 /// A store holding `cm("a", "one", "red")` as listed, its field sets fingerprinted.
 fn listed() -> Store<ConfigMap> {
     let store = Store::new();
@@ -270,7 +259,7 @@ fn an_update_should_take_the_field_sets_of_the_object_it_replaces_when_its_texts
     for value in ["v2", "v3"] {
         let cached_fields = fields_at(&store.get("a/one").unwrap());
         let expected = with_data(&store.get("a/one").unwrap(), value);
-        let (fresh, texts) = pending(&expected);
+        let (fresh, texts) = pending(&*expected);
         let (stored, old) = store.apply_taking(fresh, &texts).expect("taken");
         assert_eq!(*stored, *expected, "the stored object is the update, whole");
         assert_eq!(fields_at(&stored), cached_fields, "the cached trees, moved");
@@ -306,7 +295,7 @@ fn an_update_should_be_handed_back_with_nothing_changed_when_the_replaced_object
     ] {
         // Only the address: a reference held here would be one more holder.
         let cached = Arc::as_ptr(&store.get("a/one").unwrap());
-        let (fresh, texts) = pending(&with_data(&cm("a", "one", "red"), "v2"));
+        let (fresh, texts) = pending(&*with_data(&cm("a", "one", "red"), "v2"));
         let fresh = store.apply_taking(fresh, &texts).expect_err(case);
         let stored = store.get("a/one").unwrap();
         assert_eq!(Arc::as_ptr(&stored), cached, "{case}");

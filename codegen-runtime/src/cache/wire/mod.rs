@@ -30,5 +30,22 @@ pub(super) fn text(bytes: &[u8]) -> Result<&str, serde_json::Error> {
     std::str::from_utf8(bytes).map_err(serde_json::Error::custom)
 }
 
+/// `object` as a watch line's update decodes it for an informer without handlers: its field
+/// sets left as text.
+#[cfg(test)]
+pub(crate) fn pending<K>(object: &K) -> (std::sync::Arc<K>, crate::cache::field_sets::FieldSetTexts)
+where
+    K: serde::Serialize + serde::de::DeserializeOwned + kube::Resource,
+{
+    let line = format!(
+        r#"{{"type":"MODIFIED","object":{}}}"#,
+        serde_json::to_string(object).unwrap()
+    );
+    match decode_event(&bytes::Bytes::from(line), true).unwrap() {
+        WireEvent::ModifiedPending { object, field_sets } => (object, field_sets),
+        _ => panic!("the field sets were not left as text"),
+    }
+}
+
 #[cfg(test)]
 mod tests;
