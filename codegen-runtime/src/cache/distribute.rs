@@ -102,22 +102,6 @@ impl<K: InformerObject> Shared<K> {
         key
     }
 
-    /// `object` with its field sets decoded from `texts`, or `None` (logged) if one does not
-    /// decode: then, as for any object that does not decode, the store keeps its cached state.
-    pub(super) fn with_field_sets(&self, mut object: Arc<K>, texts: &FieldSetTexts) -> Option<Arc<K>> {
-        // Unshared: it comes from the decode.
-        match texts.decode_into(Arc::make_mut(&mut object).meta_mut()) {
-            Ok(()) => Some(object),
-            Err(error) => {
-                self.skip(Lenient::Failed {
-                    metadata: Box::new(object.meta().clone()),
-                    error: format!("metadata.managedFields: {error}"),
-                });
-                None
-            }
-        }
-    }
-
     fn notify(&self, dispatch: &mut Dispatch<K>, make: impl Fn() -> Notification<K>) {
         dispatch.listeners.retain_mut(|listener| listener.send(make()));
     }
@@ -137,7 +121,7 @@ impl<K: InformerObject> Shared<K> {
                     },
                     false => object,
                 };
-                let Some(object) = self.with_field_sets(object, &texts) else {
+                let Some(object) = self.decoded(texts.complete(object)) else {
                     return;
                 };
                 (object, texts.fingerprint())

@@ -17,10 +17,13 @@ use std::cell::RefCell;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher, RandomState};
 use std::ops::Range;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use bytes::Bytes;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ObjectMeta};
+use kube::Resource;
+
+use super::decode::Lenient;
 
 /// A keyed hash of an object's field-set texts, in entry order; [`Fingerprint::NONE`] where
 /// it is not known (an object without field sets, or one whose update was decoded whole).
@@ -58,15 +61,10 @@ impl Fingerprint {
         thread_local! {
             static TEXTS: RefCell<(Vec<u8>, Vec<usize>)> = const { RefCell::new((Vec::new(), Vec::new())) };
         }
-        let trees = meta
-            .managed_fields
-            .iter()
-            .flatten()
-            .filter_map(|entry| entry.fields_v1.as_ref());
         TEXTS.with_borrow_mut(|(text, ends)| {
             text.clear();
             ends.clear();
-            for FieldsV1(tree) in trees {
+            for FieldsV1(tree) in trees(meta) {
                 if serde_json::to_writer(&mut *text, tree).is_err() {
                     return Self::NONE;
                 }
@@ -93,8 +91,8 @@ pub(crate) struct FieldSetTexts {
 
 impl FieldSetTexts {
     /// The texts `captured` from `line`, if they are exactly `meta`'s field sets: each of
-    /// those a placeholder, one per text (so none came from elsewhere in the object, such as a
-    /// pod template's metadata), and each text in `line`.
+    /// those a placeholder, one per text (not so when serde decoded the metadata out of the
+    /// capture's way, buffered for a flattened or untagged `K`), and each text in `line`.
     pub(crate) fn new(line: &Bytes, captured: &[&str], meta: &ObjectMeta) -> Option<Self> {
         if !placeholders(meta, captured.len()) {
             return None;
@@ -113,6 +111,19 @@ impl FieldSetTexts {
             spans,
             fingerprint: Fingerprint::of_texts(captured.iter().map(|text| text.as_bytes())),
         })
+    }
+
+    /// `object` with these texts decoded into its field sets; a misfit if one does not decode,
+    /// which the informer logs and skips as any object that does not decode.
+    pub(crate) fn complete<K: Resource + Clone>(&self, mut object: Arc<K>) -> Lenient<K> {
+        // Unshared (it comes from the decode), so this does not copy it.
+        match self.decode_into(Arc::make_mut(&mut object).meta_mut()) {
+            Ok(()) => Lenient::Decoded(object),
+            Err(error) => Lenient::Failed {
+                metadata: Box::new(object.meta().clone()),
+                error: format!("metadata.managedFields: {error}"),
+            },
+        }
     }
 
     /// What the store keeps to recognize these field sets in the object's next update.
@@ -143,24 +154,22 @@ impl fmt::Debug for FieldSetTexts {
     }
 }
 
-/// How many of `meta`'s managed-fields entries have a field set.
-fn field_sets(meta: &ObjectMeta) -> usize {
+/// `meta`'s field sets, in entry order.
+fn trees(meta: &ObjectMeta) -> impl Iterator<Item = &FieldsV1> + Clone {
     let entries = meta.managed_fields.iter().flatten();
-    entries.filter(|entry| entry.fields_v1.is_some()).count()
+    entries.filter_map(|entry| entry.fields_v1.as_ref())
 }
 
 /// Whether `meta` has `count` field sets, each a placeholder: `null`, which a decoded field set
 /// never is (a `null` in the JSON is no field set).
 fn placeholders(meta: &ObjectMeta, count: usize) -> bool {
-    let entries = meta.managed_fields.iter().flatten();
-    let mut field_sets = entries.filter_map(|entry| entry.fields_v1.as_ref());
-    field_sets.clone().count() == count && field_sets.all(|FieldsV1(tree)| tree.is_null())
+    trees(meta).count() == count && trees(meta).all(|FieldsV1(tree)| tree.is_null())
 }
 
 /// Whether `cached`, whose field sets' fingerprint is `held`, holds the field sets `texts`
 /// are of.
 pub(crate) fn holds_field_sets(cached: &ObjectMeta, held: Fingerprint, texts: &FieldSetTexts) -> bool {
-    held != Fingerprint::NONE && held == texts.fingerprint && field_sets(cached) == texts.spans.len()
+    held != Fingerprint::NONE && held == texts.fingerprint && trees(cached).count() == texts.spans.len()
 }
 
 /// Moves `cached`'s field sets into `fresh`'s, in order (where [`holds_field_sets`] says they
@@ -172,7 +181,7 @@ pub(crate) fn take_field_sets(fresh: &mut ObjectMeta, cached: &mut ObjectMeta) {
     }
 }
 
-/// `meta`'s field sets, in entry order.
+/// `meta`'s field sets, in entry order, to change.
 fn slots(meta: &mut ObjectMeta) -> impl Iterator<Item = &mut FieldsV1> {
     let entries = meta.managed_fields.iter_mut().flatten();
     entries.filter_map(|entry| entry.fields_v1.as_mut())

@@ -174,24 +174,14 @@ impl<K: InformerObject> Reflector<'_, K> {
                 (delta, has_version)
             }
             WireEvent::ModifiedPending { object, field_sets } => {
-                let has_version = resume_from(last, object.meta());
                 // Left as text only for an informer without a transform, and outside a
                 // streaming list's initial events; decoded here should that ever change.
-                let delta = match initial.as_mut() {
-                    None if self.shared.options.transform.is_none() => Some(Delta::Apply(object, Some(field_sets))),
-                    initial => {
-                        let object = self.shared.with_field_sets(object, &field_sets);
-                        match (object.map(|object| self.shared.keep(object)), initial) {
-                            (Some(object), Some(initial)) => {
-                                initial.objects.push(object);
-                                None
-                            }
-                            (Some(object), None) => Some(Delta::Apply(object, None)),
-                            (None, _) => None,
-                        }
-                    }
-                };
-                (delta, has_version)
+                if initial.is_some() || self.shared.options.transform.is_some() {
+                    let whole = WireEvent::Modified(field_sets.complete(object));
+                    return self.on_event(whole, initial, last);
+                }
+                let has_version = resume_from(last, object.meta());
+                (Some(Delta::Apply(object, Some(field_sets))), has_version)
             }
             WireEvent::Deleted(object) => {
                 let key = object_key(&object);

@@ -259,12 +259,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
     /// Stores `object`, its field sets' fingerprint `field_sets`; returns it as stored and what
     /// it replaced. With [`Unchanged::Keep`] the stored object may own the replaced one's
     /// unchanged field sets: hand it over unshared, so that it can.
-    pub(crate) fn apply(
-        &self,
-        object: Arc<K>,
-        field_sets: Fingerprint,
-        unchanged: Unchanged,
-    ) -> (Arc<K>, Option<Arc<K>>) {
+    pub(crate) fn apply(&self, object: Arc<K>, field_sets: Fingerprint, unchanged: Unchanged) -> Stored<K> {
         let mut cache = self.write();
         let mut key = std::mem::take(&mut cache.scratch_key);
         write_key(&mut key, object.meta());

@@ -8,7 +8,6 @@ use kube::Resource;
 use super::{Cache, IndexFn, Store, build_index};
 use crate::cache::field_sets::Fingerprint;
 use crate::cache::key::{Key, write_key};
-use crate::cache::reuse::has_field_sets;
 
 impl<K: Resource + Send + Sync + 'static> Store<K> {
     /// An empty cache with this store's indexers, for a relist to fill while its pages arrive.
@@ -72,7 +71,7 @@ impl<K: Resource> Relist<K> {
         // Built in the reused buffer: a key that fits inline allocates nothing.
         write_key(&mut self.cache.scratch_key, object.meta());
         let key = Key::from(self.cache.scratch_key.as_str());
-        let field_sets = match self.fingerprints && has_field_sets(object.meta()) {
+        let field_sets = match self.fingerprints {
             true => Fingerprint::of_trees(object.meta()),
             false => Fingerprint::NONE,
         };

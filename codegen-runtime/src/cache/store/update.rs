@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::Resource;
 
 use super::{Cache, NAMESPACE_INDEX, Stored, remove_key, values_of};
@@ -13,13 +14,7 @@ use crate::cache::reuse::{Unchanged, has_field_sets, keep_unchanged};
 impl<K> Cache<K> {
     /// Stores `fresh` under `key`, its field sets' fingerprint `field_sets`; returns it as
     /// stored and the object it replaced.
-    pub(super) fn put(
-        &mut self,
-        key: &str,
-        mut fresh: Arc<K>,
-        field_sets: Fingerprint,
-        unchanged: Unchanged,
-    ) -> (Arc<K>, Option<Arc<K>>)
+    pub(super) fn put(&mut self, key: &str, fresh: Arc<K>, field_sets: Fingerprint, unchanged: Unchanged) -> Stored<K>
     where
         K: Resource,
     {
@@ -37,22 +32,20 @@ impl<K> Cache<K> {
             && stored.meta().namespace == fresh.meta().namespace;
         let namespace = stored.meta().namespace.as_deref().filter(|_| keeps);
         let entry = namespace.and_then(|ns| self.indices.get_mut(NAMESPACE_INDEX)?.get_mut(ns)?.get_mut(key));
-        if !keeps || (entry.is_none() && stored.meta().namespace.is_some()) {
-            let old = std::mem::replace(stored, fresh.clone());
-            self.reindex(key, &old, &fresh);
-            return (fresh, Some(old));
-        }
-        // The index entry takes the fresh object, moved and not cloned: then `get_mut` finds
-        // both objects unshared unless a reader or a handler holds the replaced one.
-        if let Some(entry) = entry {
-            drop(std::mem::replace(entry, fresh));
-            if let (Some(new), Some(old)) = (Arc::get_mut(entry), Arc::get_mut(stored)) {
-                keep_unchanged(new.meta_mut(), old.meta_mut());
+        let kept = match entry {
+            None if !keeps || stored.meta().namespace.is_some() => Err(fresh),
+            entry => with_both(entry, fresh, stored, keep_unchanged),
+        };
+        // Not kept (a reader or a handler holds the replaced object): the indexes still hold
+        // the replaced object, and move to the fresh one.
+        let fresh = match kept {
+            Ok(fresh) => fresh,
+            Err(fresh) => {
+                let old = std::mem::replace(stored, fresh.clone());
+                self.reindex(key, &old, &fresh);
+                return (fresh, Some(old));
             }
-            fresh = entry.clone();
-        } else if let (Some(new), Some(old)) = (Arc::get_mut(&mut fresh), Arc::get_mut(stored)) {
-            keep_unchanged(new.meta_mut(), old.meta_mut());
-        }
+        };
         let old = std::mem::replace(stored, fresh.clone());
         (fresh, Some(old))
     }
@@ -90,19 +83,9 @@ impl<K> Cache<K> {
         if !alone || !holds_field_sets(stored.meta(), held, texts) {
             return Err(fresh);
         }
-        // With the index's reference dropped, the items' is the only one: no reader can clone
-        // it while the write lock is held. Were it not, nothing would be changed.
-        let fresh = match entry {
-            Some(entry) => {
-                drop(std::mem::replace(entry, fresh));
-                if !take_between(entry, stored) {
-                    return Err(std::mem::replace(entry, stored.clone()));
-                }
-                entry.clone()
-            }
-            None if take_between(&mut fresh, stored) => fresh,
-            None => return Err(fresh),
-        };
+        // With the index's reference dropped the items' is the only one, and no reader can
+        // clone it while the write lock is held.
+        let fresh = with_both(entry, fresh, stored, take_field_sets)?;
         let old = std::mem::replace(stored, fresh.clone());
         self.set_field_sets(key, texts.fingerprint());
         Ok((fresh, Some(old)))
@@ -148,13 +131,28 @@ impl<K> Cache<K> {
     }
 }
 
-/// Moves `cached`'s field sets into `fresh`, if both are unshared; whether it did.
-fn take_between<K: Resource>(fresh: &mut Arc<K>, cached: &mut Arc<K>) -> bool {
-    match (Arc::get_mut(fresh), Arc::get_mut(cached)) {
-        (Some(fresh), Some(cached)) => {
-            take_field_sets(fresh.meta_mut(), cached.meta_mut());
-            true
+/// Moves `fresh` into the namespace index's `entry` (not a clone: then the items hold the only
+/// other reference to `stored`) and calls `act` with both objects' metadata, if both are
+/// unshared. Returns the fresh object as stored; or, where `act` could not run (a reader or a
+/// handler holds `stored`), `fresh`, with `entry` holding `stored` again.
+fn with_both<K: Resource>(
+    entry: Option<&mut Arc<K>>,
+    mut fresh: Arc<K>,
+    stored: &mut Arc<K>,
+    act: impl FnOnce(&mut ObjectMeta, &mut ObjectMeta),
+) -> Result<Arc<K>, Arc<K>> {
+    let slot = match entry {
+        Some(entry) => {
+            drop(std::mem::replace(entry, fresh));
+            entry
         }
-        _ => false,
+        None => &mut fresh,
+    };
+    match (Arc::get_mut(slot), Arc::get_mut(stored)) {
+        (Some(new), Some(old)) => {
+            act(new.meta_mut(), old.meta_mut());
+            Ok(slot.clone())
+        }
+        _ => Err(std::mem::replace(slot, stored.clone())),
     }
 }

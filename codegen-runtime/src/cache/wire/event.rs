@@ -62,7 +62,8 @@ pub(crate) fn decode_event<K: DeserializeOwned + Resource>(
                     if let Some(field_sets) = FieldSetTexts::new(line, &captured, object.meta()) {
                         return Ok(WireEvent::ModifiedPending { object, field_sets });
                     }
-                    // Field sets elsewhere in the object than its managed fields: decoded whole.
+                    // Not the object's own field sets (serde decoded its metadata out of the
+                    // capture's way): decoded whole.
                 }
                 event if captured.is_empty() => return Ok(event),
                 _ => {}
