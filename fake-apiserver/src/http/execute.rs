@@ -49,16 +49,24 @@ impl Inner {
             validation: query.validation(),
             warnings: warnings.clone(),
         };
-        // The body is decoded and checked before the lock: it needs nothing stored. Its error
-        // still comes after the resource's, as kube-apiserver routes before it decodes.
-        // A `/scale` body is a Scale, checked as one, whatever the resource.
+        // A create or update body is decoded and checked before the lock: it needs nothing
+        // stored. A `/scale` body is a Scale, checked as one, whatever the resource.
         let sent_as = match subresource {
             Some("scale") if route.verb == Verb::Update => &scale::BODY_TYPE,
             _ => &**info,
         };
-        let whole_object = route.verb == Verb::Create || route.verb == Verb::Update;
-        let checked = whole_object.then(|| write::check(sent_as, decoding::decode_object(sent_as, body)?, &opts));
-        let outcome = self.run_locked(route, query, content_type, body, checked, &manager, &opts)?;
+        let check = || write::check(sent_as, decoding::decode_object(sent_as, body)?, &opts);
+        let action = match route.verb {
+            Verb::Get => Action::Get,
+            Verb::List => Action::List,
+            Verb::Create => Action::Create(check()),
+            Verb::Update => Action::Update(check()),
+            Verb::Patch => Action::Patch,
+            Verb::Delete => Action::Delete,
+            Verb::DeleteCollection => Action::DeleteCollection,
+            Verb::Watch => unreachable!("watches are streamed by resource_request"),
+        };
+        let outcome = self.run_locked(route, query, content_type, body, action, &manager, &opts)?;
         // The answer is rendered after the lock is released.
         match outcome {
             Outcome::Object(code, stored) => {
@@ -100,7 +108,7 @@ impl Inner {
         query: &Query,
         content_type: &str,
         body: &Bytes,
-        checked: Option<Result<Checked, ApiStatus>>,
+        action: Action,
         manager: &str,
         opts: &WriteOpts,
     ) -> Result<Outcome, ApiStatus> {
@@ -120,31 +128,30 @@ impl Inner {
         if state.registry.find(&info.group, &info.version, &info.plural).is_none() {
             return Err(ApiStatus::no_route());
         }
-        let checked = checked.transpose()?;
-        match (route.verb, checked) {
-            (Verb::Get, _) => {
+        match action {
+            Action::Get => {
                 let found = read::get(&state, info, namespace, name)?;
                 if subresource == Some("scale") {
                     return Ok(Outcome::Scale(StatusCode::OK, scale::view(info, &found)));
                 }
                 Ok(Outcome::Object(StatusCode::OK, found))
             }
-            (Verb::List, _) => Ok(Outcome::List(read::list(&state, info, namespace, query)?)),
-            (Verb::Create, Some(sent)) => Ok(object(
+            Action::List => Ok(Outcome::List(read::list(&state, info, namespace, query)?)),
+            // A body's error comes after the resource's, as kube-apiserver routes before it
+            // decodes.
+            Action::Create(sent) => Ok(object(
                 StatusCode::CREATED,
-                write::create(&mut state, info, namespace, sent, opts)?,
+                write::create(&mut state, info, namespace, sent?, opts)?,
             )),
-            (Verb::Update, Some(sent)) if subresource == Some("scale") => {
-                let scale = scale::update(&mut state, info, namespace, name, sent, opts)?;
+            Action::Update(sent) if subresource == Some("scale") => {
+                let scale = scale::update(&mut state, info, namespace, name, sent?, opts)?;
                 Ok(object(StatusCode::OK, scale))
             }
-            (Verb::Update, Some(sent)) => Ok(object(
+            Action::Update(sent) => Ok(object(
                 StatusCode::OK,
-                write::update(&mut state, info, namespace, name, sent, subresource, opts)?,
+                write::update(&mut state, info, namespace, name, sent?, subresource, opts)?,
             )),
-            // Every create and update body is checked before the lock (`execute`).
-            (Verb::Create | Verb::Update, None) => Err(ApiStatus::internal("a write's body was not checked")),
-            (Verb::Patch, _) => {
+            Action::Patch => {
                 let request = PatchRequest {
                     namespace,
                     name,
@@ -162,7 +169,7 @@ impl Inner {
                     patched,
                 ))
             }
-            (Verb::Delete, _) => {
+            Action::Delete => {
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
                 let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
                 let (last, gone) = delete::delete(&mut state, info, namespace, name, &opts)?;
@@ -182,7 +189,7 @@ impl Inner {
                 }
                 Ok(object(code, last))
             }
-            (Verb::DeleteCollection, _) => {
+            Action::DeleteCollection => {
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
                 let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
                 let filter = Filter::from_query(info, query)?;
@@ -197,9 +204,19 @@ impl Inner {
                     remaining: None,
                 }))
             }
-            (Verb::Watch, _) => unreachable!("watches are streamed by resource_request"),
         }
     }
+}
+
+/// A verb as it runs under the lock: a create or update with its body, checked before it.
+enum Action {
+    Get,
+    List,
+    Create(Result<Checked, ApiStatus>),
+    Update(Result<Checked, ApiStatus>),
+    Patch,
+    Delete,
+    DeleteCollection,
 }
 
 /// What a verb answers, before it is rendered.
