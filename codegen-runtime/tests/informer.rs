@@ -1,7 +1,7 @@
 //! Shared informers on the in-memory API server, what the cache holds: tombstones after a forced
 //! 410, a transform before the store, objects that do not decode, one watch per type in a
-//! factory, an engine that panics, updates whose field sets are taken from the cache (handlers
-//! and subscriptions: `handlers.rs`).
+//! factory, an engine that panics, updates whose field sets are taken from the cache, managed
+//! fields stripped (handlers and subscriptions: `handlers.rs`).
 
 #[path = "support/informers.rs"]
 mod informers;
@@ -310,4 +310,63 @@ async fn an_informer_without_handlers_should_hold_every_update_whole_with_its_ma
         assert_eq!(*cached, expected, "after {manager}'s update to {value}");
     }
     informer.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_informer_stripping_managed_fields_should_hold_the_servers_objects_without_them() {
+    use kube::runtime::watcher;
+
+    let server = FakeApiServer::new();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    // With data, so that the server records a writer of it.
+    let with_data = |name: &str| {
+        let mut cm = configmap(name);
+        cm.data = Some([("k".to_owned(), name.to_owned())].into());
+        cm
+    };
+    for name in ["a", "b"] {
+        api.create(&PostParams::default(), &with_data(name)).await.unwrap();
+    }
+    // The server's object as a stripping informer should hold it.
+    let stripped = |mut cm: ConfigMap| {
+        assert!(!cm.managed_fields().is_empty(), "the server tracks the writers");
+        cm.metadata.managed_fields = None;
+        cm
+    };
+    let configs = [watcher::Config::default(), watcher::Config::default().streaming_lists()];
+    for (round, config) in configs.into_iter().enumerate() {
+        let options = InformerOptions {
+            watcher: config,
+            strip_managed_fields: true,
+            ..InformerOptions::default()
+        };
+        let informer = SharedIndexInformer::<ConfigMap>::new(server.client(), options);
+        let mut subscription = informer.subscribe();
+        informer.run();
+        assert!(informer.wait_for_sync().await);
+        for name in ["a", "b"] {
+            let cached = informer.store().get(&format!("default/{name}")).unwrap();
+            assert_eq!(*cached, stripped(api.get(name).await.unwrap()), "{name} as listed");
+        }
+
+        // An update and an add, as watched, and as the handlers hear them.
+        let patch = Patch::Merge(json!({"data": {"k": round.to_string()}}));
+        let updated = api.patch("a", &PatchParams::default(), &patch).await.unwrap();
+        let added = api.create(&PostParams::default(), &with_data("c")).await.unwrap();
+        let (mut heard, mut events) = (Vec::new(), 0);
+        while events < 2 {
+            let next = tokio::time::timeout(Duration::from_secs(20), subscription.next());
+            match next.await.expect("the watch delivers").unwrap() {
+                Notification::Update { old, new } => heard.extend([(*old).clone(), (*new).clone()]),
+                Notification::Add { object, .. } if object.name_any() == "c" => heard.push((*object).clone()),
+                _ => continue,
+            }
+            events += 1;
+        }
+        assert!(heard.iter().all(|cm| cm.metadata.managed_fields.is_none()), "{heard:?}");
+        assert_eq!(*informer.store().get("default/a").unwrap(), stripped(updated));
+        assert_eq!(*informer.store().get("default/c").unwrap(), stripped(added));
+        api.delete("c", &DeleteParams::default()).await.unwrap();
+        informer.shutdown().await;
+    }
 }

@@ -62,15 +62,21 @@ fn unchanged_for(apply_events: ApplyEvents, handled_here: bool) -> Unchanged {
 }
 
 impl<K: InformerObject> Shared<K> {
-    /// An object as the store keeps it: transformed, shared.
+    /// An object as the store keeps it: without managed fields if they are stripped,
+    /// transformed, shared.
     pub(super) fn keep(&self, mut object: Arc<K>) -> Arc<K> {
         debug_assert_eq!(
             Arc::strong_count(&object),
             1,
             "a decoded object reaches the store unshared"
         );
-        if let Some(transform) = &self.options.transform {
+        // Skipped where decoded, but a misfit decoded on its own, or a `K` that reads its
+        // metadata out of the decoder's way, still has them.
+        if self.options.strip_managed_fields && object.meta().managed_fields.is_some() {
             // Not shared yet: `make_mut` changes it in place, without a copy.
+            Arc::make_mut(&mut object).meta_mut().managed_fields = None;
+        }
+        if let Some(transform) = &self.options.transform {
             transform(Arc::make_mut(&mut object));
         }
         object
@@ -313,6 +319,32 @@ mod tests {
         shared.apply(fresh, Some(texts));
         assert_eq!(*updates.lock().unwrap(), [(cm("2"), cm("3"))]);
         assert_eq!(*shared.store.get("default/a").unwrap(), cm("3"));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn an_object_decoded_with_its_managed_fields_should_be_stored_without_them_where_they_are_stripped() {
+        // A misfit's lenient decode, or a `K` that reads its metadata out of the decoder's
+        // way, hands over managed fields: they go before the transform and the store.
+        let server = fake_apiserver::FakeApiServer::new();
+        let transform_saw = Arc::new(Mutex::new(None));
+        let saw = transform_saw.clone();
+        let options = InformerOptions {
+            strip_managed_fields: true,
+            transform: Some(Arc::new(move |cm: &mut ConfigMap| {
+                *saw.lock().unwrap() = Some(cm.metadata.managed_fields.clone());
+            })),
+            ..InformerOptions::default()
+        };
+        let informer = SharedIndexInformer::<ConfigMap>::new(server.client(), options);
+        let kept = informer.shared().keep(Arc::new(cm("1")));
+        let mut expected = cm("1");
+        expected.metadata.managed_fields = None;
+        assert_eq!(*kept, expected);
+        assert_eq!(
+            *transform_saw.lock().unwrap(),
+            Some(None),
+            "stripped before the transform"
+        );
     }
 
     #[test]

@@ -68,6 +68,7 @@ struct Options {
     resync_per_type: HashMap<TypeId, Duration>,
     transforms: HashMap<TypeId, Box<dyn Any + Send + Sync>>,
     tweak: Option<TweakWatcher>,
+    strip_managed_fields: bool,
     apply_events: ApplyEvents,
 }
 
@@ -166,6 +167,7 @@ impl SharedInformerFactory {
                 .get(&type_id)
                 .and_then(|t| t.downcast_ref::<Transform<K>>())
                 .cloned(),
+            strip_managed_fields: options.strip_managed_fields,
             apply_events: options.apply_events,
         }
     }
@@ -261,6 +263,14 @@ impl<F: From<SharedInformerFactory>> SharedInformerFactoryBuilder<F> {
         self
     }
 
+    /// Stores every informer's objects without their managed fields, skipped unread
+    /// ([`InformerOptions::strip_managed_fields`]; client-go's `TransformStripManagedFields`
+    /// as a default transform, as controller-runtime sets it).
+    pub fn strip_managed_fields(mut self) -> Self {
+        self.options.strip_managed_fields = true;
+        self
+    }
+
     /// Adjusts every informer's watcher configuration.
     pub fn tweak_watcher(mut self, tweak: impl Fn(watcher::Config) -> watcher::Config + Send + Sync + 'static) -> Self {
         self.options.tweak = Some(Arc::new(tweak));
@@ -301,12 +311,15 @@ mod tests {
             .namespace("default")
             .resync(Duration::from_secs(30))
             .apply_events(ApplyEvents::OnOwnTask)
+            .strip_managed_fields()
             .build();
         let options = factory.options_for::<ConfigMap>();
         assert_eq!(options.namespace.as_deref(), Some("default"));
         assert_eq!(options.resync, Some(Duration::from_secs(30)));
         assert_eq!(options.apply_events, ApplyEvents::OnOwnTask);
+        assert!(options.strip_managed_fields);
         let default = SharedInformerFactory::new(server.client()).options_for::<ConfigMap>();
         assert_eq!(default.apply_events, ApplyEvents::WhereDecoded);
+        assert!(!default.strip_managed_fields);
     }
 }

@@ -34,6 +34,15 @@ pub struct InformerOptions<K> {
     pub resync: Option<Duration>,
     /// Applied to every object before it is stored.
     pub transform: Option<Transform<K>>,
+    /// Store objects without their managed fields, as client-go's
+    /// `TransformStripManagedFields` (controller-runtime's default) and a kube-runtime
+    /// `.modify()` that clears them do, but skipped unread where the objects are decoded
+    /// instead of built and dropped: lists and updates of objects with managed fields decode
+    /// about twice as fast, and the trees never take memory (BENCHMARKS.md). Handlers, listers
+    /// and the transform see `managed_fields: None`. Nothing a controller reads is lost: the
+    /// managed fields are the server's record of field ownership, which server-side apply
+    /// keeps on the server.
+    pub strip_managed_fields: bool,
     /// Where watch events are applied to the store and the handlers.
     pub apply_events: ApplyEvents,
 }
@@ -74,6 +83,7 @@ impl<K> Default for InformerOptions<K> {
             watcher: watcher::Config::default(),
             resync: None,
             transform: None,
+            strip_managed_fields: false,
             apply_events: ApplyEvents::default(),
         }
     }
@@ -166,9 +176,11 @@ impl<K> Shared<K> {
     /// the cached ones over (`field_sets`): only where the replaced object is dropped unseen,
     /// right after the update, by the thread that decoded it. So not with a handler, which
     /// gets the replaced object whole; nor with a transform, which must see the object whole
-    /// before it is stored; nor on the engine's task.
+    /// before it is stored; nor on the engine's task. Nor where managed fields are stripped:
+    /// there are none.
     pub(super) fn field_sets_as_text(&self) -> bool {
-        self.options.transform.is_none()
+        !self.options.strip_managed_fields
+            && self.options.transform.is_none()
             && self.options.apply_events == ApplyEvents::WhereDecoded
             && !self.listening.load(Ordering::Relaxed)
     }

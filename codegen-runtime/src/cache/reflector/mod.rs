@@ -147,8 +147,11 @@ impl<K: InformerObject> Reflector<'_, K> {
                 prefetched = Some(tokio::spawn(fetch(self.shared.client.clone(), request)));
             }
             let mut objects = Vec::new();
-            let meta = wire::decode_page(&bytes, &mut objects, &mut failures, |object| self.shared.keep(object))
-                .map_err(|e| backoff(None, e))?;
+            let skip = self.shared.options.strip_managed_fields;
+            let meta = wire::decode_page(&bytes, skip, &mut objects, &mut failures, |object| {
+                self.shared.keep(object)
+            })
+            .map_err(|e| backoff(None, e))?;
             // Each page goes to the engine as it is decoded: the engine files it into the
             // relist it builds meanwhile, on the other core.
             let first_page = std::mem::replace(&mut first, false);

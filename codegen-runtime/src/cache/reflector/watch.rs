@@ -17,7 +17,7 @@ use crate::cache::key::object_key;
 use crate::cache::lines::Lines;
 use crate::cache::reuse::has_field_sets;
 use crate::cache::shared::{Delta, InformerObject};
-use crate::cache::wire::{self, WireEvent};
+use crate::cache::wire::{self, ManagedFields, WireEvent};
 
 impl<K: InformerObject> Reflector<'_, K> {
     /// Watches from `resource_version` (a streaming list first, when `initial`) until the
@@ -101,7 +101,8 @@ impl<K: InformerObject> Reflector<'_, K> {
                 let run: Vec<Bytes> = std::iter::from_fn(|| lines.next_line())
                     .filter(|line| !is_blank(line))
                     .collect();
-                for decoded in wire::decode_events::<K>(&run) {
+                let skip = self.shared.options.strip_managed_fields;
+                for decoded in wire::decode_events::<K>(&run, skip) {
                     if let Some(next) = self.step(decoded, &mut initial, &mut last).await {
                         return next;
                     }
@@ -116,8 +117,14 @@ impl<K: InformerObject> Reflector<'_, K> {
                     if is_blank(&line) {
                         continue;
                     }
-                    let as_text = field_sets_seen && self.shared.field_sets_as_text();
-                    let decoded = wire::decode_event::<K>(&line, as_text);
+                    let managed_fields = if self.shared.options.strip_managed_fields {
+                        ManagedFields::Skip
+                    } else if field_sets_seen && self.shared.field_sets_as_text() {
+                        ManagedFields::FieldSetsAsText
+                    } else {
+                        ManagedFields::Decode
+                    };
+                    let decoded = wire::decode_event::<K>(&line, managed_fields);
                     field_sets_seen = had_field_sets(&decoded).unwrap_or(field_sets_seen);
                     if let Some(next) = self.step(decoded, &mut initial, &mut last).await {
                         return next;

@@ -15,8 +15,8 @@ use serde::de::{
 };
 use serde_json::value::RawValue;
 
-use super::capture::{Captured, Capturing, Level};
-use super::text;
+use super::capture::{Aim, Captured, decode_object};
+use super::{ManagedFields, text};
 use crate::cache::decode::Lenient;
 use crate::cache::field_sets::FieldSetTexts;
 
@@ -44,18 +44,18 @@ pub(crate) enum WireEvent<K> {
 /// The annotation a streaming list's closing bookmark carries.
 const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 
-/// Decodes one watch event: the object once, into `K`, when it fits; leniently otherwise. With
-/// `field_sets_as_text`, a MODIFIED object's field sets are left as text in `line`
-/// ([`WireEvent::ModifiedPending`]).
+/// Decodes one watch event: the object once, into `K`, when it fits; leniently otherwise. A
+/// MODIFIED object's field sets may be left as text in `line` ([`WireEvent::ModifiedPending`]),
+/// or every object's managed fields skipped, as `managed_fields` says.
 pub(crate) fn decode_event<K: DeserializeOwned + Resource>(
     line: &Bytes,
-    field_sets_as_text: bool,
+    managed_fields: ManagedFields,
 ) -> Result<WireEvent<K>, serde_json::Error> {
     let text = text(line)?;
-    if field_sets_as_text {
+    if managed_fields == ManagedFields::FieldSetsAsText {
         let captured = Captured::default();
         // A failure here fails again below, where the error is reported.
-        if let Ok(event) = parse::<K>(text, false, Some(&captured)) {
+        if let Ok(event) = parse::<K>(text, false, Some(Aim::FieldSetsAsText(&captured))) {
             let captured = captured.into_inner();
             match event {
                 WireEvent::Modified(Lenient::Decoded(object)) if !captured.is_empty() => {
@@ -70,19 +70,21 @@ pub(crate) fn decode_event<K: DeserializeOwned + Resource>(
             }
         }
     }
-    parse(text, false, None).or_else(|_| parse(text, true, None))
+    // A misfit keeps its managed fields: the informer strips them before it is stored.
+    let aim = (managed_fields == ManagedFields::Skip).then_some(Aim::SkipManagedFields);
+    parse(text, false, aim).or_else(|_| parse(text, true, None))
 }
 
 /// Decodes the watch event `text`, as [`decode_event`] says.
 fn parse<'de, K: DeserializeOwned>(
     text: &'de str,
     lenient: bool,
-    capture: Option<&Captured<'de>>,
+    aim: Option<Aim<'_, 'de>>,
 ) -> Result<WireEvent<K>, serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let event = deserializer.deserialize_map(EventVisitor {
         lenient,
-        capture,
+        aim,
         object: PhantomData::<K>,
     })?;
     deserializer.end()?;
@@ -90,23 +92,32 @@ fn parse<'de, K: DeserializeOwned>(
 }
 
 /// Decodes a run of watch lines (what one chunk of a streaming list's initial events holds), in
-/// order: as one document when every object fits `K`, line by line otherwise.
+/// order: as one document when every object fits `K`, line by line otherwise. With
+/// `skip_managed_fields`, the objects' managed fields are skipped unread.
 pub(crate) fn decode_events<K: DeserializeOwned + Resource>(
     lines: &[Bytes],
+    skip_managed_fields: bool,
 ) -> Vec<Result<WireEvent<K>, serde_json::Error>> {
     // A single line is faster through serde_json (`bench parsers`, in `wire`'s doc).
     if lines.len() > 1
-        && let Some(events) = decode_events_fast(lines)
+        && let Some(events) = decode_events_fast(lines, skip_managed_fields)
     {
         return events.into_iter().map(Ok).collect();
     }
-    lines.iter().map(|line| decode_event(line, false)).collect()
+    let managed_fields = match skip_managed_fields {
+        true => ManagedFields::Skip,
+        false => ManagedFields::Decode,
+    };
+    lines.iter().map(|line| decode_event(line, managed_fields)).collect()
 }
 
 /// Decodes a run of watch lines as one simd-json document, `[line,…]`: line by line simd-json
 /// loses to serde_json, but a run pays its setup once, as a page does. `None` if any line does
 /// not decode strictly into its event.
-pub(super) fn decode_events_fast<K: DeserializeOwned>(lines: &[Bytes]) -> Option<Vec<WireEvent<K>>> {
+pub(super) fn decode_events_fast<K: DeserializeOwned>(
+    lines: &[Bytes],
+    skip_managed_fields: bool,
+) -> Option<Vec<WireEvent<K>>> {
     let mut document = Vec::with_capacity(lines.iter().map(|line| line.len() + 1).sum::<usize>() + 1);
     document.push(b'[');
     for (i, line) in lines.iter().enumerate() {
@@ -118,12 +129,18 @@ pub(super) fn decode_events_fast<K: DeserializeOwned>(lines: &[Bytes]) -> Option
     document.push(b']');
     let mut deserializer = simd_json::Deserializer::from_slice(&mut document).ok()?;
     (&mut deserializer)
-        .deserialize_seq(EventsVisitor::<K>(PhantomData))
+        .deserialize_seq(EventsVisitor::<K> {
+            skip_managed_fields,
+            object: PhantomData,
+        })
         .ok()
 }
 
 /// A run of watch events, each decoded strictly.
-struct EventsVisitor<K>(PhantomData<K>);
+struct EventsVisitor<K> {
+    skip_managed_fields: bool,
+    object: PhantomData<K>,
+}
 
 impl<'de, K: DeserializeOwned> Visitor<'de> for EventsVisitor<K> {
     type Value = Vec<WireEvent<K>>;
@@ -134,7 +151,11 @@ impl<'de, K: DeserializeOwned> Visitor<'de> for EventsVisitor<K> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut events = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(event) = seq.next_element_seed(StrictEvent::<K>(PhantomData))? {
+        let seed = || StrictEvent::<K> {
+            skip_managed_fields: self.skip_managed_fields,
+            object: PhantomData,
+        };
+        while let Some(event) = seq.next_element_seed(seed())? {
             events.push(event);
         }
         Ok(events)
@@ -142,7 +163,10 @@ impl<'de, K: DeserializeOwned> Visitor<'de> for EventsVisitor<K> {
 }
 
 /// One watch event whose object must fit `K`.
-struct StrictEvent<K>(PhantomData<K>);
+struct StrictEvent<K> {
+    skip_managed_fields: bool,
+    object: PhantomData<K>,
+}
 
 impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for StrictEvent<K> {
     type Value = WireEvent<K>;
@@ -150,7 +174,7 @@ impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for StrictEvent<K> {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<WireEvent<K>, D::Error> {
         deserializer.deserialize_map(EventVisitor {
             lenient: false,
-            capture: None,
+            aim: self.skip_managed_fields.then_some(Aim::SkipManagedFields),
             object: PhantomData::<K>,
         })
     }
@@ -172,34 +196,30 @@ struct BookmarkMeta {
 
 struct EventVisitor<'a, 'de, K> {
     lenient: bool,
-    /// Where a MODIFIED object's field sets go as text, if they are left so.
-    capture: Option<&'a Captured<'de>>,
+    /// What a strict decode does at the managed fields: a MODIFIED object's field sets left
+    /// as text, or every object's managed fields skipped.
+    aim: Option<Aim<'a, 'de>>,
     object: PhantomData<K>,
 }
 
 impl<'de, K: DeserializeOwned> EventVisitor<'_, 'de, K> {
     /// Decodes `object` for an event of type `kind` from `deserializer`.
     fn object<D: Deserializer<'de>>(&self, kind: &str, deserializer: D) -> Result<WireEvent<K>, D::Error> {
+        // Field sets are left as text in updates only.
+        let aim = match self.aim {
+            Some(Aim::FieldSetsAsText(_)) if kind != "MODIFIED" => None,
+            aim => aim,
+        };
         let object = |d: D| -> Result<Lenient<K>, D::Error> {
             if self.lenient {
                 Lenient::deserialize(d)
             } else {
-                K::deserialize(d).map(|object| Lenient::Decoded(Arc::new(object)))
+                decode_object(d, aim).map(|object| Lenient::Decoded(Arc::new(object)))
             }
         };
         Ok(match kind {
             "ADDED" => WireEvent::Added(object(deserializer)?),
-            "MODIFIED" => match self.capture {
-                Some(texts) => {
-                    let object = K::deserialize(Capturing {
-                        inner: deserializer,
-                        texts,
-                        level: Level::Object,
-                    })?;
-                    WireEvent::Modified(Lenient::Decoded(Arc::new(object)))
-                }
-                None => WireEvent::Modified(object(deserializer)?),
-            },
+            "MODIFIED" => WireEvent::Modified(object(deserializer)?),
             "DELETED" => WireEvent::Deleted(object(deserializer)?),
             "BOOKMARK" => {
                 let bookmark = BookmarkObject::deserialize(deserializer)?;

@@ -10,7 +10,8 @@
 //! that does not fit `K` — is the page or event parsed again through [`Lenient`], which keeps the
 //! objects that decode and names the ones that do not by their metadata. An update of an
 //! informer without handlers is decoded with its managed fields' field sets left as text
-//! (`capture`), for the store to take the cached trees over ([`FieldSetTexts`]).
+//! (`capture`), for the store to take the cached trees over ([`FieldSetTexts`]); an informer
+//! that strips managed fields skips them unread, everywhere.
 //!
 //! [`Lenient`]: super::decode::Lenient
 //! [`FieldSetTexts`]: super::field_sets::FieldSetTexts
@@ -23,6 +24,17 @@ pub(crate) use event::{WireEvent, decode_event, decode_events};
 pub(crate) use page::{continue_token, decode_page};
 
 use serde::de::Error as _;
+
+/// What decoding does with an object's managed fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ManagedFields {
+    /// Decoded with the object.
+    Decode,
+    /// An update's field sets left as text ([`WireEvent::ModifiedPending`]).
+    FieldSetsAsText,
+    /// Skipped unread: objects come without any (`InformerOptions::strip_managed_fields`).
+    Skip,
+}
 
 /// The body as text, its UTF-8 checked once: serde_json then reads strings without checking
 /// each again (its `StrRead`), which is what kube's own decoding does.
@@ -41,7 +53,7 @@ where
         r#"{{"type":"MODIFIED","object":{}}}"#,
         serde_json::to_string(object).unwrap()
     );
-    match decode_event(&bytes::Bytes::from(line), true).unwrap() {
+    match decode_event(&bytes::Bytes::from(line), ManagedFields::FieldSetsAsText).unwrap() {
         WireEvent::ModifiedPending { object, field_sets } => (object, field_sets),
         _ => panic!("the field sets were not left as text"),
     }

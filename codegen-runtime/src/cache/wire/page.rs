@@ -10,22 +10,25 @@ use serde::de::{
     DeserializeOwned, DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
 };
 
+use super::capture::{Aim, decode_object};
 use super::text;
 use crate::cache::decode::Lenient;
 
 /// Decodes a list page into `K`, handing each object to `sink` in order; returns the list's
 /// metadata. simd-json parses a page's ~0.5 MB 1.1–1.2× as fast as serde_json (`bench
 /// parsers`), and lists ingest 1.3–1.45× as fast through it; it parses in place, so it reads a
-/// copy of the shared response bytes. Any error sends the page to the lenient path.
+/// copy of the shared response bytes. Any error sends the page to the lenient path. With
+/// `skip_managed_fields`, the objects' managed fields are skipped unread.
 pub(super) fn decode_page_fast<K: DeserializeOwned>(
     bytes: &[u8],
+    skip_managed_fields: bool,
     sink: &mut impl FnMut(Lenient<K>),
 ) -> Result<ListMeta, simd_json::Error> {
     let mut copy = bytes.to_vec();
     let mut deserializer = simd_json::Deserializer::from_slice(&mut copy)?;
     (&mut deserializer).deserialize_map(ListVisitor {
         sink,
-        lenient: false,
+        decoding: Decoding::Strict { skip_managed_fields },
         object: PhantomData::<K>,
     })
 }
@@ -39,7 +42,7 @@ fn decode_page_lenient<K: DeserializeOwned>(
     let mut deserializer = serde_json::Deserializer::from_str(text(bytes)?);
     let meta = deserializer.deserialize_map(ListVisitor {
         sink,
-        lenient: true,
+        decoding: Decoding::Lenient,
         object: PhantomData::<K>,
     })?;
     deserializer.end()?;
@@ -48,15 +51,17 @@ fn decode_page_lenient<K: DeserializeOwned>(
 
 /// Decodes a list page, appending what `keep` makes of each object to `objects`: in one pass
 /// when every object fits `K`; object by object otherwise, the misfits going to `failures`
-/// (as [`Lenient::Failed`], with their metadata).
+/// (as [`Lenient::Failed`], with their metadata). With `skip_managed_fields`, the one pass
+/// skips the objects' managed fields unread (the objects decoded object by object keep them).
 pub(crate) fn decode_page<K: DeserializeOwned, T>(
     bytes: &[u8],
+    skip_managed_fields: bool,
     objects: &mut Vec<T>,
     failures: &mut Vec<Lenient<K>>,
     mut keep: impl FnMut(Arc<K>) -> T,
 ) -> Result<ListMeta, serde_json::Error> {
     let mark = objects.len();
-    let fast = decode_page_fast(bytes, &mut |object| {
+    let fast = decode_page_fast(bytes, skip_managed_fields, &mut |object| {
         if let Lenient::Decoded(object) = object {
             objects.push(keep(object));
         }
@@ -112,10 +117,19 @@ impl<'de> Visitor<'de> for HeadVisitor<'_> {
     }
 }
 
+/// How a page's items are decoded.
+#[derive(Clone, Copy)]
+enum Decoding {
+    /// Each into `K`, any misfit failing the page; managed fields skipped unread if asked.
+    Strict { skip_managed_fields: bool },
+    /// Each through [`Lenient`].
+    Lenient,
+}
+
 /// A `*List` object: its metadata kept, its items handed to the sink one by one.
 struct ListVisitor<'s, K, F> {
     sink: &'s mut F,
-    lenient: bool,
+    decoding: Decoding,
     object: PhantomData<K>,
 }
 
@@ -133,7 +147,7 @@ impl<'de, K: DeserializeOwned, F: FnMut(Lenient<K>)> Visitor<'de> for ListVisito
                 "metadata" => meta = map.next_value()?,
                 "items" => map.next_value_seed(Items {
                     sink: &mut *self.sink,
-                    lenient: self.lenient,
+                    decoding: self.decoding,
                     object: PhantomData::<K>,
                 })?,
                 _ => {
@@ -148,7 +162,7 @@ impl<'de, K: DeserializeOwned, F: FnMut(Lenient<K>)> Visitor<'de> for ListVisito
 /// The `items` of a list, each decoded into `K` (or leniently) and handed to the sink.
 struct Items<'s, K, F> {
     sink: &'s mut F,
-    lenient: bool,
+    decoding: Decoding,
     object: PhantomData<K>,
 }
 
@@ -173,15 +187,36 @@ impl<'de, K: DeserializeOwned, F: FnMut(Lenient<K>)> Visitor<'de> for Items<'_, 
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        if self.lenient {
-            while let Some(object) = seq.next_element::<Lenient<K>>()? {
-                (self.sink)(object);
+        match self.decoding {
+            Decoding::Lenient => {
+                while let Some(object) = seq.next_element::<Lenient<K>>()? {
+                    (self.sink)(object);
+                }
             }
-        } else {
-            while let Some(object) = seq.next_element::<K>()? {
-                (self.sink)(Lenient::Decoded(Arc::new(object)));
+            Decoding::Strict { skip_managed_fields } => {
+                let aim = skip_managed_fields.then_some(Aim::SkipManagedFields);
+                while let Some(object) = seq.next_element_seed(Strict::<K> {
+                    aim,
+                    object: PhantomData,
+                })? {
+                    (self.sink)(Lenient::Decoded(Arc::new(object)));
+                }
             }
         }
         Ok(())
+    }
+}
+
+/// One item decoded into `K`, doing at its managed fields what `aim` says.
+struct Strict<'a, 'de, K> {
+    aim: Option<Aim<'a, 'de>>,
+    object: PhantomData<K>,
+}
+
+impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for Strict<'_, 'de, K> {
+    type Value = K;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<K, D::Error> {
+        decode_object(deserializer, self.aim)
     }
 }

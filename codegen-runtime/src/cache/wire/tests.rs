@@ -33,7 +33,7 @@ fn a_page_should_decode_in_one_pass_or_object_by_object() {
     let page = br#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"c"},
         "items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"data":{"k":"v"}}]}"#;
     let (mut items, mut failures) = (Vec::new(), Vec::new());
-    let meta = decode_page(page, &mut items, &mut failures, name).unwrap();
+    let meta = decode_page(page, false, &mut items, &mut failures, name).unwrap();
     assert_eq!(
         (meta.resource_version.as_deref(), meta.continue_.as_deref()),
         (Some("7"), Some("c"))
@@ -45,13 +45,13 @@ fn a_page_should_decode_in_one_pass_or_object_by_object() {
 
     let bad = br#"{"metadata":{"resourceVersion":"8"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"data":7},{"metadata":{"name":"c"}}]}"#;
     let mut items = vec!["earlier".to_owned()];
-    decode_page(bad, &mut items, &mut failures, name).unwrap();
+    decode_page(bad, false, &mut items, &mut failures, name).unwrap();
     assert_eq!(items, ["earlier", "a", "c"], "the earlier item kept, the page once");
     assert_eq!(names(&failures), ["failed:b"]);
     assert_eq!(continue_token(page).as_deref(), Some("c"));
     assert_eq!(continue_token(bad), None);
     let empty = br#"{"metadata":{"resourceVersion":"9"},"items":null}"#;
-    assert!(decode_page(empty, &mut Vec::new(), &mut failures, name).is_ok());
+    assert!(decode_page(empty, false, &mut Vec::new(), &mut failures, name).is_ok());
 }
 
 #[test]
@@ -61,7 +61,7 @@ fn the_fast_path_should_read_pages_as_serde_json_does() {
          "data":{"k":"line\nnext\t"},"binaryData":{"b":"AAEC"}},
         {"metadata":{"name":"plain","generation":9007199254740993,"creationTimestamp":"2026-11-25T10:00:00Z"},"immutable":true}]}"#;
     let mut fast = Vec::new();
-    decode_page_fast::<ConfigMap>(page.as_bytes(), &mut |object| fast.push(object)).unwrap();
+    decode_page_fast::<ConfigMap>(page.as_bytes(), false, &mut |object| fast.push(object)).unwrap();
     let fast: Vec<ConfigMap> = fast
         .into_iter()
         .map(|object| match object {
@@ -80,14 +80,15 @@ fn the_fast_path_should_read_pages_as_serde_json_does() {
 
     // A truncated page fails on the lenient path, in serde_json's words.
     let (mut items, mut failures) = (Vec::new(), Vec::new());
-    let error = decode_page::<ConfigMap, _>(&page.as_bytes()[..60], &mut items, &mut failures, |o| o).unwrap_err();
+    let error =
+        decode_page::<ConfigMap, _>(&page.as_bytes()[..60], false, &mut items, &mut failures, |o| o).unwrap_err();
     assert!(error.is_eof(), "{error}");
     assert!(items.is_empty() && failures.is_empty());
 }
 
 /// One watch line decoded as the informer decodes it when it keeps every object whole.
 fn event(line: &'static [u8]) -> Result<WireEvent<ConfigMap>, serde_json::Error> {
-    decode_event(&Bytes::from_static(line), false)
+    decode_event(&Bytes::from_static(line), ManagedFields::Decode)
 }
 
 #[test]
@@ -148,14 +149,19 @@ fn a_run_of_lines_should_decode_as_its_lines_do() {
             })
             .collect()
     };
-    let one_by_one = summary(lines.iter().map(|line| decode_event(line, false)).collect());
+    let one_by_one = summary(
+        lines
+            .iter()
+            .map(|line| decode_event(line, ManagedFields::Decode))
+            .collect(),
+    );
     assert_eq!(one_by_one, ["added a", "added b", "bookmark 4 true", "deleted"]);
     assert!(
-        decode_events_fast::<ConfigMap>(&lines).is_some(),
+        decode_events_fast::<ConfigMap>(&lines, false).is_some(),
         "the run decodes as one document"
     );
-    assert_eq!(summary(decode_events(&lines)), one_by_one);
-    let decoded = decode_events::<ConfigMap>(&lines[..1]);
+    assert_eq!(summary(decode_events(&lines, false)), one_by_one);
+    let decoded = decode_events::<ConfigMap>(&lines[..1], false);
     assert!(matches!(&decoded[0], Ok(WireEvent::Added(Lenient::Decoded(cm))) if cm.data.as_ref().unwrap()["k"] == "é"));
 
     // A misfit, an object before its type or a malformed line sends the run line by line:
@@ -170,7 +176,7 @@ fn a_run_of_lines_should_decode_as_its_lines_do() {
         Bytes::from_static(br#"{"type":"ADDED","object":{"metadata":{"name":"m"},"data":7}}"#),
     );
     mixed.push(Bytes::from_static(b"{\"type\":"));
-    let mixed = summary(decode_events(&mixed));
+    let mixed = summary(decode_events(&mixed, false));
     assert_eq!(
         mixed[..6],
         [
@@ -201,8 +207,8 @@ fn a_modified_object_should_leave_its_field_sets_as_text_only_where_asked() {
         {"manager":"x","operation":"Apply","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{"f:\u00e9":{}}}}}]},
         "data":{"k":"v"}}"#;
     let line = |kind: &str| Bytes::from(format!(r#"{{"type":"{kind}","object":{object}}}"#).replace('\n', ""));
-    let expected = whole(decode_event::<ConfigMap>(&line("MODIFIED"), false).unwrap());
-    match decode_event::<ConfigMap>(&line("MODIFIED"), true).unwrap() {
+    let expected = whole(decode_event::<ConfigMap>(&line("MODIFIED"), ManagedFields::Decode).unwrap());
+    match decode_event::<ConfigMap>(&line("MODIFIED"), ManagedFields::FieldSetsAsText).unwrap() {
         WireEvent::ModifiedPending { mut object, field_sets } => {
             let trees: Vec<_> = object
                 .metadata
@@ -224,10 +230,13 @@ fn a_modified_object_should_leave_its_field_sets_as_text_only_where_asked() {
         _ => panic!("the field sets were not left as text"),
     }
     // Not an update, or no field sets: the object is decoded whole.
-    assert_eq!(whole(decode_event(&line("ADDED"), true).unwrap()), expected);
+    assert_eq!(
+        whole(decode_event(&line("ADDED"), ManagedFields::FieldSetsAsText).unwrap()),
+        expected
+    );
     let bare = Bytes::from_static(br#"{"type":"MODIFIED","object":{"metadata":{"name":"b"}}}"#);
     assert_eq!(
-        whole(decode_event::<ConfigMap>(&bare, true).unwrap())
+        whole(decode_event::<ConfigMap>(&bare, ManagedFields::FieldSetsAsText).unwrap())
             .metadata
             .name
             .as_deref(),
@@ -240,7 +249,7 @@ fn a_modified_object_should_leave_its_field_sets_as_text_only_where_asked() {
             .replace(r#"{"k":"v"}"#, "1"),
     );
     assert!(matches!(
-        decode_event::<ConfigMap>(&misfit, true).unwrap(),
+        decode_event::<ConfigMap>(&misfit, ManagedFields::FieldSetsAsText).unwrap(),
         WireEvent::Modified(Lenient::Failed { .. })
     ));
 }
@@ -252,7 +261,9 @@ fn only_the_objects_own_field_sets_should_be_left_as_text() {
         br#"{"type":"MODIFIED","object":{"metadata":{"name":"d","managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}]},"spec":{"selector":{},"template":{"metadata":{"managedFields":[{"manager":"t","fieldsV1":{"f:x":{}}}]}}}}}"#,
     );
     let tree = |meta: &kube::api::ObjectMeta| meta.managed_fields.as_ref().unwrap()[0].fields_v1.clone().unwrap().0;
-    let WireEvent::ModifiedPending { mut object, field_sets } = decode_event::<Deployment>(&line, true).unwrap() else {
+    let WireEvent::ModifiedPending { mut object, field_sets } =
+        decode_event::<Deployment>(&line, ManagedFields::FieldSetsAsText).unwrap()
+    else {
         panic!("the field sets were not left as text");
     };
     let template = object.spec.template.metadata.as_ref().unwrap();
@@ -261,5 +272,61 @@ fn only_the_objects_own_field_sets_should_be_left_as_text() {
     field_sets
         .decode_into(&mut Arc::get_mut(&mut object).unwrap().metadata)
         .unwrap();
-    assert_eq!(object, whole(decode_event::<Deployment>(&line, false).unwrap()));
+    assert_eq!(
+        object,
+        whole(decode_event::<Deployment>(&line, ManagedFields::Decode).unwrap())
+    );
+}
+
+#[test]
+fn managed_fields_should_be_skipped_wherever_objects_decode_and_only_the_objects_own() {
+    let object = r#"{"metadata":{"name":"d","namespace":"n","resourceVersion":"3","managedFields":[
+        {"manager":"kubectl","operation":"Update","time":"2026-11-25T10:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:replicas":{}}}},
+        {"manager":"x\"y","operation":"Apply","fieldsV1":{"f:metadata":{"f:labels":{"f:\u00e9":{},"f:a":[1,2.5,null,true]}}}}]},
+        "spec":{"replicas":2,"selector":{},"template":{"metadata":{"managedFields":[{"manager":"t","fieldsV1":{"f:x":{}}}]}}}}"#
+        .replace('\n', "");
+    let mut expected: Deployment = serde_json::from_str(&object).unwrap();
+    expected.metadata.managed_fields = None;
+    let template_fields = expected.spec.template.metadata.as_ref().unwrap().managed_fields.clone();
+    assert!(template_fields.is_some(), "the pod template's own are not the object's");
+
+    let page = format!(r#"{{"metadata":{{"resourceVersion":"9"}},"items":[{object},{object}]}}"#);
+    let (mut items, mut failures) = (Vec::new(), Vec::new());
+    decode_page::<Deployment, _>(page.as_bytes(), true, &mut items, &mut failures, Arc::unwrap_or_clone).unwrap();
+    assert_eq!(items, [expected.clone(), expected.clone()], "a page, in one pass");
+
+    let line = |kind: &str| Bytes::from(format!(r#"{{"type":"{kind}","object":{object}}}"#));
+    for kind in ["ADDED", "MODIFIED", "DELETED"] {
+        let decoded = match decode_event::<Deployment>(&line(kind), ManagedFields::Skip).unwrap() {
+            WireEvent::Added(Lenient::Decoded(object))
+            | WireEvent::Modified(Lenient::Decoded(object))
+            | WireEvent::Deleted(Lenient::Decoded(object)) => object,
+            _ => panic!("{kind} did not decode"),
+        };
+        assert_eq!(*decoded, expected, "a {kind} line");
+    }
+    let run = [line("ADDED"), line("ADDED")];
+    let events = decode_events_fast::<Deployment>(&run, true).expect("one document");
+    for event in events {
+        assert_eq!(*whole(event), expected, "a run of a streaming list's lines");
+    }
+
+    // A misfit is still named by its metadata; it keeps its managed fields, which the
+    // informer strips before anything is stored.
+    let misfit = Bytes::from(
+        String::from_utf8(line("ADDED").to_vec())
+            .unwrap()
+            .replace(r#""replicas":2"#, r#""replicas":"two""#),
+    );
+    match decode_event::<Deployment>(&misfit, ManagedFields::Skip).unwrap() {
+        WireEvent::Added(Lenient::Failed { metadata, .. }) => assert_eq!(metadata.name.as_deref(), Some("d")),
+        _ => panic!("the misfit was not reported"),
+    }
+    // Malformed managed fields are still malformed JSON.
+    let malformed = Bytes::from(
+        String::from_utf8(line("ADDED").to_vec())
+            .unwrap()
+            .replace(r#"{"f:replicas":{}}"#, r#"{"f:replicas":}"#),
+    );
+    assert!(decode_event::<Deployment>(&malformed, ManagedFields::Skip).is_err());
 }

@@ -1,15 +1,18 @@
-//! A deserializer that leaves an object's managed-fields field sets as text. It wraps
-//! serde_json's on the way from the object to them (`metadata`, `managedFields`, each entry,
-//! `fieldsV1`) and hands everything else to serde_json's directly, so that the rest of the
-//! object decodes as it always does (no second copy of its decoding code). At `fieldsV1` it
-//! takes the JSON text through serde_json's raw-value protocol (borrowed from the line: no
-//! copy) while the object gets `null` there ([`FieldSetTexts`] says why).
+//! A deserializer that leaves an object's managed-fields field sets as text, or skips its
+//! managed fields unread. It wraps serde_json's (or simd-json's) on the way from the object to
+//! them (`metadata`, `managedFields`, each entry, `fieldsV1`) and hands everything else to the
+//! inner deserializer directly, so that the rest of the object decodes as it always does (no
+//! second copy of its decoding code). At `fieldsV1` it takes the JSON text through serde_json's
+//! raw-value protocol (borrowed from the line: no copy) while the object gets `null` there
+//! ([`FieldSetTexts`] says why). Skipping, it parses `managedFields` without building anything
+//! and the object gets none.
 //!
 //! [`FieldSetTexts`]: crate::cache::field_sets::FieldSetTexts
 
 use std::cell::RefCell;
 use std::fmt;
 
+use serde::Deserialize;
 use serde::de::value::UnitDeserializer;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
@@ -24,7 +27,7 @@ pub(crate) type Captured<'de> = RefCell<Vec<&'de str>>;
 
 /// Where a value is on the way from the object to its field sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Level {
+enum Level {
     Object,
     Metadata,
     /// The list of entries.
@@ -45,11 +48,52 @@ impl Level {
     }
 }
 
-/// A deserializer at `level` that forwards to `inner`, taking a field set as text into `texts`.
-pub(crate) struct Capturing<'a, 'de, D> {
-    pub(crate) inner: D,
-    pub(crate) texts: &'a Captured<'de>,
-    pub(crate) level: Level,
+/// What the way to the managed fields leads to.
+#[derive(Clone, Copy)]
+pub(crate) enum Aim<'a, 'de> {
+    /// Each field set taken as text, into the list.
+    FieldSetsAsText(&'a Captured<'de>),
+    /// The managed fields skipped unread: the object gets none.
+    SkipManagedFields,
+}
+
+/// A deserializer at `level` that forwards to `inner`, doing at the managed fields what `aim`
+/// says.
+struct Capturing<'a, 'de, D> {
+    inner: D,
+    aim: Aim<'a, 'de>,
+    level: Level,
+}
+
+impl<D> Capturing<'_, '_, D> {
+    /// Whether this value is managed fields to skip.
+    fn skips(&self) -> bool {
+        self.level == Level::ManagedFields && matches!(self.aim, Aim::SkipManagedFields)
+    }
+}
+
+/// Decodes `K` from `deserializer`, doing at its managed fields what `aim` says; as `K` always
+/// decodes without one.
+pub(crate) fn decode_object<'de, K, D>(deserializer: D, aim: Option<Aim<'_, 'de>>) -> Result<K, D::Error>
+where
+    K: Deserialize<'de>,
+    D: Deserializer<'de>,
+{
+    match aim {
+        Some(aim) => K::deserialize(Capturing {
+            inner: deserializer,
+            aim,
+            level: Level::Object,
+        }),
+        None => K::deserialize(deserializer),
+    }
+}
+
+/// Parses the value `inner` is at without building anything, and gives `visitor` none: what
+/// `Option<Vec<ManagedFieldsEntry>>` makes `None` of.
+fn skip<'de, D: Deserializer<'de>, V: Visitor<'de>>(inner: D, visitor: V) -> Result<V::Value, D::Error> {
+    inner.deserialize_ignored_any(IgnoredAny)?;
+    visitor.visit_none()
 }
 
 /// The text of a raw value, as serde_json hands it over: one entry whose value is the text.
@@ -73,7 +117,10 @@ impl<'de> Visitor<'de> for RawText {
 macro_rules! forward_deserialize {
     ($($method:ident($($arg:ident: $type:ty),*);)*) => {$(
         fn $method<V: Visitor<'de>>(self, $($arg: $type,)* visitor: V) -> Result<V::Value, D::Error> {
-            let visitor = Wrapped { inner: visitor, texts: self.texts, level: self.level };
+            if self.skips() {
+                return skip(self.inner, visitor);
+            }
+            let visitor = Wrapped { inner: visitor, aim: self.aim, level: self.level };
             self.inner.$method($($arg,)* visitor)
         }
     )*};
@@ -96,16 +143,22 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Capturing<'_, 'de, D> {
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(self, name: &'static str, visitor: V) -> Result<V::Value, D::Error> {
-        if self.level != Level::FieldSet || name != FIELDS_V1 {
-            let visitor = Wrapped {
-                inner: visitor,
-                texts: self.texts,
-                level: self.level,
-            };
-            return self.inner.deserialize_newtype_struct(name, visitor);
+        if self.skips() {
+            return skip(self.inner, visitor);
         }
+        let texts = match self.aim {
+            Aim::FieldSetsAsText(texts) if self.level == Level::FieldSet && name == FIELDS_V1 => texts,
+            aim => {
+                let visitor = Wrapped {
+                    inner: visitor,
+                    aim,
+                    level: self.level,
+                };
+                return self.inner.deserialize_newtype_struct(name, visitor);
+            }
+        };
         let text = self.inner.deserialize_newtype_struct(RAW_VALUE_TOKEN, RawText)?;
-        self.texts.borrow_mut().push(text);
+        texts.borrow_mut().push(text);
         // `FieldsV1` decodes a `serde_json::Value` from this: `null`, which no field set
         // decodes to (a `null` there is no field set), so a placeholder is never taken for one.
         visitor.visit_newtype_struct(UnitDeserializer::<D::Error>::new())
@@ -120,7 +173,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Capturing<'_, 'de, D> {
 /// way; anything else is handed over as it is.
 struct Wrapped<'a, 'de, V> {
     inner: V,
-    texts: &'a Captured<'de>,
+    aim: Aim<'a, 'de>,
     level: Level,
 }
 
@@ -128,7 +181,7 @@ impl<'a, 'de, V> Wrapped<'a, 'de, V> {
     fn wrap<D>(&self, inner: D) -> Capturing<'a, 'de, D> {
         Capturing {
             inner,
-            texts: self.texts,
+            aim: self.aim,
             level: self.level,
         }
     }
@@ -136,7 +189,7 @@ impl<'a, 'de, V> Wrapped<'a, 'de, V> {
     fn access<A>(&self, inner: A) -> Access<'a, 'de, A> {
         Access {
             inner,
-            texts: self.texts,
+            aim: self.aim,
             level: self.level,
             next: None,
         }
@@ -213,7 +266,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Wrapped<'_, 'de, V> {
 /// A seed whose deserializer is at `level`.
 struct Seed<'a, 'de, S> {
     inner: S,
-    texts: &'a Captured<'de>,
+    aim: Aim<'a, 'de>,
     level: Level,
 }
 
@@ -223,7 +276,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<'_, 'de, S> {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
         self.inner.deserialize(Capturing {
             inner: deserializer,
-            texts: self.texts,
+            aim: self.aim,
             level: self.level,
         })
     }
@@ -233,7 +286,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Seed<'_, 'de, S> {
 /// the way; a list of entries puts each element there.
 struct Access<'a, 'de, A> {
     inner: A,
-    texts: &'a Captured<'de>,
+    aim: Aim<'a, 'de>,
     level: Level,
     next: Option<Level>,
 }
@@ -254,7 +307,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Access<'_, 'de, A> {
         match self.next.take() {
             Some(level) => self.inner.next_value_seed(Seed {
                 inner: seed,
-                texts: self.texts,
+                aim: self.aim,
                 level,
             }),
             None => self.inner.next_value_seed(seed),
@@ -275,7 +328,7 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Access<'_, 'de, A> {
         }
         let seed = Seed {
             inner: seed,
-            texts: self.texts,
+            aim: self.aim,
             level: Level::Entry,
         };
         self.inner.next_element_seed(seed)
