@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use codegen_runtime::cache::{ApplyEvents, HandlerFns, InformerOptions, SharedIndexInformer, Transform};
-use futures::{StreamExt, TryStreamExt};
+use codegen_runtime::cache::{ApplyEvents, HandlerFns, InformerOptions, SharedIndexInformer};
+use futures::{Stream, StreamExt, TryStreamExt};
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use kube::api::{Api, ListParams, WatchEvent, WatchParams};
 use kube::runtime::reflector::reflector;
@@ -24,7 +24,8 @@ use crate::vm_server::{name_of, namespace_of};
 pub enum Client {
     /// This crate's `SharedIndexInformer` (namespace index on).
     Informer,
-    /// The same with a transform that drops managed fields, as most controllers can.
+    /// The same storing objects without managed fields, as most controllers can
+    /// (`strip_managed_fields`: skipped where decoded).
     InformerDroppingManagedFields,
     /// The informer with watch events applied on the engine's task (`ApplyEvents::OnOwnTask`).
     InformerEventsOnOwnTask,
@@ -36,6 +37,9 @@ pub enum Client {
     InformerWithInlineHandler,
     /// kube-runtime's `reflector` over its `watcher`.
     Reflector,
+    /// The same storing objects without managed fields: cleared by `.modify()` on the
+    /// watcher's stream, kube-runtime's way to transform objects before the store.
+    ReflectorDroppingManagedFields,
     /// The same pages and events decoded into `VirtualMachine`, nothing else.
     Decode,
 }
@@ -99,13 +103,11 @@ pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, eve
         | Client::InformerEventsOnOwnTask
         | Client::InformerWithHandler
         | Client::InformerWithInlineHandler => {
-            let transform: Option<Transform<VirtualMachine>> = (client == Client::InformerDroppingManagedFields)
-                .then(|| Arc::new(|vm: &mut VirtualMachine| vm.metadata.managed_fields = None) as _);
             let informer = SharedIndexInformer::<VirtualMachine>::new(
                 kube,
                 InformerOptions {
                     watcher: watcher_config,
-                    transform,
+                    strip_managed_fields: client == Client::InformerDroppingManagedFields,
                     apply_events: if client == Client::InformerEventsOnOwnTask {
                         ApplyEvents::OnOwnTask
                     } else {
@@ -138,26 +140,46 @@ pub async fn run(url: &str, client: Client, streaming: bool, objects: usize, eve
             measured(store.len(), synced, watched, events, rss, stale)
         }
         Client::Reflector => {
-            let (reader, writer) = reflector::store();
-            let api: Api<VirtualMachine> = Api::all(kube);
-            let stream = reflector(writer, watcher(api, watcher_config)).applied_objects();
-            let task = tokio::spawn(stream.for_each(|_| async {}));
-            reader.wait_until_ready().await?;
-            let synced = started.elapsed();
-            let rss = rss_mib();
-            let version = |i: usize| {
-                reader
-                    .get(&ObjectRef::new(&name_of(i)).within(&namespace_of(i)))
-                    .map_or(0, |vm| version_of(&vm))
-            };
-            let (watched, stale) = settle(last, objects, events, version).await;
-            task.abort();
-            measured(reader.len(), synced, watched, events, rss, stale)
+            let stream = watcher(Api::all(kube), watcher_config);
+            reflect(stream, started, last, objects, events).await?
+        }
+        Client::ReflectorDroppingManagedFields => {
+            let stream = watcher(Api::all(kube), watcher_config).modify(drop_managed_fields);
+            reflect(stream, started, last, objects, events).await?
         }
         Client::Decode => decode(kube, streaming, events, started).await?,
     };
     println!("{}", serde_json::to_string(&result)?);
     Ok(())
+}
+
+/// kube-runtime's reflector over `stream`, measured as the informer is.
+async fn reflect(
+    stream: impl Stream<Item = watcher::Result<watcher::Event<VirtualMachine>>> + Send + 'static,
+    started: Instant,
+    last: Option<(usize, u64)>,
+    objects: usize,
+    events: usize,
+) -> Result<Ingest, BenchError> {
+    let (reader, writer) = reflector::store();
+    let applied = reflector(writer, stream).applied_objects();
+    let task = tokio::spawn(applied.for_each(|_| async {}));
+    reader.wait_until_ready().await?;
+    let synced = started.elapsed();
+    let rss = rss_mib();
+    let version = |i: usize| {
+        reader
+            .get(&ObjectRef::new(&name_of(i)).within(&namespace_of(i)))
+            .map_or(0, |vm| version_of(&vm))
+    };
+    let (watched, stale) = settle(last, objects, events, version).await;
+    task.abort();
+    Ok(measured(reader.len(), synced, watched, events, rss, stale))
+}
+
+/// What the reflector's `managedFields dropped` row does to each object.
+fn drop_managed_fields(vm: &mut VirtualMachine) {
+    vm.metadata.managed_fields = None;
 }
 
 fn measured(objects: usize, synced: Duration, watched: Duration, events: usize, rss: f64, stale: usize) -> Ingest {

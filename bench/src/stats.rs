@@ -94,6 +94,11 @@ impl Table {
             .unwrap_or_default()
     }
 
+    /// The programs recorded, in the order they first ran.
+    pub fn programs(&self) -> &[String] {
+        &self.programs
+    }
+
     /// The ratio of the medians of `metric`, `program` over `baseline`.
     pub fn ratio(&self, program: &str, baseline: &str, metric: &str) -> f64 {
         self.samples(program, metric).median() / self.samples(baseline, metric).median()
