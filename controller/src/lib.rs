@@ -264,7 +264,12 @@ impl Context {
 /// then stops the informers.
 async fn run_controllers(context: Arc<Context>, stop: CancellationToken) {
     let clientset = Clientset::new(context.client.clone());
-    let mut builder = SharedInformerFactory::builder(&clientset).resync(context.options.resync);
+    // Neither controller reads managed fields, and a write of a cached object without them
+    // keeps the server's (kube-apiserver leaves them as they are when a request omits them):
+    // skipped where decoded, they cost neither decoding nor memory.
+    let mut builder = SharedInformerFactory::builder(&clientset)
+        .resync(context.options.resync)
+        .strip_managed_fields();
     if let Some(namespace) = &context.options.namespace {
         builder = builder.namespace(namespace);
     }

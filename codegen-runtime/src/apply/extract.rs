@@ -36,7 +36,9 @@ pub enum ExtractError {
 /// The fields of `object` that `field_manager` owns through an apply (on `subresource`, e.g.
 /// `status`, or the object itself), as the apply configuration `C`, with the object's type
 /// meta, name and namespace. A manager that applied nothing gets a configuration with those
-/// alone, as in client-go. List elements keep the key fields that identify them.
+/// alone, as in client-go. List elements keep the key fields that identify them. An informer
+/// that strips managed fields (`InformerOptions::strip_managed_fields`) caches objects without
+/// any, from which every manager would seem to own nothing: extract from a GET instead.
 pub fn extract<K, C>(object: &K, field_manager: &str, subresource: Option<&str>) -> Result<C, ExtractError>
 where
     K: Resource<DynamicType = ()> + Serialize,

@@ -265,7 +265,7 @@ impl<F: From<SharedInformerFactory>> SharedInformerFactoryBuilder<F> {
 
     /// Stores every informer's objects without their managed fields, skipped unread
     /// ([`InformerOptions::strip_managed_fields`]; client-go's `TransformStripManagedFields`
-    /// as a default transform, as controller-runtime sets it).
+    /// set as every informer's transform).
     pub fn strip_managed_fields(mut self) -> Self {
         self.options.strip_managed_fields = true;
         self
