@@ -252,7 +252,7 @@ fn print_verdicts(table: &Table, managed_fields: bool) {
 /// What one more object adds to each client's RSS after sync, from the tables of `fewer` and
 /// `objects` VirtualMachines (the process's own floor cancels out).
 fn print_bytes_per_object(before: &Table, fewer: usize, after: &Table, objects: usize) {
-    let added = (objects - fewer) as f64;
+    let added = objects as f64 - fewer as f64;
     let per_object: Vec<String> = after
         .programs()
         .iter()

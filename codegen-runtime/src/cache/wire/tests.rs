@@ -72,6 +72,17 @@ fn the_fast_path_should_read_pages_as_serde_json_does() {
     let reference: serde_json::Value = serde_json::from_str(page).unwrap();
     let expected: Vec<ConfigMap> = serde_json::from_value(reference["items"].clone()).unwrap();
     assert_eq!(fast, expected);
+    // The same through the wrapper that skips managed fields (these objects have none).
+    let mut skipping = Vec::new();
+    decode_page_fast::<ConfigMap>(page.as_bytes(), true, &mut |object| skipping.push(object)).unwrap();
+    let skipping: Vec<ConfigMap> = skipping
+        .into_iter()
+        .map(|object| match object {
+            Lenient::Decoded(object) => Arc::unwrap_or_clone(object),
+            Lenient::Failed { error, .. } => panic!("{error}"),
+        })
+        .collect();
+    assert_eq!(skipping, expected, "read alike through the skipping wrapper");
     assert_eq!(
         fast[1].metadata.generation,
         Some(9_007_199_254_740_993),
@@ -305,6 +316,12 @@ fn managed_fields_should_be_skipped_wherever_objects_decode_and_only_the_objects
         };
         assert_eq!(*decoded, expected, "a {kind} line");
     }
+    let early = Bytes::from(format!(r#"{{"object":{object},"type":"ADDED"}}"#));
+    assert_eq!(
+        *whole(decode_event::<Deployment>(&early, ManagedFields::Skip).unwrap()),
+        expected,
+        "an object before its event's type"
+    );
     let run = [line("ADDED"), line("ADDED")];
     let events = decode_events_fast::<Deployment>(&run, true).expect("one document");
     for event in events {
@@ -322,6 +339,14 @@ fn managed_fields_should_be_skipped_wherever_objects_decode_and_only_the_objects
         WireEvent::Added(Lenient::Failed { metadata, .. }) => assert_eq!(metadata.name.as_deref(), Some("d")),
         _ => panic!("the misfit was not reported"),
     }
+    // A page with a misfit is read again object by object: its objects keep their managed
+    // fields there, for the informer to clear before it stores them.
+    let misfit_object = object.replace(r#""replicas":2"#, r#""replicas":"two""#);
+    let page = format!(r#"{{"metadata":{{}},"items":[{object},{misfit_object}]}}"#);
+    let (mut items, mut failures) = (Vec::new(), Vec::new());
+    decode_page::<Deployment, _>(page.as_bytes(), true, &mut items, &mut failures, Arc::unwrap_or_clone).unwrap();
+    assert_eq!((items.len(), failures.len()), (1, 1));
+    assert!(items[0].metadata.managed_fields.is_some());
     // Malformed managed fields are still malformed JSON.
     let malformed = Bytes::from(
         String::from_utf8(line("ADDED").to_vec())

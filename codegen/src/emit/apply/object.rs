@@ -102,7 +102,7 @@ pub(super) fn extract_functions(def: &TypeDef, rt: &syn::Path) -> TokenStream {
             (quote!(::std::option::Option::None), "applied")
         };
         let doc = crate::emit::doc_lines(&format!(
-            "The fields of `object` that `field_manager` {what}, as an apply configuration (client-go's\n`Extract{ty}`): modify it and apply it again without taking over the fields others set."
+            "The fields of `object` that `field_manager` {what}, as an apply configuration (client-go's\n`Extract{ty}`): modify it and apply it again without taking over the fields others set.\nAn object cached by an informer that strips managed fields has none, so `field_manager`\nwould seem to own nothing: extract from an object read with a GET."
         ));
         // `#[inline]`: compiled only by crates that call it, as the typed clients' methods are.
         quote! {

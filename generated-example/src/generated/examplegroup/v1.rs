@@ -361,6 +361,8 @@ impl ::codegen_runtime::apply::ApplyField for ClusterTestType {
 }
 /// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
 /// `ExtractClusterTestType`): modify it and apply it again without taking over the fields others set.
+/// An object cached by an informer that strips managed fields has none, so `field_manager`
+/// would seem to own nothing: extract from an object read with a GET.
 #[inline]
 pub fn extract_cluster_test_type(
     object: &ClusterTestType,
@@ -373,6 +375,8 @@ pub fn extract_cluster_test_type(
 }
 /// The fields of `object` that `field_manager` applied to its status, as an apply configuration (client-go's
 /// `ExtractClusterTestType`): modify it and apply it again without taking over the fields others set.
+/// An object cached by an informer that strips managed fields has none, so `field_manager`
+/// would seem to own nothing: extract from an object read with a GET.
 #[inline]
 pub fn extract_cluster_test_type_status(
     object: &ClusterTestType,
@@ -593,6 +597,8 @@ impl ::codegen_runtime::apply::ApplyField for UndeletableType {
 }
 /// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
 /// `ExtractUndeletableType`): modify it and apply it again without taking over the fields others set.
+/// An object cached by an informer that strips managed fields has none, so `field_manager`
+/// would seem to own nothing: extract from an object read with a GET.
 #[inline]
 pub fn extract_undeletable_type(
     object: &UndeletableType,
@@ -718,6 +724,8 @@ impl ::codegen_runtime::apply::ApplyField for DNSRecord {
 }
 /// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
 /// `ExtractDNSRecord`): modify it and apply it again without taking over the fields others set.
+/// An object cached by an informer that strips managed fields has none, so `field_manager`
+/// would seem to own nothing: extract from an object read with a GET.
 #[inline]
 pub fn extract_dns_record(
     object: &DNSRecord,

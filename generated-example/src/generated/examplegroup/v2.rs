@@ -183,6 +183,8 @@ impl ::codegen_runtime::apply::ApplyField for TestType {
 }
 /// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
 /// `ExtractTestType`): modify it and apply it again without taking over the fields others set.
+/// An object cached by an informer that strips managed fields has none, so `field_manager`
+/// would seem to own nothing: extract from an object read with a GET.
 #[inline]
 pub fn extract_test_type(
     object: &TestType,

@@ -221,6 +221,8 @@ impl ::codegen_runtime::apply::ApplyField for Foo {
 }
 /// The fields of `object` that `field_manager` applied, as an apply configuration (client-go's
 /// `ExtractFoo`): modify it and apply it again without taking over the fields others set.
+/// An object cached by an informer that strips managed fields has none, so `field_manager`
+/// would seem to own nothing: extract from an object read with a GET.
 #[inline]
 pub fn extract_foo(
     object: &Foo,
@@ -233,6 +235,8 @@ pub fn extract_foo(
 }
 /// The fields of `object` that `field_manager` applied to its status, as an apply configuration (client-go's
 /// `ExtractFoo`): modify it and apply it again without taking over the fields others set.
+/// An object cached by an informer that strips managed fields has none, so `field_manager`
+/// would seem to own nothing: extract from an object read with a GET.
 #[inline]
 pub fn extract_foo_status(
     object: &Foo,

@@ -90,7 +90,9 @@ where
 }
 
 /// Parses the value `inner` is at without building anything, and gives `visitor` none: what
-/// `Option<Vec<ManagedFieldsEntry>>` makes `None` of.
+/// `Option<Vec<ManagedFieldsEntry>>`, k8s-openapi's field, makes `None` of. A metadata type of
+/// another shape fails here, and its page or line is decoded again the lenient way, which
+/// keeps the managed fields for the informer to clear before it stores the object.
 fn skip<'de, D: Deserializer<'de>, V: Visitor<'de>>(inner: D, visitor: V) -> Result<V::Value, D::Error> {
     inner.deserialize_ignored_any(IgnoredAny)?;
     visitor.visit_none()
