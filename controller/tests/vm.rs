@@ -52,6 +52,15 @@ async fn a_virtual_machine_should_go_active_and_be_deleted_with_its_server() {
     assert!(status.server.usage.cpu > 0.0 && status.last_update_time.is_some());
     assert_eq!(active.metadata.finalizers.as_deref(), Some(&[FINALIZER.to_owned()][..]));
     assert_eq!(running.hypervisor.server_names(), ["default/test-vm"]);
+    // The finalizer was added by an update of the controller's cached copy, which has no
+    // managed fields (its informers strip them): the server kept the creator's.
+    let spec_owned = active
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .any(|entry| entry.fields_v1.as_ref().is_some_and(|f| f.0.get("f:spec").is_some()));
+    assert!(spec_owned, "{:?}", active.metadata.managed_fields);
 
     running
         .api::<VirtualMachine>()
