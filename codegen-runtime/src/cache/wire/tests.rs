@@ -60,28 +60,21 @@ fn the_fast_path_should_read_pages_as_serde_json_does() {
         {"metadata":{"name":"\u00e9t\u00e9","labels":{"a/b":"x\"y\\z"},"annotations":{"n":"日本語 ✓ \ud83d\ude00"}},
          "data":{"k":"line\nnext\t"},"binaryData":{"b":"AAEC"}},
         {"metadata":{"name":"plain","generation":9007199254740993,"creationTimestamp":"2026-11-25T10:00:00Z"},"immutable":true}]}"#;
-    let mut fast = Vec::new();
-    decode_page_fast::<ConfigMap>(page.as_bytes(), false, &mut |object| fast.push(object)).unwrap();
-    let fast: Vec<ConfigMap> = fast
-        .into_iter()
-        .map(|object| match object {
-            Lenient::Decoded(object) => Arc::unwrap_or_clone(object),
+    // Each object of `page` through the fast path, which must take every one.
+    let fast = |skip_managed_fields: bool| -> Vec<ConfigMap> {
+        let mut objects = Vec::new();
+        decode_page_fast::<ConfigMap>(page.as_bytes(), skip_managed_fields, &mut |object| match object {
+            Lenient::Decoded(object) => objects.push(Arc::unwrap_or_clone(object)),
             Lenient::Failed { error, .. } => panic!("{error}"),
         })
-        .collect();
+        .unwrap();
+        objects
+    };
     let reference: serde_json::Value = serde_json::from_str(page).unwrap();
     let expected: Vec<ConfigMap> = serde_json::from_value(reference["items"].clone()).unwrap();
+    let (fast, skipping) = (fast(false), fast(true));
     assert_eq!(fast, expected);
     // The same through the wrapper that skips managed fields (these objects have none).
-    let mut skipping = Vec::new();
-    decode_page_fast::<ConfigMap>(page.as_bytes(), true, &mut |object| skipping.push(object)).unwrap();
-    let skipping: Vec<ConfigMap> = skipping
-        .into_iter()
-        .map(|object| match object {
-            Lenient::Decoded(object) => Arc::unwrap_or_clone(object),
-            Lenient::Failed { error, .. } => panic!("{error}"),
-        })
-        .collect();
     assert_eq!(skipping, expected, "read alike through the skipping wrapper");
     assert_eq!(
         fast[1].metadata.generation,
