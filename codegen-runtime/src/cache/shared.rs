@@ -36,14 +36,14 @@ pub struct InformerOptions<K> {
     pub transform: Option<Transform<K>>,
     /// Store objects without their managed fields, as client-go's
     /// `TransformStripManagedFields` and a kube-runtime `.modify()` that clears them do, but
-    /// skipped unread where the objects are decoded
-    /// instead of built and dropped: lists and updates of objects with managed fields ingest
-    /// 1.6–2.4× as fast as when they are kept, and the trees never take memory
-    /// (BENCHMARKS.md). Objects without any decode about 8% slower with it (up to 12%). Handlers, listers
-    /// and the transform see `managed_fields: None`. The server keeps them: server-side apply
-    /// works as before. Only extracting a field manager's apply configuration from a cached
-    /// object needs them (`apply::extract`, which would find the manager owning nothing), so
-    /// leave them where a controller does that.
+    /// skipped unread where the objects are decoded instead of built and dropped: lists and
+    /// updates of objects with managed fields ingest 1.6–2.4× as fast as when they are kept,
+    /// and the trees never take memory (BENCHMARKS.md). Objects without any decode about 8%
+    /// slower with it (up to 12%). Handlers, listers and the transform see
+    /// `managed_fields: None`. The server keeps them: server-side apply works as before. Only
+    /// extracting a field manager's apply configuration from a cached object needs them
+    /// (`apply::extract`, which would find the manager owning nothing), so leave them where a
+    /// controller does that.
     pub strip_managed_fields: bool,
     /// Where watch events are applied to the store and the handlers.
     pub apply_events: ApplyEvents,

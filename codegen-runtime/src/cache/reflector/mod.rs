@@ -20,7 +20,7 @@ use tokio::task::JoinHandle;
 
 use super::engine::Engine;
 use super::shared::{Delta, InformerObject, Shared};
-use super::wire;
+use super::wire::{self, ManagedFields};
 
 mod watch;
 
@@ -95,6 +95,16 @@ struct Initial<K> {
 }
 
 impl<K: InformerObject> Reflector<'_, K> {
+    /// What decoding does with the objects' managed fields: skips them where they are
+    /// stripped. A watch line's update may leave its field sets as text instead
+    /// ([`Shared::field_sets_as_text`]).
+    fn managed_fields(&self) -> ManagedFields {
+        match self.shared.options.strip_managed_fields {
+            true => ManagedFields::Skip,
+            false => ManagedFields::Decode,
+        }
+    }
+
     fn config(&self) -> &watcher::Config {
         &self.shared.options.watcher
     }
@@ -147,8 +157,8 @@ impl<K: InformerObject> Reflector<'_, K> {
                 prefetched = Some(tokio::spawn(fetch(self.shared.client.clone(), request)));
             }
             let mut objects = Vec::new();
-            let skip = self.shared.options.strip_managed_fields;
-            let meta = wire::decode_page(&bytes, skip, &mut objects, &mut failures, |object| {
+            let managed_fields = self.managed_fields();
+            let meta = wire::decode_page(&bytes, managed_fields, &mut objects, &mut failures, |object| {
                 self.shared.keep(object)
             })
             .map_err(|e| backoff(None, e))?;

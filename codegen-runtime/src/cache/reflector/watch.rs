@@ -101,8 +101,7 @@ impl<K: InformerObject> Reflector<'_, K> {
                 let run: Vec<Bytes> = std::iter::from_fn(|| lines.next_line())
                     .filter(|line| !is_blank(line))
                     .collect();
-                let skip = self.shared.options.strip_managed_fields;
-                for decoded in wire::decode_events::<K>(&run, skip) {
+                for decoded in wire::decode_events::<K>(&run, self.managed_fields()) {
                     if let Some(next) = self.step(decoded, &mut initial, &mut last).await {
                         return next;
                     }
@@ -117,12 +116,11 @@ impl<K: InformerObject> Reflector<'_, K> {
                     if is_blank(&line) {
                         continue;
                     }
-                    let managed_fields = if self.shared.options.strip_managed_fields {
-                        ManagedFields::Skip
-                    } else if field_sets_seen && self.shared.field_sets_as_text() {
-                        ManagedFields::FieldSetsAsText
-                    } else {
-                        ManagedFields::Decode
+                    let managed_fields = match self.managed_fields() {
+                        ManagedFields::Decode if field_sets_seen && self.shared.field_sets_as_text() => {
+                            ManagedFields::FieldSetsAsText
+                        }
+                        managed_fields => managed_fields,
                     };
                     let decoded = wire::decode_event::<K>(&line, managed_fields);
                     field_sets_seen = had_field_sets(&decoded).unwrap_or(field_sets_seen);

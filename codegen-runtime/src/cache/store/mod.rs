@@ -260,24 +260,27 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
     /// it replaced. With [`Unchanged::Keep`] the stored object may own the replaced one's
     /// unchanged field sets: hand it over unshared, so that it can.
     pub(crate) fn apply(&self, object: Arc<K>, field_sets: Fingerprint, unchanged: Unchanged) -> Stored<K> {
-        let mut cache = self.write();
-        let mut key = std::mem::take(&mut cache.scratch_key);
-        write_key(&mut key, object.meta());
-        let stored = cache.put(&key, object, field_sets, unchanged);
-        cache.scratch_key = key;
-        stored
+        self.write_under_key(object, |cache, key, object| {
+            cache.put(key, object, field_sets, unchanged)
+        })
     }
 
     /// Stores `object`, whose field sets are still `texts`, if the object it replaces holds
     /// them (by fingerprint) and gives them over; returns it as stored and what it replaced,
     /// or, with nothing changed, `object` back to decode its texts into.
     pub(crate) fn apply_taking(&self, object: Arc<K>, texts: &FieldSetTexts) -> Result<Stored<K>, Arc<K>> {
+        self.write_under_key(object, |cache, key, object| cache.put_taking(key, object, texts))
+    }
+
+    /// Runs `write` on the cache, under the write lock, with `object` and its key, built in the
+    /// cache's reused buffer (no `String` per write).
+    fn write_under_key<T>(&self, object: Arc<K>, write: impl FnOnce(&mut Cache<K>, &str, Arc<K>) -> T) -> T {
         let mut cache = self.write();
         let mut key = std::mem::take(&mut cache.scratch_key);
         write_key(&mut key, object.meta());
-        let stored = cache.put_taking(&key, object, texts);
+        let written = write(&mut cache, &key, object);
         cache.scratch_key = key;
-        stored
+        written
     }
 
     /// Removes the object under `key`, returning it.

@@ -71,8 +71,7 @@ pub(crate) fn decode_event<K: DeserializeOwned + Resource>(
         }
     }
     // A misfit keeps its managed fields: the informer strips them before it is stored.
-    let aim = (managed_fields == ManagedFields::Skip).then_some(Aim::SkipManagedFields);
-    parse(text, false, aim).or_else(|_| parse(text, true, None))
+    parse(text, false, managed_fields.skipping()).or_else(|_| parse(text, true, None))
 }
 
 /// Decodes the watch event `text`, as [`decode_event`] says.
@@ -92,22 +91,18 @@ fn parse<'de, K: DeserializeOwned>(
 }
 
 /// Decodes a run of watch lines (what one chunk of a streaming list's initial events holds), in
-/// order: as one document when every object fits `K`, line by line otherwise. With
-/// `skip_managed_fields`, the objects' managed fields are skipped unread.
+/// order: as one document when every object fits `K`, line by line otherwise. Managed fields
+/// are skipped or decoded as `managed_fields` says (the document leaves no field set as text).
 pub(crate) fn decode_events<K: DeserializeOwned + Resource>(
     lines: &[Bytes],
-    skip_managed_fields: bool,
+    managed_fields: ManagedFields,
 ) -> Vec<Result<WireEvent<K>, serde_json::Error>> {
     // A single line is faster through serde_json (`bench parsers`, in `wire`'s doc).
     if lines.len() > 1
-        && let Some(events) = decode_events_fast(lines, skip_managed_fields)
+        && let Some(events) = decode_events_fast(lines, managed_fields)
     {
         return events.into_iter().map(Ok).collect();
     }
-    let managed_fields = match skip_managed_fields {
-        true => ManagedFields::Skip,
-        false => ManagedFields::Decode,
-    };
     lines.iter().map(|line| decode_event(line, managed_fields)).collect()
 }
 
@@ -116,7 +111,7 @@ pub(crate) fn decode_events<K: DeserializeOwned + Resource>(
 /// not decode strictly into its event.
 pub(super) fn decode_events_fast<K: DeserializeOwned>(
     lines: &[Bytes],
-    skip_managed_fields: bool,
+    managed_fields: ManagedFields,
 ) -> Option<Vec<WireEvent<K>>> {
     let mut document = Vec::with_capacity(lines.iter().map(|line| line.len() + 1).sum::<usize>() + 1);
     document.push(b'[');
@@ -130,7 +125,7 @@ pub(super) fn decode_events_fast<K: DeserializeOwned>(
     let mut deserializer = simd_json::Deserializer::from_slice(&mut document).ok()?;
     (&mut deserializer)
         .deserialize_seq(EventsVisitor::<K> {
-            skip_managed_fields,
+            managed_fields,
             object: PhantomData,
         })
         .ok()
@@ -138,7 +133,7 @@ pub(super) fn decode_events_fast<K: DeserializeOwned>(
 
 /// A run of watch events, each decoded strictly.
 struct EventsVisitor<K> {
-    skip_managed_fields: bool,
+    managed_fields: ManagedFields,
     object: PhantomData<K>,
 }
 
@@ -152,7 +147,7 @@ impl<'de, K: DeserializeOwned> Visitor<'de> for EventsVisitor<K> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut events = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         let seed = || StrictEvent::<K> {
-            skip_managed_fields: self.skip_managed_fields,
+            managed_fields: self.managed_fields,
             object: PhantomData,
         };
         while let Some(event) = seq.next_element_seed(seed())? {
@@ -164,7 +159,7 @@ impl<'de, K: DeserializeOwned> Visitor<'de> for EventsVisitor<K> {
 
 /// One watch event whose object must fit `K`.
 struct StrictEvent<K> {
-    skip_managed_fields: bool,
+    managed_fields: ManagedFields,
     object: PhantomData<K>,
 }
 
@@ -174,7 +169,7 @@ impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for StrictEvent<K> {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<WireEvent<K>, D::Error> {
         deserializer.deserialize_map(EventVisitor {
             lenient: false,
-            aim: self.skip_managed_fields.then_some(Aim::SkipManagedFields),
+            aim: self.managed_fields.skipping(),
             object: PhantomData::<K>,
         })
     }

@@ -36,6 +36,14 @@ pub(crate) enum ManagedFields {
     Skip,
 }
 
+impl ManagedFields {
+    /// What a decode that leaves no field set as text does at the managed fields: skips them,
+    /// or nothing special (field sets are left as text in single watch lines' updates only).
+    fn skipping<'a, 'de>(self) -> Option<capture::Aim<'a, 'de>> {
+        (self == ManagedFields::Skip).then_some(capture::Aim::SkipManagedFields)
+    }
+}
+
 /// The body as text, its UTF-8 checked once: serde_json then reads strings without checking
 /// each again (its `StrRead`), which is what kube's own decoding does.
 pub(super) fn text(bytes: &[u8]) -> Result<&str, serde_json::Error> {

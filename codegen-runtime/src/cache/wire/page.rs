@@ -11,24 +11,24 @@ use serde::de::{
 };
 
 use super::capture::{Aim, decode_object};
-use super::text;
+use super::{ManagedFields, text};
 use crate::cache::decode::Lenient;
 
 /// Decodes a list page into `K`, handing each object to `sink` in order; returns the list's
 /// metadata. simd-json parses a page's ~0.5 MB 1.1–1.2× as fast as serde_json (`bench
 /// parsers`), and lists ingest 1.3–1.45× as fast through it; it parses in place, so it reads a
-/// copy of the shared response bytes. Any error sends the page to the lenient path. With
-/// `skip_managed_fields`, the objects' managed fields are skipped unread.
+/// copy of the shared response bytes. Any error sends the page to the lenient path. Managed
+/// fields are skipped or decoded as `managed_fields` says (none are left as text in a page).
 pub(super) fn decode_page_fast<K: DeserializeOwned>(
     bytes: &[u8],
-    skip_managed_fields: bool,
+    managed_fields: ManagedFields,
     sink: &mut impl FnMut(Lenient<K>),
 ) -> Result<ListMeta, simd_json::Error> {
     let mut copy = bytes.to_vec();
     let mut deserializer = simd_json::Deserializer::from_slice(&mut copy)?;
     (&mut deserializer).deserialize_map(ListVisitor {
         sink,
-        decoding: Decoding::Strict { skip_managed_fields },
+        decoding: Decoding::Strict(managed_fields),
         object: PhantomData::<K>,
     })
 }
@@ -51,17 +51,17 @@ fn decode_page_lenient<K: DeserializeOwned>(
 
 /// Decodes a list page, appending what `keep` makes of each object to `objects`: in one pass
 /// when every object fits `K`; object by object otherwise, the misfits going to `failures`
-/// (as [`Lenient::Failed`], with their metadata). With `skip_managed_fields`, the one pass
-/// skips the objects' managed fields unread (the objects decoded object by object keep them).
+/// (as [`Lenient::Failed`], with their metadata). Where `managed_fields` says to skip them,
+/// the one pass does (the objects decoded object by object keep them).
 pub(crate) fn decode_page<K: DeserializeOwned, T>(
     bytes: &[u8],
-    skip_managed_fields: bool,
+    managed_fields: ManagedFields,
     objects: &mut Vec<T>,
     failures: &mut Vec<Lenient<K>>,
     mut keep: impl FnMut(Arc<K>) -> T,
 ) -> Result<ListMeta, serde_json::Error> {
     let mark = objects.len();
-    let fast = decode_page_fast(bytes, skip_managed_fields, &mut |object| {
+    let fast = decode_page_fast(bytes, managed_fields, &mut |object| {
         if let Lenient::Decoded(object) = object {
             objects.push(keep(object));
         }
@@ -120,8 +120,8 @@ impl<'de> Visitor<'de> for HeadVisitor<'_> {
 /// How a page's items are decoded.
 #[derive(Clone, Copy)]
 enum Decoding {
-    /// Each into `K`, any misfit failing the page; managed fields skipped unread if asked.
-    Strict { skip_managed_fields: bool },
+    /// Each into `K`, any misfit failing the page; managed fields as this says.
+    Strict(ManagedFields),
     /// Each through [`Lenient`].
     Lenient,
 }
@@ -193,8 +193,8 @@ impl<'de, K: DeserializeOwned, F: FnMut(Lenient<K>)> Visitor<'de> for Items<'_, 
                     (self.sink)(object);
                 }
             }
-            Decoding::Strict { skip_managed_fields } => {
-                let aim = skip_managed_fields.then_some(Aim::SkipManagedFields);
+            Decoding::Strict(managed_fields) => {
+                let aim = managed_fields.skipping();
                 while let Some(object) = seq.next_element_seed(Strict::<K> {
                     aim,
                     object: PhantomData,

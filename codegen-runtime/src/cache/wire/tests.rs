@@ -33,7 +33,7 @@ fn a_page_should_decode_in_one_pass_or_object_by_object() {
     let page = br#"{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":"c"},
         "items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"data":{"k":"v"}}]}"#;
     let (mut items, mut failures) = (Vec::new(), Vec::new());
-    let meta = decode_page(page, false, &mut items, &mut failures, name).unwrap();
+    let meta = decode_page(page, ManagedFields::Decode, &mut items, &mut failures, name).unwrap();
     assert_eq!(
         (meta.resource_version.as_deref(), meta.continue_.as_deref()),
         (Some("7"), Some("c"))
@@ -45,13 +45,13 @@ fn a_page_should_decode_in_one_pass_or_object_by_object() {
 
     let bad = br#"{"metadata":{"resourceVersion":"8"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"},"data":7},{"metadata":{"name":"c"}}]}"#;
     let mut items = vec!["earlier".to_owned()];
-    decode_page(bad, false, &mut items, &mut failures, name).unwrap();
+    decode_page(bad, ManagedFields::Decode, &mut items, &mut failures, name).unwrap();
     assert_eq!(items, ["earlier", "a", "c"], "the earlier item kept, the page once");
     assert_eq!(names(&failures), ["failed:b"]);
     assert_eq!(continue_token(page).as_deref(), Some("c"));
     assert_eq!(continue_token(bad), None);
     let empty = br#"{"metadata":{"resourceVersion":"9"},"items":null}"#;
-    assert!(decode_page(empty, false, &mut Vec::new(), &mut failures, name).is_ok());
+    assert!(decode_page(empty, ManagedFields::Decode, &mut Vec::new(), &mut failures, name).is_ok());
 }
 
 #[test]
@@ -61,9 +61,9 @@ fn the_fast_path_should_read_pages_as_serde_json_does() {
          "data":{"k":"line\nnext\t"},"binaryData":{"b":"AAEC"}},
         {"metadata":{"name":"plain","generation":9007199254740993,"creationTimestamp":"2026-11-25T10:00:00Z"},"immutable":true}]}"#;
     // Each object of `page` through the fast path, which must take every one.
-    let fast = |skip_managed_fields: bool| -> Vec<ConfigMap> {
+    let fast = |managed_fields: ManagedFields| -> Vec<ConfigMap> {
         let mut objects = Vec::new();
-        decode_page_fast::<ConfigMap>(page.as_bytes(), skip_managed_fields, &mut |object| match object {
+        decode_page_fast::<ConfigMap>(page.as_bytes(), managed_fields, &mut |object| match object {
             Lenient::Decoded(object) => objects.push(Arc::unwrap_or_clone(object)),
             Lenient::Failed { error, .. } => panic!("{error}"),
         })
@@ -72,7 +72,7 @@ fn the_fast_path_should_read_pages_as_serde_json_does() {
     };
     let reference: serde_json::Value = serde_json::from_str(page).unwrap();
     let expected: Vec<ConfigMap> = serde_json::from_value(reference["items"].clone()).unwrap();
-    let (fast, skipping) = (fast(false), fast(true));
+    let (fast, skipping) = (fast(ManagedFields::Decode), fast(ManagedFields::Skip));
     assert_eq!(fast, expected);
     // The same through the wrapper that skips managed fields (these objects have none).
     assert_eq!(skipping, expected, "read alike through the skipping wrapper");
@@ -84,8 +84,14 @@ fn the_fast_path_should_read_pages_as_serde_json_does() {
 
     // A truncated page fails on the lenient path, in serde_json's words.
     let (mut items, mut failures) = (Vec::new(), Vec::new());
-    let error =
-        decode_page::<ConfigMap, _>(&page.as_bytes()[..60], false, &mut items, &mut failures, |o| o).unwrap_err();
+    let error = decode_page::<ConfigMap, _>(
+        &page.as_bytes()[..60],
+        ManagedFields::Decode,
+        &mut items,
+        &mut failures,
+        |o| o,
+    )
+    .unwrap_err();
     assert!(error.is_eof(), "{error}");
     assert!(items.is_empty() && failures.is_empty());
 }
@@ -161,11 +167,11 @@ fn a_run_of_lines_should_decode_as_its_lines_do() {
     );
     assert_eq!(one_by_one, ["added a", "added b", "bookmark 4 true", "deleted"]);
     assert!(
-        decode_events_fast::<ConfigMap>(&lines, false).is_some(),
+        decode_events_fast::<ConfigMap>(&lines, ManagedFields::Decode).is_some(),
         "the run decodes as one document"
     );
-    assert_eq!(summary(decode_events(&lines, false)), one_by_one);
-    let decoded = decode_events::<ConfigMap>(&lines[..1], false);
+    assert_eq!(summary(decode_events(&lines, ManagedFields::Decode)), one_by_one);
+    let decoded = decode_events::<ConfigMap>(&lines[..1], ManagedFields::Decode);
     assert!(matches!(&decoded[0], Ok(WireEvent::Added(Lenient::Decoded(cm))) if cm.data.as_ref().unwrap()["k"] == "é"));
 
     // A misfit, an object before its type or a malformed line sends the run line by line:
@@ -180,7 +186,7 @@ fn a_run_of_lines_should_decode_as_its_lines_do() {
         Bytes::from_static(br#"{"type":"ADDED","object":{"metadata":{"name":"m"},"data":7}}"#),
     );
     mixed.push(Bytes::from_static(b"{\"type\":"));
-    let mixed = summary(decode_events(&mixed, false));
+    let mixed = summary(decode_events(&mixed, ManagedFields::Decode));
     assert_eq!(
         mixed[..6],
         [
@@ -296,7 +302,14 @@ fn managed_fields_should_be_skipped_wherever_objects_decode_and_only_the_objects
 
     let page = format!(r#"{{"metadata":{{"resourceVersion":"9"}},"items":[{object},{object}]}}"#);
     let (mut items, mut failures) = (Vec::new(), Vec::new());
-    decode_page::<Deployment, _>(page.as_bytes(), true, &mut items, &mut failures, Arc::unwrap_or_clone).unwrap();
+    decode_page::<Deployment, _>(
+        page.as_bytes(),
+        ManagedFields::Skip,
+        &mut items,
+        &mut failures,
+        Arc::unwrap_or_clone,
+    )
+    .unwrap();
     assert_eq!(items, [expected.clone(), expected.clone()], "a page, in one pass");
 
     let line = |kind: &str| Bytes::from(format!(r#"{{"type":"{kind}","object":{object}}}"#));
@@ -316,7 +329,7 @@ fn managed_fields_should_be_skipped_wherever_objects_decode_and_only_the_objects
         "an object before its event's type"
     );
     let run = [line("ADDED"), line("ADDED")];
-    let events = decode_events_fast::<Deployment>(&run, true).expect("one document");
+    let events = decode_events_fast::<Deployment>(&run, ManagedFields::Skip).expect("one document");
     for event in events {
         assert_eq!(*whole(event), expected, "a run of a streaming list's lines");
     }
@@ -337,7 +350,14 @@ fn managed_fields_should_be_skipped_wherever_objects_decode_and_only_the_objects
     let misfit_object = object.replace(r#""replicas":2"#, r#""replicas":"two""#);
     let page = format!(r#"{{"metadata":{{}},"items":[{object},{misfit_object}]}}"#);
     let (mut items, mut failures) = (Vec::new(), Vec::new());
-    decode_page::<Deployment, _>(page.as_bytes(), true, &mut items, &mut failures, Arc::unwrap_or_clone).unwrap();
+    decode_page::<Deployment, _>(
+        page.as_bytes(),
+        ManagedFields::Skip,
+        &mut items,
+        &mut failures,
+        Arc::unwrap_or_clone,
+    )
+    .unwrap();
     assert_eq!((items.len(), failures.len()), (1, 1));
     assert!(items[0].metadata.managed_fields.is_some());
     // Malformed managed fields are still malformed JSON.
