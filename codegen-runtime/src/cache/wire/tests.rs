@@ -300,16 +300,22 @@ fn managed_fields_should_be_skipped_wherever_objects_decode_and_only_the_objects
     let template_fields = expected.spec.template.metadata.as_ref().unwrap().managed_fields.clone();
     assert!(template_fields.is_some(), "the pod template's own are not the object's");
 
-    let page = format!(r#"{{"metadata":{{"resourceVersion":"9"}},"items":[{object},{object}]}}"#);
-    let (mut items, mut failures) = (Vec::new(), Vec::new());
-    decode_page::<Deployment, _>(
-        page.as_bytes(),
-        ManagedFields::Skip,
-        &mut items,
-        &mut failures,
-        Arc::unwrap_or_clone,
-    )
-    .unwrap();
+    // A page of `items`, decoded skipping: the objects, and the misfits.
+    let page = |items: &str| {
+        let page = format!(r#"{{"metadata":{{"resourceVersion":"9"}},"items":[{items}]}}"#);
+        let (mut objects, mut failures) = (Vec::new(), Vec::new());
+        let skipping = ManagedFields::Skip;
+        decode_page::<Deployment, _>(
+            page.as_bytes(),
+            skipping,
+            &mut objects,
+            &mut failures,
+            Arc::unwrap_or_clone,
+        )
+        .unwrap();
+        (objects, failures)
+    };
+    let (items, _) = page(&format!("{object},{object}"));
     assert_eq!(items, [expected.clone(), expected.clone()], "a page, in one pass");
 
     let line = |kind: &str| Bytes::from(format!(r#"{{"type":"{kind}","object":{object}}}"#));
@@ -348,16 +354,7 @@ fn managed_fields_should_be_skipped_wherever_objects_decode_and_only_the_objects
     // A page with a misfit is read again object by object: its objects keep their managed
     // fields there, for the informer to clear before it stores them.
     let misfit_object = object.replace(r#""replicas":2"#, r#""replicas":"two""#);
-    let page = format!(r#"{{"metadata":{{}},"items":[{object},{misfit_object}]}}"#);
-    let (mut items, mut failures) = (Vec::new(), Vec::new());
-    decode_page::<Deployment, _>(
-        page.as_bytes(),
-        ManagedFields::Skip,
-        &mut items,
-        &mut failures,
-        Arc::unwrap_or_clone,
-    )
-    .unwrap();
+    let (items, failures) = page(&format!("{object},{misfit_object}"));
     assert_eq!((items.len(), failures.len()), (1, 1));
     assert!(items[0].metadata.managed_fields.is_some());
     // Malformed managed fields are still malformed JSON.
