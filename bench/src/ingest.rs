@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::BenchError;
 use crate::process::{peak_rss_mib, rss_mib};
-use crate::vm_server::{name_of, namespace_of};
+use crate::vm_catalog::{name_of, namespace_of};
 
 /// The clients compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

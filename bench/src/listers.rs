@@ -18,7 +18,7 @@ use crate::error::BenchError;
 use crate::ingest::kube_client;
 use crate::process::ServerProcess;
 use crate::stats::{Table, human, verdict};
-use crate::vm_server::{name_of, namespace_of};
+use crate::vm_catalog::{name_of, namespace_of};
 
 /// Namespace `(namespace, name)` pairs of every object, in a scrambled order so lookups do not
 /// walk memory in insertion order.

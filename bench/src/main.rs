@@ -14,6 +14,7 @@ mod listers;
 mod parsers;
 mod process;
 mod stats;
+mod vm_catalog;
 mod vm_server;
 mod workqueue;
 

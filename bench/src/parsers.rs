@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::BenchError;
 use crate::stats::Table;
-use crate::vm_server::Catalog;
+use crate::vm_catalog::Catalog;
 
 /// A list page as the informer reads it: the items are what costs.
 #[derive(Deserialize, PartialEq, Debug)]
