@@ -1,7 +1,8 @@
 //! The JSON-parser evaluation of the informer's hot path (`bench parsers`, built with
-//! `--features json-parsers`): serde_json, sonic-rs and simd-json decode the same list pages and
-//! watch lines into `VirtualMachine`, alternately, and each result is checked against
-//! serde_json's; then every body of the conformance corpus is parsed by all three and compared.
+//! `--features json-parsers`): serde_json, sonic-rs and simd-json (given fresh buffers for each
+//! document, or its buffers kept from one to the next) decode the same list pages and watch
+//! lines into `VirtualMachine`, alternately, and each result is checked against serde_json's;
+//! then every body of the conformance corpus is parsed by each and compared.
 
 use std::path::Path;
 use std::time::Instant;
@@ -33,18 +34,32 @@ enum Parser {
     SerdeJson,
     SonicRs,
     SimdJson,
+    SimdJsonKept,
 }
 
-const PARSERS: [(Parser, &str); 3] = [
-    (Parser::SerdeJson, "serde_json (from_str, as the informer)"),
+const PARSERS: [(Parser, &str); 4] = [
+    (Parser::SerdeJson, "serde_json (from_str)"),
     (Parser::SonicRs, "sonic-rs (from_slice)"),
     (Parser::SimdJson, "simd-json (copy + from_slice)"),
+    (
+        Parser::SimdJsonKept,
+        "simd-json (buffers kept, as the informer's watch)",
+    ),
 ];
+
+/// What simd-json keeps from one document to the next when it is given its buffers, as the
+/// informer's watch does: the padded copy of the text, the parser's buffers and its tape.
+#[derive(Default)]
+struct Kept {
+    input: Vec<u8>,
+    buffers: simd_json::Buffers,
+    tape: Option<simd_json::Tape<'static>>,
+}
 
 impl Parser {
     /// Decodes `text` as a `T`. simd-json parses in place, so it decodes a copy: the informer's
-    /// response bytes are shared and immutable.
-    fn decode<T: DeserializeOwned>(self, text: &str) -> Result<T, BenchError> {
+    /// response bytes are shared and immutable. `kept` is what the last decode left.
+    fn decode<T: DeserializeOwned>(self, text: &str, kept: &mut Kept) -> Result<T, BenchError> {
         let refused = |parser: &'static str| {
             move |source: Box<dyn std::error::Error + Send + Sync>| BenchError::Parser { parser, source }
         };
@@ -54,6 +69,24 @@ impl Parser {
             Parser::SimdJson => {
                 let mut copy = text.as_bytes().to_vec();
                 simd_json::serde::from_slice(&mut copy).map_err(|e| refused("simd-json")(e.into()))
+            }
+            Parser::SimdJsonKept => {
+                let Kept { input, buffers, tape } = kept;
+                input.clear();
+                input.extend_from_slice(text.as_bytes());
+                input.resize(text.len() + simd_json::INPUT_PADDING, 0);
+                let mut filled = tape.take().unwrap_or_else(simd_json::Tape::null).reset();
+                let decoded = match simd_json::fill_tape_padded(input, text.len(), buffers, &mut filled) {
+                    Ok(()) => {
+                        let mut deserializer = simd_json::Deserializer::from_tape(filled);
+                        let decoded = T::deserialize(&mut deserializer);
+                        filled = deserializer.into_tape();
+                        decoded
+                    }
+                    Err(error) => Err(error),
+                };
+                *tape = Some(filled.reset());
+                decoded.map_err(|e| refused("simd-json")(e.into()))
             }
         }
     }
@@ -90,13 +123,18 @@ impl Input {
     /// every line; fails if a result differs from serde_json's.
     fn measure(&self, parser: Parser, expected: &Expected) -> Result<(f64, f64), BenchError> {
         let started = Instant::now();
-        let pages: Vec<Page> = self.pages.iter().map(|p| parser.decode(p)).collect::<Result<_, _>>()?;
+        let mut kept = Kept::default();
+        let pages: Vec<Page> = self
+            .pages
+            .iter()
+            .map(|p| parser.decode(p, &mut kept))
+            .collect::<Result<_, _>>()?;
         let list = self.objects as f64 / started.elapsed().as_secs_f64();
         // Events are decoded and dropped, as the decode-only client of `bench informer` does;
         // a second, untimed pass checks them.
         let started = Instant::now();
         for line in &self.lines {
-            std::hint::black_box(parser.decode::<Event>(line)?);
+            std::hint::black_box(parser.decode::<Event>(line, &mut kept)?);
         }
         let watch = self.lines.len() as f64 / started.elapsed().as_secs_f64();
         // Compared after the timed parts: equality walks every field.
@@ -104,7 +142,7 @@ impl Input {
             return Err(BenchError::check("a page decodes differently"));
         }
         for (line, want) in self.lines.iter().zip(&expected.events) {
-            if &parser.decode::<Event>(line)? != want {
+            if &parser.decode::<Event>(line, &mut kept)? != want {
                 return Err(BenchError::check(format!(
                     "the watch line {line:.80}… decodes differently"
                 )));
@@ -129,12 +167,12 @@ pub fn suite(objects: usize, rounds: usize, corpus: &Path) -> Result<(), BenchEr
             pages: input
                 .pages
                 .iter()
-                .map(|p| Parser::SerdeJson.decode(p))
+                .map(|p| Parser::SerdeJson.decode(p, &mut Kept::default()))
                 .collect::<Result<_, _>>()?,
             events: input
                 .lines
                 .iter()
-                .map(|l| Parser::SerdeJson.decode(l))
+                .map(|l| Parser::SerdeJson.decode(l, &mut Kept::default()))
                 .collect::<Result<_, _>>()?,
         };
         let mut table = Table::default();
@@ -153,6 +191,7 @@ pub fn suite(objects: usize, rounds: usize, corpus: &Path) -> Result<(), BenchEr
     }
     let bodies = corpus_bodies(corpus)?;
     for (parser, name) in PARSERS {
+        let mut kept = Kept::default();
         for Body {
             where_,
             text,
@@ -160,7 +199,7 @@ pub fn suite(objects: usize, rounds: usize, corpus: &Path) -> Result<(), BenchEr
         } in &bodies
         {
             let parsed: serde_json::Value = parser
-                .decode(text)
+                .decode(text, &mut kept)
                 .map_err(|e| BenchError::check(format!("{name} on {where_}: {e}")))?;
             if parsed != *reference {
                 return Err(BenchError::check(format!(
@@ -169,7 +208,7 @@ pub fn suite(objects: usize, rounds: usize, corpus: &Path) -> Result<(), BenchEr
             }
         }
         let parsed: serde_json::Value = parser
-            .decode(EDGE_CASES)
+            .decode(EDGE_CASES, &mut kept)
             .map_err(|e| BenchError::check(format!("{name} on edge cases: {e}")))?;
         let exact = edge_cases_value();
         let wrong: Vec<&String> = exact

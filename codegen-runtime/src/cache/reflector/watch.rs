@@ -17,7 +17,7 @@ use crate::cache::key::object_key;
 use crate::cache::lines::Lines;
 use crate::cache::reuse::has_field_sets;
 use crate::cache::shared::{Delta, InformerObject};
-use crate::cache::wire::{self, ManagedFields, WireEvent};
+use crate::cache::wire::{self, LineDecoder, ManagedFields, WireEvent};
 
 impl<K: InformerObject> Reflector<'_, K> {
     /// Watches from `resource_version` (a streaming list first, when `initial`) until the
@@ -77,6 +77,7 @@ impl<K: InformerObject> Reflector<'_, K> {
         let mut field_sets_seen = true;
         let mut body = response.into_body();
         let mut lines = Lines::default();
+        let mut decoder = LineDecoder::default();
         loop {
             let frame = match idle {
                 Some(idle) => match tokio::time::timeout(idle, body.frame()).await {
@@ -122,7 +123,7 @@ impl<K: InformerObject> Reflector<'_, K> {
                         }
                         managed_fields => managed_fields,
                     };
-                    let decoded = wire::decode_event::<K>(&line, managed_fields);
+                    let decoded = decoder.decode::<K>(&line, managed_fields);
                     field_sets_seen = had_field_sets(&decoded).unwrap_or(field_sets_seen);
                     if let Some(next) = self.step(decoded, &mut initial, &mut last).await {
                         return next;

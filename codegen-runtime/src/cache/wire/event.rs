@@ -1,5 +1,8 @@
-//! Watch events: one line decoded in one pass with serde_json, or a run of a streaming list's
-//! initial events decoded as one document with simd-json.
+//! Watch events: one line decoded in one pass with serde_json (where [`LineDecoder`] does not
+//! take it), or a run of a streaming list's initial events decoded as one document with
+//! simd-json.
+//!
+//! [`LineDecoder`]: super::LineDecoder
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -47,7 +50,7 @@ const INITIAL_EVENTS_END: &str = "k8s.io/initial-events-end";
 /// Decodes one watch event: the object once, into `K`, when it fits; leniently otherwise. A
 /// MODIFIED object's field sets may be left as text in `line` ([`WireEvent::ModifiedPending`]),
 /// or every object's managed fields skipped, as `managed_fields` says.
-pub(crate) fn decode_event<K: DeserializeOwned + Resource>(
+pub(super) fn decode_event<K: DeserializeOwned + Resource>(
     line: &Bytes,
     managed_fields: ManagedFields,
 ) -> Result<WireEvent<K>, serde_json::Error> {
@@ -146,11 +149,7 @@ impl<'de, K: DeserializeOwned> Visitor<'de> for EventsVisitor<K> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut events = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        let seed = || StrictEvent::<K> {
-            managed_fields: self.managed_fields,
-            object: PhantomData,
-        };
-        while let Some(event) = seq.next_element_seed(seed())? {
+        while let Some(event) = seq.next_element_seed(StrictEvent::<K>::new(self.managed_fields))? {
             events.push(event);
         }
         Ok(events)
@@ -158,9 +157,20 @@ impl<'de, K: DeserializeOwned> Visitor<'de> for EventsVisitor<K> {
 }
 
 /// One watch event whose object must fit `K`.
-struct StrictEvent<K> {
+pub(super) struct StrictEvent<K> {
     managed_fields: ManagedFields,
     object: PhantomData<K>,
+}
+
+impl<K> StrictEvent<K> {
+    /// An event whose managed fields are skipped or decoded as `managed_fields` says (none
+    /// left as text).
+    pub(super) fn new(managed_fields: ManagedFields) -> Self {
+        StrictEvent {
+            managed_fields,
+            object: PhantomData,
+        }
+    }
 }
 
 impl<'de, K: DeserializeOwned> DeserializeSeed<'de> for StrictEvent<K> {

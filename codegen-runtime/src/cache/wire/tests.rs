@@ -8,7 +8,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1;
 use serde_json::json;
 
-use super::event::decode_events_fast;
+use super::event::{decode_event, decode_events_fast};
 use super::page::decode_page_fast;
 use super::*;
 use crate::cache::decode::Lenient;
