@@ -1,11 +1,14 @@
 //! The informer's own list and watch against the in-memory API server, in virtual time: a 410
 //! relists at once while failures back off, and a streaming list is used where the server has
-//! it and replaced by a list where it refuses it.
+//! it and replaced by a list where it refuses it; and, in real time, a list's next page is
+//! asked for while a page is decoded.
 
 #[path = "support/objects.rs"]
 mod objects;
 
 use objects::configmap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use codegen_runtime::cache::{InformerOptions, SharedIndexInformer};
@@ -125,4 +128,51 @@ async fn a_streaming_list_should_be_used_or_replaced_by_a_list() {
     create(&server, "c").await;
     time_until_cached(&fallback, "c").await;
     fallback.shutdown().await;
+}
+
+/// A transform holds the decode of the first page (it runs where each object is decoded) until
+/// the server has been asked for the second page, or 5 s have passed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_page_should_be_asked_for_while_a_page_is_decoded() {
+    let server = FakeApiServer::new();
+    for name in ["a", "b", "c"] {
+        create(&server, name).await;
+    }
+    let pages_asked = |server: &FakeApiServer| {
+        server
+            .actions()
+            .iter()
+            .filter(|a| a.matches("list", "configmaps"))
+            .count()
+    };
+    let asked_meanwhile = Arc::new(AtomicBool::new(false));
+    let transform = {
+        let (asked_meanwhile, server) = (asked_meanwhile.clone(), server.clone());
+        Arc::new(move |cm: &mut ConfigMap| {
+            if cm.metadata.name.as_deref() == Some("a") {
+                let give_up = std::time::Instant::now() + Duration::from_secs(5);
+                while pages_asked(&server) < 2 && std::time::Instant::now() < give_up {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                asked_meanwhile.store(pages_asked(&server) >= 2, Ordering::SeqCst);
+            }
+        })
+    };
+    server.clear_actions();
+    let options = InformerOptions {
+        namespace: Some("default".into()),
+        watcher: watcher::Config::default().page_size(1),
+        transform: Some(transform),
+        ..InformerOptions::default()
+    };
+    let informer = SharedIndexInformer::<ConfigMap>::new(server.client(), options);
+    informer.run();
+    assert!(informer.wait_for_sync().await);
+    assert_eq!(informer.store().list().len(), 3);
+    assert!(
+        asked_meanwhile.load(Ordering::SeqCst),
+        "the second page was asked for only after the first was decoded"
+    );
+    assert_eq!(pages_asked(&server), 3, "one request per page: {:?}", server.actions());
+    informer.shutdown().await;
 }

@@ -9,20 +9,19 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
-use http_body_util::BodyExt;
 use kube::api::{ListParams, VersionMatch};
-use kube::client::Body;
 use kube::core::Status;
 use kube::runtime::utils::Backoff;
 use kube::runtime::watcher::{self, DefaultBackoff, InitialListStrategy, ListSemantic};
-use tokio::task::JoinHandle;
 
 use super::engine::Engine;
 use super::shared::{Delta, InformerObject, Shared};
 use super::wire::{self, ManagedFields};
 
+mod pages;
 mod watch;
+
+use pages::Pages;
 
 /// kube-apiserver's default watch timeout, when the informer sets none.
 const DEFAULT_WATCH_TIMEOUT: u64 = 290;
@@ -129,16 +128,13 @@ impl<K: InformerObject> Reflector<'_, K> {
             ..ListParams::default()
         };
         let mut failures = Vec::new();
-        let mut prefetched: Option<JoinHandle<Fetched>> = None;
+        let mut pages = self.pages(&params);
         let mut first = true;
         loop {
-            let fetched = match prefetched.take() {
-                Some(page) => page.await.unwrap_or_else(|e| Err(kube::Error::Service(Box::new(e)))),
-                None => {
-                    let request = self.request().list(&params).map_err(|e| backoff(None, e))?;
-                    fetch(self.shared.client.clone(), request).await
-                }
-            };
+            let fetched = pages
+                .next()
+                .await
+                .ok_or_else(|| backoff(None, "the list's pages stopped coming"))?;
             let (status, bytes) = fetched.map_err(|e| backoff(None, e))?;
             if !(200..300).contains(&status) {
                 let status = error_status(status, &bytes);
@@ -148,15 +144,6 @@ impl<K: InformerObject> Reflector<'_, K> {
                 } else {
                     backoff(None, status_text(&status))
                 });
-            }
-            // The next page's request is spawned before this page is decoded. On tokio's
-            // multi-thread runtime it waits in this worker's LIFO slot, which other workers do
-            // not steal, until this task yields after the decode; the engine's filing runs in
-            // that wait (BENCHMARKS.md, "the next page is not asked for before the decode").
-            if let Some(token) = wire::continue_token(&bytes) {
-                params.continue_token = Some(token);
-                let request = self.request().list(&params).map_err(|e| backoff(None, e))?;
-                prefetched = Some(tokio::spawn(fetch(self.shared.client.clone(), request)));
             }
             let mut objects = Vec::new();
             let managed_fields = self.managed_fields();
@@ -169,7 +156,12 @@ impl<K: InformerObject> Reflector<'_, K> {
             let first_page = std::mem::replace(&mut first, false);
             match meta.continue_.filter(|c| !c.is_empty()) {
                 Some(token) => {
-                    params.continue_token = Some(token);
+                    // The pages' task follows each page's head; where the head named no next
+                    // page, or another, the decoded metadata is the one to follow.
+                    if wire::continue_token(&bytes).as_deref() != Some(token.as_str()) {
+                        params.continue_token = Some(token);
+                        pages = self.pages(&params);
+                    }
                     self.engine
                         .hand_over(Delta::Listed {
                             objects,
@@ -196,23 +188,17 @@ impl<K: InformerObject> Reflector<'_, K> {
         }
     }
 
+    /// The pages of the list `params` asks for, fetched by a task of their own.
+    fn pages(&self, params: &ListParams) -> Pages {
+        Pages::start(self.shared.client.clone(), self.request(), params.clone())
+    }
+
     /// After a list or a watch event: the next failure backs off from the start again.
     fn succeeded(&mut self) {
         if std::mem::take(&mut self.backed_off) {
             self.backoff.reset();
         }
     }
-}
-
-/// A response's status code and body.
-type Fetched = Result<(u16, Bytes), kube::Error>;
-
-/// Sends `request` and reads the whole answer.
-async fn fetch(client: kube::Client, request: http::Request<Vec<u8>>) -> Fetched {
-    let response = client.send(request.map(Body::from)).await?;
-    let status = response.status().as_u16();
-    let body = response.into_body().collect().await?;
-    Ok((status, body.to_bytes()))
 }
 
 /// A failure to wait out before `resume`.

@@ -1,0 +1,83 @@
+//! A list's pages fetched ahead of their decode, by a task of their own.
+//!
+//! Why a task: a request spawned from the decoding task's worker waits in that worker's LIFO
+//! slot (tokio's other workers do not steal it) until the decoding task yields, after the page
+//! is decoded (BENCHMARKS.md). This task is woken by its socket, on whichever worker is free: it
+//! asks for the next page as soon as a page has arrived, so the server builds and sends it while
+//! the last one is decoded (with a remote server, the round trip overlaps the decode too). It
+//! runs at most two pages ahead of the decode: one waiting for it, one more fetched meanwhile.
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use kube::api::ListParams;
+use kube::client::Body;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::super::wire;
+
+/// A response's status code and body.
+pub(super) type Fetched = Result<(u16, Bytes), kube::Error>;
+
+/// The pages of one list, in order, as they are fetched.
+pub(super) struct Pages {
+    fetched: mpsc::Receiver<Fetched>,
+    task: JoinHandle<()>,
+}
+
+impl Pages {
+    /// Starts fetching the list `params` asks for at `request`'s path, from its continue token.
+    pub(super) fn start(client: kube::Client, request: kube::core::Request, params: ListParams) -> Self {
+        // One page waits here while the next is fetched and the last decoded.
+        let (sender, fetched) = mpsc::channel(1);
+        let task = tokio::spawn(fetch_pages(client, request, params, sender));
+        Pages { fetched, task }
+    }
+
+    /// The next page; `None` once the pages run out: after a page whose head names no next
+    /// one, or a page that failed.
+    pub(super) async fn next(&mut self) -> Option<Fetched> {
+        self.fetched.recv().await
+    }
+}
+
+impl Drop for Pages {
+    /// A list given up (an error, a 410) fetches nothing more.
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Fetches page after page, each asked for as soon as the head of the one before names it.
+async fn fetch_pages(
+    client: kube::Client,
+    request: kube::core::Request,
+    mut params: ListParams,
+    pages: mpsc::Sender<Fetched>,
+) {
+    loop {
+        let fetched = match request.list(&params) {
+            Ok(request) => fetch(client.clone(), request).await,
+            Err(error) => Err(kube::Error::BuildRequest(error)),
+        };
+        let next = match &fetched {
+            Ok((status, bytes)) if (200..300).contains(status) => wire::continue_token(bytes),
+            _ => None,
+        };
+        if pages.send(fetched).await.is_err() {
+            return;
+        }
+        match next {
+            Some(token) => params.continue_token = Some(token),
+            None => return,
+        }
+    }
+}
+
+/// Sends `request` and reads the whole answer.
+async fn fetch(client: kube::Client, request: http::Request<Vec<u8>>) -> Fetched {
+    let response = client.send(request.map(Body::from)).await?;
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await?;
+    Ok((status, body.to_bytes()))
+}
