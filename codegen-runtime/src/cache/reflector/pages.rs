@@ -14,7 +14,7 @@ use kube::client::Body;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::super::wire;
+use crate::cache::wire;
 
 /// A response's status code and body.
 pub(super) type Fetched = Result<(u16, Bytes), kube::Error>;
