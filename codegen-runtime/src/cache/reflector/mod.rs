@@ -21,7 +21,7 @@ use super::wire::{self, ManagedFields};
 mod pages;
 mod watch;
 
-use pages::Pages;
+use pages::{Page, Pages};
 
 /// kube-apiserver's default watch timeout, when the informer sets none.
 const DEFAULT_WATCH_TIMEOUT: u64 = 290;
@@ -131,7 +131,7 @@ impl<K: InformerObject> Reflector<'_, K> {
         let mut pages = self.pages(&params);
         let mut first = true;
         loop {
-            let fetched = pages
+            let Page { fetched, followed } = pages
                 .next()
                 .await
                 .ok_or_else(|| backoff(None, "the list's pages stopped coming"))?;
@@ -158,7 +158,7 @@ impl<K: InformerObject> Reflector<'_, K> {
                 Some(token) => {
                     // The pages' task follows each page's head; where the head named no next
                     // page, or another, the decoded metadata is the one to follow.
-                    if wire::continue_token(&bytes).as_deref() != Some(token.as_str()) {
+                    if followed.as_deref() != Some(token.as_str()) {
                         params.continue_token = Some(token);
                         pages = self.pages(&params);
                     }

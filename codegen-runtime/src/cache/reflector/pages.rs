@@ -19,9 +19,15 @@ use crate::cache::wire;
 /// A response's status code and body.
 pub(super) type Fetched = Result<(u16, Bytes), kube::Error>;
 
+/// One fetched page, and the continue token its head named, which the task followed.
+pub(super) struct Page {
+    pub(super) fetched: Fetched,
+    pub(super) followed: Option<String>,
+}
+
 /// The pages of one list, in order, as they are fetched.
 pub(super) struct Pages {
-    fetched: mpsc::Receiver<Fetched>,
+    fetched: mpsc::Receiver<Page>,
     task: JoinHandle<()>,
 }
 
@@ -36,7 +42,7 @@ impl Pages {
 
     /// The next page; `None` once the pages run out: after a page whose head names no next
     /// one, or a page that failed.
-    pub(super) async fn next(&mut self) -> Option<Fetched> {
+    pub(super) async fn next(&mut self) -> Option<Page> {
         self.fetched.recv().await
     }
 }
@@ -48,28 +54,26 @@ impl Drop for Pages {
     }
 }
 
-/// Fetches page after page, each asked for as soon as the head of the one before names it.
+/// Fetches page after page, each asked for as soon as the one before has arrived, by the
+/// continue token in its head.
 async fn fetch_pages(
     client: kube::Client,
     request: kube::core::Request,
     mut params: ListParams,
-    pages: mpsc::Sender<Fetched>,
+    pages: mpsc::Sender<Page>,
 ) {
     loop {
         let fetched = match request.list(&params) {
             Ok(request) => fetch(client.clone(), request).await,
             Err(error) => Err(kube::Error::BuildRequest(error)),
         };
-        let next = match &fetched {
+        let followed = match &fetched {
             Ok((status, bytes)) if (200..300).contains(status) => wire::continue_token(bytes),
             _ => None,
         };
-        if pages.send(fetched).await.is_err() {
+        params.continue_token.clone_from(&followed);
+        if pages.send(Page { fetched, followed }).await.is_err() || params.continue_token.is_none() {
             return;
-        }
-        match next {
-            Some(token) => params.continue_token = Some(token),
-            None => return,
         }
     }
 }

@@ -74,7 +74,13 @@ pub(super) fn decode_event<K: DeserializeOwned + Resource>(
         }
     }
     // A misfit keeps its managed fields: the informer strips them before it is stored.
-    parse(text, false, managed_fields.skipping()).or_else(|_| parse(text, true, None))
+    parse(text, false, managed_fields.skipping()).or_else(|_| decode_event_leniently(line))
+}
+
+/// Decodes one watch event the lenient way: an object that does not fit `K` is named by its
+/// metadata ([`Lenient::Failed`]), and an error is serde_json's.
+pub(super) fn decode_event_leniently<K: DeserializeOwned>(line: &Bytes) -> Result<WireEvent<K>, serde_json::Error> {
+    parse(text(line)?, true, None)
 }
 
 /// Decodes the watch event `text`, as [`decode_event`] says.
@@ -100,7 +106,8 @@ pub(crate) fn decode_events<K: DeserializeOwned + Resource>(
     lines: &[Bytes],
     managed_fields: ManagedFields,
 ) -> Vec<Result<WireEvent<K>, serde_json::Error>> {
-    // A single line is faster through serde_json (`bench parsers`, in `wire`'s doc).
+    // A single line is faster through serde_json than through simd-json with fresh buffers
+    // (`bench parsers`, in `wire`'s doc).
     if lines.len() > 1
         && let Some(events) = decode_events_fast(lines, managed_fields)
     {

@@ -14,7 +14,7 @@ use serde::de::{DeserializeOwned, DeserializeSeed};
 use simd_json::{Buffers, Deserializer, INPUT_PADDING, Tape};
 
 use super::ManagedFields;
-use super::event::{StrictEvent, WireEvent, decode_event};
+use super::event::{StrictEvent, WireEvent, decode_event, decode_event_leniently};
 
 /// Lines longer than this leave their buffers behind, so that one large object does not keep
 /// its size of buffers for the rest of the watch.
@@ -32,19 +32,21 @@ pub(crate) struct LineDecoder {
 
 impl LineDecoder {
     /// Decodes one watch event as [`decode_event`] does: strictly with simd-json where no field
-    /// set is left as text; with serde_json where they are, and wherever simd-json fails, so
-    /// that a misfit is decoded leniently and an error is serde_json's.
+    /// set is left as text, with serde_json where they are. What simd-json does not take goes
+    /// straight to serde_json's lenient decode (a strict one would fail again), so that a misfit
+    /// is named by its metadata and an error is serde_json's.
     pub(crate) fn decode<K: DeserializeOwned + Resource>(
         &mut self,
         line: &Bytes,
         managed_fields: ManagedFields,
     ) -> Result<WireEvent<K>, serde_json::Error> {
-        if managed_fields != ManagedFields::FieldSetsAsText
-            && let Some(event) = self.decode_strict(line, managed_fields)
-        {
-            return Ok(event);
+        if managed_fields == ManagedFields::FieldSetsAsText {
+            return decode_event(line, managed_fields);
         }
-        decode_event(line, managed_fields)
+        match self.decode_strict(line, managed_fields) {
+            Some(event) => Ok(event),
+            None => decode_event_leniently(line),
+        }
     }
 
     /// The event in `line` if it decodes strictly into `K` through simd-json.
