@@ -1,7 +1,7 @@
 //! The informer's own list and watch against the in-memory API server, in virtual time: a 410
 //! relists at once while failures back off, and a streaming list is used where the server has
 //! it and replaced by a list where it refuses it; and, in real time, a list's next page is
-//! asked for while a page is decoded.
+//! asked for while a page is decoded, and followed where a page names it only after its items.
 
 #[path = "support/objects.rs"]
 mod objects;
@@ -11,12 +11,16 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use bytes::Bytes;
 use codegen_runtime::cache::{InformerOptions, SharedIndexInformer};
 use fake_apiserver::{ApiStatus, FakeApiServer};
+use http_body_util::{BodyExt, Full};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
 use kube::runtime::watcher;
+use serde_json::Value;
 use tokio::time::Instant;
+use tower::Service;
 
 async fn create(server: &FakeApiServer, name: &str) {
     Api::<ConfigMap>::default_namespaced(server.client())
@@ -174,5 +178,61 @@ async fn the_next_page_should_be_asked_for_while_a_page_is_decoded() {
         "the second page was asked for only after the first was decoded"
     );
     assert_eq!(pages_asked(&server), 3, "one request per page: {:?}", server.actions());
+    informer.shutdown().await;
+}
+
+/// A list page whose `metadata` (with the continue token) comes after its `items`, as JSON with
+/// its keys in another order may: the head names no next page, so the pages' task stops after
+/// each page and the informer must follow the token it decoded with the items.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_continue_token_after_the_items_should_be_followed() {
+    let server = FakeApiServer::new();
+    for name in ["a", "b", "c"] {
+        create(&server, name).await;
+    }
+    server.clear_actions();
+    let inner = server.service();
+    let items_first = tower::service_fn(move |request: http::Request<kube::client::Body>| {
+        let mut inner = inner.clone();
+        let list = request.uri().path().ends_with("/configmaps")
+            && !request.uri().query().unwrap_or_default().contains("watch=true");
+        async move {
+            let response = inner.call(request).await?;
+            if !list {
+                return Ok::<_, std::convert::Infallible>(response);
+            }
+            let (parts, body) = response.into_parts();
+            let page: Value = serde_json::from_slice(&body.collect().await?.to_bytes()).unwrap();
+            let reordered = format!(
+                r#"{{"kind":{},"apiVersion":{},"items":{},"metadata":{}}}"#,
+                page["kind"], page["apiVersion"], page["items"], page["metadata"]
+            );
+            let body = Full::new(Bytes::from(reordered)).boxed_unsync();
+            Ok(http::Response::from_parts(parts, body))
+        }
+    });
+    let options = InformerOptions {
+        namespace: Some("default".into()),
+        watcher: watcher::Config::default().page_size(1),
+        ..InformerOptions::default()
+    };
+    let informer = SharedIndexInformer::<ConfigMap>::new(kube::Client::new(items_first, "default"), options);
+    informer.run();
+    let synced = tokio::time::timeout(Duration::from_secs(10), informer.wait_for_sync()).await;
+    assert!(synced.is_ok_and(|synced| synced), "the list never ended");
+    let mut cached: Vec<String> = informer
+        .store()
+        .list()
+        .iter()
+        .map(|cm| cm.metadata.name.clone().unwrap())
+        .collect();
+    cached.sort();
+    assert_eq!(cached, ["a", "b", "c"], "every page was listed");
+    let lists = server
+        .actions()
+        .iter()
+        .filter(|a| a.matches("list", "configmaps"))
+        .count();
+    assert_eq!(lists, 3, "one request per page: {:?}", server.actions());
     informer.shutdown().await;
 }
