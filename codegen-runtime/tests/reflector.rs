@@ -3,9 +3,12 @@
 //! it and replaced by a list where it refuses it; and, in real time, a list's next page is
 //! asked for while a page is decoded, and followed where a page names it only after its items.
 
+#[path = "support/intercepted.rs"]
+mod intercepted;
 #[path = "support/objects.rs"]
 mod objects;
 
+use intercepted::{intercepted, is_watch, pass_on};
 use objects::configmap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,7 +23,6 @@ use kube::api::{Api, PostParams};
 use kube::runtime::watcher;
 use serde_json::Value;
 use tokio::time::Instant;
-use tower::Service;
 
 async fn create(server: &FakeApiServer, name: &str) {
     Api::<ConfigMap>::default_namespaced(server.client())
@@ -191,32 +193,26 @@ async fn a_continue_token_after_the_items_should_be_followed() {
         create(&server, name).await;
     }
     server.clear_actions();
-    let inner = server.service();
-    let items_first = tower::service_fn(move |request: http::Request<kube::client::Body>| {
-        let mut inner = inner.clone();
-        let list = request.uri().path().ends_with("/configmaps")
-            && !request.uri().query().unwrap_or_default().contains("watch=true");
-        async move {
-            let response = inner.call(request).await?;
-            if !list {
-                return Ok::<_, std::convert::Infallible>(response);
-            }
-            let (parts, body) = response.into_parts();
-            let page: Value = serde_json::from_slice(&body.collect().await?.to_bytes()).unwrap();
-            let reordered = format!(
-                r#"{{"kind":{},"apiVersion":{},"items":{},"metadata":{}}}"#,
-                page["kind"], page["apiVersion"], page["items"], page["metadata"]
-            );
-            let body = Full::new(Bytes::from(reordered)).boxed_unsync();
-            Ok(http::Response::from_parts(parts, body))
+    let items_first = intercepted(&server, |request, service| async move {
+        let list = !is_watch(&request);
+        let response = pass_on(service, request).await;
+        if !list {
+            return response;
         }
+        let (parts, body) = response.into_parts();
+        let page: Value = serde_json::from_slice(&body.collect().await.unwrap().to_bytes()).unwrap();
+        let reordered = format!(
+            r#"{{"kind":{},"apiVersion":{},"items":{},"metadata":{}}}"#,
+            page["kind"], page["apiVersion"], page["items"], page["metadata"]
+        );
+        http::Response::from_parts(parts, Full::new(Bytes::from(reordered)).boxed_unsync())
     });
     let options = InformerOptions {
         namespace: Some("default".into()),
         watcher: watcher::Config::default().page_size(1),
         ..InformerOptions::default()
     };
-    let informer = SharedIndexInformer::<ConfigMap>::new(kube::Client::new(items_first, "default"), options);
+    let informer = SharedIndexInformer::<ConfigMap>::new(items_first, options);
     informer.run();
     let synced = tokio::time::timeout(Duration::from_secs(10), informer.wait_for_sync()).await;
     assert!(synced.is_ok_and(|synced| synced), "the list never ended");

@@ -1,6 +1,8 @@
 //! The informer's own list and watch (client-go's reflector): pages or a streaming list into the
 //! store, then a watch resumed from the last resourceVersion, relisting at once on 410 Expired
-//! and backing off (800 ms doubling to 30 s) only on failures: connection errors, 5xx, 403.
+//! and backing off (800 ms doubling to 30 s) only on failures: connection errors, 5xx, 403, and
+//! a second watch in a row that ends at once without an event (a server that closes every
+//! watch, or a list whose resourceVersion has expired by the time it is watched from).
 //!
 //! Objects are decoded once, from the response bytes ([`super::wire`]), and handed as they
 //! arrive to the informer's engine, which stores and announces them.
@@ -18,6 +20,7 @@ use super::engine::Engine;
 use super::shared::{Delta, InformerObject, Shared};
 use super::wire::{self, ManagedFields};
 
+mod chunks;
 mod pages;
 mod watch;
 
@@ -27,13 +30,17 @@ use pages::{Page, Pages};
 const DEFAULT_WATCH_TIMEOUT: u64 = 290;
 /// A watch silent this much longer than its timeout is taken for a dead connection.
 const IDLE_MARGIN: Duration = Duration::from_secs(5);
+/// A watch that ends this soon without an event ended at once (client-go's "very short watch").
+const SHORT_WATCH: Duration = Duration::from_secs(1);
 
 /// What the loop does next.
 enum Next {
     /// Watch from this resourceVersion, at once (the watch ended as watches do).
     Watch(String),
-    /// List again, at once: the resourceVersion expired (410), or the server has no streaming lists.
+    /// List again, at once: the resourceVersion expired (410).
     Relist,
+    /// List, at once: the server has no streaming lists.
+    ListInstead,
     /// Wait out the backoff, then watch from `resume` (or list, without one).
     Backoff { resume: Option<String>, error: String },
 }
@@ -47,20 +54,23 @@ pub(super) async fn reflect<K: InformerObject>(shared: &Shared<K>, engine: Engin
         backoff: DefaultBackoff::default(),
         backed_off: false,
         streaming: shared.options.watcher.initial_list_strategy == InitialListStrategy::StreamingList,
+        events: 0,
+        ended_at_once: false,
+        unpaged: false,
     };
     let mut resume: Option<String> = None;
     loop {
         let next = match resume.take() {
-            Some(resource_version) => reflector.watch(&resource_version, false).await,
-            None if reflector.streaming => reflector.watch("0", true).await,
+            Some(resource_version) => reflector.paced_watch(&resource_version, false).await,
+            None if reflector.streaming => reflector.paced_watch("0", true).await,
             None => match reflector.list().await {
-                Ok(resource_version) => reflector.watch(&resource_version, false).await,
+                Ok(resource_version) => reflector.paced_watch(&resource_version, false).await,
                 Err(next) => next,
             },
         };
         match next {
             Next::Watch(resource_version) => resume = Some(resource_version),
-            Next::Relist => {}
+            Next::Relist | Next::ListInstead => {}
             Next::Backoff { resume: from, error } => {
                 let delay = reflector.backoff.next().unwrap_or(Duration::from_secs(30));
                 reflector.backed_off = true;
@@ -81,6 +91,14 @@ struct Reflector<'s, K> {
     backed_off: bool,
     /// Whether the initial list is a streaming list; cleared when the server refuses those.
     streaming: bool,
+    /// The events of the current watch that moved its resourceVersion on (not errors).
+    events: u64,
+    /// Whether the last watch ended at once, without an event.
+    ended_at_once: bool,
+    /// Whether the next list asks for every object in one answer: a continue token of the
+    /// last one expired. A list that outlasts etcd's compaction interval would expire at every
+    /// try (client-go's pager falls back so too).
+    unpaged: bool,
 }
 
 /// A streaming list's initial events while they last: handed to the engine's relist a chunk at
@@ -114,15 +132,17 @@ impl<K: InformerObject> Reflector<'_, K> {
 
     /// Lists every page into the store; returns the list's resourceVersion.
     async fn list(&mut self) -> Result<String, Next> {
+        let unpaged = std::mem::take(&mut self.unpaged);
         let config = self.config();
         let (resource_version, version_match) = match config.list_semantic {
             ListSemantic::Any => (Some("0".to_owned()), Some(VersionMatch::NotOlderThan)),
             ListSemantic::MostRecent => (None, None),
         };
+        let limit = if unpaged { None } else { config.page_size };
         let mut params = ListParams {
             label_selector: config.label_selector.clone(),
             field_selector: config.field_selector.clone(),
-            limit: config.page_size,
+            limit,
             resource_version,
             version_match,
             ..ListParams::default()
@@ -138,8 +158,9 @@ impl<K: InformerObject> Reflector<'_, K> {
             let (status, bytes) = fetched.map_err(|e| backoff(None, e))?;
             if !(200..300).contains(&status) {
                 let status = error_status(status, &bytes);
-                // An expired continue token: start the list again.
+                // An expired continue token: start the list again, in one answer.
                 return Err(if status.code == 410 {
+                    self.unpaged = !first;
                     Next::Relist
                 } else {
                     backoff(None, status_text(&status))
@@ -185,6 +206,28 @@ impl<K: InformerObject> Reflector<'_, K> {
                     return Ok(resource_version);
                 }
             }
+        }
+    }
+
+    /// Watches as [`Self::watch`] does; where this watch and the one before both ended at once
+    /// without an event, backs off instead of watching or listing again at once. One such
+    /// watch is taken again at once (a watch cut at a bad time); two in a row would be a loop
+    /// asking the server again and again (client-go backs off after one).
+    async fn paced_watch(&mut self, resource_version: &str, initial: bool) -> Next {
+        let started = tokio::time::Instant::now();
+        self.events = 0;
+        let next = self.watch(resource_version, initial).await;
+        let lasted = started.elapsed();
+        let at_once = self.events == 0 && lasted < SHORT_WATCH;
+        if !std::mem::replace(&mut self.ended_at_once, at_once) || !at_once {
+            return next;
+        }
+        let why =
+            |what: &str| format!("{what}: the watch ended after {lasted:?} without an event, as the one before it did");
+        match next {
+            Next::Watch(resume) => backoff(Some(resume), why("watching again")),
+            Next::Relist => backoff(None, why("listing again")),
+            next => next,
         }
     }
 

@@ -11,6 +11,7 @@ use kube::Resource;
 use kube::api::WatchParams;
 use kube::client::Body;
 
+use super::chunks::Chunks;
 use super::{DEFAULT_WATCH_TIMEOUT, IDLE_MARGIN, Initial, Next, Reflector, backoff, error_status, status_text};
 use crate::cache::decode::Lenient;
 use crate::cache::key::object_key;
@@ -28,7 +29,8 @@ impl<K: InformerObject> Reflector<'_, K> {
             label_selector: config.label_selector.clone(),
             field_selector: config.field_selector.clone(),
             timeout: config.timeout,
-            bookmarks: config.bookmarks,
+            // A streaming list ends with a bookmark: kube asks for them with it.
+            bookmarks: config.bookmarks || initial,
             send_initial_events: initial,
         };
         let idle = match config.timeout {
@@ -60,7 +62,7 @@ impl<K: InformerObject> Reflector<'_, K> {
                 400 | 422 if initial => {
                     tracing::info!(kind = %K::kind(&K::DynamicType::default()), reason = %status_text(&status), "informer: the server has no streaming lists; listing instead");
                     self.streaming = false;
-                    Next::Relist
+                    Next::ListInstead
                 }
                 _ => backoff(resume, status_text(&status)),
             };
@@ -75,24 +77,21 @@ impl<K: InformerObject> Reflector<'_, K> {
         // one kind mostly all have them or none, and leaving them costs an update without
         // any 5–8% (BENCHMARKS.md).
         let mut field_sets_seen = true;
-        let mut body = response.into_body();
+        let mut chunks = Chunks::start(response.into_body());
         let mut lines = Lines::default();
         let mut decoder = LineDecoder::default();
         loop {
-            let frame = match idle {
-                Some(idle) => match tokio::time::timeout(idle, body.frame()).await {
-                    Ok(frame) => frame,
+            let chunk = match idle {
+                Some(idle) => match tokio::time::timeout(idle, chunks.next()).await {
+                    Ok(chunk) => chunk,
                     Err(_) => return resume_after_end(&initial, &last),
                 },
-                None => body.frame().await,
+                None => chunks.next().await,
             };
-            let data = match frame {
+            let data = match chunk {
                 None => return resume_after_end(&initial, &last),
                 Some(Err(error)) => return backoff(resume_point(&initial, &last), error),
-                Some(Ok(frame)) => match frame.into_data() {
-                    Ok(data) => data,
-                    Err(_) => continue,
-                },
+                Some(Ok(data)) => data,
             };
             lines.push(data);
             if initial.is_some() {
@@ -214,6 +213,10 @@ impl<K: InformerObject> Reflector<'_, K> {
                 *last = resource_version;
                 (delta, has_version)
             }
+            WireEvent::Unknown(kind) => {
+                tracing::warn!(kind = %K::kind(&K::DynamicType::default()), event = %kind, "informer: skipped a watch event of a type it does not know");
+                return (None, None);
+            }
             WireEvent::Error(status) if status.code == 410 => return (None, Some(Next::Relist)),
             WireEvent::Error(status) => {
                 return (None, Some(backoff(resume_point(initial, last), status_text(&status))));
@@ -223,7 +226,12 @@ impl<K: InformerObject> Reflector<'_, K> {
             // Without a resourceVersion there is nothing to resume from.
             return (delta, Some(Next::Relist));
         }
-        self.succeeded();
+        self.events += 1;
+        // A streaming list succeeds at the bookmark that ends its initial events, not before:
+        // one that fails halfway every time must back off further every time.
+        if initial.is_none() {
+            self.succeeded();
+        }
         (delta, None)
     }
 }

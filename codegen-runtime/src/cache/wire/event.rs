@@ -42,6 +42,10 @@ pub(crate) enum WireEvent<K> {
     },
     /// An in-stream error, e.g. 410 Expired (boxed: rare, and large).
     Error(Box<Status>),
+    /// An event of a type this client does not know, its object unread: skipped, as client-go
+    /// skips it ("unable to understand watch event"), rather than ending the watch to be
+    /// resumed into the same event again.
+    Unknown(String),
 }
 
 /// The annotation a streaming list's closing bookmark carries.
@@ -246,7 +250,10 @@ impl<'de, K: DeserializeOwned> EventVisitor<'_, 'de, K> {
                 }
             }
             "ERROR" => WireEvent::Error(Box::new(Status::deserialize(deserializer)?)),
-            other => return Err(D::Error::custom(format!("unknown watch event type {other:?}"))),
+            other => {
+                IgnoredAny::deserialize(deserializer)?;
+                WireEvent::Unknown(other.to_owned())
+            }
         })
     }
 }

@@ -104,6 +104,7 @@ mod tests {
                 initial_events_end,
             }) => format!("bookmark {resource_version} {initial_events_end}"),
             Ok(WireEvent::Error(status)) => format!("error {} {}", status.code, status.reason),
+            Ok(WireEvent::Unknown(kind)) => format!("unknown {kind}"),
             Err(error) => format!("refused: {error}"),
         }
     }
@@ -122,6 +123,7 @@ mod tests {
             r#"{"type":"DELETED","object":{"metadata":{"name":"short","resourceVersion":"6"}}}"#.to_owned(),
             r#"{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"7","annotations":{"k8s.io/initial-events-end":"true"}}}}"#.to_owned(),
             r#"{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old"}}"#.to_owned(),
+            r#"{"type":"RENAMED","object":{"metadata":{"name":"short"},"to":[1,{"x":null}]}}"#.to_owned(),
         ];
         // One decoder for every line: what one leaves in the buffers must not show in the next.
         let mut decoder = LineDecoder::default();

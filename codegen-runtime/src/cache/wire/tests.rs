@@ -125,6 +125,13 @@ fn events_should_decode_whatever_the_key_order() {
     }
     let expired = br#"{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old"}}"#;
     assert!(matches!(event(expired).unwrap(), WireEvent::Error(status) if status.code == 410));
+    // A type of a later API is skipped, whether its object comes after it or before.
+    for unknown in [
+        &br#"{"type":"RENAMED","object":{"metadata":{"name":"a"},"data":{"k":[1]}}}"#[..],
+        br#"{"object":{"metadata":{"name":"a"},"data":7},"type":"RENAMED"}"#,
+    ] {
+        assert!(matches!(event(unknown).unwrap(), WireEvent::Unknown(kind) if kind == "RENAMED"));
+    }
     assert!(event(b"{\"type\":\"ADDED\"").is_err());
 }
 
