@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use codegen_runtime::cache::{InformerOptions, SharedIndexInformer};
-use fake_apiserver::{FakeApiServer, ResponseBody};
+use fake_apiserver::{ApiStatus, FakeApiServer, ResponseBody};
 use http_body_util::{BodyExt, Full, StreamBody};
 use intercepted::{intercepted, is_watch, pass_on, query};
 use k8s_openapi::api::core::v1::ConfigMap;
@@ -240,5 +240,79 @@ async fn a_watch_event_of_an_unknown_type_should_be_skipped() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert_eq!(informer.store().list().len(), 2);
+    informer.shutdown().await;
+}
+
+/// With `ListSemantic::Any`, after a 410 the informer relists no older than what its store had
+/// (client-go's `relistResourceVersion`), so an API server whose cache lags cannot take it back
+/// in time;
+/// where the server answers it no longer has that version (504 "Too large resource version"
+/// from a cache that does not catch up in time, or 410), it lists the latest at once.
+#[tokio::test(start_paused = true)]
+async fn a_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest() {
+    let server = FakeApiServer::new();
+    create(&server, "a").await;
+    let lists = Arc::new(Mutex::new(Vec::<String>::new()));
+    let client = {
+        let lists = lists.clone();
+        intercepted(&server, move |request, service| {
+            let lists = lists.clone();
+            async move {
+                if !is_watch(&request) {
+                    let query = query(&request).to_owned();
+                    let at_a_version = query
+                        .split('&')
+                        .any(|pair| pair.starts_with("resourceVersion=") && pair != "resourceVersion=0");
+                    lists.lock().unwrap().push(query);
+                    if at_a_version {
+                        let status = ApiStatus::resource_version_too_large(10_000, 12);
+                        let mut response = answer("");
+                        *response.body_mut() = Full::new(Bytes::from(status.to_json().to_string())).boxed_unsync();
+                        *response.status_mut() = http::StatusCode::GATEWAY_TIMEOUT;
+                        return response;
+                    }
+                }
+                pass_on(service, request).await
+            }
+        })
+    };
+    // `MostRecent`, the default, reads every list from etcd; `Any` lets the server answer
+    // from its cache.
+    let informer = informer(client, watcher::Config::default().any_semantic());
+    assert!(informer.wait_for_sync().await);
+    create(&server, "b").await;
+    let start = Instant::now();
+    while informer.store().get("default/b").is_none() {
+        assert!(start.elapsed() < Duration::from_secs(60), "b never reached the store");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let had = informer
+        .store()
+        .get("default/b")
+        .unwrap()
+        .metadata
+        .resource_version
+        .clone()
+        .unwrap();
+    // The watch is cut; meanwhile an object is written and the history compacted past where
+    // the informer was, so its watch from there gets 410.
+    server.cut_watches();
+    let mut c = configmap("c");
+    c.metadata.namespace = Some("default".into());
+    server.insert(&c).unwrap();
+    server.expire_resource_versions();
+    while informer.store().get("default/c").is_none() {
+        assert!(start.elapsed() < Duration::from_secs(60), "c never reached the store");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let lists = lists.lock().unwrap().clone();
+    assert_eq!(lists.len(), 3, "{lists:?}");
+    // kube sends the first list's "0" only without a limit (kube-apiserver ignores limits there).
+    assert!(!lists[0].contains("resourceVersionMatch"), "{lists:?}");
+    assert!(
+        lists[1].contains(&format!("resourceVersion={had}&resourceVersionMatch=NotOlderThan")),
+        "the relist no older than {had}: {lists:?}"
+    );
+    assert!(!lists[2].contains("resourceVersion"), "then the latest: {lists:?}");
     informer.shutdown().await;
 }

@@ -57,6 +57,8 @@ pub(super) async fn reflect<K: InformerObject>(shared: &Shared<K>, engine: Engin
         events: 0,
         ended_at_once: false,
         unpaged: false,
+        synced: None,
+        synced_gone: false,
     };
     let mut resume: Option<String> = None;
     loop {
@@ -99,6 +101,13 @@ struct Reflector<'s, K> {
     /// last one expired. A list that outlasts etcd's compaction interval would expire at every
     /// try (client-go's pager falls back so too).
     unpaged: bool,
+    /// The last resourceVersion the store reached, where a relist must not go back from
+    /// (client-go's `lastSyncResourceVersion`): set where a list ends and where a watch from it
+    /// expires.
+    synced: Option<String>,
+    /// Whether the server no longer has `synced` (410, or 504 "Too large resource version"):
+    /// the next list asks for the latest state instead.
+    synced_gone: bool,
 }
 
 /// A streaming list's initial events while they last: handed to the engine's relist a chunk at
@@ -133,11 +142,18 @@ impl<K: InformerObject> Reflector<'_, K> {
     /// Lists every page into the store; returns the list's resourceVersion.
     async fn list(&mut self) -> Result<String, Next> {
         let unpaged = std::mem::take(&mut self.unpaged);
-        let config = self.config();
-        let (resource_version, version_match) = match config.list_semantic {
-            ListSemantic::Any => (Some("0".to_owned()), Some(VersionMatch::NotOlderThan)),
-            ListSemantic::MostRecent => (None, None),
+        // client-go's `relistResourceVersion`: the first list may come from the API server's
+        // cache ("0"); a relist no older than what the store has, so that a server whose cache
+        // lags (another API server behind the same address) cannot take the store back in
+        // time; the latest, from etcd, where that is gone.
+        let (resource_version, version_match) = match (self.config().list_semantic.clone(), &self.synced) {
+            (ListSemantic::MostRecent, _) => (None, None),
+            (ListSemantic::Any, _) if self.synced_gone => (None, None),
+            (ListSemantic::Any, Some(synced)) => (Some(synced.clone()), Some(VersionMatch::NotOlderThan)),
+            (ListSemantic::Any, None) => (Some("0".to_owned()), Some(VersionMatch::NotOlderThan)),
         };
+        let at_a_version = resource_version.as_deref().is_some_and(|rv| rv != "0");
+        let config = self.config();
         let limit = if unpaged { None } else { config.page_size };
         let mut params = ListParams {
             label_selector: config.label_selector.clone(),
@@ -158,6 +174,10 @@ impl<K: InformerObject> Reflector<'_, K> {
             let (status, bytes) = fetched.map_err(|e| backoff(None, e))?;
             if !(200..300).contains(&status) {
                 let status = error_status(status, &bytes);
+                if first && at_a_version && version_gone(&status) {
+                    self.synced_gone = true;
+                    return Err(Next::Relist);
+                }
                 // An expired continue token: start the list again, in one answer.
                 return Err(if status.code == 410 {
                     self.unpaged = !first;
@@ -194,6 +214,8 @@ impl<K: InformerObject> Reflector<'_, K> {
                     let Some(resource_version) = meta.resource_version.filter(|rv| !rv.is_empty()) else {
                         return Err(backoff(None, "the list has no resourceVersion"));
                     };
+                    self.synced = Some(resource_version.clone());
+                    self.synced_gone = false;
                     let undecodable = failures.into_iter().map(|failed| self.shared.skip(failed)).collect();
                     self.engine
                         .hand_over(Delta::Replace {
@@ -258,6 +280,20 @@ fn error_status(code: u16, bytes: &[u8]) -> Status {
         Ok(status) if status.code != 0 => status,
         _ => Status::failure(String::from_utf8_lossy(bytes).trim(), "").with_code(code),
     }
+}
+
+/// Whether `status` says the resourceVersion a list asked for is gone: expired (410), or not
+/// reached by a lagging cache in time (client-go's `isTooLargeResourceVersionError`).
+fn version_gone(status: &Status) -> bool {
+    let too_large = |text: &str| text.contains("Too large resource version");
+    status.code == 410
+        || (status.code == 504
+            && (too_large(&status.message)
+                || status
+                    .details
+                    .iter()
+                    .flat_map(|d| &d.causes)
+                    .any(|cause| cause.reason == "ResourceVersionTooLarge" || too_large(&cause.message))))
 }
 
 fn status_text(status: &Status) -> String {

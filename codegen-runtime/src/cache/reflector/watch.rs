@@ -56,7 +56,12 @@ impl<K: InformerObject> Reflector<'_, K> {
                 .unwrap_or_default();
             let status = error_status(code, &bytes);
             return match status.code {
-                410 => Next::Relist,
+                410 => {
+                    if !initial {
+                        self.synced = Some(resource_version.to_owned());
+                    }
+                    Next::Relist
+                }
                 // A server without streaming lists refuses `sendInitialEvents` (422 before
                 // the WatchList feature, 400 from older validation): list and watch instead.
                 400 | 422 if initial => {
@@ -217,7 +222,12 @@ impl<K: InformerObject> Reflector<'_, K> {
                 tracing::warn!(kind = %K::kind(&K::DynamicType::default()), event = %kind, "informer: skipped a watch event of a type it does not know");
                 return (None, None);
             }
-            WireEvent::Error(status) if status.code == 410 => return (None, Some(Next::Relist)),
+            WireEvent::Error(status) if status.code == 410 => {
+                if initial.is_none() && !last.is_empty() {
+                    self.synced = Some(last.clone());
+                }
+                return (None, Some(Next::Relist));
+            }
             WireEvent::Error(status) => {
                 return (None, Some(backoff(resume_point(initial, last), status_text(&status))));
             }
