@@ -7,9 +7,11 @@
 mod intercepted;
 #[path = "support/objects.rs"]
 mod objects;
+#[path = "support/reflecting.rs"]
+mod reflecting;
 
 use intercepted::{intercepted, is_watch, pass_on};
-use objects::configmap;
+use reflecting::{create, running, time_until_cached};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -19,47 +21,15 @@ use codegen_runtime::cache::{InformerOptions, SharedIndexInformer};
 use fake_apiserver::{ApiStatus, FakeApiServer};
 use http_body_util::{BodyExt, Full};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, PostParams};
 use kube::runtime::watcher;
 use serde_json::Value;
 use tokio::time::Instant;
-
-async fn create(server: &FakeApiServer, name: &str) {
-    Api::<ConfigMap>::default_namespaced(server.client())
-        .create(&PostParams::default(), &configmap(name))
-        .await
-        .unwrap();
-}
-
-fn informer(server: &FakeApiServer, config: watcher::Config) -> SharedIndexInformer<ConfigMap> {
-    let options = InformerOptions {
-        namespace: Some("default".into()),
-        watcher: config,
-        ..InformerOptions::default()
-    };
-    let informer = SharedIndexInformer::new(server.client(), options);
-    informer.run();
-    informer
-}
-
-/// The virtual time until the informer's store holds `name`.
-async fn time_until_cached(informer: &SharedIndexInformer<ConfigMap>, name: &str) -> Duration {
-    let start = Instant::now();
-    while informer.store().get(&format!("default/{name}")).is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(600),
-            "{name} never reached the store"
-        );
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
-    start.elapsed()
-}
 
 #[tokio::test(start_paused = true)]
 async fn an_expired_resource_version_should_relist_at_once_and_a_failure_back_off() {
     let server = FakeApiServer::new();
     create(&server, "first").await;
-    let informer = informer(&server, watcher::Config::default());
+    let informer = running(server.client(), watcher::Config::default());
     assert!(informer.wait_for_sync().await);
 
     // The resourceVersion expires and the watch is cut: 410 on the re-watch, then a relist,
@@ -103,7 +73,7 @@ async fn a_streaming_list_should_be_used_or_replaced_by_a_list() {
     create(&server, "a").await;
     create(&server, "b").await;
     server.clear_actions();
-    let streaming = informer(&server, watcher::Config::default().streaming_lists());
+    let streaming = running(server.client(), watcher::Config::default().streaming_lists());
     assert!(streaming.wait_for_sync().await);
     assert_eq!(streaming.store().list().len(), 2);
     let verbs: Vec<String> = server
@@ -123,7 +93,7 @@ async fn a_streaming_list_should_be_used_or_replaced_by_a_list() {
     );
     server.fail_next(1, "watch", "configmaps", refusal);
     let start = Instant::now();
-    let fallback = informer(&server, watcher::Config::default().streaming_lists());
+    let fallback = running(server.client(), watcher::Config::default().streaming_lists());
     assert!(fallback.wait_for_sync().await);
     assert!(
         start.elapsed() < Duration::from_millis(50),

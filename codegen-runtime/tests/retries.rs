@@ -8,38 +8,20 @@
 mod intercepted;
 #[path = "support/objects.rs"]
 mod objects;
+#[path = "support/reflecting.rs"]
+mod reflecting;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use codegen_runtime::cache::{InformerOptions, SharedIndexInformer};
 use fake_apiserver::{ApiStatus, FakeApiServer, ResponseBody};
 use http_body_util::{BodyExt, Full, StreamBody};
 use intercepted::{intercepted, is_watch, pass_on, query};
-use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, PostParams};
 use kube::runtime::watcher;
 use objects::configmap;
+use reflecting::{create, running, time_until_cached};
 use tokio::time::Instant;
-
-async fn create(server: &FakeApiServer, name: &str) {
-    Api::<ConfigMap>::default_namespaced(server.client())
-        .create(&PostParams::default(), &configmap(name))
-        .await
-        .unwrap();
-}
-
-fn informer(client: kube::Client, config: watcher::Config) -> SharedIndexInformer<ConfigMap> {
-    let options = InformerOptions {
-        namespace: Some("default".into()),
-        watcher: config,
-        ..InformerOptions::default()
-    };
-    let informer = SharedIndexInformer::new(client, options);
-    informer.run();
-    informer
-}
 
 /// A 200 whose body is `lines`, then ends.
 fn answer(lines: &'static str) -> http::Response<ResponseBody> {
@@ -61,7 +43,7 @@ async fn requests_in(window: Duration, watch_body: &'static str) -> (usize, usiz
             pass_on(service, request).await
         }
     });
-    let informer = informer(client, watcher::Config::default());
+    let informer = running(client, watcher::Config::default());
     assert!(informer.wait_for_sync().await);
     tokio::time::sleep(window).await;
     informer.shutdown().await;
@@ -91,7 +73,7 @@ async fn a_watch_closed_as_it_opens_should_be_retried_once_at_once_then_with_bac
             }
         })
     };
-    let informer = informer(client, watcher::Config::default());
+    let informer = running(client, watcher::Config::default());
     assert!(informer.wait_for_sync().await);
     tokio::time::sleep(Duration::from_millis(2500)).await;
     informer.shutdown().await;
@@ -144,7 +126,7 @@ async fn a_continue_token_that_expires_should_be_listed_again_in_one_answer() {
             }
         })
     };
-    let informer = informer(client, watcher::Config::default().page_size(1));
+    let informer = running(client, watcher::Config::default().page_size(1));
     assert!(informer.wait_for_sync().await);
     assert_eq!(
         informer.store().list().len(),
@@ -186,7 +168,7 @@ async fn a_streaming_list_cut_halfway_each_time_should_back_off_further_each_tim
             }
         })
     };
-    let informer = informer(client, watcher::Config::default().streaming_lists());
+    let informer = running(client, watcher::Config::default().streaming_lists());
     let start = Instant::now();
     while streamed.lock().unwrap().len() < 5 && start.elapsed() < Duration::from_secs(600) {
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -207,7 +189,7 @@ async fn a_streaming_list_should_ask_for_the_bookmark_that_ends_it_even_with_boo
     let server = FakeApiServer::new();
     create(&server, "a").await;
     let config = watcher::Config::default().streaming_lists().disable_bookmarks();
-    let informer = informer(server.client(), config);
+    let informer = running(server.client(), config);
     let synced = tokio::time::timeout(Duration::from_secs(60), informer.wait_for_sync()).await;
     assert!(synced.is_ok_and(|synced| synced), "the streaming list never ended");
     assert_eq!(informer.store().list().len(), 1);
@@ -229,16 +211,9 @@ async fn a_watch_event_of_an_unknown_type_should_be_skipped() {
             pass_on(service, request).await
         }
     });
-    let informer = informer(client, watcher::Config::default());
+    let informer = running(client, watcher::Config::default());
     assert!(informer.wait_for_sync().await);
-    let start = Instant::now();
-    while informer.store().get("default/b").is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the event after it never arrived"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    time_until_cached(&informer, "b").await;
     assert_eq!(informer.store().list().len(), 2);
     informer.shutdown().await;
 }
@@ -278,14 +253,10 @@ async fn a_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest()
     };
     // `MostRecent`, the default, reads every list from etcd; `Any` lets the server answer
     // from its cache.
-    let informer = informer(client, watcher::Config::default().any_semantic());
+    let informer = running(client, watcher::Config::default().any_semantic());
     assert!(informer.wait_for_sync().await);
     create(&server, "b").await;
-    let start = Instant::now();
-    while informer.store().get("default/b").is_none() {
-        assert!(start.elapsed() < Duration::from_secs(60), "b never reached the store");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    time_until_cached(&informer, "b").await;
     let had = informer
         .store()
         .get("default/b")
@@ -301,10 +272,7 @@ async fn a_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest()
     c.metadata.namespace = Some("default".into());
     server.insert(&c).unwrap();
     server.expire_resource_versions();
-    while informer.store().get("default/c").is_none() {
-        assert!(start.elapsed() < Duration::from_secs(60), "c never reached the store");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    time_until_cached(&informer, "c").await;
     let lists = lists.lock().unwrap().clone();
     assert_eq!(lists.len(), 3, "{lists:?}");
     // kube sends the first list's "0" only without a limit (kube-apiserver ignores limits there).

@@ -1,16 +1,15 @@
-//! A watch's body read by a task of its own, a few chunks ahead of the decode.
+//! A watch's body read by a task of its own ([`Ahead`]), a few chunks ahead of the decode.
 //!
-//! Why a task: when the watch takes a chunk from hyper's body, it wakes hyper's connection task
-//! (whose channel holds one chunk) into its own worker's LIFO slot, which tokio's other worker
-//! does not steal; so the next chunk left the socket only when the watch waited for it
-//! (BENCHMARKS.md). This task is woken by the body instead, on whichever worker is free, and
-//! keeps up to [`AHEAD`] chunks waiting for the decode.
+//! When the watch took its chunks from hyper's body itself, it woke hyper's connection task
+//! (whose channel holds one chunk) into its own worker's LIFO slot; so the next chunk left the
+//! socket only when the watch waited for it.
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use kube::client::Body;
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
+
+use super::ahead::Ahead;
 
 /// How many chunks may wait for the decode. Measured (BENCHMARKS.md): 16 gave 10–15% more
 /// events/s than reading the body in the watch's own task, 8 a little less, and 2 fewer than
@@ -22,31 +21,12 @@ const AHEAD: usize = 16;
 /// A chunk of the body, or why it could not be read.
 pub(super) type Chunk = Result<Bytes, String>;
 
-/// The data chunks of one watch body, in order.
-pub(super) struct Chunks {
-    read: mpsc::Receiver<Chunk>,
-    task: JoinHandle<()>,
-}
+/// The data chunks of one watch body, in order; none after an error.
+pub(super) type Chunks = Ahead<Chunk>;
 
-impl Chunks {
-    /// Starts reading `body`.
-    pub(super) fn start(body: Body) -> Self {
-        let (sender, read) = mpsc::channel(AHEAD);
-        let task = tokio::spawn(read_body(body, sender));
-        Chunks { read, task }
-    }
-
-    /// The next chunk; `None` once the body has ended (after an error, too).
-    pub(super) async fn next(&mut self) -> Option<Chunk> {
-        self.read.recv().await
-    }
-}
-
-impl Drop for Chunks {
-    /// A watch given up (it ended, failed or relists) reads nothing more.
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+/// Starts reading `body`.
+pub(super) fn read(body: Body) -> Chunks {
+    Ahead::spawn(AHEAD, |chunks| read_body(body, chunks))
 }
 
 /// Reads `body` frame by frame, sending on its data until it ends or fails.

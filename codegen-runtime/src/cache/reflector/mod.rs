@@ -20,6 +20,7 @@ use super::engine::Engine;
 use super::shared::{Delta, InformerObject, Shared};
 use super::wire::{self, ManagedFields};
 
+mod ahead;
 mod chunks;
 mod pages;
 mod watch;
@@ -255,7 +256,7 @@ impl<K: InformerObject> Reflector<'_, K> {
 
     /// The pages of the list `params` asks for, fetched by a task of their own.
     fn pages(&self, params: &ListParams) -> Pages {
-        Pages::start(self.shared.client.clone(), self.request(), params.clone())
+        pages::start(self.shared.client.clone(), self.request(), params.clone())
     }
 
     /// After a list or a watch event: the next failure backs off from the start again.

@@ -1,19 +1,15 @@
-//! A list's pages fetched ahead of their decode, by a task of their own.
-//!
-//! Why a task: a request spawned from the decoding task's worker waits in that worker's LIFO
-//! slot (tokio's other workers do not steal it) until the decoding task yields, after the page
-//! is decoded (BENCHMARKS.md). This task is woken by its socket, on whichever worker is free: it
-//! asks for the next page as soon as a page has arrived, so the server builds and sends it while
-//! the last one is decoded (with a remote server, the round trip overlaps the decode too). It
-//! runs at most two pages ahead of the decode: one waiting for it, one more fetched meanwhile.
+//! A list's pages fetched ahead of their decode, by a task of their own ([`Ahead`]): the next
+//! page is asked for as soon as a page has arrived, so the server builds and sends it while the
+//! last one is decoded (with a remote server, the round trip overlaps the decode too). At most
+//! two pages are ahead of the decode: one waiting for it, one more fetched meanwhile.
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
 use kube::api::ListParams;
 use kube::client::Body;
 use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
 
+use super::ahead::Ahead;
 use crate::cache::wire;
 
 /// A response's status code and body.
@@ -25,33 +21,14 @@ pub(super) struct Page {
     pub(super) followed: Option<String>,
 }
 
-/// The pages of one list, in order, as they are fetched.
-pub(super) struct Pages {
-    fetched: mpsc::Receiver<Page>,
-    task: JoinHandle<()>,
-}
+/// The pages of one list, in order, as they are fetched; none after a page whose head names
+/// no next one, or a page that failed.
+pub(super) type Pages = Ahead<Page>;
 
-impl Pages {
-    /// Starts fetching the list `params` asks for at `request`'s path, from its continue token.
-    pub(super) fn start(client: kube::Client, request: kube::core::Request, params: ListParams) -> Self {
-        // One page waits here while the next is fetched and the last decoded.
-        let (sender, fetched) = mpsc::channel(1);
-        let task = tokio::spawn(fetch_pages(client, request, params, sender));
-        Pages { fetched, task }
-    }
-
-    /// The next page; `None` once the pages run out: after a page whose head names no next
-    /// one, or a page that failed.
-    pub(super) async fn next(&mut self) -> Option<Page> {
-        self.fetched.recv().await
-    }
-}
-
-impl Drop for Pages {
-    /// A list given up (an error, a 410) fetches nothing more.
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+/// Starts fetching the list `params` asks for at `request`'s path, from its continue token.
+pub(super) fn start(client: kube::Client, request: kube::core::Request, params: ListParams) -> Pages {
+    // One page waits in the channel while the next is fetched and the last decoded.
+    Ahead::spawn(1, |pages| fetch_pages(client, request, params, pages))
 }
 
 /// Fetches page after page, each asked for as soon as the one before has arrived, by the

@@ -11,7 +11,7 @@ use kube::Resource;
 use kube::api::WatchParams;
 use kube::client::Body;
 
-use super::chunks::Chunks;
+use super::chunks;
 use super::{DEFAULT_WATCH_TIMEOUT, IDLE_MARGIN, Initial, Next, Reflector, backoff, error_status, status_text};
 use crate::cache::decode::Lenient;
 use crate::cache::key::object_key;
@@ -82,7 +82,7 @@ impl<K: InformerObject> Reflector<'_, K> {
         // one kind mostly all have them or none, and leaving them costs an update without
         // any 5–8% (BENCHMARKS.md).
         let mut field_sets_seen = true;
-        let mut chunks = Chunks::start(response.into_body());
+        let mut chunks = chunks::read(response.into_body());
         let mut lines = Lines::default();
         let mut decoder = LineDecoder::default();
         loop {
