@@ -11,6 +11,7 @@ mod objects;
 mod reflecting;
 
 use intercepted::{intercepted, is_watch, pass_on};
+use objects::configmap;
 use reflecting::{create, running, time_until_cached};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,17 +33,31 @@ async fn an_expired_resource_version_should_relist_at_once_and_a_failure_back_of
     let informer = running(server.client(), watcher::Config::default());
     assert!(informer.wait_for_sync().await);
 
-    // The resourceVersion expires and the watch is cut: 410 on the re-watch, then a relist,
-    // with no backoff in between (kube-runtime's watcher waits 0.8 s or more here, with no
-    // watch open to see the new object).
-    server.expire_resource_versions();
+    // The watch has been open a while when it is cut; meanwhile an object is written and the
+    // history compacted past where the informer was: 410 on the re-watch, then a relist, with
+    // no backoff in between (kube-runtime's watcher waits 0.8 s or more here, with no watch
+    // open to see the new object).
+    tokio::time::sleep(Duration::from_secs(2)).await;
     server.cut_watches();
+    let mut meanwhile = configmap("meanwhile");
+    meanwhile.metadata.namespace = Some("default".into());
+    server.insert(&meanwhile).unwrap();
+    server.expire_resource_versions();
+    let lists = |server: &FakeApiServer| {
+        server
+            .actions()
+            .iter()
+            .filter(|a| a.matches("list", "configmaps"))
+            .count()
+    };
+    let listed = lists(&server);
     create(&server, "after-expiry").await;
     let relisted = time_until_cached(&informer, "after-expiry").await;
     assert!(
         relisted < Duration::from_millis(50),
         "a 410 relisted after {relisted:?}"
     );
+    assert_eq!(lists(&server), listed + 1, "the re-watch got 410 and relisted");
 
     // A server failure is waited out (client-go's backoff starts at 0.8 s).
     server.fail_next(1, "watch", "configmaps", ApiStatus::internal("injected"));

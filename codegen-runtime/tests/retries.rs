@@ -31,43 +31,22 @@ fn answer(lines: &'static str) -> http::Response<ResponseBody> {
 /// kube-apiserver's answer to a watch from a resourceVersion its cache no longer holds.
 const TOO_OLD: &str = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 1 (5)\",\"reason\":\"Expired\",\"code\":410}}\n";
 
-/// How many watches and lists of ConfigMaps a server answering each watch with `watch_body`
-/// is sent in `window` of real time, once the informer has synced.
-async fn requests_in(window: Duration, watch_body: &'static str) -> (usize, usize) {
+/// When the informer sent its watches and its lists of ConfigMaps, in `window` of real time,
+/// to a server answering each watch with `watch_body` at once.
+async fn requests_in(window: Duration, watch_body: &'static str) -> (Vec<Instant>, Vec<Instant>) {
     let server = FakeApiServer::new();
     create(&server, "a").await;
-    let client = intercepted(&server, move |request, service| async move {
-        if is_watch(&request) {
-            answer(watch_body)
-        } else {
-            pass_on(service, request).await
-        }
-    });
-    let informer = running(client, watcher::Config::default());
-    assert!(informer.wait_for_sync().await);
-    tokio::time::sleep(window).await;
-    informer.shutdown().await;
-    let actions = server.actions();
-    let count = |verb| actions.iter().filter(|a| a.matches(verb, "configmaps")).count();
-    (count("watch"), count("list"))
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_watch_closed_as_it_opens_should_be_retried_once_at_once_then_with_backoff() {
-    // The intercepted watches never reach the server's log: count them from the lists and
-    // the informer's own pace instead.
-    let watched = Arc::new(Mutex::new(Vec::<Instant>::new()));
-    let server = FakeApiServer::new();
-    create(&server, "a").await;
+    let sent = Arc::new(Mutex::new((Vec::new(), Vec::new())));
     let client = {
-        let watched = watched.clone();
+        let sent = sent.clone();
         intercepted(&server, move |request, service| {
-            let watched = watched.clone();
+            let sent = sent.clone();
             async move {
                 if is_watch(&request) {
-                    watched.lock().unwrap().push(Instant::now());
-                    answer("")
+                    sent.lock().unwrap().0.push(Instant::now());
+                    answer(watch_body)
                 } else {
+                    sent.lock().unwrap().1.push(Instant::now());
                     pass_on(service, request).await
                 }
             }
@@ -75,27 +54,47 @@ async fn a_watch_closed_as_it_opens_should_be_retried_once_at_once_then_with_bac
     };
     let informer = running(client, watcher::Config::default());
     assert!(informer.wait_for_sync().await);
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    tokio::time::sleep(window).await;
     informer.shutdown().await;
-    let watched = watched.lock().unwrap().clone();
+    let sent = sent.lock().unwrap();
+    (sent.0.clone(), sent.1.clone())
+}
+
+/// The waits between one request and the next.
+fn waits(times: &[Instant]) -> Vec<Duration> {
+    times.windows(2).map(|pair| pair[1] - pair[0]).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_closed_as_it_opens_should_be_retried_once_at_once_then_with_backoff() {
+    let (watched, _) = requests_in(Duration::from_millis(2500), "").await;
     // At once, at once again, then after 0.8–1.6 s and 1.6–3.2 s more.
-    assert!((3..=4).contains(&watched.len()), "{} watches in 2.5 s", watched.len());
+    let waits = waits(&watched);
+    assert!((2..=3).contains(&waits.len()), "{} watches in 2.5 s", watched.len());
     assert!(
-        watched[1] - watched[0] < Duration::from_millis(500),
-        "the first was retried at once"
+        waits[0] < Duration::from_millis(500),
+        "the first was retried at once: {waits:?}"
     );
     assert!(
-        watched[2] - watched[1] >= Duration::from_millis(800),
-        "the second backed off"
+        waits[1] >= Duration::from_millis(800),
+        "the second backed off: {waits:?}"
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_list_whose_resource_version_expires_at_once_should_be_listed_again_with_backoff() {
-    let (_, lists) = requests_in(Duration::from_millis(2500), TOO_OLD).await;
+async fn a_list_whose_resource_version_expires_at_once_should_be_listed_again_with_growing_backoff() {
+    let (_, listed) = requests_in(Duration::from_millis(5000), TOO_OLD).await;
     // List, watch (410), list at once, watch (410 again), then lists after 0.8–1.6 s and
-    // 1.6–3.2 s more.
-    assert!((2..=4).contains(&lists), "{lists} lists in 2.5 s");
+    // 1.6–3.2 s more: the lists in between do not start the backoff over, as no watch
+    // after them made progress.
+    let waits = waits(&listed);
+    assert!((3..=4).contains(&waits.len()), "{} lists in 5 s", listed.len());
+    assert!(
+        waits[0] < Duration::from_millis(500),
+        "the first relist at once: {waits:?}"
+    );
+    assert!(waits[1] >= Duration::from_millis(800), "then a backoff: {waits:?}");
+    assert!(waits[2] >= Duration::from_millis(1600), "that grows: {waits:?}");
 }
 
 #[tokio::test(start_paused = true)]
@@ -146,10 +145,11 @@ async fn a_continue_token_that_expires_should_be_listed_again_in_one_answer() {
     informer.shutdown().await;
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_streaming_list_cut_halfway_each_time_should_back_off_further_each_time() {
+/// The waits between the streaming lists of an informer whose every streaming list sends one
+/// initial event and then fails (`broken`) or ends, before the bookmark that would end its
+/// initial events.
+async fn waits_between_streaming_lists(broken: bool) -> Vec<Duration> {
     let server = FakeApiServer::new();
-    create(&server, "a").await;
     let streamed = Arc::new(Mutex::new(Vec::<Instant>::new()));
     let client = {
         let streamed = streamed.clone();
@@ -158,12 +158,12 @@ async fn a_streaming_list_cut_halfway_each_time_should_back_off_further_each_tim
             async move {
                 assert!(query(&request).contains("sendInitialEvents=true"), "a streaming list");
                 streamed.lock().unwrap().push(Instant::now());
-                // One initial event, then the connection breaks before the closing bookmark.
                 let added = "{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\",\"namespace\":\"default\",\"resourceVersion\":\"2\"}}}\n";
-                let frames: Vec<Result<_, std::io::Error>> = vec![
-                    Ok(http_body::Frame::data(Bytes::from_static(added.as_bytes()))),
-                    Err(std::io::Error::other("connection reset")),
-                ];
+                let mut frames: Vec<Result<_, std::io::Error>> =
+                    vec![Ok(http_body::Frame::data(Bytes::from_static(added.as_bytes())))];
+                if broken {
+                    frames.push(Err(std::io::Error::other("connection reset")));
+                }
                 http::Response::new(StreamBody::new(futures::stream::iter(frames)).boxed_unsync())
             }
         })
@@ -174,14 +174,21 @@ async fn a_streaming_list_cut_halfway_each_time_should_back_off_further_each_tim
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     informer.shutdown().await;
-    let streamed = streamed.lock().unwrap().clone();
-    let waits: Vec<Duration> = streamed.windows(2).map(|pair| pair[1] - pair[0]).collect();
+    waits(&streamed.lock().unwrap())
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_streaming_list_cut_halfway_each_time_should_back_off_further_each_time() {
     // client-go's backoff: 0.8 s doubling, each wait up to twice its step. Were the initial
-    // events a success, every wait would be the first step's again.
-    assert!(
-        waits.len() >= 4 && waits[3] >= Duration::from_millis(6400),
-        "waits {waits:?}"
-    );
+    // events a success, every wait would be the first step's again; were a clean end before
+    // the bookmark taken as a watch that ended, there would be no wait at all.
+    for broken in [true, false] {
+        let waits = waits_between_streaming_lists(broken).await;
+        assert!(
+            waits.len() >= 4 && waits[0] >= Duration::from_millis(800) && waits[3] >= Duration::from_millis(6400),
+            "broken {broken}: waits {waits:?}"
+        );
+    }
 }
 
 #[tokio::test(start_paused = true)]
@@ -200,15 +207,23 @@ async fn a_streaming_list_should_ask_for_the_bookmark_that_ends_it_even_with_boo
 async fn a_watch_event_of_an_unknown_type_should_be_skipped() {
     let server = FakeApiServer::new();
     create(&server, "a").await;
-    let client = intercepted(&server, move |request, service| async move {
-        if is_watch(&request) {
-            // A type of some later API, then an event this client knows.
-            answer(concat!(
-                "{\"type\":\"RENAMED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\",\"namespace\":\"default\",\"resourceVersion\":\"900\"}}}\n",
-                "{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"b\",\"namespace\":\"default\",\"resourceVersion\":\"901\"}}}\n",
-            ))
-        } else {
-            pass_on(service, request).await
+    let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let client = intercepted(&server, move |request, service| {
+        let answered = answered.clone();
+        async move {
+            if is_watch(&request) {
+                if answered.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                    // Later watches stay open and silent.
+                    return std::future::pending().await;
+                }
+                // A type of some later API, then an event this client knows.
+                answer(concat!(
+                    "{\"type\":\"RENAMED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\",\"namespace\":\"default\",\"resourceVersion\":\"900\"}}}\n",
+                    "{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"b\",\"namespace\":\"default\",\"resourceVersion\":\"901\"}}}\n",
+                ))
+            } else {
+                pass_on(service, request).await
+            }
         }
     });
     let informer = running(client, watcher::Config::default());
@@ -282,5 +297,37 @@ async fn a_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest()
         "the relist no older than {had}: {lists:?}"
     );
     assert!(!lists[2].contains("resourceVersion"), "then the latest: {lists:?}");
+    informer.shutdown().await;
+}
+
+/// A failure backs off on its own; the 410 that may follow it (the server came back with its
+/// history compacted) is not a second watch in a row that ended at once, and relists at once.
+#[tokio::test(start_paused = true)]
+async fn a_410_after_a_failure_should_relist_after_that_failure_s_backoff_only() {
+    let server = FakeApiServer::new();
+    create(&server, "a").await;
+    let informer = running(server.client(), watcher::Config::default());
+    assert!(informer.wait_for_sync().await);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    // The watch breaks and the server is away: its next watch fails; meanwhile an object is
+    // written and the history compacted past where the informer was.
+    server.fail_next(1, "watch", "configmaps", ApiStatus::internal("restarting"));
+    server.cut_watches();
+    let mut meanwhile = configmap("meanwhile");
+    meanwhile.metadata.namespace = Some("default".into());
+    server.insert(&meanwhile).unwrap();
+    server.expire_resource_versions();
+    let recovered = time_until_cached(&informer, "meanwhile").await;
+    let lists = server
+        .actions()
+        .iter()
+        .filter(|a| a.matches("list", "configmaps"))
+        .count();
+    assert_eq!(lists, 2, "the watch after the failure got 410 and relisted");
+    // One backoff (0.8–1.6 s), then the 410 and the relist at once.
+    assert!(
+        recovered >= Duration::from_millis(800) && recovered < Duration::from_millis(1700),
+        "recovered after {recovered:?}"
+    );
     informer.shutdown().await;
 }

@@ -1,8 +1,10 @@
 //! The informer's own list and watch (client-go's reflector): pages or a streaming list into the
 //! store, then a watch resumed from the last resourceVersion, relisting at once on 410 Expired
-//! and backing off (800 ms doubling to 30 s) only on failures: connection errors, 5xx, 403, and
-//! a second watch in a row that ends at once without an event (a server that closes every
-//! watch, or a list whose resourceVersion has expired by the time it is watched from).
+//! and backing off (800 ms doubling to 30 s) only on failures: connection errors, 5xx, 403, a
+//! streaming list that ends before its initial events do, and a second watch in a row that ends
+//! at once without an event (a server that closes every watch, or a list whose resourceVersion
+//! has expired by the time it is watched from). The backoff starts over only once a watch has
+//! made progress: an event after the list, or a second open.
 //!
 //! Objects are decoded once, from the response bytes ([`super::wire`]), and handed as they
 //! arrive to the informer's engine, which stores and announces them.
@@ -56,6 +58,7 @@ pub(super) async fn reflect<K: InformerObject>(shared: &Shared<K>, engine: Engin
         backed_off: false,
         streaming: shared.options.watcher.initial_list_strategy == InitialListStrategy::StreamingList,
         events: 0,
+        watching_since: None,
         ended_at_once: false,
         unpaged: false,
         synced: None,
@@ -94,8 +97,12 @@ struct Reflector<'s, K> {
     backed_off: bool,
     /// Whether the initial list is a streaming list; cleared when the server refuses those.
     streaming: bool,
-    /// The events of the current watch that moved its resourceVersion on (not errors).
+    /// The events with a resourceVersion the current watch has read after its initial events
+    /// (not errors, not a streaming list's own).
     events: u64,
+    /// Since when the current watch has been watching: from its start, or for a streaming list
+    /// from the bookmark that ends its initial events; `None` before that.
+    watching_since: Option<tokio::time::Instant>,
     /// Whether the last watch ended at once, without an event.
     ended_at_once: bool,
     /// Whether the next list asks for every object in one answer: a continue token of the
@@ -225,26 +232,38 @@ impl<K: InformerObject> Reflector<'_, K> {
                             undecodable,
                         })
                         .await;
-                    self.succeeded();
+                    // Not yet a success: a list whose resourceVersion expires at once, list
+                    // after list, must back off further each time. The watch says.
                     return Ok(resource_version);
                 }
             }
         }
     }
 
-    /// Watches as [`Self::watch`] does; where this watch and the one before both ended at once
-    /// without an event, backs off instead of watching or listing again at once. One such
-    /// watch is taken again at once (a watch cut at a bad time); two in a row would be a loop
-    /// asking the server again and again (client-go backs off after one).
+    /// Watches as [`Self::watch`] does, and paces what follows. A watch made progress when it
+    /// read an event after its initial events, or stayed open for [`SHORT_WATCH`] after them:
+    /// then the backoff starts over. One that ended at once, without either, is taken again at
+    /// once (a watch cut at a bad time); where the one before it also did, the reflector backs
+    /// off instead, as that would be a loop asking the server again and again (client-go backs
+    /// off after one).
     async fn paced_watch(&mut self, resource_version: &str, initial: bool) -> Next {
         let started = tokio::time::Instant::now();
         self.events = 0;
+        self.watching_since = (!initial).then_some(started);
         let next = self.watch(resource_version, initial).await;
-        let lasted = started.elapsed();
-        let at_once = self.events == 0 && lasted < SHORT_WATCH;
-        if !std::mem::replace(&mut self.ended_at_once, at_once) || !at_once {
+        let progressed = self.events > 0 || self.watching_since.is_some_and(|since| since.elapsed() >= SHORT_WATCH);
+        if progressed {
+            self.succeeded();
+        }
+        if !matches!(next, Next::Watch(_) | Next::Relist) {
+            // A failure backs off anyway; a fallback to lists is not the server's loop.
+            self.ended_at_once = false;
             return next;
         }
+        if !std::mem::replace(&mut self.ended_at_once, !progressed) || progressed {
+            return next;
+        }
+        let lasted = started.elapsed();
         let why =
             |what: &str| format!("{what}: the watch ended after {lasted:?} without an event, as the one before it did");
         match next {

@@ -57,9 +57,7 @@ impl<K: InformerObject> Reflector<'_, K> {
             let status = error_status(code, &bytes);
             return match status.code {
                 410 => {
-                    if !initial {
-                        self.synced = Some(resource_version.to_owned());
-                    }
+                    self.relist_from(resource_version, initial);
                     Next::Relist
                 }
                 // A server without streaming lists refuses `sendInitialEvents` (422 before
@@ -162,6 +160,7 @@ impl<K: InformerObject> Reflector<'_, K> {
         initial: &mut Option<Initial<K>>,
         last: &mut String,
     ) -> (Option<Delta<K>>, Option<Next>) {
+        let during_initial = initial.is_some();
         let (delta, has_version) = match event {
             WireEvent::Added(object) | WireEvent::Modified(object) => {
                 let has_version = resume_from(last, object.meta());
@@ -214,8 +213,13 @@ impl<K: InformerObject> Reflector<'_, K> {
                     }),
                     None => None,
                 };
+                if delta.is_some() {
+                    self.watching_since = Some(tokio::time::Instant::now());
+                }
                 let has_version = !resource_version.is_empty();
-                *last = resource_version;
+                if has_version {
+                    *last = resource_version;
+                }
                 (delta, has_version)
             }
             WireEvent::Unknown(kind) => {
@@ -223,9 +227,7 @@ impl<K: InformerObject> Reflector<'_, K> {
                 return (None, None);
             }
             WireEvent::Error(status) if status.code == 410 => {
-                if initial.is_none() && !last.is_empty() {
-                    self.synced = Some(last.clone());
-                }
+                self.relist_from(last, during_initial);
                 return (None, Some(Next::Relist));
             }
             WireEvent::Error(status) => {
@@ -234,15 +236,24 @@ impl<K: InformerObject> Reflector<'_, K> {
         };
         if !has_version {
             // Without a resourceVersion there is nothing to resume from.
+            self.relist_from(last, during_initial);
             return (delta, Some(Next::Relist));
         }
-        self.events += 1;
-        // A streaming list succeeds at the bookmark that ends its initial events, not before:
-        // one that fails halfway every time must back off further every time.
-        if initial.is_none() {
+        // A streaming list's own events are not yet progress: one that fails halfway every
+        // time must back off further every time.
+        if !during_initial {
+            self.events += 1;
             self.succeeded();
         }
         (delta, None)
+    }
+
+    /// Before a relist: the store reached `last` (unless a streaming list's initial events were
+    /// still arriving, or it is unknown), so the relist must not go back from there.
+    fn relist_from(&mut self, last: &str, during_initial: bool) {
+        if !during_initial && !last.is_empty() {
+            self.synced = Some(last.to_owned());
+        }
     }
 }
 
@@ -253,9 +264,13 @@ fn resume_point<K>(initial: &Option<Initial<K>>, last: &str) -> Option<String> {
 }
 
 /// A watch that ended as watches do (timeout, idle) resumes at once; a streaming list that
-/// ended before its initial events did starts over.
+/// ended before its initial events did starts over after a backoff, as a server that ends every
+/// one so would otherwise be sent one after the other.
 fn resume_after_end<K>(initial: &Option<Initial<K>>, last: &str) -> Next {
-    resume_point(initial, last).map_or(Next::Relist, Next::Watch)
+    match resume_point(initial, last) {
+        Some(resume) => Next::Watch(resume),
+        None => backoff(None, "the streaming list ended before its initial events did"),
+    }
 }
 
 /// Whether a decoded event's object had managed-fields field sets, if it is an object.
@@ -275,10 +290,13 @@ fn is_blank(line: &[u8]) -> bool {
 }
 
 /// Copies `meta`'s resourceVersion into `last`'s buffer (once per event: no allocation);
-/// whether it had one.
+/// whether it had one. Without one, `last` keeps the one before, to relist from.
 fn resume_from(last: &mut String, meta: &ObjectMeta) -> bool {
     let version = meta.resource_version.as_deref().unwrap_or_default();
+    if version.is_empty() {
+        return false;
+    }
     last.clear();
     last.push_str(version);
-    !version.is_empty()
+    true
 }
