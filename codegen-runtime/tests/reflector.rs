@@ -11,8 +11,7 @@ mod objects;
 mod reflecting;
 
 use intercepted::{intercepted, is_watch, pass_on};
-use objects::configmap;
-use reflecting::{create, running, time_until_cached};
+use reflecting::{create, lists_answered, running, time_until_cached, write_and_compact};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -39,25 +38,15 @@ async fn an_expired_resource_version_should_relist_at_once_and_a_failure_back_of
     // open to see the new object).
     tokio::time::sleep(Duration::from_secs(2)).await;
     server.cut_watches();
-    let mut meanwhile = configmap("meanwhile");
-    meanwhile.metadata.namespace = Some("default".into());
-    server.insert(&meanwhile).unwrap();
-    server.expire_resource_versions();
-    let lists = |server: &FakeApiServer| {
-        server
-            .actions()
-            .iter()
-            .filter(|a| a.matches("list", "configmaps"))
-            .count()
-    };
-    let listed = lists(&server);
+    write_and_compact(&server, "meanwhile");
+    let listed = lists_answered(&server);
     create(&server, "after-expiry").await;
     let relisted = time_until_cached(&informer, "after-expiry").await;
     assert!(
         relisted < Duration::from_millis(50),
         "a 410 relisted after {relisted:?}"
     );
-    assert_eq!(lists(&server), listed + 1, "the re-watch got 410 and relisted");
+    assert_eq!(lists_answered(&server), listed + 1, "the re-watch got 410 and relisted");
 
     // A server failure is waited out (client-go's backoff starts at 0.8 s).
     server.fail_next(1, "watch", "configmaps", ApiStatus::internal("injected"));
@@ -129,23 +118,16 @@ async fn the_next_page_should_be_asked_for_while_a_page_is_decoded() {
     for name in ["a", "b", "c"] {
         create(&server, name).await;
     }
-    let pages_asked = |server: &FakeApiServer| {
-        server
-            .actions()
-            .iter()
-            .filter(|a| a.matches("list", "configmaps"))
-            .count()
-    };
     let asked_meanwhile = Arc::new(AtomicBool::new(false));
     let transform = {
         let (asked_meanwhile, server) = (asked_meanwhile.clone(), server.clone());
         Arc::new(move |cm: &mut ConfigMap| {
             if cm.metadata.name.as_deref() == Some("a") {
                 let give_up = std::time::Instant::now() + Duration::from_secs(5);
-                while pages_asked(&server) < 2 && std::time::Instant::now() < give_up {
+                while lists_answered(&server) < 2 && std::time::Instant::now() < give_up {
                     std::thread::sleep(Duration::from_millis(1));
                 }
-                asked_meanwhile.store(pages_asked(&server) >= 2, Ordering::SeqCst);
+                asked_meanwhile.store(lists_answered(&server) >= 2, Ordering::SeqCst);
             }
         })
     };
@@ -164,7 +146,12 @@ async fn the_next_page_should_be_asked_for_while_a_page_is_decoded() {
         asked_meanwhile.load(Ordering::SeqCst),
         "the second page was asked for only after the first was decoded"
     );
-    assert_eq!(pages_asked(&server), 3, "one request per page: {:?}", server.actions());
+    assert_eq!(
+        lists_answered(&server),
+        3,
+        "one request per page: {:?}",
+        server.actions()
+    );
     informer.shutdown().await;
 }
 

@@ -19,8 +19,7 @@ use fake_apiserver::{ApiStatus, FakeApiServer, ResponseBody};
 use http_body_util::{BodyExt, Full, StreamBody};
 use intercepted::{intercepted, is_watch, pass_on, query};
 use kube::runtime::watcher;
-use objects::configmap;
-use reflecting::{create, running, time_until_cached};
+use reflecting::{create, lists_answered, running, time_until_cached, write_and_compact};
 use tokio::time::Instant;
 
 /// A 200 whose body is `lines`, then ends.
@@ -114,10 +113,7 @@ async fn a_continue_token_that_expires_should_be_listed_again_in_one_answer() {
                     if query.contains("continue=") && !lists.lock().unwrap().iter().any(|q| q.contains("continue=")) {
                         // The list took longer than the compaction interval: a write, then
                         // the history up to it compacted.
-                        let mut late = configmap("late");
-                        late.metadata.namespace = Some("default".into());
-                        server.insert(&late).unwrap();
-                        server.expire_resource_versions();
+                        write_and_compact(&server, "late");
                     }
                     lists.lock().unwrap().push(query);
                 }
@@ -283,10 +279,7 @@ async fn a_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest()
     // The watch is cut; meanwhile an object is written and the history compacted past where
     // the informer was, so its watch from there gets 410.
     server.cut_watches();
-    let mut c = configmap("c");
-    c.metadata.namespace = Some("default".into());
-    server.insert(&c).unwrap();
-    server.expire_resource_versions();
+    write_and_compact(&server, "c");
     time_until_cached(&informer, "c").await;
     let lists = lists.lock().unwrap().clone();
     assert_eq!(lists.len(), 3, "{lists:?}");
@@ -313,17 +306,13 @@ async fn a_410_after_a_failure_should_relist_after_that_failure_s_backoff_only()
     // written and the history compacted past where the informer was.
     server.fail_next(1, "watch", "configmaps", ApiStatus::internal("restarting"));
     server.cut_watches();
-    let mut meanwhile = configmap("meanwhile");
-    meanwhile.metadata.namespace = Some("default".into());
-    server.insert(&meanwhile).unwrap();
-    server.expire_resource_versions();
+    write_and_compact(&server, "meanwhile");
     let recovered = time_until_cached(&informer, "meanwhile").await;
-    let lists = server
-        .actions()
-        .iter()
-        .filter(|a| a.matches("list", "configmaps"))
-        .count();
-    assert_eq!(lists, 2, "the watch after the failure got 410 and relisted");
+    assert_eq!(
+        lists_answered(&server),
+        2,
+        "the watch after the failure got 410 and relisted"
+    );
     // One backoff (0.8–1.6 s), then the 410 and the relist at once.
     assert!(
         recovered >= Duration::from_millis(800) && recovered < Duration::from_millis(1700),

@@ -21,6 +21,25 @@ pub async fn create(server: &FakeApiServer, name: &str) {
         .unwrap();
 }
 
+/// Writes ConfigMap `name` straight into the server's store (no client, so in a paused runtime
+/// nothing else runs meanwhile), then compacts the history up to it: a watch or a continue
+/// token from any version before gets 410, as after etcd's compaction.
+pub fn write_and_compact(server: &FakeApiServer, name: &str) {
+    let mut written = configmap(name);
+    written.metadata.namespace = Some("default".into());
+    server.insert(&written).unwrap();
+    server.expire_resource_versions();
+}
+
+/// How many lists of ConfigMaps the server has answered (the pages of one list each count).
+pub fn lists_answered(server: &FakeApiServer) -> usize {
+    server
+        .actions()
+        .iter()
+        .filter(|a| a.matches("list", "configmaps"))
+        .count()
+}
+
 /// An informer over the ConfigMaps of namespace `default`, listing and watching through
 /// `client` as `config` says, started.
 pub fn running(client: kube::Client, config: watcher::Config) -> SharedIndexInformer<ConfigMap> {
