@@ -320,3 +320,75 @@ async fn a_410_after_a_failure_should_relist_after_that_failure_s_backoff_only()
     );
     informer.shutdown().await;
 }
+
+/// A streaming informer's relist after a 410 streams from no older than what its store had
+/// (client-go's `rewatchResourceVersion`); where the server answers it no longer has that
+/// version, the next streams the latest (a consistent read, `resourceVersion=`).
+#[tokio::test(start_paused = true)]
+async fn a_streaming_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest() {
+    let server = FakeApiServer::new();
+    create(&server, "a").await;
+    let streams = Arc::new(Mutex::new(Vec::<String>::new()));
+    let client = {
+        let streams = streams.clone();
+        intercepted(&server, move |request, service| {
+            let streams = streams.clone();
+            async move {
+                let query = query(&request).to_owned();
+                if query.contains("sendInitialEvents=true") {
+                    let version = resource_version(&query);
+                    let first_at_a_version = !matches!(version, "" | "0")
+                        && !streams
+                            .lock()
+                            .unwrap()
+                            .iter()
+                            .any(|q| !matches!(resource_version(q), "" | "0"));
+                    streams.lock().unwrap().push(query.clone());
+                    if first_at_a_version {
+                        let status = ApiStatus::resource_version_too_large(10_000, 12);
+                        let mut response = answer("");
+                        *response.body_mut() = Full::new(Bytes::from(status.to_json().to_string())).boxed_unsync();
+                        *response.status_mut() = http::StatusCode::GATEWAY_TIMEOUT;
+                        return response;
+                    }
+                }
+                pass_on(service, request).await
+            }
+        })
+    };
+    let informer = running(client, watcher::Config::default().streaming_lists());
+    assert!(informer.wait_for_sync().await);
+    create(&server, "b").await;
+    time_until_cached(&informer, "b").await;
+    let had: u64 = informer
+        .store()
+        .get("default/b")
+        .unwrap()
+        .metadata
+        .resource_version
+        .clone()
+        .unwrap()
+        .parse()
+        .unwrap();
+    server.cut_watches();
+    write_and_compact(&server, "c");
+    time_until_cached(&informer, "c").await;
+    let streams = streams.lock().unwrap().clone();
+    let versions: Vec<&str> = streams.iter().map(|q| resource_version(q)).collect();
+    assert_eq!(versions.len(), 3, "{streams:?}");
+    assert_eq!(versions[0], "0", "the first from the cache: {streams:?}");
+    assert!(
+        versions[1].parse::<u64>().is_ok_and(|v| v >= had),
+        "the relist no older than {had}: {streams:?}"
+    );
+    assert_eq!(versions[2], "", "then the latest: {streams:?}");
+    informer.shutdown().await;
+}
+
+/// The `resourceVersion` a query asks for; empty where it names none.
+fn resource_version(query: &str) -> &str {
+    query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("resourceVersion="))
+        .unwrap_or_default()
+}

@@ -68,7 +68,10 @@ pub(super) async fn reflect<K: InformerObject>(shared: &Shared<K>, engine: Engin
     loop {
         let next = match resume.take() {
             Some(resource_version) => reflector.paced_watch(&resource_version, false).await,
-            None if reflector.streaming => reflector.paced_watch("0", true).await,
+            None if reflector.streaming => {
+                let from = reflector.stream_from();
+                reflector.paced_watch(&from, true).await
+            }
             None => match reflector.list().await {
                 Ok(resource_version) => reflector.paced_watch(&resource_version, false).await,
                 Err(next) => next,
@@ -114,7 +117,7 @@ struct Reflector<'s, K> {
     /// expires.
     synced: Option<String>,
     /// Whether the server no longer has `synced` (410, or 504 "Too large resource version"):
-    /// the next list asks for the latest state instead.
+    /// the next list or streaming list asks for the latest state instead.
     synced_gone: bool,
 }
 
@@ -270,6 +273,17 @@ impl<K: InformerObject> Reflector<'_, K> {
             Next::Watch(resume) => backoff(Some(resume), why("watching again")),
             Next::Relist => backoff(None, why("listing again")),
             next => next,
+        }
+    }
+
+    /// Where a streaming list starts (client-go's `rewatchResourceVersion`): the first from the
+    /// API server's cache ("0"); a later one no older than what the store has; the latest
+    /// (consistent, "") where the server no longer has that.
+    fn stream_from(&self) -> String {
+        match (&self.synced, self.synced_gone) {
+            (_, true) => String::new(),
+            (Some(synced), false) => synced.clone(),
+            (None, false) => "0".to_owned(),
         }
     }
 

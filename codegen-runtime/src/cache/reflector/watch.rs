@@ -12,7 +12,9 @@ use kube::api::WatchParams;
 use kube::client::Body;
 
 use super::chunks;
-use super::{DEFAULT_WATCH_TIMEOUT, IDLE_MARGIN, Initial, Next, Reflector, backoff, error_status, status_text};
+use super::{
+    DEFAULT_WATCH_TIMEOUT, IDLE_MARGIN, Initial, Next, Reflector, backoff, error_status, status_text, version_gone,
+};
 use crate::cache::decode::Lenient;
 use crate::cache::key::object_key;
 use crate::cache::lines::Lines;
@@ -56,6 +58,12 @@ impl<K: InformerObject> Reflector<'_, K> {
                 .unwrap_or_default();
             let status = error_status(code, &bytes);
             return match status.code {
+                // A streaming list from a version the server no longer has (or whose cache
+                // has not reached it in time): the next one asks for the latest.
+                _ if initial && !matches!(resource_version, "" | "0") && version_gone(&status) => {
+                    self.synced_gone = true;
+                    Next::Relist
+                }
                 410 => {
                     self.relist_from(resource_version, initial);
                     Next::Relist
@@ -215,6 +223,7 @@ impl<K: InformerObject> Reflector<'_, K> {
                 };
                 if delta.is_some() {
                     self.watching_since = Some(tokio::time::Instant::now());
+                    self.synced_gone = false;
                 }
                 let has_version = !resource_version.is_empty();
                 if has_version {
