@@ -246,16 +246,10 @@ async fn a_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest()
             async move {
                 if !is_watch(&request) {
                     let query = query(&request).to_owned();
-                    let at_a_version = query
-                        .split('&')
-                        .any(|pair| pair.starts_with("resourceVersion=") && pair != "resourceVersion=0");
+                    let asked_a_version = at_a_version(&query);
                     lists.lock().unwrap().push(query);
-                    if at_a_version {
-                        let status = ApiStatus::resource_version_too_large(10_000, 12);
-                        let mut response = answer("");
-                        *response.body_mut() = Full::new(Bytes::from(status.to_json().to_string())).boxed_unsync();
-                        *response.status_mut() = http::StatusCode::GATEWAY_TIMEOUT;
-                        return response;
+                    if asked_a_version {
+                        return too_large();
                     }
                 }
                 pass_on(service, request).await
@@ -264,23 +258,7 @@ async fn a_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest()
     };
     // `MostRecent`, the default, reads every list from etcd; `Any` lets the server answer
     // from its cache.
-    let informer = running(client, watcher::Config::default().any_semantic());
-    assert!(informer.wait_for_sync().await);
-    create(&server, "b").await;
-    time_until_cached(&informer, "b").await;
-    let had = informer
-        .store()
-        .get("default/b")
-        .unwrap()
-        .metadata
-        .resource_version
-        .clone()
-        .unwrap();
-    // The watch is cut; meanwhile an object is written and the history compacted past where
-    // the informer was, so its watch from there gets 410.
-    server.cut_watches();
-    write_and_compact(&server, "c");
-    time_until_cached(&informer, "c").await;
+    let had = relist_after_410(&server, client, watcher::Config::default().any_semantic()).await;
     let lists = lists.lock().unwrap().clone();
     assert_eq!(lists.len(), 3, "{lists:?}");
     // kube sends the first list's "0" only without a limit (kube-apiserver ignores limits there).
@@ -290,7 +268,6 @@ async fn a_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest()
         "the relist no older than {had}: {lists:?}"
     );
     assert!(!lists[2].contains("resourceVersion"), "then the latest: {lists:?}");
-    informer.shutdown().await;
 }
 
 /// A failure backs off on its own; the 410 that may follow it (the server came back with its
@@ -336,43 +313,21 @@ async fn a_streaming_relist_should_ask_for_no_older_than_the_store_had_or_for_th
             async move {
                 let query = query(&request).to_owned();
                 if query.contains("sendInitialEvents=true") {
-                    let version = resource_version(&query);
-                    let first_at_a_version = !matches!(version, "" | "0")
-                        && !streams
-                            .lock()
-                            .unwrap()
-                            .iter()
-                            .any(|q| !matches!(resource_version(q), "" | "0"));
+                    let first_at_a_version =
+                        at_a_version(&query) && !streams.lock().unwrap().iter().any(|q| at_a_version(q));
                     streams.lock().unwrap().push(query.clone());
                     if first_at_a_version {
-                        let status = ApiStatus::resource_version_too_large(10_000, 12);
-                        let mut response = answer("");
-                        *response.body_mut() = Full::new(Bytes::from(status.to_json().to_string())).boxed_unsync();
-                        *response.status_mut() = http::StatusCode::GATEWAY_TIMEOUT;
-                        return response;
+                        return too_large();
                     }
                 }
                 pass_on(service, request).await
             }
         })
     };
-    let informer = running(client, watcher::Config::default().streaming_lists());
-    assert!(informer.wait_for_sync().await);
-    create(&server, "b").await;
-    time_until_cached(&informer, "b").await;
-    let had: u64 = informer
-        .store()
-        .get("default/b")
-        .unwrap()
-        .metadata
-        .resource_version
-        .clone()
-        .unwrap()
+    let had: u64 = relist_after_410(&server, client, watcher::Config::default().streaming_lists())
+        .await
         .parse()
         .unwrap();
-    server.cut_watches();
-    write_and_compact(&server, "c");
-    time_until_cached(&informer, "c").await;
     let streams = streams.lock().unwrap().clone();
     let versions: Vec<&str> = streams.iter().map(|q| resource_version(q)).collect();
     assert_eq!(versions.len(), 3, "{streams:?}");
@@ -382,7 +337,6 @@ async fn a_streaming_relist_should_ask_for_no_older_than_the_store_had_or_for_th
         "the relist no older than {had}: {streams:?}"
     );
     assert_eq!(versions[2], "", "then the latest: {streams:?}");
-    informer.shutdown().await;
 }
 
 /// The `resourceVersion` a query asks for; empty where it names none.
@@ -391,4 +345,41 @@ fn resource_version(query: &str) -> &str {
         .split('&')
         .find_map(|pair| pair.strip_prefix("resourceVersion="))
         .unwrap_or_default()
+}
+
+/// Whether a query asks for a resourceVersion, not "any" ("0") or "the latest" (none).
+fn at_a_version(query: &str) -> bool {
+    !matches!(resource_version(query), "" | "0")
+}
+
+/// kube-apiserver's answer to a request for a resourceVersion its cache has not reached in time.
+fn too_large() -> http::Response<ResponseBody> {
+    let status = ApiStatus::resource_version_too_large(10_000, 12);
+    let mut response = http::Response::new(Full::new(Bytes::from(status.to_json().to_string())).boxed_unsync());
+    *response.status_mut() = http::StatusCode::GATEWAY_TIMEOUT;
+    response
+}
+
+/// Runs an informer through `client` as `config` says until it has synced and seen `b`, then
+/// cuts its watch while an object `c` is written and the history compacted past where it was,
+/// so that its watch from there gets 410 and it relists; returns `b`'s resourceVersion, which
+/// the relist must not go back from, once `c` is cached.
+async fn relist_after_410(server: &FakeApiServer, client: kube::Client, config: watcher::Config) -> String {
+    let informer = running(client, config);
+    assert!(informer.wait_for_sync().await);
+    create(server, "b").await;
+    time_until_cached(&informer, "b").await;
+    let had = informer
+        .store()
+        .get("default/b")
+        .unwrap()
+        .metadata
+        .resource_version
+        .clone()
+        .unwrap();
+    server.cut_watches();
+    write_and_compact(server, "c");
+    time_until_cached(&informer, "c").await;
+    informer.shutdown().await;
+    had
 }

@@ -69,7 +69,8 @@ pub(super) async fn reflect<K: InformerObject>(shared: &Shared<K>, engine: Engin
         let next = match resume.take() {
             Some(resource_version) => reflector.paced_watch(&resource_version, false).await,
             None if reflector.streaming => {
-                let from = reflector.stream_from();
+                // `resourceVersion=` asks a streaming list for the latest.
+                let from = reflector.relist_version().unwrap_or_default();
                 reflector.paced_watch(&from, true).await
             }
             None => match reflector.list().await {
@@ -153,17 +154,12 @@ impl<K: InformerObject> Reflector<'_, K> {
     /// Lists every page into the store; returns the list's resourceVersion.
     async fn list(&mut self) -> Result<String, Next> {
         let unpaged = std::mem::take(&mut self.unpaged);
-        // client-go's `relistResourceVersion`: the first list may come from the API server's
-        // cache ("0"); a relist no older than what the store has, so that a server whose cache
-        // lags (another API server behind the same address) cannot take the store back in
-        // time; the latest, from etcd, where that is gone.
-        let (resource_version, version_match) = match (self.config().list_semantic.clone(), &self.synced) {
-            (ListSemantic::MostRecent, _) => (None, None),
-            (ListSemantic::Any, _) if self.synced_gone => (None, None),
-            (ListSemantic::Any, Some(synced)) => (Some(synced.clone()), Some(VersionMatch::NotOlderThan)),
-            (ListSemantic::Any, None) => (Some("0".to_owned()), Some(VersionMatch::NotOlderThan)),
+        let resource_version = match self.config().list_semantic {
+            ListSemantic::MostRecent => None,
+            ListSemantic::Any => self.relist_version(),
         };
-        let at_a_version = resource_version.as_deref().is_some_and(|rv| rv != "0");
+        let asked_a_version = resource_version.as_deref().is_some_and(at_a_version);
+        let version_match = resource_version.as_ref().map(|_| VersionMatch::NotOlderThan);
         let config = self.config();
         let limit = if unpaged { None } else { config.page_size };
         let mut params = ListParams {
@@ -185,7 +181,7 @@ impl<K: InformerObject> Reflector<'_, K> {
             let (status, bytes) = fetched.map_err(|e| backoff(None, e))?;
             if !(200..300).contains(&status) {
                 let status = error_status(status, &bytes);
-                if first && at_a_version && version_gone(&status) {
+                if first && asked_a_version && version_gone(&status) {
                     self.synced_gone = true;
                     return Err(Next::Relist);
                 }
@@ -276,14 +272,16 @@ impl<K: InformerObject> Reflector<'_, K> {
         }
     }
 
-    /// Where a streaming list starts (client-go's `rewatchResourceVersion`): the first from the
-    /// API server's cache ("0"); a later one no older than what the store has; the latest
-    /// (consistent, "") where the server no longer has that.
-    fn stream_from(&self) -> String {
+    /// The resourceVersion a list or streaming list asks for, no older than it
+    /// (client-go's `relistResourceVersion` and `rewatchResourceVersion`): the first "0", from
+    /// the API server's cache; a later one what the store has, so that a server whose cache
+    /// lags (another API server behind the same address) cannot take the store back in time;
+    /// `None`, the latest (a consistent read), where the server no longer has that.
+    fn relist_version(&self) -> Option<String> {
         match (&self.synced, self.synced_gone) {
-            (_, true) => String::new(),
-            (Some(synced), false) => synced.clone(),
-            (None, false) => "0".to_owned(),
+            (_, true) => None,
+            (Some(synced), false) => Some(synced.clone()),
+            (None, false) => Some("0".to_owned()),
         }
     }
 
@@ -314,6 +312,11 @@ fn error_status(code: u16, bytes: &[u8]) -> Status {
         Ok(status) if status.code != 0 => status,
         _ => Status::failure(String::from_utf8_lossy(bytes).trim(), "").with_code(code),
     }
+}
+
+/// Whether `resource_version` names a version, not "any" ("0") or "the latest" ("").
+fn at_a_version(resource_version: &str) -> bool {
+    !matches!(resource_version, "" | "0")
 }
 
 /// Whether `status` says the resourceVersion a list asked for is gone: expired (410), or not

@@ -13,7 +13,8 @@ use kube::client::Body;
 
 use super::chunks;
 use super::{
-    DEFAULT_WATCH_TIMEOUT, IDLE_MARGIN, Initial, Next, Reflector, backoff, error_status, status_text, version_gone,
+    DEFAULT_WATCH_TIMEOUT, IDLE_MARGIN, Initial, Next, Reflector, at_a_version, backoff, error_status, status_text,
+    version_gone,
 };
 use crate::cache::decode::Lenient;
 use crate::cache::key::object_key;
@@ -60,7 +61,7 @@ impl<K: InformerObject> Reflector<'_, K> {
             return match status.code {
                 // A streaming list from a version the server no longer has (or whose cache
                 // has not reached it in time): the next one asks for the latest.
-                _ if initial && !matches!(resource_version, "" | "0") && version_gone(&status) => {
+                _ if initial && at_a_version(resource_version) && version_gone(&status) => {
                     self.synced_gone = true;
                     Next::Relist
                 }
