@@ -300,9 +300,23 @@ async fn a_410_after_a_failure_should_relist_after_that_failure_s_backoff_only()
 
 /// A streaming informer's relist after a 410 streams from no older than what its store had
 /// (client-go's `rewatchResourceVersion`); where the server answers it no longer has that
-/// version, the next streams the latest (a consistent read, `resourceVersion=`).
+/// version, the next streams the latest (a consistent read, `resourceVersion=`). The first
+/// streams the latest too, as client-go's, unless any version will do.
 #[tokio::test(start_paused = true)]
 async fn a_streaming_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest() {
+    let config = watcher::Config::default().streaming_lists();
+    streaming_relists(config, "", "the first the latest").await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_streaming_list_that_takes_any_version_should_start_from_the_cache() {
+    let config = watcher::Config::default().streaming_lists().any_semantic();
+    streaming_relists(config, "0", "the first from the cache").await;
+}
+
+/// Three streaming lists: the first, the relist after a 410, refused as too large, and the
+/// one after that.
+async fn streaming_relists(config: watcher::Config, first: &str, why: &str) {
     let server = FakeApiServer::new();
     create(&server, "a").await;
     let streams = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -324,14 +338,11 @@ async fn a_streaming_relist_should_ask_for_no_older_than_the_store_had_or_for_th
             }
         })
     };
-    let had: u64 = relist_after_410(&server, client, watcher::Config::default().streaming_lists())
-        .await
-        .parse()
-        .unwrap();
+    let had: u64 = relist_after_410(&server, client, config).await.parse().unwrap();
     let streams = streams.lock().unwrap().clone();
     let versions: Vec<&str> = streams.iter().map(|q| resource_version(q)).collect();
     assert_eq!(versions.len(), 3, "{streams:?}");
-    assert_eq!(versions[0], "0", "the first from the cache: {streams:?}");
+    assert_eq!(versions[0], first, "{why}: {streams:?}");
     assert!(
         versions[1].parse::<u64>().is_ok_and(|v| v >= had),
         "the relist no older than {had}: {streams:?}"

@@ -273,15 +273,19 @@ impl<K: InformerObject> Reflector<'_, K> {
     }
 
     /// The resourceVersion a list or streaming list asks for, no older than it
-    /// (client-go's `relistResourceVersion` and `rewatchResourceVersion`): the first "0", from
-    /// the API server's cache; a later one what the store has, so that a server whose cache
-    /// lags (another API server behind the same address) cannot take the store back in time;
-    /// `None`, the latest (a consistent read), where the server no longer has that.
+    /// (client-go's `relistResourceVersion` and `rewatchResourceVersion`). The first: "0",
+    /// any, from the API server's cache, with [`ListSemantic::Any`]; otherwise `None`, the
+    /// latest (a consistent read, as client-go's first streaming list). A later one: what the
+    /// store has, so that a server whose cache lags (another API server behind the same
+    /// address) cannot take the store back in time; `None` where the server no longer has it.
     fn relist_version(&self) -> Option<String> {
         match (&self.synced, self.synced_gone) {
             (_, true) => None,
             (Some(synced), false) => Some(synced.clone()),
-            (None, false) => Some("0".to_owned()),
+            (None, false) => match self.config().list_semantic {
+                ListSemantic::Any => Some("0".to_owned()),
+                ListSemantic::MostRecent => None,
+            },
         }
     }
 

@@ -49,11 +49,25 @@ struct Cache<K> {
 
 /// The values of index `name`, created empty on first use (without allocating the name again
 /// on every later write).
-fn values_of<'a, K>(indices: &'a mut HashMap<String, IndexValues<K>>, name: &str) -> &'a mut IndexValues<K> {
+fn values_of<'a, V: Default>(indices: &'a mut HashMap<String, V>, name: &str) -> &'a mut V {
     if !indices.contains_key(name) {
-        indices.insert(name.to_owned(), HashMap::new());
+        indices.insert(name.to_owned(), V::default());
     }
     indices.get_mut(name).expect("inserted above")
+}
+
+/// One index's entries, grouped by value, before they are packed into B-trees.
+type Grouped<K> = HashMap<String, Vec<(Key, Arc<K>)>>;
+
+/// The B-trees of grouped index entries, each built in one pass. Their nodes are then full:
+/// inserted one by one in ascending order, as a list's objects arrive, a B-tree leaves each
+/// node about half full (at 1000 objects per namespace, some 30 bytes more per object).
+/// Of entries with the same key, the last is kept.
+fn packed<K>(grouped: Grouped<K>) -> IndexValues<K> {
+    grouped
+        .into_iter()
+        .map(|(value, entries)| (value, entries.into_iter().collect()))
+        .collect()
 }
 
 /// Removes `key` from index value `value`, and the value once no key has it.
@@ -104,13 +118,13 @@ impl<K> Cache<K> {
 
 /// The index `index` of `items`.
 fn build_index<K>(items: &HashMap<Key, Arc<K>>, index: &IndexFn<K>) -> IndexValues<K> {
-    let mut values: IndexValues<K> = HashMap::new();
+    let mut grouped: Grouped<K> = HashMap::new();
     for (key, object) in items {
         for value in index(object) {
-            values.entry(value).or_default().insert(key.clone(), object.clone());
+            grouped.entry(value).or_default().push((key.clone(), object.clone()));
         }
     }
-    values
+    packed(grouped)
 }
 
 /// A thread-safe indexed cache; clones share it. Readers take a read lock for a lookup; the

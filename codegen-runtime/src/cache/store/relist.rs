@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use kube::Resource;
 
-use super::{Cache, IndexFn, Store, build_index};
+use super::{Cache, Grouped, IndexFn, Store, build_index, packed, values_of};
 use crate::cache::field_sets::Fingerprint;
 use crate::cache::key::{Key, write_key};
 
@@ -25,6 +25,8 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
                 indices: HashMap::new(),
                 scratch_key: String::new(),
             },
+            grouped: HashMap::new(),
+            repeated: false,
             listed: Vec::new(),
             fingerprints,
         }
@@ -33,11 +35,7 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
     /// Swaps a complete relist in, in one step: readers wait only for the swap, and never see
     /// half a list. Returns the objects in list order and the previous contents.
     pub(crate) fn swap_in(&self, relist: Relist<K>) -> (Vec<Arc<K>>, HashMap<Key, Arc<K>>) {
-        let Relist {
-            cache: mut fresh,
-            listed,
-            ..
-        } = relist;
+        let (mut fresh, listed) = relist.into_parts();
         let mut cache = self.write();
         // An indexer added while the relist was being built is kept and applied.
         let late: Vec<(String, IndexFn<K>)> = cache
@@ -56,9 +54,16 @@ impl<K: Resource + Send + Sync + 'static> Store<K> {
 }
 
 /// A relist's cache, built on the informer's engine task while the list's pages arrive (so the
-/// keys and indexes are computed alongside the decoding, not after it), then swapped in whole.
+/// keys and index values are computed alongside the decoding, not after it), then swapped in
+/// whole.
 pub(crate) struct Relist<K> {
     cache: Cache<K>,
+    /// Each index's entries by value, in list order, packed into the index's B-trees once the
+    /// list is complete.
+    grouped: HashMap<String, Grouped<K>>,
+    /// Whether a key was listed twice. Its earlier entries are then among `grouped`, so the
+    /// indexes are built from the items instead (no API server lists a key twice).
+    repeated: bool,
     /// The objects in list order, for the handlers.
     listed: Vec<Arc<K>>,
     /// Whether the objects' field sets are fingerprinted, for updates to be recognized by.
@@ -76,10 +81,34 @@ impl<K: Resource> Relist<K> {
             false => Fingerprint::NONE,
         };
         self.cache.set_field_sets(&key, field_sets);
-        if let Some(earlier) = self.cache.items.insert(key.clone(), object.clone()) {
-            self.cache.unindex(&key, &earlier);
+        self.repeated |= self.cache.items.insert(key.clone(), object.clone()).is_some();
+        if !self.repeated {
+            for (name, index) in &self.cache.indexers {
+                let grouped = values_of(&mut self.grouped, name);
+                for value in index(&object) {
+                    grouped.entry(value).or_default().push((key.clone(), object.clone()));
+                }
+            }
         }
-        self.cache.index(&key, &object);
         self.listed.push(object);
+    }
+
+    /// The complete cache, its indexes built, and the objects in list order.
+    fn into_parts(self) -> (Cache<K>, Vec<Arc<K>>) {
+        let Relist {
+            mut cache,
+            mut grouped,
+            repeated,
+            listed,
+            ..
+        } = self;
+        for (name, index) in &cache.indexers {
+            let values = match grouped.remove(name) {
+                Some(grouped) if !repeated => packed(grouped),
+                _ => build_index(&cache.items, index),
+            };
+            cache.indices.insert(name.clone(), values);
+        }
+        (cache, listed)
     }
 }

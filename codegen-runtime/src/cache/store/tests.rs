@@ -1,8 +1,8 @@
 //! The store's tests: keys, indexes, replace, apply, and updates that keep or take field sets.
 use super::*;
 use crate::cache::field_sets::Fingerprint;
-use crate::cache::split_key;
 use crate::cache::wire::pending;
+use crate::cache::{object_key, split_key};
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{FieldsV1, ManagedFieldsEntry};
 use kube::api::ObjectMeta;
@@ -142,6 +142,42 @@ fn a_key_listed_twice_should_keep_only_its_last_index_values() {
     assert_eq!(store.get("a/one").map(|o| team(&o)), Some(vec!["blue".to_owned()]));
     assert!(store.index_keys("team", "red").unwrap().is_empty());
     assert_eq!(store.index_keys("team", "blue").unwrap(), ["a/one"]);
+}
+
+#[test]
+fn a_relist_in_any_order_should_index_every_object_by_key_and_take_later_writes() {
+    // Enough objects for B-trees of several levels, built in one pass at the swap.
+    let names: Vec<String> = (0..300).rev().map(|i| format!("cm-{:03}", (i * 7) % 300)).collect();
+    let store = Store::new();
+    store.add_indexer("team", team).unwrap();
+    let listed = names.iter().enumerate().map(|(i, name)| {
+        let colour = if i % 3 == 0 { "red" } else { "blue" };
+        cm(if i % 2 == 0 { "a" } else { "b" }, name, colour)
+    });
+    replace(&store, listed.collect());
+    let mut expected: Vec<String> = store.list_keys().into_iter().filter(|k| k.starts_with("a/")).collect();
+    expected.sort();
+    assert_eq!(expected.len(), 150);
+    assert_eq!(store.index_keys(NAMESPACE_INDEX, "a").unwrap(), expected);
+    let in_a = store.by_index(NAMESPACE_INDEX, "a").unwrap();
+    assert!(
+        in_a.iter()
+            .all(|o| Arc::ptr_eq(o, &store.get(&object_key(&**o)).unwrap()))
+    );
+    assert_eq!(store.index_keys("team", "red").unwrap().len(), 100);
+    // Writes after the relist move entries in and out of the packed trees.
+    let deleted_red = team(&store.get(&expected[75]).unwrap()) == ["red"];
+    store.delete(&expected[75]);
+    store.apply(cm("a", "cm-999", "red"), Fingerprint::NONE, Unchanged::Keep);
+    let keys = store.index_keys(NAMESPACE_INDEX, "a").unwrap();
+    assert_eq!(keys.len(), 150);
+    assert!(!keys.contains(&expected[75]));
+    assert_eq!(keys.last().map(String::as_str), Some("a/cm-999"));
+    assert!(keys.is_sorted());
+    assert_eq!(
+        store.index_keys("team", "red").unwrap().len(),
+        101 - usize::from(deleted_red)
+    );
 }
 
 /// Where `object`'s managed-fields tree keeps its first level, to tell whose copy it holds.
