@@ -21,7 +21,7 @@ pub(crate) fn parse(raw: Option<&str>) -> Result<Query, ApiStatus> {
             "resourceVersionMatch" if !value.is_empty() => query.resource_version_match = Some(value),
             "watch" => query.watch = truthy(&value),
             "allowWatchBookmarks" => query.allow_watch_bookmarks = truthy(&value),
-            "sendInitialEvents" => query.send_initial_events = truthy(&value),
+            "sendInitialEvents" => query.send_initial_events = Some(truthy(&value)),
             "timeoutSeconds" => query.timeout_seconds = Some(number(&key, &value)?),
             "fieldManager" if !value.is_empty() => query.field_manager = Some(value),
             "force" => query.force = truthy(&value),

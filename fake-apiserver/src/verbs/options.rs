@@ -20,7 +20,8 @@ pub(crate) struct Query {
     pub(crate) resource_version_match: Option<String>,
     pub(crate) watch: bool,
     pub(crate) allow_watch_bookmarks: bool,
-    pub(crate) send_initial_events: bool,
+    /// `sendInitialEvents` as sent: kube-apiserver refuses it on lists even when false.
+    pub(crate) send_initial_events: Option<bool>,
     pub(crate) timeout_seconds: Option<u64>,
     pub(crate) field_manager: Option<String>,
     pub(crate) force: bool,
@@ -46,15 +47,28 @@ impl Query {
         }
     }
 
+    /// Whether a watch asks for the current state first, as a streaming list does.
+    pub(crate) fn streams_initial_events(&self) -> bool {
+        self.send_initial_events == Some(true)
+    }
+
     /// Refuses option values kube-apiserver refuses, with its 422 on `<Verb>Options.meta.k8s.io`:
-    /// a `dryRun` other than `All`, an unknown `propagationPolicy`, an apply without a field manager.
+    /// a `dryRun` other than `All`, an unknown `propagationPolicy`, an apply without a field
+    /// manager; list and watch options as [`Query::list_option_causes`] says.
     pub(crate) fn validate(&self, verb: Verb, content_type: &str) -> Result<(), ApiStatus> {
         let kind = match verb {
             Verb::Create => "CreateOptions",
             Verb::Update => "UpdateOptions",
             Verb::Patch => "PatchOptions",
             Verb::Delete | Verb::DeleteCollection => "DeleteOptions",
-            _ => return Ok(()),
+            Verb::List | Verb::Watch => {
+                let causes = self.list_option_causes(verb == Verb::Watch);
+                return match causes.is_empty() {
+                    true => Ok(()),
+                    false => Err(ApiStatus::invalid_kind("ListOptions", "meta.k8s.io", "", &causes)),
+                };
+            }
+            Verb::Get => return Ok(()),
         };
         let mut causes = Vec::new();
         if self.dry_run_values.iter().any(|v| v != "All") {
@@ -94,6 +108,72 @@ impl Query {
             Err(ApiStatus::invalid_kind(kind, "meta.k8s.io", "", &causes))
         }
     }
+}
+
+impl Query {
+    /// What kube-apiserver's `ValidateListOptions` refuses in a list's or a watch's options, in
+    /// its order. This server serves streaming lists as kube-apiserver does with its WatchList
+    /// feature on (1.28 to 1.31 have it off, and refuse `sendInitialEvents` on every watch).
+    fn list_option_causes(&self, watch: bool) -> Vec<(String, String)> {
+        let forbidden = |why: &str| ("resourceVersionMatch".to_owned(), format!("Forbidden: {why}"));
+        let with_continue = "resourceVersionMatch is forbidden when continue is provided";
+        let matching = self.resource_version_match.as_deref();
+        let mut causes = Vec::new();
+        if watch {
+            if self.send_initial_events.is_some() && matching != Some("NotOlderThan") {
+                causes.push(forbidden(
+                    "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                ));
+            }
+            if let Some(matching) = matching {
+                if self.send_initial_events.is_none() {
+                    causes.push(forbidden(
+                        "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+                    ));
+                }
+                if matching != "NotOlderThan" {
+                    causes.push(unsupported_match(matching, &["NotOlderThan"]));
+                }
+                if self.continue_token.is_some() {
+                    causes.push(forbidden(with_continue));
+                }
+            }
+            return causes;
+        }
+        if let Some(matching) = matching {
+            if self.resource_version.is_none() {
+                causes.push(forbidden(
+                    "resourceVersionMatch is forbidden unless resourceVersion is provided",
+                ));
+            }
+            if self.continue_token.is_some() {
+                causes.push(forbidden(with_continue));
+            }
+            if !matches!(matching, "Exact" | "NotOlderThan") {
+                causes.push(unsupported_match(matching, &["Exact", "NotOlderThan", ""]));
+            }
+            if matching == "Exact" && self.resource_version.as_deref() == Some("0") {
+                causes.push(forbidden(
+                    r#"resourceVersionMatch "exact" is forbidden for resourceVersion "0""#,
+                ));
+            }
+        }
+        if self.send_initial_events.is_some() {
+            let why = "Forbidden: sendInitialEvents is forbidden for list";
+            causes.push(("sendInitialEvents".to_owned(), why.to_owned()));
+        }
+        causes
+    }
+}
+
+/// A `resourceVersionMatch` outside `supported`, as Go's `field.NotSupported` words it.
+fn unsupported_match(matching: &str, supported: &[&str]) -> (String, String) {
+    let quoted: Vec<String> = supported.iter().map(|value| format!("{value:?}")).collect();
+    let why = format!(
+        "Unsupported value: {matching:?}: supported values: {}",
+        quoted.join(", ")
+    );
+    ("resourceVersionMatch".to_owned(), why)
 }
 
 /// The media type of a server-side apply patch.

@@ -73,7 +73,7 @@ pub(crate) fn start(
     let mut last_rv = current;
     let oldest = state.store.oldest_rv_of(&storage);
     match requested {
-        Some(rv) if !query.send_initial_events => match state.store.changes_since(rv).filter(|_| rv >= oldest) {
+        Some(rv) if !query.streams_initial_events() => match state.store.changes_since(rv).filter(|_| rv >= oldest) {
             Some(changes) => {
                 for change in changes {
                     if let Some(event) = visible(&storage, namespace.as_deref(), &filter, change) {
@@ -108,7 +108,7 @@ pub(crate) fn start(
         namespace,
         filter,
         backlog,
-        initial_events_end: query.send_initial_events,
+        initial_events_end: query.streams_initial_events(),
         expired,
         last_rv,
         receiver: state.store.subscribe(),

@@ -1,5 +1,7 @@
 //! list: selectors, pagination with consistent continuations, resourceVersions.
 
+use std::time::Duration;
+
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, ListParams, PostParams, VersionMatch};
 
@@ -153,4 +155,80 @@ async fn metadata_only_clients_should_get_partial_object_metadata_where_it_fits(
         .unwrap();
     let refused = api_error(server.client().request::<serde_json::Value>(wrong).await);
     assert_eq!((refused.code, refused.reason.as_str()), (406, "NotAcceptable"));
+}
+
+/// kube-apiserver's `ValidateListOptions`: a 422 on `ListOptions.meta.k8s.io`, before the verb.
+#[tokio::test]
+async fn list_and_watch_options_should_be_refused_as_kube_apiserver_refuses_them() {
+    let server = server();
+    let refused = |query: &'static str| {
+        let client = server.client();
+        async move {
+            let path = format!("/api/v1/namespaces/default/configmaps?{query}");
+            let request = http::Request::get(path).body(Vec::new()).unwrap();
+            // An accepted watch would stream until its timeout: fail instead of waiting.
+            let answer = tokio::time::timeout(Duration::from_secs(5), client.request::<serde_json::Value>(request));
+            api_error(answer.await.unwrap_or_else(|_| panic!("{query} was accepted")))
+        }
+    };
+    let invalid = |summary: &str| format!("ListOptions.meta.k8s.io \"\" is invalid: {summary}");
+    let cases = [
+        (
+            "resourceVersionMatch=NotOlderThan",
+            "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided",
+        ),
+        (
+            "resourceVersion=0&resourceVersionMatch=Exact",
+            r#"resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0""#,
+        ),
+        (
+            "resourceVersion=1&resourceVersionMatch=Newest",
+            r#"resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", """#,
+        ),
+        (
+            "sendInitialEvents=false",
+            "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list",
+        ),
+        (
+            "resourceVersionMatch=Exact&continue=abc",
+            "[resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, \
+             resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided]",
+        ),
+        (
+            "watch=true&sendInitialEvents=true&allowWatchBookmarks=true",
+            "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+        ),
+        (
+            "watch=true&resourceVersion=1&resourceVersionMatch=NotOlderThan",
+            "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+        ),
+        (
+            "watch=true&sendInitialEvents=true&resourceVersionMatch=Exact",
+            "[resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, \
+             resourceVersionMatch: Unsupported value: \"Exact\": supported values: \"NotOlderThan\"]",
+        ),
+    ];
+    for (query, summary) in cases {
+        let status = refused(query).await;
+        assert_eq!((status.code, status.reason.as_str()), (422, "Invalid"), "{query}");
+        assert_eq!(status.message, invalid(summary), "{query}");
+    }
+    let status = refused("resourceVersionMatch=NotOlderThan").await;
+    let details = status.details.expect("details");
+    assert_eq!(
+        (details.group.as_str(), details.kind.as_str()),
+        ("meta.k8s.io", "ListOptions")
+    );
+    let cause = &details.causes[0];
+    assert_eq!(
+        (cause.field.as_str(), cause.reason.as_str()),
+        ("resourceVersionMatch", "FieldValueForbidden")
+    );
+
+    // What clients send is accepted: a list from the cache, a streaming list.
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let any = ListParams::default().match_any().matching(VersionMatch::NotOlderThan);
+    assert!(api.list(&any).await.is_ok());
+    let streaming = kube::api::WatchParams::streaming_lists();
+    assert!(api.watch(&streaming, "").await.is_ok());
 }
