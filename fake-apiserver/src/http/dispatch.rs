@@ -125,6 +125,8 @@ impl Inner {
         let render = Render::negotiate(&header_text(headers, header::ACCEPT), raw_query);
         render.check_fits(route.verb == Verb::List, &route.info.kind)?;
         if route.verb == Verb::Watch {
+            // Watches do not go through `run_verb`, which validates the other verbs' options;
+            // a watch has no body, so no content type.
             query.validate(route.verb, "")?;
             let renderer: watch::EventRenderer =
                 Box::new(move |info, object, first| render.event_object(info, object, first));

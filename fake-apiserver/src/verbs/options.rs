@@ -52,24 +52,31 @@ impl Query {
         self.send_initial_events == Some(true)
     }
 
-    /// Refuses option values kube-apiserver refuses, with its 422 on `<Verb>Options.meta.k8s.io`:
-    /// a `dryRun` other than `All`, an unknown `propagationPolicy`, an apply without a field
-    /// manager; list and watch options as [`Query::list_option_causes`] says.
+    /// Refuses option values kube-apiserver refuses, with its 422 on `<Verb>Options.meta.k8s.io`
+    /// ([`Query::write_option_causes`], [`Query::list_option_causes`]).
     pub(crate) fn validate(&self, verb: Verb, content_type: &str) -> Result<(), ApiStatus> {
         let kind = match verb {
+            Verb::Get => return Ok(()),
+            Verb::List | Verb::Watch => "ListOptions",
             Verb::Create => "CreateOptions",
             Verb::Update => "UpdateOptions",
             Verb::Patch => "PatchOptions",
             Verb::Delete | Verb::DeleteCollection => "DeleteOptions",
-            Verb::List | Verb::Watch => {
-                let causes = self.list_option_causes(verb == Verb::Watch);
-                return match causes.is_empty() {
-                    true => Ok(()),
-                    false => Err(ApiStatus::invalid_kind("ListOptions", "meta.k8s.io", "", &causes)),
-                };
-            }
-            Verb::Get => return Ok(()),
         };
+        let causes = match verb {
+            Verb::List | Verb::Watch => self.list_option_causes(verb == Verb::Watch),
+            _ => self.write_option_causes(verb, content_type),
+        };
+        match causes.is_empty() {
+            true => Ok(()),
+            false => Err(ApiStatus::invalid_kind(kind, "meta.k8s.io", "", &causes)),
+        }
+    }
+
+    /// What kube-apiserver refuses in a write's options: a `dryRun` other than `All`, an unknown
+    /// `fieldValidation` or `propagationPolicy`, an apply without a field manager.
+    fn write_option_causes(&self, verb: Verb, content_type: &str) -> Vec<(String, String)> {
+        let deletes = matches!(verb, Verb::Delete | Verb::DeleteCollection);
         let mut causes = Vec::new();
         if self.dry_run_values.iter().any(|v| v != "All") {
             let values: Vec<String> = self.dry_run_values.iter().map(|v| format!("{v:?}")).collect();
@@ -79,21 +86,18 @@ impl Query {
             );
             causes.push(("dryRun".to_owned(), why));
         }
-        if kind != "DeleteOptions"
+        if !deletes
             && let Some(directive) = &self.field_validation
             && !matches!(directive.as_str(), "" | "Ignore" | "Warn" | "Strict")
         {
-            let why =
-                format!("Unsupported value: {directive:?}: supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"");
+            let why = not_supported(directive, &["", "Ignore", "Strict", "Warn"]);
             causes.push(("fieldValidation".to_owned(), why));
         }
-        if kind == "DeleteOptions"
+        if deletes
             && let Some(policy) = &self.propagation_policy
             && !matches!(policy.as_str(), "Foreground" | "Background" | "Orphan")
         {
-            let why = format!(
-                "Unsupported value: {policy:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
-            );
+            let why = not_supported(policy, &["Foreground", "Background", "Orphan", "nil"]);
             causes.push(("propagationPolicy".to_owned(), why));
         }
         if verb == Verb::Patch && content_type.starts_with(APPLY_PATCH) && self.field_manager.is_none() {
@@ -102,20 +106,15 @@ impl Query {
                 "Required value: is required for apply patch".to_owned(),
             ));
         }
-        if causes.is_empty() {
-            Ok(())
-        } else {
-            Err(ApiStatus::invalid_kind(kind, "meta.k8s.io", "", &causes))
-        }
+        causes
     }
-}
 
-impl Query {
     /// What kube-apiserver's `ValidateListOptions` refuses in a list's or a watch's options, in
     /// its order. This server serves streaming lists as kube-apiserver does with its WatchList
     /// feature on (1.28 to 1.31 have it off, and refuse `sendInitialEvents` on every watch).
     fn list_option_causes(&self, watch: bool) -> Vec<(String, String)> {
-        let forbidden = |why: &str| ("resourceVersionMatch".to_owned(), format!("Forbidden: {why}"));
+        const MATCH: &str = "resourceVersionMatch";
+        let forbidden = |why: &str| (MATCH.to_owned(), format!("Forbidden: {why}"));
         let with_continue = "resourceVersionMatch is forbidden when continue is provided";
         let matching = self.resource_version_match.as_deref();
         let mut causes = Vec::new();
@@ -132,7 +131,7 @@ impl Query {
                     ));
                 }
                 if matching != "NotOlderThan" {
-                    causes.push(unsupported_match(matching, &["NotOlderThan"]));
+                    causes.push((MATCH.to_owned(), not_supported(matching, &["NotOlderThan"])));
                 }
                 if self.continue_token.is_some() {
                     causes.push(forbidden(with_continue));
@@ -150,7 +149,8 @@ impl Query {
                 causes.push(forbidden(with_continue));
             }
             if !matches!(matching, "Exact" | "NotOlderThan") {
-                causes.push(unsupported_match(matching, &["Exact", "NotOlderThan", ""]));
+                let why = not_supported(matching, &["Exact", "NotOlderThan", ""]);
+                causes.push((MATCH.to_owned(), why));
             }
             if matching == "Exact" && self.resource_version.as_deref() == Some("0") {
                 causes.push(forbidden(
@@ -166,14 +166,10 @@ impl Query {
     }
 }
 
-/// A `resourceVersionMatch` outside `supported`, as Go's `field.NotSupported` words it.
-fn unsupported_match(matching: &str, supported: &[&str]) -> (String, String) {
+/// A value outside `supported`, as Go's `field.NotSupported` words it.
+fn not_supported(value: &str, supported: &[&str]) -> String {
     let quoted: Vec<String> = supported.iter().map(|value| format!("{value:?}")).collect();
-    let why = format!(
-        "Unsupported value: {matching:?}: supported values: {}",
-        quoted.join(", ")
-    );
-    ("resourceVersionMatch".to_owned(), why)
+    format!("Unsupported value: {value:?}: supported values: {}", quoted.join(", "))
 }
 
 /// The media type of a server-side apply patch.

@@ -259,7 +259,8 @@ impl<K: InformerObject> Reflector<'_, K> {
             self.ended_at_once = false;
             return next;
         }
-        if !std::mem::replace(&mut self.ended_at_once, !progressed) || progressed {
+        let the_one_before_too = std::mem::replace(&mut self.ended_at_once, !progressed);
+        if progressed || !the_one_before_too {
             return next;
         }
         let lasted = started.elapsed();

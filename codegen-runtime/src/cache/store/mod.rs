@@ -59,6 +59,13 @@ fn values_of<'a, V: Default>(indices: &'a mut HashMap<String, V>, name: &str) ->
 /// One index's entries, grouped by value, before they are packed into B-trees.
 type Grouped<K> = HashMap<String, Vec<(Key, Arc<K>)>>;
 
+/// Adds `object`, stored under `key`, to `grouped` under each of its values of `index`.
+fn group<K>(grouped: &mut Grouped<K>, index: &IndexFn<K>, key: &Key, object: &Arc<K>) {
+    for value in index(object) {
+        grouped.entry(value).or_default().push((key.clone(), object.clone()));
+    }
+}
+
 /// The B-trees of grouped index entries, each built in one pass. Their nodes are then full:
 /// inserted one by one in ascending order, as a list's objects arrive, a B-tree leaves each
 /// node about half full (at 1000 objects per namespace, some 30 bytes more per object).
@@ -120,9 +127,7 @@ impl<K> Cache<K> {
 fn build_index<K>(items: &HashMap<Key, Arc<K>>, index: &IndexFn<K>) -> IndexValues<K> {
     let mut grouped: Grouped<K> = HashMap::new();
     for (key, object) in items {
-        for value in index(object) {
-            grouped.entry(value).or_default().push((key.clone(), object.clone()));
-        }
+        group(&mut grouped, index, key, object);
     }
     packed(grouped)
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use kube::Resource;
 
-use super::{Cache, Grouped, IndexFn, Store, build_index, packed, values_of};
+use super::{Cache, Grouped, IndexFn, Store, build_index, group, packed, values_of};
 use crate::cache::field_sets::Fingerprint;
 use crate::cache::key::{Key, write_key};
 
@@ -84,10 +84,7 @@ impl<K: Resource> Relist<K> {
         self.repeated |= self.cache.items.insert(key.clone(), object.clone()).is_some();
         if !self.repeated {
             for (name, index) in &self.cache.indexers {
-                let grouped = values_of(&mut self.grouped, name);
-                for value in index(&object) {
-                    grouped.entry(value).or_default().push((key.clone(), object.clone()));
-                }
+                group(values_of(&mut self.grouped, name), index, &key, &object);
             }
         }
         self.listed.push(object);
