@@ -316,7 +316,7 @@ async fn an_informer_without_handlers_should_hold_every_update_whole_with_its_ma
 async fn an_informer_stripping_managed_fields_should_hold_the_servers_objects_without_them() {
     use kube::runtime::watcher;
 
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().watch_list(true).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     // With data, so that the server records a writer of it.
     let with_data = |name: &str| {

@@ -189,7 +189,7 @@ async fn a_streaming_list_cut_halfway_each_time_should_back_off_further_each_tim
 
 #[tokio::test(start_paused = true)]
 async fn a_streaming_list_should_ask_for_the_bookmark_that_ends_it_even_with_bookmarks_off() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().watch_list(true).build();
     create(&server, "a").await;
     let config = watcher::Config::default().streaming_lists().disable_bookmarks();
     let informer = running(server.client(), config);
@@ -317,7 +317,7 @@ async fn a_streaming_list_that_takes_any_version_should_start_from_the_cache() {
 /// Three streaming lists: the first, the relist after a 410, refused as too large, and the
 /// one after that.
 async fn streaming_relists(config: watcher::Config, first: &str, why: &str) {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().watch_list(true).build();
     create(&server, "a").await;
     let streams = Arc::new(Mutex::new(Vec::<String>::new()));
     let client = {

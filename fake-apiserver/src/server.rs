@@ -115,8 +115,10 @@ impl FakeApiServer {
                 garbage_collection: true,
                 history_limit: 20_000,
                 watch_buffer: 1 << 16,
-                bookmark_interval: Duration::from_secs(5),
+                bookmark_interval: Duration::from_secs(60),
                 version: "v1.33.0".to_owned(),
+                // Off by default in v1.33, as in 1.28 to 1.31 (on in 1.32 and from 1.34).
+                watch_list: false,
                 controller_delay: Duration::from_millis(100),
             },
             record_actions: true,
@@ -249,9 +251,19 @@ impl FakeApiServerBuilder {
         self
     }
 
-    /// How often watches that allow bookmarks get one (default 5 s).
+    /// How often watches that allow bookmarks get one (default 60 s, kube-apiserver's); a
+    /// bookmark is sent only once the watch has seen a resourceVersion past where it started,
+    /// and a last one 2 s before the watch's deadline.
     pub fn bookmark_interval(mut self, interval: Duration) -> Self {
         self.options.bookmark_interval = interval;
+        self
+    }
+
+    /// Serves streaming lists (watches with `sendInitialEvents`), as kube-apiserver does with
+    /// its WatchList feature on: by default in 1.32 and from 1.34. Default: off, as in the v1.33
+    /// this server reports (and 1.28 to 1.31), which refuse such a watch with 422.
+    pub fn watch_list(mut self, on: bool) -> Self {
+        self.options.watch_list = on;
         self
     }
 

@@ -127,7 +127,7 @@ impl Inner {
         if route.verb == Verb::Watch {
             // Watches do not go through `run_verb`, which validates the other verbs' options;
             // a watch has no body, so no content type.
-            query.validate(route.verb, "")?;
+            query.validate(route.verb, "", self.options.watch_list)?;
             let renderer: watch::EventRenderer =
                 Box::new(move |info, object, first| render.event_object(info, object, first));
             let plan = watch::start(

@@ -36,7 +36,7 @@ impl Inner {
         body: &Bytes,
         warnings: &Warnings,
     ) -> Answer {
-        query.validate(route.verb, content_type)?;
+        query.validate(route.verb, content_type, self.options.watch_list)?;
         let info = &route.info;
         let subresource = route.subresource.as_deref();
         let manager = query

@@ -29,6 +29,8 @@ pub(crate) struct Options {
     pub(crate) watch_buffer: usize,
     pub(crate) bookmark_interval: Duration,
     pub(crate) version: String,
+    /// kube-apiserver's WatchList feature: streaming lists (`sendInitialEvents`) served.
+    pub(crate) watch_list: bool,
     /// How long after a request the controllers react to it.
     pub(crate) controller_delay: Duration,
 }

@@ -47,14 +47,22 @@ impl Query {
         }
     }
 
-    /// Whether a watch asks for the current state first, as a streaming list does.
-    pub(crate) fn streams_initial_events(&self) -> bool {
-        self.send_initial_events == Some(true)
+    /// Whether a watch is a streaming list (the current state first, then the
+    /// `k8s.io/initial-events-end` bookmark): it asks for initial events, or, with the WatchList
+    /// feature on (`watch_list`), it is a legacy watch from no resourceVersion or "0", which
+    /// kube-apiserver then defaults to one (`SetListOptionsDefaults`).
+    pub(crate) fn streams_initial_events(&self, watch_list: bool) -> bool {
+        let legacy = matches!(self.resource_version.as_deref(), None | Some("0"));
+        match self.send_initial_events {
+            Some(initial) => initial,
+            None => watch_list && legacy && self.resource_version_match.is_none(),
+        }
     }
 
     /// Refuses option values kube-apiserver refuses, with its 422 on `<Verb>Options.meta.k8s.io`
-    /// ([`Query::write_option_causes`], [`Query::list_option_causes`]).
-    pub(crate) fn validate(&self, verb: Verb, content_type: &str) -> Result<(), ApiStatus> {
+    /// ([`Query::write_option_causes`], [`Query::list_option_causes`]); `watch_list`: whether
+    /// the server's WatchList feature is on.
+    pub(crate) fn validate(&self, verb: Verb, content_type: &str, watch_list: bool) -> Result<(), ApiStatus> {
         let kind = match verb {
             Verb::Get => return Ok(()),
             Verb::List | Verb::Watch => "ListOptions",
@@ -64,7 +72,7 @@ impl Query {
             Verb::Delete | Verb::DeleteCollection => "DeleteOptions",
         };
         let causes = match verb {
-            Verb::List | Verb::Watch => self.list_option_causes(verb == Verb::Watch),
+            Verb::List | Verb::Watch => self.list_option_causes(verb == Verb::Watch, watch_list),
             _ => self.write_option_causes(verb, content_type),
         };
         match causes.is_empty() {
@@ -110,9 +118,9 @@ impl Query {
     }
 
     /// What kube-apiserver's `ValidateListOptions` refuses in a list's or a watch's options, in
-    /// its order. This server serves streaming lists as kube-apiserver does with its WatchList
-    /// feature on (1.28 to 1.31 have it off, and refuse `sendInitialEvents` on every watch).
-    fn list_option_causes(&self, watch: bool) -> Vec<(String, String)> {
+    /// its order. Without the WatchList feature (off by default in 1.28 to 1.31 and in 1.33) a
+    /// watch may not carry `sendInitialEvents` at all, even `false`.
+    fn list_option_causes(&self, watch: bool, watch_list: bool) -> Vec<(String, String)> {
         const MATCH: &str = "resourceVersionMatch";
         let forbidden = |why: &str| (MATCH.to_owned(), format!("Forbidden: {why}"));
         let with_continue = "resourceVersionMatch is forbidden when continue is provided";
@@ -123,6 +131,11 @@ impl Query {
                 causes.push(forbidden(
                     "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
                 ));
+            }
+            if self.send_initial_events.is_some() && !watch_list {
+                let why =
+                    "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled";
+                causes.push(("sendInitialEvents".to_owned(), why.to_owned()));
             }
             if let Some(matching) = matching {
                 if self.send_initial_events.is_none() {

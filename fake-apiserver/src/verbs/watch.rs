@@ -19,8 +19,12 @@ use crate::storage::store::{Broadcast, Change, ChangeKind};
 use crate::verbs::options::{Query, parse_rv};
 use crate::verbs::read::Filter;
 
-/// Longest a watch stays open without `timeoutSeconds`, like kube-apiserver's request timeout.
-const MAX_WATCH: Duration = Duration::from_secs(1800);
+/// How long a watch without `timeoutSeconds` stays open: kube-apiserver's `--min-request-timeout`
+/// (1800 s), which it stretches by a random factor of 1 to 2; this server takes the shortest.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
+/// How long before its deadline a watch that allows bookmarks gets its last one, as
+/// kube-apiserver's watch cache sends it.
+const LAST_BOOKMARK_BEFORE_DEADLINE: Duration = Duration::from_secs(2);
 
 /// How the object of an event is rendered (as itself, or as a kubectl table row), given whether
 /// it is the stream's first: the HTTP layer negotiates it.
@@ -68,12 +72,15 @@ pub(crate) fn start(
         .filter(|rv| *rv != "0")
         .map(parse_rv)
         .transpose()?;
+    let streaming = query.streams_initial_events(state.options.watch_list);
     let mut backlog = Vec::new();
     let mut expired = None;
     let mut last_rv = current;
     let oldest = state.store.oldest_rv_of(&storage);
     match requested {
-        Some(rv) if !query.streams_initial_events() => match state.store.changes_since(rv).filter(|_| rv >= oldest) {
+        // Not reached yet: the watch waits for it, and sends only what comes after it.
+        Some(rv) if !streaming && rv > current => last_rv = rv,
+        Some(rv) if !streaming => match state.store.changes_since(rv).filter(|_| rv >= oldest) {
             Some(changes) => {
                 for change in changes {
                     if let Some(event) = visible(&storage, namespace.as_deref(), &filter, change) {
@@ -86,6 +93,8 @@ pub(crate) fn start(
                 last_rv = rv;
             }
         },
+        // `sendInitialEvents=false` from the latest (or any) resourceVersion: changes only.
+        None if query.send_initial_events == Some(false) => {}
         // No resourceVersion, "0", or a streaming list: the current state comes first.
         _ => {
             for (_, object) in state.store.iter(&storage, namespace.as_deref()) {
@@ -95,12 +104,11 @@ pub(crate) fn start(
             }
         }
     }
-    // `timeoutSeconds=0` means the server's default, as upstream.
+    // `timeoutSeconds=0` means the server's default; any other value is taken as given.
     let timeout = query
         .timeout_seconds
         .filter(|seconds| *seconds > 0)
-        .map_or(MAX_WATCH, Duration::from_secs)
-        .min(MAX_WATCH);
+        .map_or(DEFAULT_TIMEOUT, Duration::from_secs);
     Ok(WatchPlan {
         storage,
         api_version: info.api_version(),
@@ -108,7 +116,7 @@ pub(crate) fn start(
         namespace,
         filter,
         backlog,
-        initial_events_end: query.streams_initial_events(),
+        initial_events_end: streaming,
         expired,
         last_rv,
         receiver: state.store.subscribe(),
@@ -149,6 +157,13 @@ fn visible(
     }
 }
 
+/// When a watch's next bookmark is due: after `interval`, or at `last` (2 s before the deadline)
+/// if that comes first; none once `last` has passed (kube-apiserver's `nextBookmarkTime`).
+fn next_bookmark_after(last: tokio::time::Instant, interval: Duration) -> Option<tokio::time::Instant> {
+    let now = tokio::time::Instant::now();
+    (now < last).then(|| (now + interval).min(last))
+}
+
 impl WatchPlan {
     /// One event line. An object sent as it is stored takes its JSON from `cached` (the
     /// change's), written once for every watcher of its resource.
@@ -171,14 +186,19 @@ impl WatchPlan {
         Bytes::from(line)
     }
 
+    /// A BOOKMARK event at `rv`; `initial_events_end` marks the end of a streaming list's
+    /// initial events.
     fn bookmark(&self, rv: u64, initial_events_end: bool) -> Bytes {
         let mut metadata = json!({ "resourceVersion": rv.to_string() });
         if initial_events_end {
             metadata["annotations"] = json!({ "k8s.io/initial-events-end": "true" });
         }
         let object = json!({ "kind": self.info.kind, "apiVersion": self.info.api_version(), "metadata": metadata });
-        let mut line =
-            serde_json::to_vec(&json!({ "type": "BOOKMARK", "object": object })).expect("JSON values serialize");
+        // Rendered as the watch's objects are: a metadata-only watch gets a
+        // `PartialObjectMetadata` bookmark, which is what its clients decode.
+        let rendered = (self.render)(&self.info, &object, false);
+        let mut line = serde_json::to_vec(&json!({ "type": "BOOKMARK", "object": rendered.as_ref() }))
+            .expect("JSON values serialize");
         line.push(b'\n');
         Bytes::from(line)
     }
@@ -193,6 +213,14 @@ impl WatchPlan {
         }
         let deadline = tokio::time::sleep(self.timeout);
         tokio::pin!(deadline);
+        // Bookmarks say the watch has seen up to a resourceVersion: none is sent until one past
+        // where the watch started (kube-apiserver's cache watcher drops it).
+        let started_at = self.last_rv;
+        let last_bookmark = tokio::time::Instant::now() + self.timeout.saturating_sub(LAST_BOOKMARK_BEFORE_DEADLINE);
+        let mut next_bookmark = self
+            .bookmarks
+            .then(|| next_bookmark_after(last_bookmark, self.bookmark_interval))
+            .flatten();
         for (kind, object) in std::mem::take(&mut self.backlog) {
             if out.send(self.line(kind, &object, None)).await.is_err() {
                 return;
@@ -201,15 +229,17 @@ impl WatchPlan {
         if self.initial_events_end && self.bookmarks && out.send(self.bookmark(self.last_rv, true)).await.is_err() {
             return;
         }
-        let mut ticker = tokio::time::interval_at(
-            tokio::time::Instant::now() + self.bookmark_interval,
-            self.bookmark_interval,
-        );
+        let bookmark_at = tokio::time::sleep_until(next_bookmark.unwrap_or(last_bookmark));
+        tokio::pin!(bookmark_at);
         loop {
             tokio::select! {
                 () = &mut deadline => return,
-                _ = ticker.tick(), if self.bookmarks => {
-                    if out.send(self.bookmark(self.last_rv, false)).await.is_err() {
+                () = &mut bookmark_at, if next_bookmark.is_some() => {
+                    next_bookmark = next_bookmark_after(last_bookmark, self.bookmark_interval);
+                    if let Some(at) = next_bookmark {
+                        bookmark_at.as_mut().reset(at);
+                    }
+                    if self.last_rv > started_at && out.send(self.bookmark(self.last_rv, false)).await.is_err() {
                         return;
                     }
                 }

@@ -2,8 +2,11 @@
 
 use std::time::Duration;
 
+use fake_apiserver::FakeApiServer;
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, ListParams, PostParams, VersionMatch};
+use kube::ResourceExt;
+use kube::api::{Api, ListParams, PostParams, VersionMatch, WatchEvent};
 
 use crate::common::*;
 
@@ -157,21 +160,26 @@ async fn metadata_only_clients_should_get_partial_object_metadata_where_it_fits(
     assert_eq!((refused.code, refused.reason.as_str()), (406, "NotAcceptable"));
 }
 
-/// kube-apiserver's `ValidateListOptions`: a 422 on `ListOptions.meta.k8s.io`, before the verb.
+/// The refusal of `query` on the default namespace's ConfigMaps, which must come within 5 s (an
+/// accepted watch would stream until its timeout).
+async fn refused(server: &FakeApiServer, query: &str) -> kube::core::Status {
+    let path = format!("/api/v1/namespaces/default/configmaps?{query}");
+    let request = http::Request::get(path).body(Vec::new()).unwrap();
+    let client = server.client();
+    let answer = tokio::time::timeout(Duration::from_secs(5), client.request::<serde_json::Value>(request));
+    api_error(answer.await.unwrap_or_else(|_| panic!("{query} was accepted")))
+}
+
+/// kube-apiserver's message for an invalid `ListOptions` with these causes.
+fn invalid(summary: &str) -> String {
+    format!("ListOptions.meta.k8s.io \"\" is invalid: {summary}")
+}
+
+/// kube-apiserver's `ValidateListOptions`: a 422 on `ListOptions.meta.k8s.io`, before the verb
+/// (here with the WatchList feature on, as in 1.32 and from 1.34).
 #[tokio::test]
 async fn list_and_watch_options_should_be_refused_as_kube_apiserver_refuses_them() {
-    let server = server();
-    let refused = |query: &'static str| {
-        let client = server.client();
-        async move {
-            let path = format!("/api/v1/namespaces/default/configmaps?{query}");
-            let request = http::Request::get(path).body(Vec::new()).unwrap();
-            // An accepted watch would stream until its timeout: fail instead of waiting.
-            let answer = tokio::time::timeout(Duration::from_secs(5), client.request::<serde_json::Value>(request));
-            api_error(answer.await.unwrap_or_else(|_| panic!("{query} was accepted")))
-        }
-    };
-    let invalid = |summary: &str| format!("ListOptions.meta.k8s.io \"\" is invalid: {summary}");
+    let server = FakeApiServer::builder().watch_list(true).build();
     let cases = [
         (
             "resourceVersionMatch=NotOlderThan",
@@ -209,11 +217,11 @@ async fn list_and_watch_options_should_be_refused_as_kube_apiserver_refuses_them
         ),
     ];
     for (query, summary) in cases {
-        let status = refused(query).await;
+        let status = refused(&server, query).await;
         assert_eq!((status.code, status.reason.as_str()), (422, "Invalid"), "{query}");
         assert_eq!(status.message, invalid(summary), "{query}");
     }
-    let status = refused("resourceVersionMatch=NotOlderThan").await;
+    let status = refused(&server, "resourceVersionMatch=NotOlderThan").await;
     let details = status.details.expect("details");
     assert_eq!(
         (details.group.as_str(), details.kind.as_str()),
@@ -231,4 +239,81 @@ async fn list_and_watch_options_should_be_refused_as_kube_apiserver_refuses_them
     assert!(api.list(&any).await.is_ok());
     let streaming = kube::api::WatchParams::streaming_lists();
     assert!(api.watch(&streaming, "").await.is_ok());
+}
+
+/// Without the WatchList feature (the default of the v1.33 the server reports, and of 1.28 to
+/// 1.31), a watch may not carry `sendInitialEvents` at all; other watches are served.
+#[tokio::test]
+async fn streaming_lists_should_be_refused_without_the_watch_list_feature() {
+    let server = server();
+    let gate = "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled";
+    let streaming = "watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true";
+    let cases = [
+        (streaming.to_owned(), gate.to_owned()),
+        (
+            "watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan".to_owned(),
+            gate.to_owned(),
+        ),
+        (
+            "watch=true&sendInitialEvents=true&resourceVersionMatch=Exact".to_owned(),
+            format!(
+                "[resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, \
+                 {gate}, resourceVersionMatch: Unsupported value: \"Exact\": supported values: \"NotOlderThan\"]"
+            ),
+        ),
+    ];
+    for (query, summary) in cases {
+        let status = refused(&server, &query).await;
+        assert_eq!((status.code, status.reason.as_str()), (422, "Invalid"), "{query}");
+        assert_eq!(status.message, invalid(&summary), "{query}");
+    }
+    let cause = &refused(&server, streaming).await.details.expect("details").causes[0];
+    assert_eq!(
+        (cause.field.as_str(), cause.reason.as_str()),
+        ("sendInitialEvents", "FieldValueForbidden")
+    );
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    assert!(api.watch(&kube::api::WatchParams::default(), "0").await.is_ok());
+}
+
+/// With the WatchList feature on, a watch from no resourceVersion or "0" that does not say
+/// otherwise is a streaming list (kube-apiserver's `SetListOptionsDefaults`): the current
+/// objects, then the bookmark that ends them; `sendInitialEvents=false` skips them.
+#[tokio::test]
+async fn legacy_watches_should_become_streaming_lists_with_the_watch_list_feature() {
+    let server = FakeApiServer::builder().watch_list(true).build();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    api.create(&PostParams::default(), &configmap("a", &[])).await.unwrap();
+    let rv = server.resource_version();
+    let mut legacy = api
+        .watch(&kube::api::WatchParams::default(), "0")
+        .await
+        .unwrap()
+        .boxed();
+    let added = legacy.try_next().await.unwrap().unwrap();
+    assert!(matches!(&added, WatchEvent::Added(cm) if cm.name_any() == "a"));
+    match legacy.try_next().await.unwrap().unwrap() {
+        WatchEvent::Bookmark(end) => {
+            assert_eq!(end.metadata.resource_version, rv);
+            let ends = end.metadata.annotations.get("k8s.io/initial-events-end");
+            assert_eq!(ends.map(String::as_str), Some("true"));
+        }
+        other => panic!("expected the initial events' end, got {other:?}"),
+    }
+
+    let path = "/api/v1/namespaces/default/configmaps?watch=true&sendInitialEvents=false\
+                &resourceVersionMatch=NotOlderThan&timeoutSeconds=1";
+    let request = http::Request::get(path).body(Vec::new()).unwrap();
+    let mut changes = server
+        .client()
+        .request_events::<ConfigMap>(request)
+        .await
+        .unwrap()
+        .boxed();
+    api.create(&PostParams::default(), &configmap("b", &[])).await.unwrap();
+    let first = changes.try_next().await.unwrap().unwrap();
+    assert!(
+        matches!(&first, WatchEvent::Added(cm) if cm.name_any() == "b"),
+        "{first:?}"
+    );
 }

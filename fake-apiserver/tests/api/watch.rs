@@ -7,9 +7,9 @@ use std::time::Duration;
 use fake_apiserver::FakeApiServer;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::ResourceExt;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
+use kube::{CustomResourceExt, ResourceExt};
 use serde_json::json;
 
 use crate::common::*;
@@ -115,26 +115,106 @@ async fn leaving_a_selector_should_deliver_the_object_as_last_seen() {
     }
 }
 
-#[tokio::test]
-async fn watch_should_send_bookmarks_and_end_at_its_timeout() {
+/// Bookmarks come at the interval, once the server has moved past where the watch started (a
+/// change of anything, seen or not), and one more 2 s before the deadline; then the watch ends.
+#[tokio::test(start_paused = true)]
+async fn watch_should_send_bookmarks_past_its_start_and_end_at_its_timeout() {
     let server = FakeApiServer::builder()
-        .bookmark_interval(Duration::from_millis(20))
+        .bookmark_interval(Duration::from_secs(4))
+        .build();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let elsewhere: Api<ConfigMap> = Api::namespaced(server.client(), "kube-system");
+    let rv = server.resource_version();
+    let started = tokio::time::Instant::now();
+    let mut stream = api
+        .watch(&WatchParams::default().timeout(10), &rv)
+        .await
+        .unwrap()
+        .boxed();
+    // Nothing has changed at the first tick (4 s): no bookmark. A change the watch does not see
+    // at 5 s; the tick at 8 s carries it, and the last bookmark (8 s too) is not sent twice.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    elsewhere
+        .create(&PostParams::default(), &configmap("other", &[]))
+        .await
+        .unwrap();
+    let moved = server.resource_version();
+    let first = stream.try_next().await.unwrap().unwrap();
+    assert_eq!(describe(&first), format!("BOOKMARK {moved}"));
+    assert_eq!(started.elapsed().as_secs(), 8, "at the interval's tick");
+    assert!(
+        stream.try_next().await.unwrap().is_none(),
+        "the watch ends at its timeout"
+    );
+    assert_eq!(started.elapsed().as_secs(), 10);
+
+    // With the interval longer than the watch, the last bookmark comes 2 s before the deadline.
+    let rv = server.resource_version();
+    let started = tokio::time::Instant::now();
+    let mut stream = api
+        .watch(&WatchParams::default().timeout(3), &rv)
+        .await
+        .unwrap()
+        .boxed();
+    elsewhere
+        .create(&PostParams::default(), &configmap("another", &[]))
+        .await
+        .unwrap();
+    let moved = server.resource_version();
+    let last = stream.try_next().await.unwrap().unwrap();
+    assert_eq!(describe(&last), format!("BOOKMARK {moved}"));
+    assert_eq!(started.elapsed().as_secs(), 1);
+    assert!(stream.try_next().await.unwrap().is_none());
+    assert_eq!(started.elapsed().as_secs(), 3);
+}
+
+/// A metadata-only watch (client-go's metadata informers) gets its bookmarks as
+/// `PartialObjectMetadata`, the one kind it decodes.
+#[tokio::test(start_paused = true)]
+async fn a_metadata_watch_should_get_partial_object_metadata_bookmarks() {
+    let server = FakeApiServer::builder()
+        .bookmark_interval(Duration::from_secs(1))
         .build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     let rv = server.resource_version();
     let mut stream = api
-        .watch(&WatchParams::default().timeout(1), &rv)
+        .watch_metadata(&WatchParams::default().timeout(5), &rv)
         .await
         .unwrap()
         .boxed();
+    let elsewhere: Api<ConfigMap> = Api::namespaced(server.client(), "kube-system");
+    elsewhere
+        .create(&PostParams::default(), &configmap("other", &[]))
+        .await
+        .unwrap();
+    match stream.try_next().await.unwrap().unwrap() {
+        WatchEvent::Bookmark(bookmark) => {
+            assert_eq!(
+                (bookmark.types.kind.as_str(), bookmark.types.api_version.as_str()),
+                ("PartialObjectMetadata", "meta.k8s.io/v1")
+            );
+            assert_eq!(bookmark.metadata.resource_version, server.resource_version());
+        }
+        other => panic!("expected a bookmark, got {other:?}"),
+    }
+}
+
+/// A watch from a resourceVersion the server has not reached sends only what comes after it.
+#[tokio::test]
+async fn watch_from_a_future_resource_version_should_skip_the_changes_before_it() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let ahead = (server.resource_version().parse::<u64>().unwrap() + 2).to_string();
+    let mut stream = api
+        .watch(&WatchParams::default().disable_bookmarks(), &ahead)
+        .await
+        .unwrap()
+        .boxed();
+    for name in ["one", "two", "three"] {
+        api.create(&PostParams::default(), &configmap(name, &[])).await.unwrap();
+    }
     let first = stream.try_next().await.unwrap().unwrap();
-    assert_eq!(describe(&first), format!("BOOKMARK {rv}"));
-    let started = std::time::Instant::now();
-    while stream.try_next().await.unwrap().is_some() {}
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "the watch ends after timeoutSeconds"
-    );
+    assert_eq!(describe(&first), "ADDED three");
 }
 
 #[tokio::test]
@@ -171,7 +251,10 @@ async fn cut_watches_should_end_open_streams() {
 
 /// The store of kube-runtime's reflector must equal the server after every kind of disruption.
 async fn reflector_should_converge(streaming: bool) {
-    let server = server();
+    let server = FakeApiServer::builder()
+        .crd(&VirtualMachine::crd())
+        .watch_list(streaming)
+        .build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     create_configmaps(&api, 20, &[]).await;
     let (reader, writer) = reflector::store();
