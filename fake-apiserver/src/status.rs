@@ -243,6 +243,10 @@ impl ApiStatus {
             "reason": self.reason,
             "code": self.code,
         });
+        // Go's `omitempty`: an error kube-apiserver did not convert has no reason.
+        if self.reason.is_empty() {
+            status.as_object_mut().expect("a JSON object").remove("reason");
+        }
         if let Some(details) = &self.details {
             status["details"] = details.clone();
         }
@@ -301,5 +305,12 @@ mod tests {
         assert_eq!(body["reason"], "NotFound");
         assert_eq!(body["code"], 404);
         assert_eq!(body["details"]["kind"], "deployments");
+    }
+
+    #[test]
+    fn an_error_without_a_reason_should_have_none_in_its_status() {
+        let body = ApiStatus::new(500, "", "unconverted").to_json();
+        assert_eq!(body.get("reason"), None);
+        assert_eq!(body["code"], 500);
     }
 }

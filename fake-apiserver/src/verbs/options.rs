@@ -188,10 +188,33 @@ fn not_supported(value: &str, supported: &[&str]) -> String {
 /// The media type of a server-side apply patch.
 pub(crate) const APPLY_PATCH: &str = "application/apply-patch+yaml";
 
-/// Parses a resourceVersion the fake server handed out (`"0"` and `""` are handled by callers).
+/// A list's resourceVersion (`"0"` and `""` are handled by callers), parsed as kube-apiserver's
+/// `ValidateListOptions` parses it: 400 when it is not one.
 pub(crate) fn parse_rv(text: &str) -> Result<u64, ApiStatus> {
-    text.parse()
-        .map_err(|_| ApiStatus::bad_request(format!("invalid resource version {text:?}")))
+    parse_version(text).map_err(|why| ApiStatus::bad_request(format!("invalid resource version: {why}")))
+}
+
+/// A watch's resourceVersion (`"0"` and `""` are handled by callers). kube-apiserver's watch
+/// cache returns the versioner's error as it is, which it answers as an unconverted error: 500,
+/// no reason.
+pub(crate) fn parse_watch_rv(text: &str) -> Result<u64, ApiStatus> {
+    parse_version(text).map_err(|why| ApiStatus::new(500, "", why))
+}
+
+/// A resourceVersion as kube-apiserver's `APIObjectVersioner` reads it (Go's `strconv.ParseUint`
+/// in base 10: digits only, no sign), or its field error's wording.
+fn parse_version(text: &str) -> Result<u64, String> {
+    let why = if text.is_empty() || !text.bytes().all(|byte| byte.is_ascii_digit()) {
+        "invalid syntax"
+    } else {
+        match text.parse() {
+            Ok(version) => return Ok(version),
+            Err(_) => "value out of range",
+        }
+    };
+    Err(format!(
+        "resourceVersion: Invalid value: {text:?}: strconv.ParseUint: parsing {text:?}: {why}"
+    ))
 }
 
 /// How a write is attributed and whether it is kept.

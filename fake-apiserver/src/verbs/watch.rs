@@ -16,7 +16,7 @@ use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 use crate::storage::resource::StorageKey;
 use crate::storage::store::{Broadcast, Change, ChangeKind};
-use crate::verbs::options::{Query, parse_rv};
+use crate::verbs::options::{Query, parse_watch_rv};
 use crate::verbs::read::Filter;
 
 /// How long a watch without `timeoutSeconds` stays open: kube-apiserver's `--min-request-timeout`
@@ -70,7 +70,7 @@ pub(crate) fn start(
         .resource_version
         .as_deref()
         .filter(|rv| *rv != "0")
-        .map(parse_rv)
+        .map(parse_watch_rv)
         .transpose()?;
     let streaming = query.streams_initial_events(state.options.watch_list);
     let mut backlog = Vec::new();
@@ -164,6 +164,23 @@ fn next_bookmark_after(last: tokio::time::Instant, interval: Duration) -> Option
     (now < last).then(|| (now + interval).min(last))
 }
 
+/// Starts a watch event's line with its type, as kube-apiserver writes it
+/// (`{"type":…,"object":…}`), up to where the object goes.
+fn event_head(line: &mut Vec<u8>, kind: &str) {
+    line.extend_from_slice(br#"{"type":"#);
+    serde_json::to_writer(&mut *line, kind).expect("JSON strings serialize");
+    line.extend_from_slice(br#","object":"#);
+}
+
+/// A whole watch event line of `kind` about `object`.
+fn event_line(kind: &str, object: &Value) -> Bytes {
+    let mut line = Vec::with_capacity(256);
+    event_head(&mut line, kind);
+    serde_json::to_writer(&mut line, object).expect("JSON values serialize");
+    line.extend_from_slice(b"}\n");
+    Bytes::from(line)
+}
+
 impl WatchPlan {
     /// One event line. An object sent as it is stored takes its JSON from `cached` (the
     /// change's), written once for every watcher of its resource.
@@ -173,15 +190,13 @@ impl WatchPlan {
         let rendered = (self.render)(&self.info, &shown, first);
         // Written straight from the stored object: no copy of it per event and watcher.
         let mut line = Vec::with_capacity(512);
-        line.extend_from_slice(br#"{"object":"#);
+        event_head(&mut line, kind);
         match cached.filter(|_| std::ptr::eq(rendered.as_ref(), object)) {
             Some(json) => line.extend_from_slice(
                 json.get_or_init(|| Bytes::from(serde_json::to_vec(object).expect("JSON values serialize"))),
             ),
             None => serde_json::to_writer(&mut line, rendered.as_ref()).expect("JSON values serialize"),
         }
-        line.extend_from_slice(br#","type":"#);
-        serde_json::to_writer(&mut line, kind).expect("JSON strings serialize");
         line.extend_from_slice(b"}\n");
         Bytes::from(line)
     }
@@ -197,18 +212,14 @@ impl WatchPlan {
         // Rendered as the watch's objects are: a metadata-only watch gets a
         // `PartialObjectMetadata` bookmark, which is what its clients decode.
         let rendered = (self.render)(&self.info, &object, false);
-        let mut line = serde_json::to_vec(&json!({ "type": "BOOKMARK", "object": rendered.as_ref() }))
-            .expect("JSON values serialize");
-        line.push(b'\n');
-        Bytes::from(line)
+        event_line("BOOKMARK", rendered.as_ref())
     }
 
     /// Streams the watch into `out` until it times out, is cut, falls too far behind, or the
     /// client goes away.
     pub(crate) async fn run(mut self, out: mpsc::Sender<Bytes>) {
         if let Some(status) = self.expired.take() {
-            let line = serde_json::to_vec(&json!({ "type": "ERROR", "object": status.to_json() })).expect("JSON");
-            let _ = out.send(Bytes::from([line, b"\n".to_vec()].concat())).await;
+            let _ = out.send(event_line("ERROR", &status.to_json())).await;
             return;
         }
         let deadline = tokio::time::sleep(self.timeout);

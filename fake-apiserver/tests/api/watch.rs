@@ -199,6 +199,51 @@ async fn a_metadata_watch_should_get_partial_object_metadata_bookmarks() {
     }
 }
 
+/// A resourceVersion that is not a number: a list's is refused by kube-apiserver's option
+/// checks (400), a watch's by its watch cache, whose error it does not convert (500, no reason).
+#[tokio::test]
+async fn a_resource_version_that_is_not_one_should_be_refused_as_kube_apiserver_refuses_it() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let why = |rv: &str, what: &str| {
+        format!("resourceVersion: Invalid value: {rv:?}: strconv.ParseUint: parsing {rv:?}: {what}")
+    };
+    let listed = api_error(api.list(&ListParams::default().at("abc")).await);
+    assert_eq!((listed.code, listed.reason.as_str()), (400, "BadRequest"));
+    assert_eq!(
+        listed.message,
+        format!("invalid resource version: {}", why("abc", "invalid syntax"))
+    );
+    for (rv, what) in [
+        ("abc", "invalid syntax"),
+        ("+5", "invalid syntax"),
+        ("99999999999999999999", "value out of range"),
+    ] {
+        let watched = api_error(api.watch(&WatchParams::default(), rv).await.map(|_| ()));
+        assert_eq!((watched.code, watched.reason.as_str()), (500, ""), "{rv}");
+        assert_eq!(watched.message, why(rv, what));
+    }
+}
+
+/// Each event is a line with its type first, as kube-apiserver writes it (Go's field order).
+#[tokio::test]
+async fn watch_events_should_be_written_type_first() {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    api.create(&PostParams::default(), &configmap("a", &[])).await.unwrap();
+    let request = http::Request::get("/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1")
+        .body(http_body_util::Full::new(bytes::Bytes::new()))
+        .unwrap();
+    let response = server.service().oneshot(request).await.unwrap();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    assert!(text.starts_with(r#"{"type":"ADDED","object":{"#), "{text}");
+    assert!(text.ends_with("}\n") && text.lines().count() == 1, "{text}");
+}
+
 /// A watch from a resourceVersion the server has not reached sends only what comes after it.
 #[tokio::test]
 async fn watch_from_a_future_resource_version_should_skip_the_changes_before_it() {
