@@ -225,6 +225,27 @@ async fn a_resource_version_that_is_not_one_should_be_refused_as_kube_apiserver_
     }
 }
 
+/// `timeoutSeconds` is taken as given, past kube-apiserver's default of 1800 s too.
+#[tokio::test(start_paused = true)]
+async fn a_watch_should_stay_open_for_the_timeout_it_asked_for() {
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let mut stream = api
+        .watch(
+            &WatchParams::default().timeout(2000).disable_bookmarks(),
+            &server.resource_version(),
+        )
+        .await
+        .unwrap()
+        .boxed();
+    tokio::time::sleep(Duration::from_secs(1900)).await;
+    api.create(&PostParams::default(), &configmap("late", &[]))
+        .await
+        .unwrap();
+    let late = stream.try_next().await.unwrap().expect("the watch is still open");
+    assert_eq!(describe(&late), "ADDED late");
+}
+
 /// Each event is a line with its type first, as kube-apiserver writes it (Go's field order).
 #[tokio::test]
 async fn watch_events_should_be_written_type_first() {
