@@ -192,9 +192,9 @@ pub(super) fn clean_up_if_marked(state: &mut State, crd: &Value) {
     let storage = infos[0].storage_key();
     if let Some(info) = state.registry.preferred(&storage).cloned() {
         let keys: Vec<_> = state.store.iter(&storage, None).map(|(key, _)| key.clone()).collect();
-        for (namespace, name) in keys {
-            let namespace = info.namespaced.then_some(namespace.as_str());
-            state.delete_object(&info, namespace, &name, None);
+        for key in keys {
+            let namespace = info.namespaced.then_some(key.namespace.as_str());
+            state.delete_object(&info, namespace, &key.name, None);
         }
     }
     release_if_empty(state, &storage);

@@ -45,8 +45,8 @@ pub(super) fn after_marked(state: &mut State, info: &Arc<ResourceInfo>, stored: 
             } else {
                 "Foreground"
             };
-            let namespace = dependent_info.namespaced.then_some(key.0.as_str());
-            state.delete_object(&dependent_info, namespace, &key.1, Some(policy));
+            let namespace = dependent_info.namespaced.then_some(key.namespace.as_str());
+            state.delete_object(&dependent_info, namespace, &key.name, Some(policy));
         }
         release_foreground(state, info, ns_of(info, stored), object::name(stored));
     }
@@ -65,15 +65,17 @@ pub(super) fn after_removed(state: &mut State, removed: &Value) {
         };
         let alive: Vec<Value> = object::owner_references(&current)
             .iter()
-            .filter(|reference| reference_uid(reference) != uid && owner_exists(state, reference, &dependent.1.0))
+            .filter(|reference| {
+                reference_uid(reference) != uid && owner_exists(state, reference, &dependent.1.namespace)
+            })
             .cloned()
             .collect();
         if alive.is_empty() {
             let Some(info) = state.registry.preferred(&dependent.0).cloned() else {
                 continue;
             };
-            let namespace = info.namespaced.then_some(dependent.1.0.as_str());
-            state.delete_object(&info, namespace, &dependent.1.1, None);
+            let namespace = info.namespaced.then_some(dependent.1.namespace.as_str());
+            state.delete_object(&info, namespace, &dependent.1.name, None);
         } else {
             set_owner_references(state, &dependent, |reference| alive.contains(reference));
         }

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use crate::lifecycle::writes::Writes;
 use crate::storage::State;
+use crate::storage::key::ObjectKey;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::ResourceInfo;
 
@@ -35,7 +36,7 @@ pub(super) fn delete_contents(state: &mut State, name: &str) {
         let names: Vec<String> = state
             .store
             .iter(&storage, Some(name))
-            .map(|(key, _)| key.1.clone())
+            .map(|(key, _)| key.name.clone())
             .collect();
         for object_name in names {
             state.delete_object(&resource, Some(name), &object_name, None);
@@ -60,7 +61,7 @@ pub(super) fn finish_if_empty(state: &mut State, namespace: &str) {
     if empty {
         let mut last = (*ns).clone();
         last["spec"] = json!({});
-        let key = (String::new(), namespace.to_owned());
+        let key = ObjectKey::new("", namespace);
         state.store.remove(&info.storage_key(), &key, Some(last));
     }
 }

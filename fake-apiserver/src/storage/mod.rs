@@ -3,6 +3,7 @@
 
 pub(crate) mod builtin;
 pub(crate) mod definition;
+pub(crate) mod key;
 pub(crate) mod object;
 pub(crate) mod pending;
 pub(crate) mod registry;
@@ -15,6 +16,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use key::ObjectKey;
 use pending::PendingWork;
 use registry::Registry;
 use resource::ResourceInfo;
@@ -64,7 +66,7 @@ impl State {
 
     /// The stored object `namespace/name` of a resource (`None` namespace: cluster-scoped).
     pub(crate) fn object(&self, info: &ResourceInfo, namespace: Option<&str>, name: &str) -> Option<Arc<Value>> {
-        let key = (namespace.unwrap_or("").to_owned(), name.to_owned());
+        let key = ObjectKey::new(namespace.unwrap_or(""), name);
         self.store.get(&info.storage_key(), &key).cloned()
     }
 }

@@ -9,11 +9,9 @@ use bytes::Bytes;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
+use crate::storage::key::ObjectKey;
 use crate::storage::object;
 use crate::storage::resource::StorageKey;
-
-/// `(namespace, name)`; the namespace is empty for cluster-scoped objects.
-pub(crate) type ObjectKey = (String, String);
 
 /// What a change did to an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,12 +132,12 @@ impl Store {
     ) -> impl Iterator<Item = (&'a ObjectKey, &'a Arc<Value>)> + 'a {
         let start = match after {
             Some(key) => Bound::Excluded(key.clone()),
-            None => Bound::Included((namespace.unwrap_or("").to_owned(), String::new())),
+            None => Bound::Included(ObjectKey::new(namespace.unwrap_or(""), "")),
         };
         let map = self.objects.get(storage);
         map.into_iter()
             .flat_map(move |m| m.range((start.clone(), Bound::Unbounded)))
-            .take_while(move |(key, _)| namespace.is_none_or(|ns| key.0 == ns))
+            .take_while(move |(key, _)| namespace.is_none_or(|ns| key.namespace == ns))
     }
 
     /// Every storage key with at least one object.
@@ -163,7 +161,7 @@ impl Store {
     pub(crate) fn put(&mut self, storage: &StorageKey, mut object: Value) -> Arc<Value> {
         self.rv += 1;
         object::meta_mut(&mut object).insert("resourceVersion".to_owned(), Value::from(self.rv.to_string()));
-        let key = (object::namespace(&object).to_owned(), object::name(&object).to_owned());
+        let key = ObjectKey::of(&object);
         let object = Arc::new(object);
         let previous = self
             .objects
@@ -271,10 +269,7 @@ impl Store {
     ) -> Option<Vec<Arc<Value>>> {
         let mut at_rv: BTreeMap<ObjectKey, Option<Arc<Value>>> = BTreeMap::new();
         for change in self.changes_since(rv)?.filter(|c| &c.storage == storage) {
-            let key = (
-                object::namespace(&change.object).to_owned(),
-                object::name(&change.object).to_owned(),
-            );
+            let key = ObjectKey::of(&change.object);
             // The first change after `rv` tells what the object was at `rv`.
             at_rv.entry(key).or_insert_with(|| change.previous.clone());
         }
@@ -284,7 +279,7 @@ impl Store {
             .collect();
         for (key, object) in &at_rv {
             if let Some(object) = object
-                && namespace.is_none_or(|ns| key.0 == ns)
+                && namespace.is_none_or(|ns| key.namespace == ns)
             {
                 merged.insert(key, object);
             }
@@ -322,13 +317,13 @@ mod tests {
         store.put(&key(), thing("b", 1));
         let rv = store.current_rv();
         store.put(&key(), thing("a", 2));
-        store.remove(&key(), &("ns".into(), "b".into()), None);
+        store.remove(&key(), &ObjectKey::new("ns", "b"), None);
         store.put(&key(), thing("c", 1));
         let at_rv = store.snapshot(&key(), Some("ns"), rv, None).unwrap();
         let names: Vec<(&str, &Value)> = at_rv.iter().map(|o| (object::name(o), &o["spec"]["value"])).collect();
         assert_eq!(names, [("a", &json!(1)), ("b", &json!(1))]);
         let after_a = store
-            .snapshot(&key(), None, rv, Some(&("ns".into(), "a".into())))
+            .snapshot(&key(), None, rv, Some(&ObjectKey::new("ns", "a")))
             .unwrap();
         assert_eq!(after_a.len(), 1);
     }
@@ -355,7 +350,7 @@ mod tests {
             json!([{"uid": "owner-1", "name": "o", "kind": "K", "apiVersion": "v1"}]);
         store.put(&key(), child);
         assert_eq!(store.dependents_of("owner-1").len(), 1);
-        store.remove(&key(), &("ns".into(), "child".into()), None);
+        store.remove(&key(), &ObjectKey::new("ns", "child"), None);
         assert!(store.dependents_of("owner-1").is_empty());
     }
 }

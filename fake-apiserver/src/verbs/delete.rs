@@ -9,6 +9,7 @@ use crate::lifecycle::{self, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, OnDelete};
 use crate::semantics::versions;
 use crate::status::ApiStatus;
 use crate::storage::State;
+use crate::storage::key::ObjectKey;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::{Lifecycle, ResourceInfo};
 use crate::verbs::options::DeleteOpts;
@@ -108,7 +109,7 @@ fn mark(info: &ResourceInfo, old: &Value, finalizers: &[String]) -> Value {
 /// lifecycles react.
 pub(crate) fn finish_delete(state: &mut State, info: &Arc<ResourceInfo>, last: Value) -> Arc<Value> {
     let last = versions::to_storage(info, last);
-    let key = (object::namespace(&last).to_owned(), object::name(&last).to_owned());
+    let key = ObjectKey::of(&last);
     let Some(removed) = state.store.remove(&info.storage_key(), &key, Some(last.clone())) else {
         // Already gone (a cascade got there first): nothing is left to react to.
         return Arc::new(last);

@@ -13,9 +13,9 @@ use crate::semantics::selector::{FieldSelector, LabelSelector};
 use crate::semantics::versions;
 use crate::status::ApiStatus;
 use crate::storage::State;
+use crate::storage::key::ObjectKey;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
-use crate::storage::store::ObjectKey;
 use crate::verbs::options::{Query, parse_rv};
 
 /// The label and field selectors of a request.
@@ -124,7 +124,7 @@ pub(crate) fn list(
     };
     let continue_token = (rest > 0).then(|| {
         let last = items.last().expect("a limit of at least one item was reached");
-        encode_continue(rv, &(object::namespace(last).to_owned(), object::name(last).to_owned()))
+        encode_continue(rv, &ObjectKey::of(last))
     });
     let remaining = (rest > 0 && !filter.selective).then_some(rest);
     Ok(ListPage {
@@ -182,7 +182,8 @@ const CONTINUE_BASE64: GeneralPurpose = GeneralPurpose::new(
 );
 
 fn encode_continue(rv: u64, key: &ObjectKey) -> String {
-    CONTINUE_BASE64.encode(json!({ "v": "meta.k8s.io/v1", "rv": rv, "ns": key.0, "name": key.1 }).to_string())
+    CONTINUE_BASE64
+        .encode(json!({ "v": "meta.k8s.io/v1", "rv": rv, "ns": key.namespace, "name": key.name }).to_string())
 }
 
 /// Reads a continue token, refusing a bad one in kube-apiserver's words (its etcd store's
@@ -222,7 +223,7 @@ fn decode_continue(token: &str) -> Result<(u64, ObjectKey), ApiStatus> {
         ));
     }
     match (text("ns"), text("name")) {
-        (Some(ns), Some(name)) if !name.is_empty() => Ok((rv, (ns, name))),
+        (Some(ns), Some(name)) if !name.is_empty() => Ok((rv, ObjectKey::new(ns, name))),
         _ => Err(bad("encoded start key empty (version meta.k8s.io/v1)".to_owned())),
     }
 }
@@ -279,8 +280,8 @@ mod tests {
 
     #[test]
     fn continue_tokens_should_round_trip_and_reject_garbage() {
-        let token = encode_continue(42, &("ns".into(), "a".into()));
-        assert_eq!(decode_continue(&token).unwrap(), (42, ("ns".into(), "a".into())));
+        let token = encode_continue(42, &ObjectKey::new("ns", "a"));
+        assert_eq!(decode_continue(&token).unwrap(), (42, ObjectKey::new("ns", "a")));
         assert_eq!(decode_continue("not base64!").unwrap_err().code, 400);
         let message = |token: &str| decode_continue(token).unwrap_err().message;
         let prefix = "invalid continue token: continue key is not valid: ";

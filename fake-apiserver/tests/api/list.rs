@@ -317,3 +317,50 @@ async fn legacy_watches_should_become_streaming_lists_with_the_watch_list_featur
         "{first:?}"
     );
 }
+
+/// Lists, their pages and a watch's initial events come in etcd's key order, `<namespace>/<name>`
+/// as one string, as kube-apiserver's do: `team-a/x` before `team/y` (`-` sorts before `/`).
+#[tokio::test]
+async fn objects_should_come_in_etcds_key_order() {
+    let server = FakeApiServer::builder().auto_create_namespaces(true).build();
+    for (namespace, name) in [("team", "y"), ("team-a", "x"), ("team", "a")] {
+        let api: Api<ConfigMap> = Api::namespaced(server.client(), namespace);
+        api.create(&PostParams::default(), &configmap(name, &[])).await.unwrap();
+    }
+    let ours = |cms: &[ConfigMap]| -> Vec<String> {
+        cms.iter()
+            .filter(|cm| ["a", "x", "y"].contains(&cm.name_any().as_str()))
+            .map(|cm| format!("{}/{}", cm.namespace().unwrap(), cm.name_any()))
+            .collect()
+    };
+    let expected = ["team-a/x", "team/a", "team/y"];
+    let all: Api<ConfigMap> = Api::all(server.client());
+    let listed = all.list(&ListParams::default()).await.unwrap();
+    assert_eq!(ours(&listed.items), expected);
+
+    let mut paged = Vec::new();
+    let mut params = ListParams::default().limit(1);
+    loop {
+        let page = all.list(&params).await.unwrap();
+        paged.extend(page.items);
+        match page.metadata.continue_ {
+            Some(token) if !token.is_empty() => params = params.continue_token(&token),
+            _ => break,
+        }
+    }
+    assert_eq!(ours(&paged), expected);
+
+    let mut watch = all
+        .watch(&kube::api::WatchParams::default(), "0")
+        .await
+        .unwrap()
+        .boxed();
+    let mut initial = Vec::new();
+    while initial.len() < listed.items.len() {
+        match watch.try_next().await.unwrap().unwrap() {
+            WatchEvent::Added(cm) => initial.push(cm),
+            other => panic!("expected the initial objects, got {other:?}"),
+        }
+    }
+    assert_eq!(ours(&initial), expected);
+}
