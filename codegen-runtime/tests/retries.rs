@@ -305,18 +305,31 @@ async fn a_410_after_a_failure_should_relist_after_that_failure_s_backoff_only()
 #[tokio::test(start_paused = true)]
 async fn a_streaming_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest() {
     let config = watcher::Config::default().streaming_lists();
-    streaming_relists(config, "", "the first the latest").await;
+    streaming_relists(config, "", "the first the latest", too_large_in_stream).await;
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_streaming_list_that_takes_any_version_should_start_from_the_cache() {
     let config = watcher::Config::default().streaming_lists().any_semantic();
-    streaming_relists(config, "0", "the first from the cache").await;
+    streaming_relists(config, "0", "the first from the cache", too_large_in_stream).await;
 }
 
-/// Three streaming lists: the first, the relist after a 410, refused as too large, and the
-/// one after that.
-async fn streaming_relists(config: watcher::Config, first: &str, why: &str) {
+/// The same where the refusal is the answer to the request itself (as a list's is), not an
+/// event in its stream.
+#[tokio::test(start_paused = true)]
+async fn a_streaming_relist_refused_outright_as_too_large_should_ask_for_the_latest() {
+    let config = watcher::Config::default().streaming_lists();
+    streaming_relists(config, "", "the first the latest", too_large).await;
+}
+
+/// Three streaming lists: the first, the relist after a 410, refused as too large with
+/// `refusal`, and the one after that.
+async fn streaming_relists(
+    config: watcher::Config,
+    first: &str,
+    why: &str,
+    refusal: fn() -> http::Response<ResponseBody>,
+) {
     let server = FakeApiServer::builder().watch_list(true).build();
     create(&server, "a").await;
     let streams = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -331,7 +344,7 @@ async fn streaming_relists(config: watcher::Config, first: &str, why: &str) {
                         at_a_version(&query) && !streams.lock().unwrap().iter().any(|q| at_a_version(q));
                     streams.lock().unwrap().push(query.clone());
                     if first_at_a_version {
-                        return too_large();
+                        return refusal();
                     }
                 }
                 pass_on(service, request).await
@@ -361,6 +374,14 @@ fn resource_version(query: &str) -> &str {
 /// Whether a query asks for a resourceVersion, not "any" ("0") or "the latest" (none).
 fn at_a_version(query: &str) -> bool {
     !matches!(resource_version(query), "" | "0")
+}
+
+/// How kube-apiserver's watch cache answers a streaming list from a resourceVersion it has not
+/// reached in time: a 200 whose one event is the 504.
+fn too_large_in_stream() -> http::Response<ResponseBody> {
+    let status = ApiStatus::resource_version_too_large(10_000, 12).to_json();
+    let line = format!("{{\"type\":\"ERROR\",\"object\":{status}}}\n");
+    http::Response::new(Full::new(Bytes::from(line)).boxed_unsync())
 }
 
 /// kube-apiserver's answer to a request for a resourceVersion its cache has not reached in time.

@@ -43,8 +43,9 @@ pub(crate) struct WatchPlan {
     backlog: Vec<(&'static str, Arc<Value>)>,
     /// Send the `k8s.io/initial-events-end` bookmark after the backlog.
     initial_events_end: bool,
-    /// A 410 to send instead of any event.
-    expired: Option<ApiStatus>,
+    /// An error to send instead of any event: 410 for a resourceVersion too old, 504 for a
+    /// streaming list from one not reached.
+    failed: Option<ApiStatus>,
     last_rv: u64,
     receiver: broadcast::Receiver<Broadcast>,
     bookmarks: bool,
@@ -74,12 +75,16 @@ pub(crate) fn start(
         .transpose()?;
     let streaming = query.streams_initial_events(state.options.watch_list);
     let mut backlog = Vec::new();
-    let mut expired = None;
+    let mut failed = None;
     let mut last_rv = current;
     let oldest = state.store.oldest_rv_of(&storage);
     match requested {
         // Not reached yet: the watch waits for it, and sends only what comes after it.
         Some(rv) if !streaming && rv > current => last_rv = rv,
+        // A streaming list not older than that: kube-apiserver's watch cache waits up to 3 s
+        // to reach it, then says in the stream it did not. Nothing is written while this
+        // server holds its lock, so it says so at once.
+        Some(rv) if rv > current => failed = Some(ApiStatus::resource_version_too_large(rv, current)),
         Some(rv) if !streaming => match state.store.changes_since(rv).filter(|_| rv >= oldest) {
             Some(changes) => {
                 for change in changes {
@@ -89,7 +94,7 @@ pub(crate) fn start(
                 }
             }
             None => {
-                expired = Some(ApiStatus::expired(format!("too old resource version: {rv} ({oldest})")));
+                failed = Some(ApiStatus::expired(format!("too old resource version: {rv} ({oldest})")));
                 last_rv = rv;
             }
         },
@@ -117,7 +122,7 @@ pub(crate) fn start(
         filter,
         backlog,
         initial_events_end: streaming,
-        expired,
+        failed,
         last_rv,
         receiver: state.store.subscribe(),
         bookmarks: query.allow_watch_bookmarks,
@@ -218,7 +223,7 @@ impl WatchPlan {
     /// Streams the watch into `out` until it times out, is cut, falls too far behind, or the
     /// client goes away.
     pub(crate) async fn run(mut self, out: mpsc::Sender<Bytes>) {
-        if let Some(status) = self.expired.take() {
+        if let Some(status) = self.failed.take() {
             let _ = out.send(event_line("ERROR", &status.to_json())).await;
             return;
         }

@@ -364,3 +364,25 @@ async fn objects_should_come_in_etcds_key_order() {
     }
     assert_eq!(ours(&initial), expected);
 }
+
+/// A streaming list not older than a resourceVersion the server has not reached is answered in
+/// the stream, as kube-apiserver's watch cache answers it: one ERROR event, 504
+/// `ResourceVersionTooLarge`, then the end.
+#[tokio::test]
+async fn a_streaming_list_from_a_version_not_reached_should_end_with_a_too_large_error() {
+    let server = FakeApiServer::builder().watch_list(true).build();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let ahead = server.resource_version().parse::<u64>().unwrap() + 5;
+    let streaming = kube::api::WatchParams::streaming_lists();
+    let mut stream = api.watch(&streaming, &ahead.to_string()).await.unwrap().boxed();
+    match stream.try_next().await.unwrap().unwrap() {
+        WatchEvent::Error(status) => {
+            assert_eq!((status.code, status.reason.as_str()), (504, "Timeout"));
+            let current = server.resource_version();
+            let message = format!("Timeout: Too large resource version: {ahead}, current: {current}");
+            assert_eq!(status.message, message);
+        }
+        other => panic!("expected the too-large error, got {other:?}"),
+    }
+    assert!(stream.try_next().await.unwrap().is_none());
+}

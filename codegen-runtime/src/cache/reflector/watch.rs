@@ -236,6 +236,13 @@ impl<K: InformerObject> Reflector<'_, K> {
                 tracing::warn!(kind = %K::kind(&K::DynamicType::default()), event = %kind, "informer: skipped a watch event of a type it does not know");
                 return (None, None);
             }
+            // A streaming list from a version the server no longer has, or whose cache has not
+            // reached it in time (kube-apiserver says so in the stream, after waiting up to
+            // 3 s): the next asks for the latest, as when the request itself is refused.
+            WireEvent::Error(status) if during_initial && version_gone(&status) => {
+                self.synced_gone = true;
+                return (None, Some(Next::Relist));
+            }
             WireEvent::Error(status) if status.code == 410 => {
                 self.relist_from(last, during_initial);
                 return (None, Some(Next::Relist));
