@@ -1,9 +1,11 @@
 //! How the informer's list and watch retry what a server (or a proxy in front of it) does wrong
-//! again and again: a watch closed as soon as it opens, a list whose resourceVersion has
-//! expired by the time it is watched from, a continue token that expires, a streaming list cut
-//! halfway. None may become a loop of requests; each must end in a synced cache or a backoff
-//! that grows.
+//! again and again: a watch closed as soon as it opens, cut, or failing in its stream, a list
+//! whose resourceVersion has expired by the time it is watched from, a continue token that
+//! expires. None may become a loop of requests; each must end in a synced cache or a backoff
+//! that grows. (Streaming lists: `streaming.rs`.)
 
+#[path = "support/answers.rs"]
+mod answers;
 #[path = "support/intercepted.rs"]
 mod intercepted;
 #[path = "support/objects.rs"]
@@ -14,18 +16,14 @@ mod reflecting;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use answers::{answer, too_large};
 use bytes::Bytes;
-use fake_apiserver::{ApiStatus, FakeApiServer, ResponseBody};
-use http_body_util::{BodyExt, Full, StreamBody};
-use intercepted::{intercepted, is_watch, pass_on, query};
+use fake_apiserver::{ApiStatus, FakeApiServer};
+use http_body_util::{BodyExt, StreamBody};
+use intercepted::{at_a_version, intercepted, is_watch, pass_on, query};
 use kube::runtime::watcher;
-use reflecting::{create, lists_answered, running, time_until_cached, write_and_compact};
+use reflecting::{create, lists_answered, relist_after_410, running, time_until_cached, write_and_compact};
 use tokio::time::Instant;
-
-/// A 200 whose body is `lines`, then ends.
-fn answer(lines: &'static str) -> http::Response<ResponseBody> {
-    http::Response::new(Full::new(Bytes::from_static(lines.as_bytes())).boxed_unsync())
-}
 
 /// kube-apiserver's answer to a watch from a resourceVersion its cache no longer holds.
 const TOO_OLD: &str = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: 1 (5)\",\"reason\":\"Expired\",\"code\":410}}\n";
@@ -141,64 +139,6 @@ async fn a_continue_token_that_expires_should_be_listed_again_in_one_answer() {
     informer.shutdown().await;
 }
 
-/// The waits between the streaming lists of an informer whose every streaming list sends one
-/// initial event and then fails (`broken`) or ends, before the bookmark that would end its
-/// initial events.
-async fn waits_between_streaming_lists(broken: bool) -> Vec<Duration> {
-    let server = FakeApiServer::new();
-    let streamed = Arc::new(Mutex::new(Vec::<Instant>::new()));
-    let client = {
-        let streamed = streamed.clone();
-        intercepted(&server, move |request, _| {
-            let streamed = streamed.clone();
-            async move {
-                assert!(query(&request).contains("sendInitialEvents=true"), "a streaming list");
-                streamed.lock().unwrap().push(Instant::now());
-                let added = "{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\",\"namespace\":\"default\",\"resourceVersion\":\"2\"}}}\n";
-                let mut frames: Vec<Result<_, std::io::Error>> =
-                    vec![Ok(http_body::Frame::data(Bytes::from_static(added.as_bytes())))];
-                if broken {
-                    frames.push(Err(std::io::Error::other("connection reset")));
-                }
-                http::Response::new(StreamBody::new(futures::stream::iter(frames)).boxed_unsync())
-            }
-        })
-    };
-    let informer = running(client, watcher::Config::default().streaming_lists());
-    let start = Instant::now();
-    while streamed.lock().unwrap().len() < 5 && start.elapsed() < Duration::from_secs(600) {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    informer.shutdown().await;
-    waits(&streamed.lock().unwrap())
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_streaming_list_cut_halfway_each_time_should_back_off_further_each_time() {
-    // client-go's backoff: 0.8 s doubling, each wait up to twice its step. Were the initial
-    // events a success, every wait would be the first step's again; were a clean end before
-    // the bookmark taken as a watch that ended, there would be no wait at all.
-    for broken in [true, false] {
-        let waits = waits_between_streaming_lists(broken).await;
-        assert!(
-            waits.len() >= 4 && waits[0] >= Duration::from_millis(800) && waits[3] >= Duration::from_millis(6400),
-            "broken {broken}: waits {waits:?}"
-        );
-    }
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_streaming_list_should_ask_for_the_bookmark_that_ends_it_even_with_bookmarks_off() {
-    let server = FakeApiServer::builder().watch_list(true).build();
-    create(&server, "a").await;
-    let config = watcher::Config::default().streaming_lists().disable_bookmarks();
-    let informer = running(server.client(), config);
-    let synced = tokio::time::timeout(Duration::from_secs(60), informer.wait_for_sync()).await;
-    assert!(synced.is_ok_and(|synced| synced), "the streaming list never ended");
-    assert_eq!(informer.store().list().len(), 1);
-    informer.shutdown().await;
-}
-
 #[tokio::test(start_paused = true)]
 async fn a_watch_event_of_an_unknown_type_should_be_skipped() {
     let server = FakeApiServer::new();
@@ -261,13 +201,19 @@ async fn a_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest()
     let had = relist_after_410(&server, client, watcher::Config::default().any_semantic()).await;
     let lists = lists.lock().unwrap().clone();
     assert_eq!(lists.len(), 3, "{lists:?}");
-    // kube sends the first list's "0" only without a limit (kube-apiserver ignores limits there).
-    assert!(!lists[0].contains("resourceVersionMatch"), "{lists:?}");
+    // Lists at a version are not paged, as client-go's are not: the API server answers them from
+    // its watch cache. The first asks for any version ("0"), from the cache.
+    assert!(lists[0].contains("resourceVersion=0&"), "{lists:?}");
     assert!(
         lists[1].contains(&format!("resourceVersion={had}&resourceVersionMatch=NotOlderThan")),
         "the relist no older than {had}: {lists:?}"
     );
+    assert!(
+        !lists[0].contains("limit=") && !lists[1].contains("limit="),
+        "{lists:?}"
+    );
     assert!(!lists[2].contains("resourceVersion"), "then the latest: {lists:?}");
+    assert!(lists[2].contains("limit=500"), "paged: {lists:?}");
 }
 
 /// A failure backs off on its own; the 410 that may follow it (the server came back with its
@@ -298,120 +244,75 @@ async fn a_410_after_a_failure_should_relist_after_that_failure_s_backoff_only()
     informer.shutdown().await;
 }
 
-/// A streaming informer's relist after a 410 streams from no older than what its store had
-/// (client-go's `rewatchResourceVersion`); where the server answers it no longer has that
-/// version, the next streams the latest (a consistent read, `resourceVersion=`). The first
-/// streams the latest too, as client-go's, unless any version will do.
-#[tokio::test(start_paused = true)]
-async fn a_streaming_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest() {
-    let config = watcher::Config::default().streaming_lists();
-    streaming_relists(config, "", "the first the latest", too_large_in_stream).await;
-}
-
-#[tokio::test(start_paused = true)]
-async fn a_streaming_list_that_takes_any_version_should_start_from_the_cache() {
-    let config = watcher::Config::default().streaming_lists().any_semantic();
-    streaming_relists(config, "0", "the first from the cache", too_large_in_stream).await;
-}
-
-/// The same where the refusal is the answer to the request itself (as a list's is), not an
-/// event in its stream.
-#[tokio::test(start_paused = true)]
-async fn a_streaming_relist_refused_outright_as_too_large_should_ask_for_the_latest() {
-    let config = watcher::Config::default().streaming_lists();
-    streaming_relists(config, "", "the first the latest", too_large).await;
-}
-
-/// Three streaming lists: the first, the relist after a 410, refused as too large with
-/// `refusal`, and the one after that.
-async fn streaming_relists(
-    config: watcher::Config,
-    first: &str,
-    why: &str,
-    refusal: fn() -> http::Response<ResponseBody>,
-) {
-    let server = FakeApiServer::builder().watch_list(true).build();
+/// The requests of an informer whose first watch after its list is answered with `first_watch`'s
+/// lines, one chunk each, then `cut` (a broken connection) or its end; each request's kind and
+/// when it came, once the informer has sent at least `count` of them.
+async fn after_the_first_watch(first_watch: Vec<String>, cut: bool, count: usize) -> Vec<(&'static str, Instant)> {
+    let server = FakeApiServer::new();
     create(&server, "a").await;
-    let streams = Arc::new(Mutex::new(Vec::<String>::new()));
+    let asked = Arc::new(Mutex::new(Vec::<(&'static str, Instant)>::new()));
     let client = {
-        let streams = streams.clone();
+        let asked = asked.clone();
         intercepted(&server, move |request, service| {
-            let streams = streams.clone();
+            let (asked, first_watch) = (asked.clone(), first_watch.clone());
             async move {
-                let query = query(&request).to_owned();
-                if query.contains("sendInitialEvents=true") {
-                    let first_at_a_version =
-                        at_a_version(&query) && !streams.lock().unwrap().iter().any(|q| at_a_version(q));
-                    streams.lock().unwrap().push(query.clone());
-                    if first_at_a_version {
-                        return refusal();
-                    }
+                let watch = is_watch(&request);
+                let first = {
+                    let mut asked = asked.lock().unwrap();
+                    asked.push((if watch { "watch" } else { "list" }, Instant::now()));
+                    watch && asked.iter().filter(|(kind, _)| *kind == "watch").count() == 1
+                };
+                if !first {
+                    let answered = pass_on(service, request).await;
+                    return answered.map(|body| body.map_err(|never| match never {}).boxed_unsync());
                 }
-                pass_on(service, request).await
+                let mut frames: Vec<Result<_, std::io::Error>> = first_watch
+                    .into_iter()
+                    .map(|line| Ok(http_body::Frame::data(Bytes::from(line))))
+                    .collect();
+                if cut {
+                    frames.push(Err(std::io::Error::other("connection reset")));
+                }
+                http::Response::new(StreamBody::new(futures::stream::iter(frames)).boxed_unsync())
             }
         })
     };
-    let had: u64 = relist_after_410(&server, client, config).await.parse().unwrap();
-    let streams = streams.lock().unwrap().clone();
-    let versions: Vec<&str> = streams.iter().map(|q| resource_version(q)).collect();
-    assert_eq!(versions.len(), 3, "{streams:?}");
-    assert_eq!(versions[0], first, "{why}: {streams:?}");
-    assert!(
-        versions[1].parse::<u64>().is_ok_and(|v| v >= had),
-        "the relist no older than {had}: {streams:?}"
-    );
-    assert_eq!(versions[2], "", "then the latest: {streams:?}");
-}
-
-/// The `resourceVersion` a query asks for; empty where it names none.
-fn resource_version(query: &str) -> &str {
-    query
-        .split('&')
-        .find_map(|pair| pair.strip_prefix("resourceVersion="))
-        .unwrap_or_default()
-}
-
-/// Whether a query asks for a resourceVersion, not "any" ("0") or "the latest" (none).
-fn at_a_version(query: &str) -> bool {
-    !matches!(resource_version(query), "" | "0")
-}
-
-/// How kube-apiserver's watch cache answers a streaming list from a resourceVersion it has not
-/// reached in time: a 200 whose one event is the 504.
-fn too_large_in_stream() -> http::Response<ResponseBody> {
-    let status = ApiStatus::resource_version_too_large(10_000, 12).to_json();
-    let line = format!("{{\"type\":\"ERROR\",\"object\":{status}}}\n");
-    http::Response::new(Full::new(Bytes::from(line)).boxed_unsync())
-}
-
-/// kube-apiserver's answer to a request for a resourceVersion its cache has not reached in time.
-fn too_large() -> http::Response<ResponseBody> {
-    let status = ApiStatus::resource_version_too_large(10_000, 12);
-    let mut response = http::Response::new(Full::new(Bytes::from(status.to_json().to_string())).boxed_unsync());
-    *response.status_mut() = http::StatusCode::GATEWAY_TIMEOUT;
-    response
-}
-
-/// Runs an informer through `client` as `config` says until it has synced and seen `b`, then
-/// cuts its watch while an object `c` is written and the history compacted past where it was,
-/// so that its watch from there gets 410 and it relists; returns `b`'s resourceVersion, which
-/// the relist must not go back from, once `c` is cached.
-async fn relist_after_410(server: &FakeApiServer, client: kube::Client, config: watcher::Config) -> String {
-    let informer = running(client, config);
-    assert!(informer.wait_for_sync().await);
-    create(server, "b").await;
-    time_until_cached(&informer, "b").await;
-    let had = informer
-        .store()
-        .get("default/b")
-        .unwrap()
-        .metadata
-        .resource_version
-        .clone()
-        .unwrap();
-    server.cut_watches();
-    write_and_compact(server, "c");
-    time_until_cached(&informer, "c").await;
+    let informer = running(client, watcher::Config::default());
+    let start = Instant::now();
+    while asked.lock().unwrap().len() < count && start.elapsed() < Duration::from_secs(60) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     informer.shutdown().await;
-    had
+    asked.lock().unwrap().clone()
+}
+
+/// A watch event for ConfigMap `name` at the server's current resourceVersion.
+fn added(server_rv: &str, name: &str) -> String {
+    format!(
+        "{{\"type\":\"ADDED\",\"object\":{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"{name}\",\"namespace\":\"default\",\"resourceVersion\":\"{server_rv}\"}}}}}}\n"
+    )
+}
+
+/// A watch cut by the network after an event is watched again at once, from that event, as
+/// client-go takes a reset or an unexpected EOF for the end of a watch: no backoff.
+#[tokio::test(start_paused = true)]
+async fn a_watch_cut_after_an_event_should_be_watched_again_at_once() {
+    let asked = after_the_first_watch(vec![added("2", "late")], true, 3).await;
+    let kinds: Vec<&str> = asked.iter().map(|(kind, _)| *kind).collect();
+    assert_eq!(kinds[..3], ["list", "watch", "watch"], "{kinds:?}");
+    let again = asked[2].1 - asked[1].1;
+    assert!(again < Duration::from_millis(100), "watched again after {again:?}");
+}
+
+/// An error in an established watch's stream other than 410 or 429 (the etcd watcher's 500 for
+/// an event it cannot read): the informer relists after the backoff, as client-go's reflector
+/// does, instead of asking for the same event again from the same resourceVersion.
+#[tokio::test(start_paused = true)]
+async fn an_error_in_a_watch_stream_should_relist_after_the_backoff() {
+    let failed = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"unable to transform key\",\"reason\":\"InternalError\",\"code\":500}}\n";
+    let asked = after_the_first_watch(vec![added("2", "late"), failed.to_owned()], false, 3).await;
+    let kinds: Vec<&str> = asked.iter().map(|(kind, _)| *kind).collect();
+    assert_eq!(kinds[..3], ["list", "watch", "list"], "{kinds:?}");
+    let waited = asked[2].1 - asked[1].1;
+    assert!(waited >= Duration::from_millis(800), "relisted after {waited:?}");
 }

@@ -2,6 +2,9 @@
 //! server and back: for what kube-apiserver (or a proxy in front of it) may do that the
 //! in-memory server does not.
 
+// Each test crate that includes this file uses part of it.
+#![allow(dead_code)]
+
 use std::convert::Infallible;
 use std::future::Future;
 
@@ -44,4 +47,17 @@ pub fn is_watch(request: &Request) -> bool {
 /// The query of `request`, empty without one.
 pub fn query(request: &Request) -> &str {
     request.uri().query().unwrap_or_default()
+}
+
+/// The `resourceVersion` a query asks for; empty where it names none.
+pub fn resource_version(query: &str) -> &str {
+    query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("resourceVersion="))
+        .unwrap_or_default()
+}
+
+/// Whether a query asks for a resourceVersion, not "any" ("0") or "the latest" (none).
+pub fn at_a_version(query: &str) -> bool {
+    !matches!(resource_version(query), "" | "0")
 }

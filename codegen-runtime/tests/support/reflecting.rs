@@ -2,6 +2,9 @@
 //! namespace `default` running with a watcher configuration, and the wait for an object to
 //! reach its store. Needs `support/objects.rs` as the crate's `objects`.
 
+// Each test crate that includes this file uses part of it.
+#![allow(dead_code)]
+
 use std::time::Duration;
 
 use codegen_runtime::cache::{InformerOptions, SharedIndexInformer};
@@ -65,4 +68,28 @@ pub async fn time_until_cached(informer: &SharedIndexInformer<ConfigMap>, name: 
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
     start.elapsed()
+}
+
+/// Runs an informer through `client` as `config` says until it has synced and seen `b`, then
+/// cuts its watch while an object `c` is written and the history compacted past where it was,
+/// so that its watch from there gets 410 and it relists; returns `b`'s resourceVersion, which
+/// the relist must not go back from, once `c` is cached.
+pub async fn relist_after_410(server: &FakeApiServer, client: kube::Client, config: watcher::Config) -> String {
+    let informer = running(client, config);
+    assert!(informer.wait_for_sync().await);
+    create(server, "b").await;
+    time_until_cached(&informer, "b").await;
+    let had = informer
+        .store()
+        .get("default/b")
+        .unwrap()
+        .metadata
+        .resource_version
+        .clone()
+        .unwrap();
+    server.cut_watches();
+    write_and_compact(server, "c");
+    time_until_cached(&informer, "c").await;
+    informer.shutdown().await;
+    had
 }

@@ -1,10 +1,12 @@
 //! The informer's own list and watch (client-go's reflector): pages or a streaming list into the
 //! store, then a watch resumed from the last resourceVersion, relisting at once on 410 Expired
-//! and backing off (800 ms doubling to 30 s) only on failures: connection errors, 5xx, 403, a
-//! streaming list that ends before its initial events do, and a second watch in a row that ends
-//! at once without an event (a server that closes every watch, or a list whose resourceVersion
-//! has expired by the time it is watched from). The backoff starts over only once a watch has
-//! made progress: an event after the list, or a second open.
+//! and backing off (800 ms doubling to 30 s) only on failures: connection errors, 5xx, 403, 429,
+//! and a second watch in a row that ends at once without an event (a server that closes every
+//! watch, or a list whose resourceVersion has expired by the time it is watched from). A
+//! streaming list that fails otherwise than by a 429 or a version gone (an error, in its answer
+//! or its stream, or an end before its initial events do) is replaced by a list at once, for
+//! that relist, as client-go's reflector replaces it. The backoff starts over only once a watch
+//! has made progress: an event after the list, or a second open.
 //!
 //! Objects are decoded once, from the response bytes ([`super::wire`]), and handed as they
 //! arrive to the informer's engine, which stores and announces them.
@@ -44,6 +46,11 @@ enum Next {
     Relist,
     /// List, at once: the server has no streaming lists.
     ListInstead,
+    /// List, at once, this time: the streaming list failed, as this says (client-go's reflector
+    /// lists on any failure of its watch list but a 429 or a version gone: "making progress is
+    /// better than deadlocking"; kube-apiserver's watch cache answers a streaming list it
+    /// cannot serve with an in-stream 500 and counts on that).
+    ListOnce(String),
     /// Wait out the backoff, then watch from `resume` (or list, without one).
     Backoff { resume: Option<String>, error: String },
 }
@@ -65,10 +72,12 @@ pub(super) async fn reflect<K: InformerObject>(shared: &Shared<K>, engine: Engin
         synced_gone: false,
     };
     let mut resume: Option<String> = None;
+    let mut list_once = false;
     loop {
+        let stream = reflector.streaming && !std::mem::take(&mut list_once);
         let next = match resume.take() {
             Some(resource_version) => reflector.paced_watch(&resource_version, false).await,
-            None if reflector.streaming => {
+            None if stream => {
                 // `resourceVersion=` asks a streaming list for the latest.
                 let from = reflector.relist_version().unwrap_or_default();
                 reflector.paced_watch(&from, true).await
@@ -81,6 +90,10 @@ pub(super) async fn reflect<K: InformerObject>(shared: &Shared<K>, engine: Engin
         match next {
             Next::Watch(resource_version) => resume = Some(resource_version),
             Next::Relist | Next::ListInstead => {}
+            Next::ListOnce(why) => {
+                tracing::warn!(kind = %K::kind(&K::DynamicType::default()), %why, "informer: the streaming list failed; listing instead");
+                list_once = true;
+            }
             Next::Backoff { resume: from, error } => {
                 let delay = reflector.backoff.next().unwrap_or(Duration::from_secs(30));
                 reflector.backed_off = true;
@@ -161,7 +174,15 @@ impl<K: InformerObject> Reflector<'_, K> {
         let asked_a_version = resource_version.as_deref().is_some_and(at_a_version);
         let version_match = resource_version.as_ref().map(|_| VersionMatch::NotOlderThan);
         let config = self.config();
-        let limit = if unpaged { None } else { config.page_size };
+        // A list at a version ("0", or one the store reached) is not paged, as client-go's
+        // reflector does not page it: the API server then answers it from its watch cache, where
+        // before 1.31 it sends a paged one to etcd. (kube would also leave out a "0" sent with a
+        // limit, making the list a read from etcd.)
+        let limit = if unpaged || resource_version.is_some() {
+            None
+        } else {
+            config.page_size
+        };
         let mut params = ListParams {
             label_selector: config.label_selector.clone(),
             field_selector: config.field_selector.clone(),

@@ -76,6 +76,9 @@ impl<K: InformerObject> Reflector<'_, K> {
                     self.streaming = false;
                     Next::ListInstead
                 }
+                // The server's load: the same again, after the backoff.
+                429 => backoff(resume, status_text(&status)),
+                _ if initial => Next::ListOnce(status_text(&status)),
                 _ => backoff(resume, status_text(&status)),
             };
         }
@@ -102,7 +105,9 @@ impl<K: InformerObject> Reflector<'_, K> {
             };
             let data = match chunk {
                 None => return resume_after_end(&initial, &last),
-                Some(Err(error)) => return backoff(resume_point(&initial, &last), error),
+                // A cut connection ends a watch as its end does (client-go takes a reset or an
+                // unexpected EOF for a close, and watches again at once).
+                Some(Err(error)) => return end_with(&initial, &last, error),
                 Some(Ok(data)) => data,
             };
             lines.push(data);
@@ -154,7 +159,10 @@ impl<K: InformerObject> Reflector<'_, K> {
     ) -> Option<Next> {
         let (delta, next) = match decoded {
             Ok(event) => self.on_event(event, initial, last),
-            Err(error) => (None, Some(backoff(resume_point(initial, last), error))),
+            Err(error) => (
+                None,
+                Some(self.failed_in_stream(initial.is_some(), last, error.to_string())),
+            ),
         };
         if let Some(delta) = delta {
             self.engine.hand_over(delta).await;
@@ -247,8 +255,15 @@ impl<K: InformerObject> Reflector<'_, K> {
                 self.relist_from(last, during_initial);
                 return (None, Some(Next::Relist));
             }
-            WireEvent::Error(status) => {
+            // The server's load: the same again, after the backoff.
+            WireEvent::Error(status) if status.code == 429 => {
                 return (None, Some(backoff(resume_point(initial, last), status_text(&status))));
+            }
+            WireEvent::Error(status) => {
+                return (
+                    None,
+                    Some(self.failed_in_stream(during_initial, last, status_text(&status))),
+                );
             }
         };
         if !has_version {
@@ -263,6 +278,18 @@ impl<K: InformerObject> Reflector<'_, K> {
             self.succeeded();
         }
         (delta, None)
+    }
+
+    /// What follows an error in a watch's stream (an ERROR event, a line that does not decode):
+    /// a streaming list's lists instead, at once; an established watch's relists after the
+    /// backoff, no older than `last`, as client-go's reflector does (the same event would come
+    /// again from the same resourceVersion).
+    fn failed_in_stream(&mut self, during_initial: bool, last: &str, error: String) -> Next {
+        if during_initial {
+            return Next::ListOnce(error);
+        }
+        self.relist_from(last, false);
+        backoff(None, error)
     }
 
     /// Before a relist: the store reached `last` (unless a streaming list's initial events were
@@ -281,12 +308,17 @@ fn resume_point<K>(initial: &Option<Initial<K>>, last: &str) -> Option<String> {
 }
 
 /// A watch that ended as watches do (timeout, idle) resumes at once; a streaming list that
-/// ended before its initial events did starts over after a backoff, as a server that ends every
-/// one so would otherwise be sent one after the other.
+/// ended before its initial events did is replaced by a list, at once.
 fn resume_after_end<K>(initial: &Option<Initial<K>>, last: &str) -> Next {
+    end_with(initial, last, "it ended")
+}
+
+/// A watch that ended (`why`) resumes at once, paced by the rule for watches that end at once;
+/// a streaming list that ended before its initial events did is replaced by a list, at once.
+fn end_with<K>(initial: &Option<Initial<K>>, last: &str, why: impl std::fmt::Display) -> Next {
     match resume_point(initial, last) {
         Some(resume) => Next::Watch(resume),
-        None => backoff(None, "the streaming list ended before its initial events did"),
+        None => Next::ListOnce(format!("{why} before its initial events did")),
     }
 }
 

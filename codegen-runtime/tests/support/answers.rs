@@ -1,0 +1,30 @@
+//! kube-apiserver's answers that the in-memory server does not give, for intercepting clients
+//! (`support/intercepted.rs`) to answer with.
+
+// Each test crate that includes this file uses part of it.
+#![allow(dead_code)]
+
+use bytes::Bytes;
+use fake_apiserver::{ApiStatus, ResponseBody};
+use http_body_util::{BodyExt, Full};
+
+/// A 200 whose body is `lines`, then ends.
+pub fn answer(lines: &'static str) -> http::Response<ResponseBody> {
+    http::Response::new(Full::new(Bytes::from_static(lines.as_bytes())).boxed_unsync())
+}
+
+/// How kube-apiserver's watch cache answers a streaming list from a resourceVersion it has not
+/// reached in time: a 200 whose one event is the 504.
+pub fn too_large_in_stream() -> http::Response<ResponseBody> {
+    let status = ApiStatus::resource_version_too_large(10_000, 12).to_json();
+    let line = format!("{{\"type\":\"ERROR\",\"object\":{status}}}\n");
+    http::Response::new(Full::new(Bytes::from(line)).boxed_unsync())
+}
+
+/// kube-apiserver's answer to a request for a resourceVersion its cache has not reached in time.
+pub fn too_large() -> http::Response<ResponseBody> {
+    let status = ApiStatus::resource_version_too_large(10_000, 12);
+    let mut response = http::Response::new(Full::new(Bytes::from(status.to_json().to_string())).boxed_unsync());
+    *response.status_mut() = http::StatusCode::GATEWAY_TIMEOUT;
+    response
+}
