@@ -82,3 +82,39 @@ async fn a_repeat_after_the_series_window_should_be_a_new_event() {
     assert_eq!(stored.len(), 2, "the window has passed: a new event");
     assert!(stored.iter().all(|e| e.series.is_none()));
 }
+
+/// An event about an object whose name would make `<name>.<hex>` no valid name (kube-apiserver
+/// refuses names over 253 characters) is named by a UUID instead, and still grows a series.
+#[tokio::test]
+async fn an_event_about_an_object_with_a_long_name_should_be_stored() {
+    let server = FakeApiServer::new();
+    let recorder = SeriesRecorder::new(server.client(), reporter());
+    let long = ObjectReference {
+        name: Some("f".repeat(250)),
+        ..regarding()
+    };
+    recorder.publish(&synced(), &long).await.unwrap();
+    recorder.publish(&synced(), &long).await.unwrap();
+    let events: Api<EventsV1Event> = Api::namespaced(server.client(), "default");
+    let stored = events.list(&ListParams::default()).await.unwrap().items;
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].series.as_ref().map(|s| s.count), Some(2));
+}
+
+/// A series whose event was deleted meanwhile (`kubectl delete events`) is written again, with
+/// its count, as client-go's recorder does, instead of failing until its window has passed.
+#[tokio::test]
+async fn a_series_whose_event_was_deleted_should_be_written_again() {
+    let server = FakeApiServer::new();
+    let recorder = SeriesRecorder::new(server.client(), reporter());
+    recorder.publish(&synced(), &regarding()).await.unwrap();
+    let events: Api<EventsV1Event> = Api::namespaced(server.client(), "default");
+    events
+        .delete_collection(&Default::default(), &ListParams::default())
+        .await
+        .unwrap();
+    recorder.publish(&synced(), &regarding()).await.unwrap();
+    let stored = events.list(&ListParams::default()).await.unwrap().items;
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].series.as_ref().map(|s| s.count), Some(2));
+}

@@ -269,3 +269,51 @@ async fn under_seeded_faults_there_should_never_be_two_leaders() {
         "leadership changed hands under the faults: {leaderships}"
     );
 }
+
+/// Where a test's log lines go.
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A lease request refused by RBAC (403: the Role does not cover the lease's namespace) is
+/// logged as a warning that names the fix, as client-go logs it as an error: a candidate that
+/// can never lead must not be silent.
+#[tokio::test(start_paused = true)]
+async fn a_lease_request_refused_by_rbac_should_be_logged_as_a_warning() {
+    let logs = Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer({
+            let logs = logs.clone();
+            move || Captured(logs.clone())
+        })
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    let _logging = tracing::subscriber::set_default(subscriber);
+    let server = FakeApiServer::new();
+    let refusal = "leases.coordination.k8s.io \"controller101\" is forbidden: User \"system:serviceaccount:ns:sa\" cannot get resource \"leases\"";
+    server.fail_next(1, "get", "leases", ApiStatus::forbidden(refusal));
+    let (events, _seen) = mpsc::unbounded_channel();
+    let (_elector, cancel, task) = candidate(&server, config("a", false), events, Arc::new(Leaders::default()));
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    cancel.cancel();
+    task.await.unwrap();
+    let logs = String::from_utf8(logs.lock().unwrap().clone()).unwrap();
+    assert!(
+        logs.contains("WARN") && logs.contains("could not read the lease: grant this controller's service account"),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("kube-system/controller101") && logs.contains("cannot get resource"),
+        "{logs}"
+    );
+}

@@ -110,9 +110,19 @@ impl SeriesRecorder {
                     count,
                     last_observed_time: wall,
                 });
-                events
+                let patched = events
                     .patch(&earlier.name_any(), &PatchParams::default(), &Patch::Merge(&earlier))
-                    .await?;
+                    .await;
+                match patched {
+                    // Deleted meanwhile (`kubectl delete events`): written again, with its
+                    // series, as client-go's recorder does.
+                    Err(kube::Error::Api(status)) if status.code == 404 => {
+                        events.create(&PostParams::default(), &earlier).await?;
+                    }
+                    patched => {
+                        patched?;
+                    }
+                }
                 earlier
             }
             None => {
@@ -129,7 +139,8 @@ impl SeriesRecorder {
         Ok(())
     }
 
-    /// A new Event, named as kube-runtime names them (`<object>.<nanoseconds in hex>`).
+    /// A new Event, named as kube-runtime names them (`<object>.<nanoseconds in hex>`, see
+    /// [`event_name`]).
     fn new_event(&self, event: &Event, regarding: &ObjectReference, now: MicroTime) -> K8sEvent {
         let object = regarding.name.as_deref().unwrap_or(&self.reporter.controller);
         K8sEvent {
@@ -140,7 +151,7 @@ impl SeriesRecorder {
             note: event.note.clone(),
             metadata: ObjectMeta {
                 namespace: regarding.namespace.clone(),
-                name: Some(format!("{object}.{:x}", now.0.as_nanosecond())),
+                name: Some(event_name(object, &now)),
                 ..ObjectMeta::default()
             },
             reporting_controller: Some(self.reporter.controller.clone()),
@@ -157,9 +168,51 @@ impl SeriesRecorder {
     }
 }
 
+/// A new Event's name: `<object>.<nanoseconds in hex>`, or a random UUID where that is not a
+/// DNS subdomain, which kube-apiserver refuses (an object name of more than 236 characters, or
+/// one with a `:` as RBAC objects may have), as client-go's recorder falls back to since 1.33.
+fn event_name(object: &str, now: &MicroTime) -> String {
+    let name = format!("{object}.{:x}", now.0.as_nanosecond());
+    if is_dns_subdomain(&name) {
+        name
+    } else {
+        uuid::Uuid::new_v4().to_string()
+    }
+}
+
+/// Whether `name` is a lowercase RFC 1123 subdomain, as kube-apiserver checks most names: at
+/// most 253 characters, dot-separated labels of `[a-z0-9-]` that start and end alphanumeric.
+fn is_dns_subdomain(name: &str) -> bool {
+    let label = |label: &str| {
+        let alphanumeric = |byte: Option<u8>| byte.is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+        alphanumeric(label.bytes().next())
+            && alphanumeric(label.bytes().last())
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    name.len() <= 253 && name.split('.').all(label)
+}
+
 fn type_name(type_: EventType) -> &'static str {
     match type_ {
         EventType::Normal => "Normal",
         EventType::Warning => "Warning",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_name_should_be_a_dns_subdomain_or_a_uuid() {
+        let now = MicroTime(jiff::Timestamp::from_nanosecond(0x1234).unwrap());
+        assert_eq!(event_name("web-1", &now), "web-1.1234");
+        for object in ["x".repeat(250).as_str(), "system:controller:web"] {
+            let name = event_name(object, &now);
+            assert!(uuid::Uuid::parse_str(&name).is_ok(), "{name}");
+        }
+        assert!(!is_dns_subdomain("a..b") && !is_dns_subdomain("-a") && !is_dns_subdomain("A"));
     }
 }
