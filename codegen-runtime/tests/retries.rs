@@ -16,10 +16,8 @@ mod reflecting;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use answers::{answer, too_large};
-use bytes::Bytes;
+use answers::{added, answer, breakable, lines_then, too_large};
 use fake_apiserver::{ApiStatus, FakeApiServer};
-use http_body_util::{BodyExt, StreamBody};
 use intercepted::{at_a_version, intercepted, is_watch, pass_on, query};
 use kube::runtime::watcher;
 use reflecting::{create, lists_answered, relist_after_410, running, time_until_cached, write_and_compact};
@@ -262,18 +260,10 @@ async fn after_the_first_watch(first_watch: Vec<String>, cut: bool, count: usize
                     asked.push((if watch { "watch" } else { "list" }, Instant::now()));
                     watch && asked.iter().filter(|(kind, _)| *kind == "watch").count() == 1
                 };
-                if !first {
-                    let answered = pass_on(service, request).await;
-                    return answered.map(|body| body.map_err(|never| match never {}).boxed_unsync());
+                match first {
+                    true => lines_then(first_watch, cut),
+                    false => breakable(pass_on(service, request).await),
                 }
-                let mut frames: Vec<Result<_, std::io::Error>> = first_watch
-                    .into_iter()
-                    .map(|line| Ok(http_body::Frame::data(Bytes::from(line))))
-                    .collect();
-                if cut {
-                    frames.push(Err(std::io::Error::other("connection reset")));
-                }
-                http::Response::new(StreamBody::new(futures::stream::iter(frames)).boxed_unsync())
             }
         })
     };
@@ -284,13 +274,6 @@ async fn after_the_first_watch(first_watch: Vec<String>, cut: bool, count: usize
     }
     informer.shutdown().await;
     asked.lock().unwrap().clone()
-}
-
-/// A watch event for ConfigMap `name` at the server's current resourceVersion.
-fn added(server_rv: &str, name: &str) -> String {
-    format!(
-        "{{\"type\":\"ADDED\",\"object\":{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"{name}\",\"namespace\":\"default\",\"resourceVersion\":\"{server_rv}\"}}}}}}\n"
-    )
 }
 
 /// A watch cut by the network after an event is watched again at once, from that event, as

@@ -15,10 +15,8 @@ mod reflecting;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use answers::{answer, too_large, too_large_in_stream};
-use bytes::Bytes;
+use answers::{added, answer, breakable, lines_then, too_large, too_large_in_stream};
 use fake_apiserver::{FakeApiServer, ResponseBody};
-use http_body_util::{BodyExt, StreamBody};
 use intercepted::{at_a_version, intercepted, is_watch, pass_on, query, resource_version};
 use kube::runtime::watcher;
 use reflecting::{create, relist_after_410, running};
@@ -45,17 +43,10 @@ async fn streaming_list_cut_halfway(broken: bool) -> (Vec<String>, Duration) {
                     (false, _) => "list",
                 };
                 asked.lock().unwrap().push(what.to_owned());
-                if !streaming {
-                    let answered = pass_on(service, request).await;
-                    return answered.map(|body| body.map_err(|never| match never {}).boxed_unsync());
+                match streaming {
+                    true => lines_then(vec![added("2", "a")], broken),
+                    false => breakable(pass_on(service, request).await),
                 }
-                let added = "{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\",\"namespace\":\"default\",\"resourceVersion\":\"2\"}}}\n";
-                let mut frames: Vec<Result<_, std::io::Error>> =
-                    vec![Ok(http_body::Frame::data(Bytes::from_static(added.as_bytes())))];
-                if broken {
-                    frames.push(Err(std::io::Error::other("connection reset")));
-                }
-                http::Response::new(StreamBody::new(futures::stream::iter(frames)).boxed_unsync())
             }
         })
     };

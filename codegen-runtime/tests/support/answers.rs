@@ -6,7 +6,11 @@
 
 use bytes::Bytes;
 use fake_apiserver::{ApiStatus, ResponseBody};
-use http_body_util::{BodyExt, Full};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
+
+/// A body that may break off, as a connection does.
+pub type BreakableBody = UnsyncBoxBody<Bytes, std::io::Error>;
 
 /// A 200 whose body is `lines`, then ends.
 pub fn answer(lines: &'static str) -> http::Response<ResponseBody> {
@@ -27,4 +31,29 @@ pub fn too_large() -> http::Response<ResponseBody> {
     let mut response = http::Response::new(Full::new(Bytes::from(status.to_json().to_string())).boxed_unsync());
     *response.status_mut() = http::StatusCode::GATEWAY_TIMEOUT;
     response
+}
+
+/// A 200 whose body is `lines`, a chunk each, then its end or, where `cut`, a reset connection.
+pub fn lines_then(lines: Vec<String>, cut: bool) -> http::Response<BreakableBody> {
+    let mut frames: Vec<Result<_, std::io::Error>> = lines
+        .into_iter()
+        .map(|line| Ok(http_body::Frame::data(Bytes::from(line))))
+        .collect();
+    if cut {
+        frames.push(Err(std::io::Error::other("connection reset")));
+    }
+    http::Response::new(StreamBody::new(futures::stream::iter(frames)).boxed_unsync())
+}
+
+/// `answered` (the server's answer) as a [`BreakableBody`], for a client that also answers with
+/// [`lines_then`].
+pub fn breakable(answered: http::Response<ResponseBody>) -> http::Response<BreakableBody> {
+    answered.map(|body| body.map_err(|never| match never {}).boxed_unsync())
+}
+
+/// A watch event adding ConfigMap `name` of namespace `default` at `resource_version`.
+pub fn added(resource_version: &str, name: &str) -> String {
+    format!(
+        "{{\"type\":\"ADDED\",\"object\":{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"{name}\",\"namespace\":\"default\",\"resourceVersion\":\"{resource_version}\"}}}}}}\n"
+    )
 }

@@ -127,15 +127,16 @@ impl Query {
         let matching = self.resource_version_match.as_deref();
         let mut causes = Vec::new();
         if watch {
-            if self.send_initial_events.is_some() && matching != Some("NotOlderThan") {
-                causes.push(forbidden(
-                    "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-                ));
-            }
-            if self.send_initial_events.is_some() && !watch_list {
-                let why =
-                    "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled";
-                causes.push(("sendInitialEvents".to_owned(), why.to_owned()));
+            if self.send_initial_events.is_some() {
+                if matching != Some("NotOlderThan") {
+                    causes.push(forbidden(
+                        "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                    ));
+                }
+                if !watch_list {
+                    let why = "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled";
+                    causes.push(("sendInitialEvents".to_owned(), why.to_owned()));
+                }
             }
             if let Some(matching) = matching {
                 if self.send_initial_events.is_none() {

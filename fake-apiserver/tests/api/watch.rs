@@ -24,6 +24,15 @@ fn describe(event: &WatchEvent<ConfigMap>) -> String {
     }
 }
 
+/// The events of a watch of `api` from `rv`, as `params` ask.
+async fn watching(
+    api: &Api<ConfigMap>,
+    params: &WatchParams,
+    rv: &str,
+) -> futures::stream::BoxStream<'static, Result<WatchEvent<ConfigMap>, kube::Error>> {
+    api.watch(params, rv).await.unwrap().boxed()
+}
+
 #[tokio::test]
 async fn watch_should_stream_changes_after_a_resource_version() {
     let server = server();
@@ -32,11 +41,7 @@ async fn watch_should_stream_changes_after_a_resource_version() {
         .await
         .unwrap();
     let rv = server.resource_version();
-    let mut stream = api
-        .watch(&WatchParams::default().disable_bookmarks(), &rv)
-        .await
-        .unwrap()
-        .boxed();
+    let mut stream = watching(&api, &WatchParams::default().disable_bookmarks(), &rv).await;
 
     api.create(&PostParams::default(), &configmap("a", &[("app", "web")]))
         .await
@@ -61,7 +66,7 @@ async fn watch_should_report_objects_leaving_a_selector_as_deleted() {
     let server = server();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     let params = WatchParams::default().labels("app=web").disable_bookmarks();
-    let mut stream = api.watch(&params, "0").await.unwrap().boxed();
+    let mut stream = watching(&api, &params, "0").await;
     api.create(&PostParams::default(), &configmap("a", &[("app", "web")]))
         .await
         .unwrap();
@@ -97,7 +102,7 @@ async fn leaving_a_selector_should_deliver_the_object_as_last_seen() {
     api.create(&PostParams::default(), &configmap("a", &[("app", "web")]))
         .await
         .unwrap();
-    let mut stream = api.watch(&params, &server.resource_version()).await.unwrap().boxed();
+    let mut stream = watching(&api, &params, &server.resource_version()).await;
     let moved = api
         .patch(
             "a",
@@ -126,11 +131,7 @@ async fn watch_should_send_bookmarks_past_its_start_and_end_at_its_timeout() {
     let elsewhere: Api<ConfigMap> = Api::namespaced(server.client(), "kube-system");
     let rv = server.resource_version();
     let started = tokio::time::Instant::now();
-    let mut stream = api
-        .watch(&WatchParams::default().timeout(10), &rv)
-        .await
-        .unwrap()
-        .boxed();
+    let mut stream = watching(&api, &WatchParams::default().timeout(10), &rv).await;
     // Nothing has changed at the first tick (4 s): no bookmark. A change the watch does not see
     // at 5 s; the tick at 8 s carries it, and the last bookmark (8 s too) is not sent twice.
     tokio::time::sleep(Duration::from_secs(5)).await;
@@ -151,11 +152,7 @@ async fn watch_should_send_bookmarks_past_its_start_and_end_at_its_timeout() {
     // With the interval longer than the watch, the last bookmark comes 2 s before the deadline.
     let rv = server.resource_version();
     let started = tokio::time::Instant::now();
-    let mut stream = api
-        .watch(&WatchParams::default().timeout(3), &rv)
-        .await
-        .unwrap()
-        .boxed();
+    let mut stream = watching(&api, &WatchParams::default().timeout(3), &rv).await;
     elsewhere
         .create(&PostParams::default(), &configmap("another", &[]))
         .await
@@ -230,14 +227,12 @@ async fn a_resource_version_that_is_not_one_should_be_refused_as_kube_apiserver_
 async fn a_watch_should_stay_open_for_the_timeout_it_asked_for() {
     let server = server();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    let mut stream = api
-        .watch(
-            &WatchParams::default().timeout(2000).disable_bookmarks(),
-            &server.resource_version(),
-        )
-        .await
-        .unwrap()
-        .boxed();
+    let mut stream = watching(
+        &api,
+        &WatchParams::default().timeout(2000).disable_bookmarks(),
+        &server.resource_version(),
+    )
+    .await;
     tokio::time::sleep(Duration::from_secs(1900)).await;
     api.create(&PostParams::default(), &configmap("late", &[]))
         .await
@@ -271,11 +266,7 @@ async fn watch_from_a_future_resource_version_should_skip_the_changes_before_it(
     let server = server();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     let ahead = (server.resource_version().parse::<u64>().unwrap() + 2).to_string();
-    let mut stream = api
-        .watch(&WatchParams::default().disable_bookmarks(), &ahead)
-        .await
-        .unwrap()
-        .boxed();
+    let mut stream = watching(&api, &WatchParams::default().disable_bookmarks(), &ahead).await;
     for name in ["one", "two", "three"] {
         api.create(&PostParams::default(), &configmap(name, &[])).await.unwrap();
     }
@@ -290,7 +281,7 @@ async fn watch_should_answer_410_for_expired_versions() {
     let old = server.resource_version();
     api.create(&PostParams::default(), &configmap("a", &[])).await.unwrap();
     server.expire_resource_versions();
-    let mut stream = api.watch(&WatchParams::default(), &old).await.unwrap().boxed();
+    let mut stream = watching(&api, &WatchParams::default(), &old).await;
     let event = stream.try_next().await.unwrap().unwrap();
     assert_eq!(describe(&event), "ERROR 410 Expired");
     assert!(stream.try_next().await.unwrap().is_none());
@@ -300,11 +291,7 @@ async fn watch_should_answer_410_for_expired_versions() {
 async fn cut_watches_should_end_open_streams() {
     let server = server();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    let mut stream = api
-        .watch(&WatchParams::default(), &server.resource_version())
-        .await
-        .unwrap()
-        .boxed();
+    let mut stream = watching(&api, &WatchParams::default(), &server.resource_version()).await;
     server.cut_watches();
     assert!(
         tokio::time::timeout(Duration::from_secs(5), stream.try_next())

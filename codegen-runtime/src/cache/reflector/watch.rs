@@ -99,15 +99,15 @@ impl<K: InformerObject> Reflector<'_, K> {
             let chunk = match idle {
                 Some(idle) => match tokio::time::timeout(idle, chunks.next()).await {
                     Ok(chunk) => chunk,
-                    Err(_) => return resume_after_end(&initial, &last),
+                    Err(_) => return ended(&initial, &last, "it was silent past its timeout"),
                 },
                 None => chunks.next().await,
             };
             let data = match chunk {
-                None => return resume_after_end(&initial, &last),
+                None => return ended(&initial, &last, "it ended"),
                 // A cut connection ends a watch as its end does (client-go takes a reset or an
                 // unexpected EOF for a close, and watches again at once).
-                Some(Err(error)) => return end_with(&initial, &last, error),
+                Some(Err(error)) => return ended(&initial, &last, error),
                 Some(Ok(data)) => data,
             };
             lines.push(data);
@@ -302,20 +302,15 @@ impl<K: InformerObject> Reflector<'_, K> {
 }
 
 /// Where a watch that ends resumes: from `last`, the resourceVersion of its last event; `None`
-/// during a streaming list's initial events, which start over.
+/// during a streaming list's initial events, which are asked for again (or listed instead).
 fn resume_point<K>(initial: &Option<Initial<K>>, last: &str) -> Option<String> {
     initial.is_none().then(|| last.to_owned())
 }
 
-/// A watch that ended as watches do (timeout, idle) resumes at once; a streaming list that
-/// ended before its initial events did is replaced by a list, at once.
-fn resume_after_end<K>(initial: &Option<Initial<K>>, last: &str) -> Next {
-    end_with(initial, last, "it ended")
-}
-
-/// A watch that ended (`why`) resumes at once, paced by the rule for watches that end at once;
-/// a streaming list that ended before its initial events did is replaced by a list, at once.
-fn end_with<K>(initial: &Option<Initial<K>>, last: &str, why: impl std::fmt::Display) -> Next {
+/// A watch that ended (`why`: its end, its silence, a cut connection) resumes at once, paced by
+/// the rule for watches that end at once; a streaming list that ended before its initial events
+/// did is replaced by a list, at once.
+fn ended<K>(initial: &Option<Initial<K>>, last: &str, why: impl std::fmt::Display) -> Next {
     match resume_point(initial, last) {
         Some(resume) => Next::Watch(resume),
         None => Next::ListOnce(format!("{why} before its initial events did")),
