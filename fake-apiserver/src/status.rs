@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+use crate::semantics::field_error::FieldError;
 use crate::storage::resource::ResourceInfo;
 
 /// A failed request, answered as a `meta.k8s.io/v1` `Status` with the code and reason the real
@@ -112,9 +113,30 @@ impl ApiStatus {
     /// 422 Invalid about an object of `kind` in `group` (which may be the kind the body claims,
     /// not the resource's): kube-apiserver names it `Kind.group "name"`, or `Kind "name"` for core.
     pub fn invalid_kind(kind: &str, group: &str, name: &str, causes: &[(String, String)]) -> Self {
-        // Go's aggregate error: distinct messages, in brackets when there are several.
+        let errors: Vec<(&str, &str, &str)> = causes
+            .iter()
+            .map(|(field, msg)| (cause_reason(msg), field.as_str(), msg.as_str()))
+            .collect();
+        Self::invalid_causes(kind, group, name, &errors)
+    }
+
+    /// 422 Invalid about an object of `info` with typed field errors: each cause's reason is its
+    /// error's type (`errors.NewInvalid`).
+    pub(crate) fn invalid_fields(info: &ResourceInfo, name: &str, errors: &[FieldError]) -> Self {
+        let bodies: Vec<String> = errors.iter().map(FieldError::body).collect();
+        let causes: Vec<(&str, &str, &str)> = errors
+            .iter()
+            .zip(&bodies)
+            .map(|(error, body)| (error.kind.reason(), error.field.as_str(), body.as_str()))
+            .collect();
+        Self::invalid_causes(&info.kind, &info.group, name, &causes)
+    }
+
+    /// `errors.NewInvalid`: every `(reason, field, message)` a cause, the message their
+    /// aggregate, distinct messages in brackets when there are several.
+    fn invalid_causes(kind: &str, group: &str, name: &str, causes: &[(&str, &str, &str)]) -> Self {
         let mut summary: Vec<String> = Vec::new();
-        for (field, msg) in causes {
+        for (_, field, msg) in causes {
             let line = format!("{field}: {msg}");
             if !summary.contains(&line) {
                 summary.push(line);
@@ -132,7 +154,7 @@ impl ApiStatus {
         let message = format!("{qualified} \"{name}\" is invalid: {summary}");
         let causes: Vec<Value> = causes
             .iter()
-            .map(|(field, msg)| json!({ "reason": cause_reason(msg), "message": msg, "field": field }))
+            .map(|(reason, field, msg)| json!({ "reason": reason, "message": msg, "field": field }))
             .collect();
         let mut status = Self::new(422, "Invalid", message);
         // Go's StatusDetails leave empty strings out.

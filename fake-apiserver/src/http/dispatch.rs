@@ -16,6 +16,7 @@ use crate::http::query;
 use crate::http::route::{ResourceRoute, Route, route};
 use crate::http::table::Render;
 use crate::http::warning::add_warnings;
+use crate::semantics::go_json_writer;
 use crate::server::Inner;
 use crate::status::ApiStatus;
 use crate::storage::verb::Verb;
@@ -74,7 +75,7 @@ impl Inner {
             Route::OpenApiV3Root => openapi::v3_root(&self.state().registry),
             Route::OpenApiV3 { group, version } => openapi::v3_group_version(&self.state().registry, &group, &version)?,
         };
-        Ok(json_response(StatusCode::OK, document.to_string().into_bytes()))
+        Ok(json_response(StatusCode::OK, go_json_writer::to_vec(&document)))
     }
 
     async fn resource_request(
@@ -119,7 +120,7 @@ impl Inner {
                 } else {
                     StatusCode::OK
                 };
-                return reaction.map(|object| json_response(code, object.to_string().into_bytes()));
+                return reaction.map(|object| json_response(code, go_json_writer::to_vec(&object)));
             }
         }
         let render = Render::negotiate(&header_text(headers, header::ACCEPT), raw_query);
@@ -201,7 +202,7 @@ fn header_text(headers: &HeaderMap, name: header::HeaderName) -> String {
 fn status_response(status: &ApiStatus) -> Response<ResponseBody> {
     json_response(
         StatusCode::from_u16(status.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-        status.to_json().to_string().into_bytes(),
+        go_json_writer::to_vec(&status.to_json()),
     )
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::http::route::ResourceRoute;
 use crate::http::table::{self, Render};
-use crate::semantics::{decoding, versions};
+use crate::semantics::{decoding, go_json_writer, versions};
 use crate::server::Inner;
 use crate::status::{ApiStatus, deleted_status};
 use crate::storage::resource::ResourceInfo;
@@ -81,7 +81,7 @@ impl Inner {
                     Render::Object => Ok((StatusCode::OK, list_body(info, &page))),
                     Render::Metadata { .. } => {
                         let list = table::partial_list(page.items.iter().map(|o| o.as_ref()), &rv, token);
-                        Ok((StatusCode::OK, list.to_string().into_bytes()))
+                        Ok((StatusCode::OK, go_json_writer::to_vec(&list)))
                     }
                     Render::Table(include) => {
                         let api_version = info.api_version();
@@ -91,7 +91,7 @@ impl Inner {
                             .map(|o| versions::view(info, &api_version, o).into_owned())
                             .collect();
                         let table = table::table(info, shown.iter(), include, &rv, token);
-                        Ok((StatusCode::OK, table.to_string().into_bytes()))
+                        Ok((StatusCode::OK, go_json_writer::to_vec(&table)))
                     }
                 }
             }
@@ -184,7 +184,7 @@ impl Inner {
                 if gone && !info.returns_deleted_object {
                     return Ok(Outcome::Body(
                         code,
-                        deleted_status(info, &last).to_string().into_bytes(),
+                        go_json_writer::to_vec(&deleted_status(info, &last)),
                     ));
                 }
                 Ok(object(code, last))
@@ -236,15 +236,13 @@ enum Outcome {
 fn render_one(info: &ResourceInfo, render: Render, object: &Value) -> Vec<u8> {
     match render {
         Render::Metadata { .. } if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
-            table::partial(object).to_string().into_bytes()
+            go_json_writer::to_vec(&table::partial(object))
         }
         Render::Table(include) if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
             let rv = crate::storage::object::resource_version(object).to_owned();
-            table::table(info, std::iter::once(object), include, &rv, None)
-                .to_string()
-                .into_bytes()
+            go_json_writer::to_vec(&table::table(info, std::iter::once(object), include, &rv, None))
         }
-        _ => serde_json::to_vec(object).expect("JSON values serialize"),
+        _ => go_json_writer::to_vec(object),
     }
 }
 

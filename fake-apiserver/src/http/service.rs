@@ -11,6 +11,7 @@ use http::{Request, Response};
 use http_body_util::BodyExt;
 
 use crate::http::dispatch::ResponseBody;
+use crate::semantics::go_json_writer;
 use crate::server::{FakeApiServer, Inner};
 use crate::status::ApiStatus;
 
@@ -43,7 +44,8 @@ where
                 Err(e) => {
                     let status = ApiStatus::bad_request(format!("could not read the request body: {e}"));
                     let mut response = Response::new(
-                        http_body_util::Full::new(Bytes::from(status.to_json().to_string())).boxed_unsync(),
+                        http_body_util::Full::new(Bytes::from(go_json_writer::to_vec(&status.to_json())))
+                            .boxed_unsync(),
                     );
                     *response.status_mut() = http::StatusCode::BAD_REQUEST;
                     return Ok(response);

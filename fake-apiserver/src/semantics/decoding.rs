@@ -89,7 +89,7 @@ fn summarize(text: &str) -> String {
 }
 
 /// The fields of `ObjectMeta`: the decoder drops any other key of `metadata`, for every kind.
-const OBJECT_META_FIELDS: [&str; 15] = [
+pub(crate) const OBJECT_META_FIELDS: [&str; 15] = [
     "name",
     "generateName",
     "namespace",
@@ -123,12 +123,15 @@ pub(crate) fn strict_findings(info: &ResourceInfo, decoded: &mut Decoded) -> Vec
             known
         });
     }
-    unknown.extend(if info.schema.is_some() {
-        schema::prune_unknown(info, object)
-    } else {
-        typed::prune_unknown(info, object)
-    });
     unknown.sort();
+    // A custom resource's decoder lists the metadata's unknown fields, then the schema's in its
+    // own order (`unstructuredSchemaCoercer.apply`).
+    if info.schema.is_some() {
+        unknown.extend(schema::prune_unknown(info, object));
+    } else {
+        unknown.extend(typed::prune_unknown(info, object));
+        unknown.sort();
+    }
     let duplicates = decoded.duplicates.iter().map(|p| format!("duplicate field \"{p}\""));
     duplicates
         .chain(unknown.iter().map(|p| format!("unknown field \"{p}\"")))

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use crate::semantics::comparison::compare;
 pub(crate) use crate::semantics::fieldpath::FieldPath;
+use crate::semantics::list_types;
 use crate::semantics::shape::Shape;
 use crate::semantics::zero::zero_object;
 use crate::storage::resource::ResourceInfo;
@@ -122,6 +123,16 @@ pub(crate) fn write(object: &mut Value, entries: &[ManagedEntry]) {
 fn order_key(e: &ManagedEntry) -> (&str, &str, &str, &str, &str) {
     let subresource = e.subresource.as_deref().unwrap_or_default();
     (&e.operation, &e.time, &e.manager, subresource, &e.api_version)
+}
+
+/// Whether structured-merge-diff can type `object` as a custom resource of `info`. A write of an
+/// object it cannot type (a set or list-map with a repeated item, which a `/status` write may
+/// bring in the spec it does not change) loses its managed fields: `FieldManager.UpdateNoErrors`
+/// drops them on any error.
+pub(crate) fn is_typeable(info: &ResourceInfo, object: &Value) -> bool {
+    info.schema
+        .as_ref()
+        .is_none_or(|schema| !list_types::untypeable(schema, object))
 }
 
 /// Records an ordinary write (create, update, patch) by `manager`, as kube-apiserver's field

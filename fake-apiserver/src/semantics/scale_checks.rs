@@ -4,12 +4,13 @@
 
 use serde_json::Value;
 
+use crate::semantics::field_error::{BadValue, FieldError};
 use crate::storage::resource::ScalePaths;
 
-/// `(field, message)` for every scale field of `object` that breaks the rules; the fields are
+/// The field errors of every scale field of `object` that breaks the rules; the fields are
 /// named by their JSON path, leading dot included, as kube-apiserver names them. A `/status`
 /// write (`with_spec` false) is not checked for the spec's replicas.
-pub(crate) fn errors(scale: &ScalePaths, object: &Value, with_spec: bool) -> Vec<(String, String)> {
+pub(crate) fn errors(scale: &ScalePaths, object: &Value, with_spec: bool) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if with_spec {
         errors.extend(replicas_error(object, &scale.spec_replicas));
@@ -18,30 +19,27 @@ pub(crate) fn errors(scale: &ScalePaths, object: &Value, with_spec: bool) -> Vec
     if let Some(path) = &scale.label_selector
         && let Err(why) = nested(object, path, "string", Value::is_string)
     {
-        errors.push((path.clone(), format!("Invalid value: \"\": {why}")));
+        errors.push(FieldError::invalid(path.clone(), BadValue::Str(String::new()), why));
     }
     errors
 }
 
-fn replicas_error(object: &Value, path: &str) -> Option<(String, String)> {
-    let why = match nested(object, path, "int64", |v| v.is_i64() || v.is_u64()) {
-        Err(why) => format!("Invalid value: 0: {why}"),
+fn replicas_error(object: &Value, path: &str) -> Option<FieldError> {
+    let (replicas, why) = match nested(object, path, "int64", |v| v.is_i64() || v.is_u64()) {
+        Err(why) => (0, why),
         Ok(Some(replicas)) => {
             let replicas = replicas.as_i64().unwrap_or(i64::MAX);
             if replicas < 0 {
-                format!("Invalid value: {replicas}: should be a non-negative integer")
+                (replicas, "should be a non-negative integer".to_owned())
             } else if replicas > i64::from(i32::MAX) {
-                format!(
-                    "Invalid value: {replicas}: should be less than or equal to {}",
-                    i32::MAX
-                )
+                (replicas, format!("should be less than or equal to {}", i32::MAX))
             } else {
                 return None;
             }
         }
         Ok(None) => return None,
     };
-    Some((path.to_owned(), why))
+    Some(FieldError::invalid(path, BadValue::Int(replicas), why))
 }
 
 /// The value at `path` (`.a.b`) when it has the expected type, `None` when it is absent, and
@@ -102,23 +100,16 @@ mod tests {
     #[test]
     fn scale_fields_should_be_checked_as_kube_apiserver_checks_them() {
         let object = json!({ "spec": { "replicas": "three" }, "status": { "replicas": -1, "selector": 5 } });
+        let shown: Vec<String> = errors(&paths(), &object, true)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         assert_eq!(
-            errors(&paths(), &object, true),
-            vec![
-                (
-                    ".spec.replicas".to_owned(),
-                    "Invalid value: 0: .spec.replicas accessor error: three is of the type string, expected int64"
-                        .to_owned()
-                ),
-                (
-                    ".status.replicas".to_owned(),
-                    "Invalid value: -1: should be a non-negative integer".to_owned()
-                ),
-                (
-                    ".status.selector".to_owned(),
-                    "Invalid value: \"\": .status.selector accessor error: 5 is of the type int64, expected string"
-                        .to_owned()
-                ),
+            shown,
+            [
+                ".spec.replicas: Invalid value: 0: .spec.replicas accessor error: three is of the type string, expected int64",
+                ".status.replicas: Invalid value: -1: should be a non-negative integer",
+                ".status.selector: Invalid value: \"\": .status.selector accessor error: 5 is of the type int64, expected string",
             ]
         );
         let fine = json!({ "spec": { "replicas": 3 } });

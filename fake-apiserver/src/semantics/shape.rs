@@ -39,21 +39,28 @@ impl<'a> Shape<'a> {
         }
     }
 
-    /// Whether the value at `path` is owned whole (its Go struct is `+structType=atomic`).
-    /// Patterns name fields with dots and list elements with `[]`: `metadata.ownerReferences[]`.
+    /// Whether the value at `path` is owned whole: its Go struct is `+structType=atomic`, or its
+    /// CRD schema says `x-kubernetes-map-type: atomic`. Patterns name fields with dots and list
+    /// elements with `[]`: `metadata.ownerReferences[]`.
     pub(crate) fn is_atomic(self, path: &[String]) -> bool {
-        self.atomic.iter().any(|pattern| {
-            let mut segments = path.iter();
-            let matched = pattern.split('.').all(|part| {
-                let (field, elements) = match part.strip_suffix("[]") {
-                    Some(field) => (field, 1),
-                    None => (part, 0),
-                };
-                segments.next().and_then(|s| s.strip_prefix("f:")) == Some(field)
-                    && (0..elements).all(|_| segments.next().is_some_and(|s| !s.starts_with("f:")))
-            });
-            matched && segments.next().is_none()
-        })
+        let schema_atomic = self
+            .schema
+            .and_then(|s| s.get("x-kubernetes-map-type"))
+            .and_then(Value::as_str)
+            == Some("atomic");
+        schema_atomic
+            || self.atomic.iter().any(|pattern| {
+                let mut segments = path.iter();
+                let matched = pattern.split('.').all(|part| {
+                    let (field, elements) = match part.strip_suffix("[]") {
+                        Some(field) => (field, 1),
+                        None => (part, 0),
+                    };
+                    segments.next().and_then(|s| s.strip_prefix("f:")) == Some(field)
+                        && (0..elements).all(|_| segments.next().is_some_and(|s| !s.starts_with("f:")))
+                });
+                matched && segments.next().is_none()
+            })
     }
 }
 

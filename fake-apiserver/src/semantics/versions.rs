@@ -1,12 +1,13 @@
 //! One stored object seen through several API versions. The versions of a CRD share their
 //! objects unchanged but for `apiVersion` (conversion strategy `None`); events.k8s.io/v1 Events
-//! are core/v1 Events in storage, with fields renamed as kube-apiserver converts them.
+//! are core/v1 Events in storage, with fields renamed as kube-apiserver converts them. A custom
+//! resource is shown with its version's schema defaults, as kube-apiserver decodes it from storage.
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use crate::semantics::zero;
+use crate::semantics::{schema, zero};
 use crate::storage::resource::ResourceInfo;
 
 /// events.k8s.io/v1 field ↔ core/v1 field (`pkg/apis/events/v1/conversion.go`).
@@ -21,8 +22,13 @@ const EVENT_FIELDS: &[(&str, &str)] = &[
 ];
 
 /// A stored object as `info`'s version (whose `apiVersion` is `api_version`, computed once per
-/// request by the caller) shows it.
+/// request by the caller) shows it, defaults included.
 pub(crate) fn view<'a>(info: &ResourceInfo, api_version: &str, stored: &'a Value) -> Cow<'a, Value> {
+    schema::on_read(info, converted(info, api_version, stored))
+}
+
+/// `stored` converted to `info`'s version.
+fn converted<'a>(info: &ResourceInfo, api_version: &str, stored: &'a Value) -> Cow<'a, Value> {
     if stored.get("apiVersion").and_then(Value::as_str) == Some(api_version) {
         return Cow::Borrowed(stored);
     }

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::semantics::decoding::{self, Decoded};
-use crate::semantics::go_json;
+use crate::semantics::field_error::go_quote;
 use crate::semantics::strategic;
+use crate::semantics::{go_json, go_json_writer};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
@@ -111,12 +112,15 @@ pub(crate) fn patch(
         duplicates: patch.duplicates,
         raw: None,
     };
+    // The refusal quotes the patched object as it was before decoding dropped anything.
+    let quoted = (request.opts.validation == FieldValidation::Strict)
+        .then(|| String::from_utf8_lossy(&go_json_writer::to_vec(&decoded.value)).into_owned());
     let findings = decoding::strict_findings(decoded_as, &mut decoded);
     let patched = decoded.value;
     decoding::enforce(findings, request.opts, |why| {
         let cause = (
             "patch".to_owned(),
-            format!("Invalid value: {:?}: {why}", patched.to_string()),
+            format!("Invalid value: {}: {why}", go_quote(&quoted.unwrap_or_default())),
         );
         ApiStatus::invalid_kind("", "", "", &[cause])
     })?;

@@ -8,9 +8,9 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::{DecodeError, Engine as _, alphabet};
 use serde_json::{Value, json};
 
-use crate::semantics::go_json;
 use crate::semantics::selector::{FieldSelector, LabelSelector};
 use crate::semantics::versions;
+use crate::semantics::{go_json, go_json_writer};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::key::ObjectKey;
@@ -261,13 +261,13 @@ pub(crate) fn list_body(info: &ResourceInfo, page: &ListPage) -> Vec<u8> {
                     if j > 0 {
                         out.push(b',');
                     }
-                    serde_json::to_writer(&mut out, key).expect("JSON strings serialize");
+                    go_json_writer::to_writer(&mut out, key);
                     out.push(b':');
-                    serde_json::to_writer(&mut out, value).expect("JSON values serialize");
+                    go_json_writer::to_writer(&mut out, value);
                 }
                 out.push(b'}');
             }
-            _ => serde_json::to_writer(&mut out, shown.as_ref()).expect("JSON values serialize"),
+            _ => go_json_writer::to_writer(&mut out, shown.as_ref()),
         }
     }
     out.extend_from_slice(b"]}");

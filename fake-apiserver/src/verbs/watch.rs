@@ -9,7 +9,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
-use crate::semantics::versions;
+use crate::semantics::{go_json_writer, versions};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
@@ -173,7 +173,7 @@ fn next_bookmark_after(last: tokio::time::Instant, interval: Duration) -> Option
 /// (`{"type":…,"object":…}`), up to where the object goes.
 fn event_head(line: &mut Vec<u8>, kind: &str) {
     line.extend_from_slice(br#"{"type":"#);
-    serde_json::to_writer(&mut *line, kind).expect("JSON strings serialize");
+    go_json_writer::to_writer(&mut *line, kind);
     line.extend_from_slice(br#","object":"#);
 }
 
@@ -181,7 +181,7 @@ fn event_head(line: &mut Vec<u8>, kind: &str) {
 fn event_line(kind: &str, object: &Value) -> Bytes {
     let mut line = Vec::with_capacity(256);
     event_head(&mut line, kind);
-    serde_json::to_writer(&mut line, object).expect("JSON values serialize");
+    go_json_writer::to_writer(&mut line, object);
     line.extend_from_slice(b"}\n");
     Bytes::from(line)
 }
@@ -197,10 +197,8 @@ impl WatchPlan {
         let mut line = Vec::with_capacity(512);
         event_head(&mut line, kind);
         match cached.filter(|_| std::ptr::eq(rendered.as_ref(), object)) {
-            Some(json) => line.extend_from_slice(
-                json.get_or_init(|| Bytes::from(serde_json::to_vec(object).expect("JSON values serialize"))),
-            ),
-            None => serde_json::to_writer(&mut line, rendered.as_ref()).expect("JSON values serialize"),
+            Some(json) => line.extend_from_slice(json.get_or_init(|| Bytes::from(go_json_writer::to_vec(object)))),
+            None => go_json_writer::to_writer(&mut line, rendered.as_ref()),
         }
         line.extend_from_slice(b"}\n");
         Bytes::from(line)

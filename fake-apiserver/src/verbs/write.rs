@@ -141,14 +141,18 @@ pub(crate) fn create(
             None => map.remove("status"),
         };
     }
-    schema::admit(info, &mut body, Scope::Object)?;
+    schema::admit(info, &mut body, Scope::Object, None)?;
     if state.object(info, namespace, &name).is_some() {
         return Err(ApiStatus::already_exists(info, &name));
     }
     // Managed fields are recorded before the strategy's own changes (a namespace's phase and
     // finalizer, a CRD's cleanup finalizer): nobody owns those.
     if let Some(manager) = &opts.manager {
-        managed_fields::record_update(None, &mut body, info, manager, None, &object::now());
+        if managed_fields::is_typeable(info, &body) {
+            managed_fields::record_update(None, &mut body, info, manager, None, &object::now());
+        } else {
+            meta_mut(&mut body).remove("managedFields");
+        }
     }
     let defined = lifecycle::admit_create(state, info, &mut body)?;
     if opts.dry_run {
@@ -225,6 +229,7 @@ pub(crate) fn commit_update(
     // copies the old object back, so a `/status` writer owns the labels it sent even though
     // they are not kept.
     let mut field_view = None;
+    let typeable = managed_fields::is_typeable(info, &new) && managed_fields::is_typeable(info, &old);
     match subresource {
         Some("status") => {
             // `/status` changes status alone (and the managed fields that record it): the new
@@ -288,7 +293,7 @@ pub(crate) fn commit_update(
     } else {
         Scope::Object
     };
-    schema::admit(info, &mut new, scope)?;
+    schema::admit(info, &mut new, scope, Some(&old))?;
     let with_status = !info.status_subresource;
     if info.has_generation && !object::same_spec(&old, &new, with_status) {
         meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
@@ -304,6 +309,9 @@ pub(crate) fn commit_update(
         && let Some(manager) = &opts.manager
     {
         match field_view {
+            _ if !typeable => {
+                meta_mut(&mut new).remove("managedFields");
+            }
             Some(mut view) => {
                 managed_fields::record_update(Some(&old), &mut view, info, manager, subresource, &object::now());
                 let managed = view.pointer("/metadata/managedFields").cloned();

@@ -1,0 +1,226 @@
+//! Admission of custom resources against their CRD's structural schema, in kube-apiserver's
+//! order: decoding prunes unknown fields, drops the `null`s the schema neither allows nor
+//! defaults, and applies defaults (`apiextensions-apiserver/pkg/apiserver/customresource_handler.go`:
+//! `unstructuredSchemaCoercer.apply`, then `unstructuredDefaulter`); the strategy then validates
+//! against the schema, the embedded resources' metadata, the list types and the scale fields
+//! (`pkg/registry/customresource/{strategy,validator,status_strategy}.go`), all errors in one
+//! answer.
+
+mod defaulting;
+mod embedded;
+pub(crate) mod formats;
+mod go_regexp;
+mod go_value;
+mod object_meta;
+mod openapi_errors;
+mod pruning;
+mod structural;
+mod validator;
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::semantics::field_error::FieldError;
+use crate::semantics::{decoding, list_types, scale_checks};
+use crate::status::ApiStatus;
+use crate::storage::object;
+use crate::storage::resource::ResourceInfo;
+
+/// What a write validates: the whole object, or (a `/status` write) its status, whose schema
+/// errors kube-apiserver 1.28 names relative to `status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scope {
+    Object,
+    Status,
+}
+
+/// Prunes, defaults and validates `object` when `info` carries a schema; Invalid lists every
+/// violation found, in kube-apiserver's order: the schema's, the scale fields', the embedded
+/// resources', the list types'. An update (`old` given) is refused for its list types only when
+/// the old object kept them (ratcheting). Unknown fields are dropped silently here: the decoder
+/// has already reported them ([`prune_unknown`]).
+pub(crate) fn admit(
+    info: &ResourceInfo,
+    object: &mut Value,
+    scope: Scope,
+    old: Option<&Value>,
+) -> Result<(), ApiStatus> {
+    let Some(schema) = &info.schema else { return Ok(()) };
+    decode(info, schema, object)?;
+    let mut errors = validate(info, schema, object, scope);
+    if old.is_none_or(|old| list_types::duplicates(schema, old, "").is_empty()) {
+        errors.extend(list_types::duplicates(schema, object, ""));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiStatus::invalid_fields(info, object::name(object), &errors))
+    }
+}
+
+/// Removes the fields of a custom resource its schema does not know (pruning, part of
+/// decoding); returns their paths as the strict decoder reports them: the pruned ones sorted,
+/// then those of embedded resources' metadata. Embedded type meta of the wrong type is left to
+/// [`admit`] to refuse.
+pub(crate) fn prune_unknown(info: &ResourceInfo, object: &mut Value) -> Vec<String> {
+    let Some(schema) = &info.schema else { return Vec::new() };
+    let mut unknown = pruning::prune_resource(schema, object);
+    unknown.extend(embedded::coerce(schema, object).unwrap_or_default());
+    unknown
+}
+
+/// A stored custom resource as kube-apiserver serves it: decoded from storage with the current
+/// schema's defaults (an object written before a default existed shows it on read).
+pub(crate) fn on_read<'a>(info: &ResourceInfo, shown: Cow<'a, Value>) -> Cow<'a, Value> {
+    match &info.schema {
+        Some(schema) if !defaulting::is_complete(&shown, schema) => {
+            let mut owned = shown.into_owned();
+            defaulting::apply(&mut owned, schema);
+            Cow::Owned(owned)
+        }
+        _ => shown,
+    }
+}
+
+/// What decoding does to a custom resource: prune, drop disallowed `null`s, coerce embedded
+/// resources (a failure refuses the body as undecodable), default.
+fn decode(info: &ResourceInfo, schema: &Value, object: &mut Value) -> Result<(), ApiStatus> {
+    pruning::prune_resource(schema, object);
+    pruning::prune_non_nullable_nulls(object, Some(schema));
+    embedded::coerce(schema, object).map_err(|error| decoding::cannot_handle(info)(error.to_string()))?;
+    defaulting::apply(object, schema);
+    Ok(())
+}
+
+/// The strategy's checks of a decoded custom resource.
+fn validate(info: &ResourceInfo, schema: &Value, object: &Value, scope: Scope) -> Vec<FieldError> {
+    let mut errors = match scope {
+        Scope::Object => openapi_errors::to_field_errors(&validator::validate(schema, object, "").errors, None),
+        Scope::Status => {
+            let status_schema = structural::property(schema, "status");
+            match (status_schema, object.get("status")) {
+                (Some(status_schema), Some(status)) => {
+                    openapi_errors::to_field_errors(&validator::validate(status_schema, status, "").errors, None)
+                }
+                _ => Vec::new(),
+            }
+        }
+    };
+    if let Some(scale) = &info.scale {
+        errors.extend(scale_checks::errors(scale, object, scope == Scope::Object));
+    }
+    if scope == Scope::Object {
+        errors.extend(embedded::validate(schema, object));
+    }
+    errors
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn info() -> ResourceInfo {
+        let mut info = ResourceInfo::builtin("cloudnative.tw", "v1alpha1", "VirtualMachine", "virtualmachines");
+        info.schema = Some(json!({
+            "type": "object",
+            "properties": {
+                "spec": {
+                    "type": "object",
+                    "required": ["cpu"],
+                    "properties": {
+                        "cpu": { "type": "integer", "minimum": 1 },
+                        "memory": { "type": "string", "default": "1Gi" },
+                        "mode": { "type": "string", "enum": ["fast", "slow"] },
+                        "labels": { "type": "object", "additionalProperties": { "type": "string" } }
+                    }
+                },
+                "status": { "type": "object", "x-kubernetes-preserve-unknown-fields": true }
+            }
+        }));
+        info
+    }
+
+    fn causes(status: &ApiStatus) -> Vec<(String, String)> {
+        let details = status.details.as_ref().expect("details");
+        details["causes"]
+            .as_array()
+            .expect("causes")
+            .iter()
+            .map(|c| {
+                (
+                    c["reason"].as_str().unwrap_or_default().to_owned(),
+                    c["field"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn admit_should_prune_unknown_fields_and_apply_defaults() {
+        let mut object = json!({
+            "metadata": { "name": "vm" },
+            "spec": { "cpu": 2, "bogus": true, "labels": { "a": "b" } },
+            "status": { "anything": 1 },
+            "extra": 1
+        });
+        admit(&info(), &mut object, Scope::Object, None).unwrap();
+        assert_eq!(
+            object["spec"],
+            json!({ "cpu": 2, "memory": "1Gi", "labels": { "a": "b" } })
+        );
+        assert_eq!(object["status"], json!({ "anything": 1 }));
+        assert!(object.get("extra").is_none());
+    }
+
+    #[test]
+    fn prune_unknown_should_name_what_the_decoder_drops() {
+        let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 2, "bogus": true },
+                                 "status": { "kept": 1 }, "extra": 1 });
+        let unknown = prune_unknown(&info(), &mut object);
+        assert_eq!(unknown, ["extra", "spec.bogus"]);
+        assert_eq!(
+            object,
+            json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 2 }, "status": { "kept": 1 } })
+        );
+    }
+
+    #[test]
+    fn admit_should_report_every_violation_with_its_cause_type() {
+        let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": "two", "mode": "medium" } });
+        let status = admit(&info(), &mut object, Scope::Object, None).unwrap_err();
+        assert_eq!(status.code, 422);
+        assert_eq!(
+            causes(&status),
+            [
+                ("FieldValueTypeInvalid".to_owned(), "spec.cpu".to_owned()),
+                ("FieldValueNotSupported".to_owned(), "spec.mode".to_owned()),
+            ]
+        );
+        assert!(
+            status
+                .message
+                .contains("spec.cpu in body must be of type integer: \"string\""),
+            "{}",
+            status.message
+        );
+        let mut zero = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 0 } });
+        let message = admit(&info(), &mut zero, Scope::Object, None).unwrap_err().message;
+        assert!(
+            message.contains("spec.cpu: Invalid value: 0: spec.cpu in body should be greater than or equal to 1"),
+            "{message}"
+        );
+        let mut missing = json!({ "metadata": { "name": "vm" }, "spec": {} });
+        let message = admit(&info(), &mut missing, Scope::Object, None).unwrap_err().message;
+        assert!(message.contains("spec.cpu: Required value"), "{message}");
+    }
+
+    #[test]
+    fn admit_should_drop_nulls_the_schema_does_not_allow_before_validating() {
+        let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 1, "mode": null, "memory": null } });
+        admit(&info(), &mut object, Scope::Object, None).unwrap();
+        assert_eq!(object["spec"], json!({ "cpu": 1, "memory": "1Gi" }));
+    }
+}

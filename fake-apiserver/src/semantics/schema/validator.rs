@@ -1,0 +1,413 @@
+//! The OpenAPI schema validator kube-apiserver runs on custom resources: a port of kube-openapi's
+//! `pkg/validation/validate` (`schema.go` and the validators it chains, in its order: type,
+//! composition, string, format, number, slice, enum, object; `values.go` for each check).
+//!
+//! Values are checked as Go holds unstructured JSON: integers are `int64` (a number past its
+//! range is a `float64`), other numbers `float64`. Errors are collected as kube-openapi's
+//! `Result` collects them: every validator runs, an error whose text was already reported is
+//! dropped, and the count of checks made (`MatchCount`) picks the closest failing branch of an
+//! `anyOf` or `oneOf`.
+
+use serde_json::{Map, Value};
+
+use super::formats;
+use super::go_regexp;
+use super::go_value::{self, Number};
+use super::openapi_errors::{Limit, SchemaError};
+use super::structural;
+use crate::semantics::field_error::{BadValue, go_quote};
+
+/// kube-openapi's `Result`: the errors found and how many checks ran.
+#[derive(Debug, Default)]
+pub(crate) struct Outcome {
+    pub(crate) errors: Vec<SchemaError>,
+    matches: u32,
+}
+
+impl Outcome {
+    fn add(&mut self, error: SchemaError) {
+        if !self.errors.iter().any(|e| e.message == error.message) {
+            self.errors.push(error);
+        }
+    }
+
+    fn merge(&mut self, other: Outcome) {
+        for error in other.errors {
+            self.add(error);
+        }
+        self.matches += other.matches;
+    }
+
+    fn is_valid(&self) -> bool {
+        self.errors.is_empty()
+    }
+}
+
+/// Validates `data` against `schema`; `path` names `data` in messages (empty at the root).
+pub(crate) fn validate(schema: &Value, data: &Value, path: &str) -> Outcome {
+    let mut out = Outcome::default();
+    if data.is_null() {
+        out.merge(check_type(schema, data, path));
+        out.merge(check_enum(schema, data, path));
+        return out;
+    }
+    let string = data.as_str();
+    let step = |out: &mut Outcome, found: Outcome| {
+        out.merge(found);
+        out.matches += 1;
+    };
+    if !structural::types(schema).is_empty() || structural::format(schema).is_some() {
+        step(&mut out, check_type(schema, data, path));
+    }
+    step(&mut out, check_composition(schema, data, path));
+    if let Some(text) = string {
+        step(&mut out, check_string(schema, text, path));
+        if let Some(format) = structural::format(schema) {
+            step(&mut out, check_format(format, text, path));
+        }
+    }
+    if let Some(number) = Number::of(data) {
+        step(&mut out, check_number(schema, number, path));
+    }
+    if let Some(items) = data.as_array() {
+        step(&mut out, check_slice(schema, items, path));
+    }
+    step(&mut out, check_enum(schema, data, path));
+    if let Some(map) = data.as_object() {
+        step(&mut out, check_object(schema, map, path));
+    }
+    out.matches += 1;
+    out
+}
+
+/// `typeValidator`: the JSON type, with Go's allowances (a float holding an integer passes as
+/// an integer, an integer as a number; a string passes any non-numeric type that has a format).
+fn check_type(schema: &Value, data: &Value, path: &str) -> Outcome {
+    let mut out = Outcome {
+        matches: 1,
+        ..Outcome::default()
+    };
+    let types = structural::types(schema);
+    let format = structural::format(schema).unwrap_or_default();
+    let nullable = structural::flag(schema, "nullable");
+    if data.is_null() {
+        if !types.is_empty() && !types.contains(&"null") && !nullable {
+            out.add(SchemaError::invalid_type(
+                path,
+                &types.join(","),
+                BadValue::Str("null".into()),
+            ));
+        }
+        return out;
+    }
+    let (found, found_format) = go_type(data);
+    let number = Number::of(data);
+    let float_int =
+        matches!(number, Some(Number::Float(f)) if go_value::is_json_integer(f)) && types.contains(&"integer");
+    let int_float = matches!(number, Some(Number::Int(_))) && types.contains(&"number");
+    let stringish = data.is_string() || data.is_array();
+    let fits = types.contains(&found) || found_format == format || float_int || int_float;
+    if !(stringish || format.is_empty() || fits) {
+        out.add(SchemaError::invalid_type(
+            path,
+            format,
+            BadValue::Str(found_format.into()),
+        ));
+        return out;
+    }
+    let numeric = types.contains(&"number") || types.contains(&"integer");
+    if stringish && !(numeric || format.is_empty()) {
+        return out;
+    }
+    if !(types.contains(&found) || float_int || int_float) {
+        out.add(SchemaError::invalid_type(
+            path,
+            &types.join(","),
+            BadValue::Str(found.into()),
+        ));
+    }
+    out
+}
+
+/// `schemaInfoForType`: the OpenAPI type and format of a Go value.
+fn go_type(data: &Value) -> (&'static str, &'static str) {
+    match data {
+        Value::Bool(_) => ("boolean", ""),
+        Value::String(_) => ("string", ""),
+        Value::Array(_) => ("array", ""),
+        Value::Object(_) => ("object", ""),
+        Value::Null => ("", ""),
+        Value::Number(_) => match Number::of(data) {
+            Some(Number::Int(_)) => ("integer", "int64"),
+            _ => ("number", "float64"),
+        },
+    }
+}
+
+/// `schemaPropsValidator`: `anyOf`, `oneOf`, `allOf` and `not`.
+fn check_composition(schema: &Value, data: &Value, path: &str) -> Outcome {
+    let mut out = Outcome::default();
+    let branches = |key: &str| schema.get(key).and_then(Value::as_array).filter(|b| !b.is_empty());
+    let quoted = go_quote(path);
+    if let Some(any_of) = branches("anyOf") {
+        let mut best: Option<Outcome> = None;
+        let mut first_success: Option<Outcome> = None;
+        for branch in any_of {
+            let result = validate(branch, data, path);
+            if result.is_valid() {
+                best = None;
+                first_success = Some(result);
+                break;
+            }
+            if best.as_ref().is_none_or(|b| result.matches > b.matches) {
+                best = Some(result);
+            }
+        }
+        if first_success.is_none() {
+            out.add(SchemaError::composite(format!(
+                "{quoted} must validate at least one schema (anyOf)"
+            )));
+        }
+        if let Some(found) = best.or(first_success) {
+            out.merge(found);
+        }
+    }
+    if let Some(one_of) = branches("oneOf") {
+        let mut best: Option<Outcome> = None;
+        let mut first_success: Option<Outcome> = None;
+        let mut validated = 0;
+        for branch in one_of {
+            let result = validate(branch, data, path);
+            if result.is_valid() {
+                validated += 1;
+                best = None;
+                first_success.get_or_insert(result);
+                continue;
+            }
+            if validated == 0 && best.as_ref().is_none_or(|b| result.matches > b.matches) {
+                best = Some(result);
+            }
+        }
+        if validated != 1 {
+            let why = if validated == 0 {
+                "Found none valid".to_owned()
+            } else {
+                format!("Found {validated} valid alternatives")
+            };
+            out.add(SchemaError::composite(format!(
+                "{quoted} must validate one and only one schema (oneOf). {why}"
+            )));
+            if let Some(found) = best {
+                out.merge(found);
+            }
+        } else if let Some(found) = first_success {
+            out.merge(found);
+        }
+    }
+    if let Some(all_of) = branches("allOf") {
+        let mut validated = 0;
+        for branch in all_of {
+            let result = validate(branch, data, path);
+            if result.is_valid() {
+                validated += 1;
+            }
+            out.merge(result);
+        }
+        if validated != all_of.len() {
+            let why = if validated == 0 { ". None validated" } else { "" };
+            out.add(SchemaError::composite(format!(
+                "{quoted} must validate all the schemas (allOf){why}"
+            )));
+        }
+    }
+    if let Some(not) = schema.get("not").filter(|n| n.is_object())
+        && validate(not, data, path).is_valid()
+    {
+        out.add(SchemaError::composite(format!(
+            "{quoted} must not validate the schema (not)"
+        )));
+    }
+    out.matches += 1;
+    out
+}
+
+/// `stringValidator`: lengths in characters, then the pattern; the first failure only.
+fn check_string(schema: &Value, text: &str, path: &str) -> Outcome {
+    let mut out = Outcome::default();
+    let length = text.chars().count() as i64;
+    if let Some(max) = structural::int(schema, "maxLength").filter(|max| length > *max) {
+        out.add(SchemaError::too_long(path, max, text));
+    } else if let Some(min) = structural::int(schema, "minLength").filter(|min| length < *min) {
+        out.add(SchemaError::too_short(path, min, text));
+    } else if let Some(pattern) = schema.get("pattern").and_then(Value::as_str).filter(|p| !p.is_empty()) {
+        match go_regexp::is_match(pattern, text) {
+            Ok(true) => {}
+            Ok(false) => out.add(SchemaError::pattern(path, pattern, text)),
+            Err(why) => out.add(SchemaError::pattern(
+                path,
+                &format!("{pattern}, but pattern is invalid: {why}"),
+                text,
+            )),
+        }
+    }
+    out
+}
+
+/// `formatValidator`: formats kube-apiserver keeps, checked on strings.
+fn check_format(format: &str, text: &str, path: &str) -> Outcome {
+    let mut out = Outcome::default();
+    if formats::validates(format, text) == Some(false) {
+        out.add(SchemaError::invalid_type(path, format, BadValue::Str(text.to_owned())));
+    }
+    out
+}
+
+/// `numberValidator`: `multipleOf`, `minimum`, `maximum`, compared in the value's own Go type
+/// (an integer against bounds truncated to integers, as `MinimumNativeType` does).
+fn check_number(schema: &Value, number: Number, path: &str) -> Outcome {
+    let mut out = Outcome::default();
+    let value = number.bad_value();
+    if let Some(factor) = structural::float(schema, "multipleOf") {
+        let failed = match number {
+            Number::Int(n) => {
+                let factor = factor as i64;
+                if factor <= 0 {
+                    Some(SchemaError::multiple_of_must_be_positive(path, Limit::Int(factor)))
+                } else {
+                    (n % factor != 0).then(|| SchemaError::not_multiple_of(path, Limit::Int(factor), value.clone()))
+                }
+            }
+            Number::Float(_) if factor <= 0.0 => {
+                Some(SchemaError::multiple_of_must_be_positive(path, Limit::Float(factor)))
+            }
+            Number::Float(f) => {
+                let quotient = if factor < 1.0 { 1.0 / factor * f } else { f / factor };
+                (!go_value::is_json_integer(quotient))
+                    .then(|| SchemaError::not_multiple_of(path, Limit::Float(factor), value.clone()))
+            }
+        };
+        if let Some(error) = failed {
+            out.add(error);
+        }
+    }
+    let mut bound = |key: &str, exclusive_key: &str, is_max: bool| {
+        let Some(limit) = structural::float(schema, key) else {
+            return;
+        };
+        let exclusive = structural::flag(schema, exclusive_key);
+        let (broken, shown) = match number {
+            Number::Int(n) => {
+                let limit = limit as i64;
+                let broken = if is_max {
+                    n > limit || (exclusive && n == limit)
+                } else {
+                    n < limit || (exclusive && n == limit)
+                };
+                (broken, Limit::Int(limit))
+            }
+            Number::Float(f) => {
+                let broken = if is_max {
+                    f > limit || (exclusive && f == limit)
+                } else {
+                    f < limit || (exclusive && f == limit)
+                };
+                (broken, Limit::Float(limit))
+            }
+        };
+        if broken {
+            out.add(if is_max {
+                SchemaError::exceeds_maximum(path, shown, exclusive, value.clone())
+            } else {
+                SchemaError::exceeds_minimum(path, shown, exclusive, value.clone())
+            });
+        }
+    };
+    // kube-openapi merges multipleOf, then minimum, then maximum.
+    bound("minimum", "exclusiveMinimum", false);
+    bound("maximum", "exclusiveMaximum", true);
+    out.matches += 1;
+    out
+}
+
+/// `schemaSliceValidator`: each item, then `minItems`, `maxItems`, `uniqueItems`.
+fn check_slice(schema: &Value, items: &[Value], path: &str) -> Outcome {
+    let mut out = Outcome::default();
+    if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
+        for (i, item) in items.iter().enumerate() {
+            out.merge(validate(item_schema, item, &format!("{path}[{i}]")));
+        }
+    }
+    let size = items.len() as i64;
+    if let Some(min) = structural::int(schema, "minItems").filter(|min| size < *min) {
+        out.add(SchemaError::too_few_items(path, min, size));
+    }
+    if let Some(max) = structural::int(schema, "maxItems").filter(|max| size > *max) {
+        out.add(SchemaError::too_many_items(path, max, size));
+    }
+    if structural::flag(schema, "uniqueItems")
+        && items
+            .iter()
+            .enumerate()
+            .any(|(i, item)| items[..i].iter().any(|earlier| go_value::deep_equal(earlier, item)))
+    {
+        out.add(SchemaError::duplicate_items(path));
+    }
+    out.matches += 1;
+    out
+}
+
+/// `basicCommonValidator`: `enum`, with Go's conversions between the value's type and each
+/// allowed value's.
+fn check_enum(schema: &Value, data: &Value, path: &str) -> Outcome {
+    let mut out = Outcome::default();
+    let Some(allowed) = schema.get("enum").and_then(Value::as_array).filter(|a| !a.is_empty()) else {
+        return out;
+    };
+    if !data.is_null() && allowed.iter().any(|candidate| go_value::enum_matches(data, candidate)) {
+        return out;
+    }
+    out.add(SchemaError::enum_fail(path, data, allowed));
+    out
+}
+
+/// `objectValidator`: property counts, additional properties, each known property, `required`.
+fn check_object(schema: &Value, map: &Map<String, Value>, path: &str) -> Outcome {
+    let mut out = Outcome::default();
+    let size = map.len() as i64;
+    if let Some(min) = structural::int(schema, "minProperties").filter(|min| size < *min) {
+        out.add(SchemaError::too_few_properties(path, min, size));
+    }
+    if let Some(max) = structural::int(schema, "maxProperties").filter(|max| size > *max) {
+        out.add(SchemaError::too_many_properties(path, max, size));
+    }
+    let properties = schema.get("properties").and_then(Value::as_object);
+    if let Some(additional) = schema.get("additionalProperties").filter(|a| a.is_object()) {
+        for (key, value) in map {
+            if properties.is_none_or(|p| !p.contains_key(key)) {
+                out.merge(validate(additional, value, &format!("{path}.{key}")));
+            }
+        }
+    }
+    for (name, property) in properties.into_iter().flatten() {
+        if let Some(value) = map.get(name) {
+            let child = if path.is_empty() {
+                name.clone()
+            } else {
+                format!("{path}.{name}")
+            };
+            out.merge(validate(property, value, &child));
+        }
+    }
+    for key in schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        if !map.contains_key(key) {
+            out.add(SchemaError::required(&format!("{path}.{key}")));
+        }
+    }
+    out
+}
