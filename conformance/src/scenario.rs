@@ -163,9 +163,18 @@ pub fn load(path: &FsPath) -> Result<Vec<Scenario>, LoadError> {
         path: shown.clone(),
         source,
     })?;
+    // PyYAML, which recorded the corpus, reads `y`/`n` as strings: YAML 1.2 booleans only. The
+    // CRD scenarios vary one base definition through many aliases and merge keys: a file of our
+    // own, so the alias-to-anchor ratio guard against alias bombs is off.
+    let options = serde_saphyr::options! {
+        strict_booleans: true,
+        budget: serde_saphyr::budget! { enforce_alias_anchor_ratio: false },
+    };
     let file: ScenarioFile =
-        // PyYAML, which recorded the corpus, reads `y`/`n` as strings: YAML 1.2 booleans only.
-        serde_saphyr::from_str_with_options(&text, serde_saphyr::options! { strict_booleans: true }).map_err(|source| LoadError::Parse { path: shown.clone(), source: Box::new(source) })?;
+        serde_saphyr::from_str_with_options(&text, options).map_err(|source| LoadError::Parse {
+            path: shown.clone(),
+            source: Box::new(source),
+        })?;
     let scenarios = match file {
         ScenarioFile::List(list) | ScenarioFile::Document { scenarios: list } => list,
     };

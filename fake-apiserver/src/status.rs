@@ -168,6 +168,15 @@ impl ApiStatus {
         status
     }
 
+    /// 400 BadRequest for a body that does not decode as `info`'s kind (Go's
+    /// `transformDecodeError`): `Kind in version "v1" cannot be handled as a Kind: <why>`.
+    pub(crate) fn cannot_handle(info: &ResourceInfo, why: &str) -> Self {
+        Self::bad_request(format!(
+            "{} in version {:?} cannot be handled as a {}: {why}",
+            info.kind, info.version, info.kind
+        ))
+    }
+
     /// 410 Gone with reason `Expired`: a resourceVersion older than the retained history.
     pub fn expired(message: impl Into<String>) -> Self {
         Self::new(410, "Expired", message)

@@ -6,75 +6,60 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::lifecycle::crd_names;
 use crate::lifecycle::writes::{Writes, drop_finalizer};
+use crate::semantics::crd_validation;
 use crate::status::ApiStatus;
 use crate::storage::State;
+use crate::storage::definition::DefinitionError;
 use crate::storage::object;
 use crate::storage::resource::{ResourceInfo, StorageKey};
 
 /// The finalizer that keeps a deleted CRD until its objects are gone.
 const CRD_CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
 
-/// The resources a CRD object defines, or Invalid naming what is wrong.
-pub(super) fn resources(state: &State, info: &ResourceInfo, crd: &Value) -> Result<Vec<ResourceInfo>, ApiStatus> {
+/// How a CRD is being written, for its validation.
+pub(crate) enum Write<'a> {
+    Create,
+    Update { old: &'a Value },
+    Status,
+}
+
+/// The resources a CRD object defines, or Invalid naming what is wrong: the CRD is validated as
+/// apiextensions validates a create, an update or a `/status` update.
+pub(super) fn resources(
+    state: &State,
+    info: &ResourceInfo,
+    crd: &Value,
+    write: Write<'_>,
+) -> Result<Vec<ResourceInfo>, ApiStatus> {
     let name = object::name(crd);
-    let invalid = |field: &str, why: String| ApiStatus::invalid(info, name, &[(field.to_owned(), why)]);
-    let infos = ResourceInfo::from_crd(crd).map_err(|why| invalid("spec", format!("Invalid value: {why}")))?;
-    let first = &infos[0];
-    let expected = format!("{}.{}", first.plural, first.group);
-    if name != expected {
-        return Err(invalid(
-            "metadata.name",
-            format!("Invalid value: {name:?}: must be spec.names.plural+\".\"+spec.group"),
-        ));
+    let errors = match write {
+        Write::Create => crd_validation::validate_create(crd),
+        Write::Update { old } => crd_validation::validate_update(crd, old),
+        Write::Status => crd_validation::validate_status_update(crd),
+    };
+    if !errors.is_empty() {
+        return Err(ApiStatus::invalid_fields(info, name, &errors));
     }
-    if !first.group.contains('.') {
-        return Err(invalid(
-            "spec.group",
-            format!(
-                "Invalid value: {:?}: should be a domain with at least one dot",
-                first.group
-            ),
-        ));
-    }
-    let protected = first.group.ends_with(".k8s.io") || first.group.ends_with(".kubernetes.io");
-    let approved = crd
-        .pointer("/metadata/annotations/api-approved.kubernetes.io")
-        .is_some();
-    if protected && !approved {
-        return Err(invalid(
-            "metadata.annotations[api-approved.kubernetes.io]",
-            "Required value: protected groups must have approval annotation \"api-approved.kubernetes.io\"".to_owned(),
-        ));
-    }
+    let infos = match ResourceInfo::from_crd(crd) {
+        Ok(infos) => infos,
+        // A CRD that serves no version is valid; it defines nothing to serve.
+        Err(DefinitionError::NoServedVersion) => return Ok(Vec::new()),
+        Err(why) => return Err(ApiStatus::internal(format!("cannot serve a valid CRD: {why}"))),
+    };
+    let Some(first) = infos.first() else { return Ok(infos) };
     let taken = state
         .registry
         .preferred(&first.storage_key())
         .is_some_and(|served| served.builtin);
     if taken {
-        return Err(invalid(
-            "spec.names.plural",
+        let expected = format!("{}.{}", first.plural, first.group);
+        let cause = (
+            "spec.names.plural".to_owned(),
             format!("Invalid value: {expected:?}: is served by a built-in resource"),
-        ));
-    }
-    let versions = crd
-        .pointer("/spec/versions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten();
-    let mut schema_errors = Vec::new();
-    for (i, version) in versions.enumerate() {
-        let field = format!("spec.versions[{i}].schema.openAPIV3Schema");
-        match version.pointer("/schema/openAPIV3Schema") {
-            None => schema_errors.push((field, "Required value: schemas are required".to_owned())),
-            Some(schema) if !schema.is_object() => {
-                schema_errors.push((field, "Invalid value: must be an object".to_owned()))
-            }
-            Some(_) => {}
-        }
-    }
-    if !schema_errors.is_empty() {
-        return Err(ApiStatus::invalid(info, name, &schema_errors));
+        );
+        return Err(ApiStatus::invalid(info, name, &[cause]));
     }
     Ok(infos)
 }
@@ -82,11 +67,33 @@ pub(super) fn resources(state: &State, info: &ResourceInfo, crd: &Value) -> Resu
 /// The status the CRD strategy gives a new definition: the stored versions, no names accepted
 /// yet, no conditions.
 pub(super) fn initial_status(crd: &mut Value) {
+    // PrepareForCreate: a fresh status whose stored versions start with the storage version.
     crd["status"] = json!({
         "conditions": null,
         "acceptedNames": { "plural": "", "kind": "" },
         "storedVersions": storage_versions(crd),
     });
+}
+
+/// `PrepareForUpdate`: the stored versions keep every version ever stored, and gain the
+/// storage version if it is new.
+pub(super) fn add_stored_version(crd: &mut Value) {
+    let Some(storage) = storage_versions(crd).into_iter().next() else {
+        return;
+    };
+    let status = &mut crd["status"];
+    if !status.is_object() {
+        *status = json!({});
+    }
+    let stored = &mut status["storedVersions"];
+    if !stored.is_array() {
+        *stored = json!([]);
+    }
+    if let Some(list) = stored.as_array_mut()
+        && !list.contains(&storage)
+    {
+        list.push(storage);
+    }
 }
 
 fn storage_versions(crd: &Value) -> Vec<Value> {
@@ -99,28 +106,72 @@ fn storage_versions(crd: &Value) -> Vec<Value> {
         .collect()
 }
 
-/// What the naming and establishing controllers do with a new CRD: serve its resources and
-/// write its status (accepted names, `NamesAccepted` and `Established`) as `kube-apiserver`.
+/// What the naming and establishing controllers do with a new or renamed CRD: accept the names
+/// no other CRD of the group holds, and if all are accepted serve its resources and report it
+/// Established; else report the conflict and serve nothing new.
 pub(super) fn establish(state: &mut State, name: &str, defined: Vec<ResourceInfo>) {
     let info = state.info("apiextensions.k8s.io", "v1", "customresourcedefinitions");
     let Some(crd) = state.object(&info, None, name).filter(|crd| !object::is_deleting(crd)) else {
         return;
     };
-    serve(state, defined);
-    let mut established = (*crd).clone();
+    let naming = crd_names::calculate(state, &crd);
     let now = object::now();
-    let condition = |type_: &str, reason: &str, message: &str| json!({ "type": type_, "status": "True", "lastTransitionTime": now, "reason": reason, "message": message });
-    established["status"] = json!({
-        "conditions": [
-            condition("NamesAccepted", "NoConflicts", "no conflicts found"),
-            condition("Established", "InitialNamesAccepted", "the initial names have been accepted"),
-        ],
-        "acceptedNames": crd.pointer("/spec/names").cloned().unwrap_or_else(|| json!({})),
-        "storedVersions": storage_versions(&crd),
-    });
-    if let Err(status) = state.update_object(&info, crd, established, Some("kube-apiserver"), Some("status")) {
+    let condition = |type_: &str, status: &str, reason: &str, message: &str| json!({ "type": type_, "status": status, "lastTransitionTime": now, "reason": reason, "message": message });
+    let conditions = match &naming.conflict {
+        None => {
+            serve(state, defined);
+            [
+                condition("NamesAccepted", "True", "NoConflicts", "no conflicts found"),
+                condition(
+                    "Established",
+                    "True",
+                    "InitialNamesAccepted",
+                    "the initial names have been accepted",
+                ),
+            ]
+        }
+        Some((reason, message)) => {
+            let established = find_condition(&crd, "Established")
+                .cloned()
+                .unwrap_or_else(|| condition("Established", "False", "NotAccepted", "not all names are accepted"));
+            [condition("NamesAccepted", "False", reason, message), established]
+        }
+    };
+    let mut updated = (*crd).clone();
+    let stored = crd
+        .pointer("/status/storedVersions")
+        .filter(|v| v.as_array().is_some_and(|a| !a.is_empty()))
+        .cloned()
+        .unwrap_or_else(|| json!(storage_versions(&crd)));
+    let mut listed: Vec<Value> = crd
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for condition in conditions {
+        match listed.iter_mut().find(|c| c.get("type") == condition.get("type")) {
+            Some(existing) => *existing = condition,
+            None => listed.push(condition),
+        }
+    }
+    updated["status"] = json!({ "conditions": listed, "acceptedNames": naming.accepted, "storedVersions": stored });
+    if let Err(status) = state.update_object(&info, crd, updated, Some("kube-apiserver"), Some("status")) {
         tracing::warn!(crd = name, %status, "could not establish the CRD");
     }
+}
+
+/// The CRD's condition of `type_`, if it has one.
+fn find_condition<'c>(crd: &'c Value, type_: &str) -> Option<&'c Value> {
+    crd.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|c| c.get("type").and_then(Value::as_str) == Some(type_))
+}
+
+/// Whether the CRD asks for names it has not been given yet.
+pub(super) fn names_pending(crd: &Value) -> bool {
+    crd.pointer("/spec/names") != crd.pointer("/status/acceptedNames")
 }
 
 /// The first DELETE of a CRD: the cleanup finalizer and the `Terminating` condition are written

@@ -10,6 +10,7 @@
 //! make, which the verbs implement for the server's state.
 
 mod crd;
+mod crd_names;
 mod gc;
 mod namespace;
 mod writes;
@@ -42,7 +43,7 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
             Ok(None)
         }
         Lifecycle::CustomResourceDefinition => {
-            let defined = crd::resources(state, info, body)?;
+            let defined = crd::resources(state, info, body, crd::Write::Create)?;
             crd::initial_status(body);
             Ok(Some(defined))
         }
@@ -59,10 +60,21 @@ pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: &Valu
     }
 }
 
-/// Admission of an update: a changed CRD must still be valid.
-pub(crate) fn admit_update(state: &State, info: &ResourceInfo, new: &Value) -> Result<Defined, ApiStatus> {
+/// Admission of an update (`status` for a `/status` write): a changed CRD must still be valid,
+/// and records a new storage version among its stored ones.
+pub(crate) fn admit_update(
+    state: &State,
+    info: &ResourceInfo,
+    new: &mut Value,
+    old: &Value,
+    status: bool,
+) -> Result<Defined, ApiStatus> {
     match info.lifecycle {
-        Lifecycle::CustomResourceDefinition => crd::resources(state, info, new).map(Some),
+        Lifecycle::CustomResourceDefinition if status => crd::resources(state, info, new, crd::Write::Status).map(Some),
+        Lifecycle::CustomResourceDefinition => {
+            crd::add_stored_version(new);
+            crd::resources(state, info, new, crd::Write::Update { old }).map(Some)
+        }
         Lifecycle::Plain | Lifecycle::Namespace | Lifecycle::CustomResource => Ok(None),
     }
 }
@@ -70,8 +82,14 @@ pub(crate) fn admit_update(state: &State, info: &ResourceInfo, new: &Value) -> R
 /// After an update is stored (also the marking of a pending delete): a CRD serves exactly the
 /// versions it lists now; an object being deleted is left to the controllers.
 pub(crate) fn after_update(state: &mut State, info: &Arc<ResourceInfo>, stored: &Arc<Value>, defined: Defined) {
-    if let Some(defined) = defined {
-        crd::serve(state, defined);
+    match defined {
+        // New names go through the naming controller first.
+        Some(defined) if crd::names_pending(stored) => {
+            let crd = object::name(stored).to_owned();
+            state.pending.push(Pending::Establish { crd, defined });
+        }
+        Some(defined) => crd::serve(state, defined),
+        None => {}
     }
     if object::is_deleting(stored) {
         let work = Pending::Marked {

@@ -8,6 +8,7 @@ use bytes::Bytes;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::semantics::schema::object_meta;
 use crate::semantics::{go_json, schema, typed};
 use crate::status::ApiStatus;
 use crate::storage::resource::ResourceInfo;
@@ -88,25 +89,6 @@ fn summarize(text: &str) -> String {
     }
 }
 
-/// The fields of `ObjectMeta`: the decoder drops any other key of `metadata`, for every kind.
-pub(crate) const OBJECT_META_FIELDS: [&str; 15] = [
-    "name",
-    "generateName",
-    "namespace",
-    "selfLink",
-    "uid",
-    "resourceVersion",
-    "generation",
-    "creationTimestamp",
-    "deletionTimestamp",
-    "deletionGracePeriodSeconds",
-    "labels",
-    "annotations",
-    "ownerReferences",
-    "finalizers",
-    "managedFields",
-];
-
 /// What the strict decoder finds in `decoded` as an object of `info`, which loses the unknown
 /// fields: `duplicate field "a.b"` first, then `unknown field "a.b"` in path order. Unknown are
 /// keys of `metadata` that `ObjectMeta` lacks, and the fields the kind's type (a built-in
@@ -116,7 +98,7 @@ pub(crate) fn strict_findings(info: &ResourceInfo, decoded: &mut Decoded) -> Vec
     let mut unknown = Vec::new();
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.retain(|key, _| {
-            let known = OBJECT_META_FIELDS.contains(&key.as_str());
+            let known = object_meta::is_field(key);
             if !known {
                 unknown.push(format!("metadata.{key}"));
             }
@@ -160,12 +142,7 @@ pub(crate) fn enforce(
 
 /// How create and update word a strict decoding error (Go's `transformDecodeError`).
 pub(crate) fn cannot_handle(info: &ResourceInfo) -> impl FnOnce(String) -> ApiStatus + '_ {
-    move |why| {
-        ApiStatus::bad_request(format!(
-            "{} in version {:?} cannot be handled as a {}: {why}",
-            info.kind, info.version, info.kind
-        ))
-    }
+    move |why| ApiStatus::cannot_handle(info, &why)
 }
 
 /// One step of a path: a key or a list index.

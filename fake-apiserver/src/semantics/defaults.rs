@@ -209,7 +209,8 @@ fn service(object: &mut Value) {
     }
 }
 
-/// apiextensions' `SetDefaults_CustomResourceDefinitionSpec`: names, and no conversion.
+/// apiextensions' `SetDefaults_CustomResourceDefinitionSpec`: names, no conversion, and a
+/// conversion webhook service's port (`SetDefaults_ServiceReference`).
 fn custom_resource_definition(object: &mut Value) {
     let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else {
         return;
@@ -225,6 +226,12 @@ fn custom_resource_definition(object: &mut Value) {
         }
     }
     default(spec, "conversion", json!({ "strategy": "None" }));
+    if let Some(service) = spec
+        .pointer_mut("/conversion/webhook/clientConfig/service")
+        .filter(|s| s.is_object())
+    {
+        default(service, "port", json!(443));
+    }
 }
 
 /// A subject's `apiGroup` defaults by its kind.

@@ -17,6 +17,7 @@ pub(crate) enum ErrorType {
     Duplicate,
     Invalid,
     NotSupported,
+    Forbidden,
     TooLong,
     TooMany,
     TypeInvalid,
@@ -30,6 +31,7 @@ impl ErrorType {
             Self::Duplicate => "FieldValueDuplicate",
             Self::Invalid => "FieldValueInvalid",
             Self::NotSupported => "FieldValueNotSupported",
+            Self::Forbidden => "FieldValueForbidden",
             Self::TooLong => "FieldValueTooLong",
             Self::TooMany => "FieldValueTooMany",
             Self::TypeInvalid => "FieldValueTypeInvalid",
@@ -43,6 +45,7 @@ impl ErrorType {
             Self::Duplicate => "Duplicate value",
             Self::Invalid | Self::TypeInvalid => "Invalid value",
             Self::NotSupported => "Unsupported value",
+            Self::Forbidden => "Forbidden",
             Self::TooLong => "Too long",
             Self::TooMany => "Too many",
         }
@@ -60,6 +63,9 @@ pub(crate) enum BadValue {
     Float(f64),
     /// A Go `string`, printed with `%q`.
     Str(String),
+    /// A Go `[]string`, printed with `%#v` (`[]string{"a", "b"}`; empty is a nil slice,
+    /// `[]string(nil)`).
+    Strings(Vec<String>),
     /// An unstructured JSON value (`map[string]interface{}`, `[]interface{}`, a scalar or nil),
     /// printed as Go prints its dynamic type.
     Json(Value),
@@ -73,6 +79,11 @@ impl BadValue {
             Self::Int(n) => n.to_string(),
             Self::Float(f) => go_float(*f),
             Self::Str(s) => go_quote(s),
+            Self::Strings(items) if items.is_empty() => "[]string(nil)".to_owned(),
+            Self::Strings(items) => {
+                let quoted: Vec<String> = items.iter().map(|s| go_quote(s)).collect();
+                format!("[]string{{{}}}", quoted.join(", "))
+            }
             Self::Json(value) => match value {
                 // Go replaces a nil value by the string "null", which `%q` then quotes.
                 Value::Null => go_quote("null"),
@@ -85,6 +96,13 @@ impl BadValue {
                 Value::Array(_) | Value::Object(_) => go_syntax(value),
             },
         }
+    }
+}
+
+impl From<&str> for BadValue {
+    /// A Go string.
+    fn from(value: &str) -> Self {
+        Self::Str(value.to_owned())
     }
 }
 
@@ -123,6 +141,11 @@ impl FieldError {
         Self::new(ErrorType::Required, field, BadValue::Str(String::new()), detail)
     }
 
+    /// `field.Forbidden`.
+    pub(crate) fn forbidden(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::new(ErrorType::Forbidden, field, BadValue::Str(String::new()), detail)
+    }
+
     /// `field.Duplicate`.
     pub(crate) fn duplicate(field: impl Into<String>, value: BadValue) -> Self {
         Self::new(ErrorType::Duplicate, field, value, "")
@@ -137,6 +160,19 @@ impl FieldError {
             format!("supported values: {}", quoted.join(", "))
         };
         Self::new(ErrorType::NotSupported, field, value, detail)
+    }
+
+    /// apiextensions' `validateEnumStrings` with `required`: absent is Required, anything but
+    /// `accepted` NotSupported.
+    pub(crate) fn enum_string(field: &str, value: &str, accepted: &[&str]) -> Option<Self> {
+        if value.is_empty() {
+            Some(Self::required(field, ""))
+        } else if accepted.contains(&value) {
+            None
+        } else {
+            let accepted: Vec<String> = accepted.iter().map(|s| (*s).to_owned()).collect();
+            Some(Self::not_supported(field, value.into(), &accepted))
+        }
     }
 
     /// `field.TooLongMaxLength`.
@@ -167,8 +203,10 @@ impl FieldError {
     /// `ErrorBody()`: the message without the field.
     pub(crate) fn body(&self) -> String {
         // Go leaves the value out of Required, Forbidden, TooLong and Internal errors.
-        let shows_value =
-            !matches!(self.kind, ErrorType::Required | ErrorType::TooLong) && self.value != BadValue::Omit;
+        let shows_value = !matches!(
+            self.kind,
+            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong
+        ) && self.value != BadValue::Omit;
         let mut body = if shows_value {
             format!("{}: {}", self.kind.text(), self.value.render())
         } else {

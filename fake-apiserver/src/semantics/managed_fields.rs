@@ -132,7 +132,46 @@ fn order_key(e: &ManagedEntry) -> (&str, &str, &str, &str, &str) {
 pub(crate) fn is_typeable(info: &ResourceInfo, object: &Value) -> bool {
     info.schema
         .as_ref()
-        .is_none_or(|schema| !list_types::untypeable(schema, object))
+        .is_none_or(|schema| !list_types::untypeable(schema, object) && fits_schema_types(schema, object))
+}
+
+/// Whether every value has the shape its schema's type asks for, as structured-merge-diff's
+/// typed conversion checks (`typed/validate.go` on kube-openapi's `schemaconv`: integers and
+/// numbers are one numeric kind, int-or-string and formatted strings take anything, `null`
+/// fits everywhere).
+fn fits_schema_types(schema: &Value, value: &Value) -> bool {
+    let flag = |key: &str| schema.get(key).and_then(Value::as_bool) == Some(true);
+    if value.is_null() || flag("x-kubernetes-int-or-string") {
+        return true;
+    }
+    let fits = match schema.get("type").and_then(Value::as_str) {
+        Some("object") => value.is_object(),
+        Some("array") => value.is_array(),
+        // schemaconv types a string with a format (but `byte`) as an untyped scalar.
+        Some("string") => {
+            value.is_string()
+                || schema
+                    .get("format")
+                    .and_then(Value::as_str)
+                    .is_some_and(|f| !f.is_empty() && f != "byte")
+        }
+        Some("integer" | "number") => value.is_number(),
+        Some("boolean") => value.is_boolean(),
+        _ => true,
+    };
+    fits && match value {
+        Value::Object(map) => map.iter().all(|(key, child)| {
+            let child_schema = schema
+                .get("properties")
+                .and_then(|p| p.get(key))
+                .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
+            child_schema.is_none_or(|s| fits_schema_types(s, child))
+        }),
+        Value::Array(items) => schema
+            .get("items")
+            .is_none_or(|s| items.iter().all(|item| fits_schema_types(s, item))),
+        _ => true,
+    }
 }
 
 /// Records an ordinary write (create, update, patch) by `manager`, as kube-apiserver's field

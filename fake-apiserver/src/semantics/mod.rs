@@ -3,6 +3,7 @@
 
 pub(crate) mod builtin_validation;
 pub(crate) mod comparison;
+pub(crate) mod crd_validation;
 pub(crate) mod decoding;
 pub(crate) mod defaults;
 pub(crate) mod field_error;

@@ -53,6 +53,10 @@ fn nested<'a>(
     let fields: Vec<&str> = path.trim_start_matches('.').split('.').collect();
     let mut current = object;
     for (depth, field) in fields.iter().enumerate() {
+        // `NestedFieldNoCopy`: a null on the way means absent, not an error.
+        if current.is_null() {
+            return Ok(None);
+        }
         let Some(map) = current.as_object() else {
             let walked = format!(".{}", fields[..depth].join("."));
             return Err(accessor_error(&walked, current, "map[string]interface{}"));

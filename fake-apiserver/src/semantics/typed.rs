@@ -3,7 +3,9 @@
 //!
 //! The k8s-openapi type of the kind stands in for the Go struct: the body goes through it and
 //! back, and every key of the body that did not come back is unknown. A body the type cannot
-//! take at all (a string where a number belongs) is left to the server's own checks.
+//! take at all (a string where a number belongs) is refused as Go's `encoding/json` refuses it,
+//! naming the field's JSON path and Go type (the struct named is the kind's: k8s-openapi does
+//! not say which nested struct held the field).
 
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::autoscaling::v1::Scale;
@@ -16,6 +18,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::semantics::go_json;
 use crate::storage::resource::ResourceInfo;
 
 /// Removes the fields of a built-in `object` its type does not know, below `metadata` (whose
@@ -23,17 +26,75 @@ use crate::storage::resource::ResourceInfo;
 /// `spec.template.spec.containers[0].imagePullPolcy`). Nothing for kinds without a type here.
 pub(crate) fn prune_unknown(info: &ResourceInfo, object: &mut Value) -> Vec<String> {
     let mut unknown = Vec::new();
-    if let Some(decoded) = through_type(info, object) {
+    if let Some(Ok(decoded)) = through_type(info, object) {
         prune(object, &decoded, "", &mut unknown);
     }
     unknown
 }
 
-/// `object` decoded into the k8s-openapi type of `info`'s kind and encoded again.
-fn through_type(info: &ResourceInfo, object: &Value) -> Option<Value> {
-    fn via<K: DeserializeOwned + Serialize>(object: &Value) -> Option<Value> {
-        let typed = K::deserialize(object).ok()?;
-        serde_json::to_value(typed).ok()
+/// Why `object` cannot be decoded into its kind's type at all, in Go's words
+/// (`json: cannot unmarshal number into Go struct field Kind.spec.x of type string`); `None`
+/// when it can, or the kind has no type here.
+pub(crate) fn decode_error(info: &ResourceInfo, object: &Value) -> Option<String> {
+    let error = match through_type(info, object)? {
+        Ok(_) => return None,
+        // Other failures (bad base64, a bad quantity) are the server's own checks to word.
+        Err(error) if error.inner().to_string().starts_with("invalid type: ") => error,
+        Err(_) => return None,
+    };
+    let path = error.path().to_string();
+    let found = path_value(object, &path).map_or("value", go_json::type_name);
+    let field: Vec<&str> = path
+        .split('.')
+        .map(|segment| segment.split('[').next().unwrap_or(segment))
+        .collect();
+    let go_type = go_type_of(&error.inner().to_string());
+    Some(format!(
+        "json: cannot unmarshal {found} into Go struct field {}.{} of type {go_type}",
+        info.kind,
+        field.join(".")
+    ))
+}
+
+/// The value at a serde path (`spec.versions[0].deprecationWarning`).
+fn path_value<'v>(object: &'v Value, path: &str) -> Option<&'v Value> {
+    path.split('.').try_fold(object, |value, segment| {
+        let mut parts = segment.split('[');
+        let mut value = value.get(parts.next()?)?;
+        for index in parts {
+            value = value.get(index.trim_end_matches(']').parse::<usize>().ok()?)?;
+        }
+        Some(value)
+    })
+}
+
+/// The Go type serde expected, from its "invalid type: …, expected …" message.
+fn go_type_of(message: &str) -> &'static str {
+    let expected = message.rsplit("expected ").next().unwrap_or_default();
+    match expected {
+        e if e.starts_with("a string") => "string",
+        e if e.starts_with("a boolean") => "bool",
+        e if e.starts_with("i32") || e.starts_with("u16") => "int32",
+        e if e.starts_with("i64") || e.starts_with("u32") || e.starts_with("u64") => "int64",
+        e if e.starts_with("f64") || e.starts_with("f32") => "float64",
+        e if e.starts_with("a sequence") => "[]interface {}",
+        _ => "map[string]interface {}",
+    }
+}
+
+/// `object` decoded into the k8s-openapi type of `info`'s kind and encoded again, or where
+/// decoding failed.
+fn through_type(
+    info: &ResourceInfo,
+    object: &Value,
+) -> Option<Result<Value, serde_path_to_error::Error<serde_json::Error>>> {
+    fn via<K: DeserializeOwned + Serialize>(
+        object: &Value,
+    ) -> Option<Result<Value, serde_path_to_error::Error<serde_json::Error>>> {
+        Some(
+            serde_path_to_error::deserialize::<_, K>(object)
+                .map(|typed| serde_json::to_value(typed).unwrap_or_default()),
+        )
     }
     match (info.group.as_str(), info.version.as_str(), info.kind.as_str()) {
         ("", "v1", "Namespace") => via::<Namespace>(object),

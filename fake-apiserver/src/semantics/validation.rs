@@ -138,8 +138,11 @@ pub(crate) fn preserve_system_fields(old: &Value, new: &mut Value) {
 pub(crate) fn validate_metadata(info: &ResourceInfo, object: &Value) -> Result<(), ApiStatus> {
     let name = object::name(object);
     let mut causes = Vec::new();
-    for why in names::object_name_errors(&info.kind, name) {
-        causes.push(("metadata.name".to_owned(), format!("Invalid value: {name:?}: {why}")));
+    // A CRD's name is checked with its spec, in one answer (`crd_validation`).
+    if info.lifecycle != Lifecycle::CustomResourceDefinition {
+        for why in names::object_name_errors(&info.kind, name) {
+            causes.push(("metadata.name".to_owned(), format!("Invalid value: {name:?}: {why}")));
+        }
     }
     for map in ["labels", "annotations"] {
         if let Some(values) = object.pointer(&format!("/metadata/{map}"))

@@ -110,6 +110,7 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
         .with_generation()
         .returning_deleted_object()
         .with_lifecycle(Lifecycle::CustomResourceDefinition)
+        .conditional_updates_only()
         .with_short_names(&["crd", "crds"]),
     ]
 }

@@ -208,6 +208,13 @@ impl ResourceInfo {
         self
     }
 
+    /// Refuses updates that carry no resourceVersion, as strategies whose
+    /// `AllowUnconditionalUpdate` is false do.
+    pub fn conditional_updates_only(mut self) -> Self {
+        self.allow_unconditional_update = false;
+        self
+    }
+
     /// Gives the resource's objects a lifecycle beyond storage.
     pub fn with_lifecycle(mut self, lifecycle: Lifecycle) -> Self {
         self.lifecycle = lifecycle;

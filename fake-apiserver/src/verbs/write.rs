@@ -11,7 +11,7 @@ use crate::semantics::schema::{self, Scope};
 use crate::semantics::validation::{
     check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged, validate_metadata,
 };
-use crate::semantics::{builtin_validation, defaults, managed_fields, names, versions, zero};
+use crate::semantics::{builtin_validation, defaults, managed_fields, names, typed, versions, zero};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
@@ -52,7 +52,13 @@ pub(crate) fn seed(state: &mut State, value: Value) -> Result<Arc<Value>, ApiSta
         ensure_namespace(state, ns)?;
     }
     let opts = WriteOpts::default();
-    create(state, &info, namespace.as_deref(), check(&info, value, &opts)?, &opts)
+    create(
+        state,
+        &info,
+        namespace.as_deref(),
+        check_as(&info, value, &opts, Typing::AsStored)?,
+        &opts,
+    )
 }
 
 /// The object a create or update sent, once its type meta and its strict-decoding findings
@@ -69,8 +75,30 @@ impl Checked {
 /// Checks what a create or update sent as kube-apiserver's decoder does. It needs nothing
 /// stored, so the server runs it before it takes its lock.
 pub(crate) fn check(info: &ResourceInfo, body: impl Into<Decoded>, opts: &WriteOpts) -> Result<Checked, ApiStatus> {
+    check_as(info, body, opts, Typing::Decoded)
+}
+
+/// Whether a written body must fit the kind's type: a request's must, a seeded object (what
+/// the store already holds, as client-go's `tracker.Add` takes it) need not.
+#[derive(Clone, Copy, PartialEq)]
+enum Typing {
+    Decoded,
+    AsStored,
+}
+
+fn check_as(
+    info: &ResourceInfo,
+    body: impl Into<Decoded>,
+    opts: &WriteOpts,
+    typing: Typing,
+) -> Result<Checked, ApiStatus> {
     let mut body = body.into();
     check_type_meta(&mut body, info)?;
+    if typing == Typing::Decoded
+        && let Some(why) = typed::decode_error(info, &body.value)
+    {
+        return Err(decoding::cannot_handle(info)(why));
+    }
     let findings = decoding::strict_findings(info, &mut body);
     decoding::enforce(findings, opts, decoding::cannot_handle(info))?;
     Ok(Checked(body.value))
@@ -85,6 +113,8 @@ pub(crate) fn create(
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
     defaults::apply(info, &mut body)?;
+    // The field manager sees the object as sent, before the strategy drops its status.
+    let typeable = managed_fields::is_typeable(info, &body);
     set_namespace(&mut body, info, namespace)?;
     if let Some(ns) = namespace {
         check_namespace_open(state, info, object::name(&body), ns)?;
@@ -148,7 +178,7 @@ pub(crate) fn create(
     // Managed fields are recorded before the strategy's own changes (a namespace's phase and
     // finalizer, a CRD's cleanup finalizer): nobody owns those.
     if let Some(manager) = &opts.manager {
-        if managed_fields::is_typeable(info, &body) {
+        if typeable {
             managed_fields::record_update(None, &mut body, info, manager, None, &object::now());
         } else {
             meta_mut(&mut body).remove("managedFields");
@@ -298,7 +328,7 @@ pub(crate) fn commit_update(
     if info.has_generation && !object::same_spec(&old, &new, with_status) {
         meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
     }
-    let defined = lifecycle::admit_update(state, info, &new)?;
+    let defined = lifecycle::admit_update(state, info, &mut new, &old, subresource == Some("status"))?;
     // A client that sends managed fields other than the stored ones replaces them (kubectl
     // does so when it migrates client-side apply to server-side apply); an omitted list
     // keeps them.

@@ -6,7 +6,6 @@
 use serde_json::Value;
 
 use super::{object_meta, structural};
-use crate::semantics::decoding::OBJECT_META_FIELDS;
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
 
@@ -15,9 +14,19 @@ use crate::semantics::names;
 /// Returns their paths (`spec.template.metadata.bogus`), sorted; the first failure refuses the
 /// whole body, as a decoding error. The root's metadata is the decoder's.
 pub(crate) fn coerce(schema: &Value, object: &mut Value) -> Result<Vec<String>, FieldError> {
+    coerce_at(schema, object, "", false)
+}
+
+/// [`coerce`] of `value` at `path`, itself an embedded resource when `resource` says so.
+pub(crate) fn coerce_at(
+    schema: &Value,
+    value: &mut Value,
+    path: &str,
+    resource: bool,
+) -> Result<Vec<String>, FieldError> {
     let mut unknown = Vec::new();
     let mut failure = None;
-    walk_mut(schema, object, "", true, &mut |path, map| {
+    walk_mut(schema, value, path, start(resource), &mut |path, map| {
         if failure.is_some() {
             return;
         }
@@ -42,7 +51,7 @@ pub(crate) fn coerce(schema: &Value, object: &mut Value) -> Result<Vec<String>, 
         }
         if let Some(fields) = meta.as_object_mut() {
             fields.retain(|key, _| {
-                let known = OBJECT_META_FIELDS.contains(&key.as_str());
+                let known = object_meta::is_field(key);
                 if !known {
                     unknown.push(format!("{path}.metadata.{key}"));
                 }
@@ -61,9 +70,14 @@ pub(crate) fn coerce(schema: &Value, object: &mut Value) -> Result<Vec<String>, 
 
 /// The errors of every embedded resource below the root.
 pub(crate) fn validate(schema: &Value, object: &Value) -> Vec<FieldError> {
+    validate_at(schema, object, "", false)
+}
+
+/// [`validate`] of `value` at `path`, itself an embedded resource when `resource` says so.
+pub(crate) fn validate_at(schema: &Value, value: &Value, path: &str, resource: bool) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let mut object = object.clone();
-    walk_mut(schema, &mut object, "", true, &mut |path, map| {
+    let mut value = value.clone();
+    walk_mut(schema, &mut value, path, start(resource), &mut |path, map| {
         errors.extend(resource_errors(path, map))
     });
     errors
@@ -71,12 +85,23 @@ pub(crate) fn validate(schema: &Value, object: &Value) -> Vec<FieldError> {
 
 type Visit<'v> = dyn FnMut(&str, &mut serde_json::Map<String, Value>) + 'v;
 
+/// Whether the walk visits the value it starts from.
+#[derive(Clone, Copy, PartialEq)]
+enum Start {
+    /// The resource root: never (its metadata is the decoder's).
+    Skip,
+    /// A value that is a resource itself (an embedded resource's default).
+    Visit,
+    /// As any value below: when its schema marks it an embedded resource.
+    ByFlag,
+}
+
 /// Visits every embedded resource in `value` with its field path (`spec.items[0]`,
-/// `spec.m[key]`); the resource root itself is not visited.
-fn walk_mut(schema: &Value, value: &mut Value, path: &str, root: bool, visit: &mut Visit<'_>) {
+/// `spec.m[key]`).
+fn walk_mut(schema: &Value, value: &mut Value, path: &str, start: Start, visit: &mut Visit<'_>) {
     match value {
         Value::Object(map) => {
-            if !root && structural::embedded_resource(schema) {
+            if start == Start::Visit || start == Start::ByFlag && structural::embedded_resource(schema) {
                 visit(path, map);
             }
             for (key, child) in map.iter_mut() {
@@ -86,21 +111,26 @@ fn walk_mut(schema: &Value, value: &mut Value, path: &str, root: bool, visit: &m
                     } else {
                         format!("{path}.{key}")
                     };
-                    walk_mut(property, child, &child_path, false, visit);
+                    walk_mut(property, child, &child_path, Start::ByFlag, visit);
                 } else if let Some(additional) = structural::additional(schema) {
-                    walk_mut(additional, child, &format!("{path}[{key}]"), false, visit);
+                    walk_mut(additional, child, &format!("{path}[{key}]"), Start::ByFlag, visit);
                 }
             }
         }
         Value::Array(items) => {
             if let Some(item_schema) = structural::items(schema) {
                 for (i, item) in items.iter_mut().enumerate() {
-                    walk_mut(item_schema, item, &format!("{path}[{i}]"), false, visit);
+                    walk_mut(item_schema, item, &format!("{path}[{i}]"), Start::ByFlag, visit);
                 }
             }
         }
         _ => {}
     }
+}
+
+/// Where a walk of `value` at a resource root (`resource` false) or of a resource starts.
+fn start(resource: bool) -> Start {
+    if resource { Start::Visit } else { Start::Skip }
 }
 
 /// `validateEmbeddedResource`.

@@ -11,7 +11,7 @@ mod embedded;
 pub(crate) mod formats;
 mod go_regexp;
 mod go_value;
-mod object_meta;
+pub(crate) mod object_meta;
 mod openapi_errors;
 mod pruning;
 mod structural;
@@ -21,8 +21,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::semantics::field_error::FieldError;
-use crate::semantics::{decoding, list_types, scale_checks};
+use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::{list_types, scale_checks};
 use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
@@ -83,12 +83,49 @@ pub(crate) fn on_read<'a>(info: &ResourceInfo, shown: Cow<'a, Value>) -> Cow<'a,
     }
 }
 
+/// `ValidateDefaults`' checks of the `default` of the schema node `node`, named `path`: pruned
+/// already (with `require_pruned`), valid embedded resource metadata where `resource` (the node
+/// is a resource root or an embedded resource), and valid against the node's own schema.
+pub(crate) fn default_errors(
+    node: &Value,
+    default: &Value,
+    resource: bool,
+    path: &str,
+    require_pruned: bool,
+) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    if require_pruned {
+        let mut pruned = default.clone();
+        pruning::prune_value(node, &mut pruned, resource);
+        if !go_value::deep_equal(&pruned, default) {
+            errors.push(FieldError::invalid(
+                path,
+                BadValue::Json(default.clone()),
+                "must not have unknown fields",
+            ));
+        }
+    }
+    let mut coerced = default.clone();
+    if let Err(error) = embedded::coerce_at(node, &mut coerced, path, resource) {
+        errors.push(error);
+        return errors;
+    }
+    match &embedded::validate_at(node, default, path, resource)[..] {
+        [] => {
+            let found = validator::validate(node, default, "").errors;
+            errors.extend(openapi_errors::to_field_errors(&found, Some(path)));
+        }
+        found => errors.extend(found.iter().cloned()),
+    }
+    errors
+}
+
 /// What decoding does to a custom resource: prune, drop disallowed `null`s, coerce embedded
 /// resources (a failure refuses the body as undecodable), default.
 fn decode(info: &ResourceInfo, schema: &Value, object: &mut Value) -> Result<(), ApiStatus> {
     pruning::prune_resource(schema, object);
     pruning::prune_non_nullable_nulls(object, Some(schema));
-    embedded::coerce(schema, object).map_err(|error| decoding::cannot_handle(info)(error.to_string()))?;
+    embedded::coerce(schema, object).map_err(|error| ApiStatus::cannot_handle(info, &error.to_string()))?;
     defaulting::apply(object, schema);
     Ok(())
 }

@@ -38,6 +38,11 @@ enum GoType {
     List(&'static str),
 }
 
+/// Whether `key` is a field of `ObjectMeta`: the decoder drops any other key of `metadata`.
+pub(crate) fn is_field(key: &str) -> bool {
+    FIELD_TYPES.iter().any(|(name, _)| *name == key)
+}
+
 /// The error decoding `meta` into an `ObjectMeta` gives, if any; `null` fields decode as unset.
 pub(crate) fn decode_error(meta: &Value) -> Option<String> {
     let Some(fields) = meta.as_object() else {

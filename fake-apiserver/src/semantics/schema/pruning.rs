@@ -17,6 +17,13 @@ pub(crate) fn prune_resource(schema: &Value, object: &mut Value) -> Vec<String> 
     unknown
 }
 
+/// Removes what `schema` does not specify from `value` (a default, say); `resource` says whether
+/// `value` is a whole resource, whose type meta and metadata stay.
+pub(crate) fn prune_value(schema: &Value, value: &mut Value, resource: bool) {
+    let mut unknown = Vec::new();
+    Walker { unknown: &mut unknown }.prune(value, Some(schema), resource, "");
+}
+
 struct Walker<'a> {
     unknown: &'a mut Vec<String>,
 }
