@@ -25,6 +25,16 @@ use crate::compare::StepResult;
 use crate::runner::Recorder;
 use crate::scenario::{LoadError, Scenario};
 
+/// The kube-apiserver version the corpus was recorded on.
+pub const RECORDED_VERSION: &str = "v1.28.7";
+
+/// The in-memory server set to answer as the recorded kube-apiserver's minor does.
+pub fn corpus_server() -> fake_apiserver::FakeApiServer {
+    fake_apiserver::FakeApiServer::builder()
+        .kube_version(RECORDED_VERSION)
+        .build()
+}
+
 /// This crate's directory: `allowlist.yaml` and `pending.txt` are here.
 pub fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

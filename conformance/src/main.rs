@@ -10,7 +10,6 @@ use conformance::compare::Verdict;
 use conformance::expect::Expectations;
 use conformance::runner::Recorder;
 use conformance::{Corpus, corpus_dir, replay, report};
-use fake_apiserver::FakeApiServer;
 use regex::Regex;
 
 /// Replay the conformance corpus and compare with kube-apiserver's recorded answers.
@@ -68,7 +67,7 @@ async fn run(args: Args) -> Result<(), Error> {
     let dir = corpus_dir();
     let corpus = Corpus::load(&dir)?;
     let expectations = Expectations::load(&conformance::crate_dir())?;
-    let server = FakeApiServer::new();
+    let server = conformance::corpus_server();
     let _served;
     let recorder = if let Some(path) = &args.kubeconfig {
         let kubeconfig = kube::config::Kubeconfig::read_from(path)?;

@@ -9,17 +9,16 @@ use conformance::compare::StepResult;
 use conformance::expect::{Expectations, Outcome, pending_file};
 use conformance::runner::Recorder;
 use conformance::{Corpus, corpus_dir, crate_dir, replay, report};
-use fake_apiserver::FakeApiServer;
 
 async fn in_process(corpus: &Corpus) -> Vec<StepResult> {
-    let server = FakeApiServer::new();
+    let server = conformance::corpus_server();
     replay(corpus, &Recorder::new(server.client(), "in-process"), |_| true)
         .await
         .0
 }
 
 async fn served(corpus: &Corpus) -> Vec<StepResult> {
-    let server = FakeApiServer::new();
+    let server = conformance::corpus_server();
     let served = server
         .serve("127.0.0.1:0".parse().expect("an address"))
         .await

@@ -267,6 +267,15 @@ impl FakeApiServerBuilder {
         self
     }
 
+    /// The Kubernetes version the server reports in `/version` (default `v1.33.0`); its minor
+    /// picks what changed between minors: the aggregated discovery versions served
+    /// (`apidiscovery.k8s.io/v2beta1` from 1.26, `v2` from 1.30). Give `v1.<minor>.<patch>`,
+    /// 1.28 or newer.
+    pub fn kube_version(mut self, version: &str) -> Self {
+        self.options.version = version.to_owned();
+        self
+    }
+
     /// Records every request for [`FakeApiServer::actions`] (default: on; turn off for long runs).
     pub fn record_actions(mut self, on: bool) -> Self {
         self.record_actions = on;

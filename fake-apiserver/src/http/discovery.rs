@@ -112,7 +112,7 @@ fn resource_entry(info: &ResourceInfo) -> Value {
 }
 
 /// Verbs as discovery lists them: RBAC's names, sorted.
-fn verb_names(verbs: &[Verb]) -> Vec<&'static str> {
+pub(crate) fn verb_names(verbs: &[Verb]) -> Vec<&'static str> {
     let mut names: Vec<&'static str> = verbs.iter().map(|verb| verb.discovery_name()).collect();
     names.sort_unstable();
     names

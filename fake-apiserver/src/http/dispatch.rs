@@ -10,12 +10,12 @@ use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
 use tokio::sync::mpsc;
 
-use crate::http::discovery;
 use crate::http::openapi;
 use crate::http::query;
 use crate::http::route::{ResourceRoute, Route, route};
 use crate::http::table::Render;
 use crate::http::warning::add_warnings;
+use crate::http::{aggregated, discovery};
 use crate::semantics::go_json_writer;
 use crate::server::Inner;
 use crate::status::ApiStatus;
@@ -61,9 +61,17 @@ impl Inner {
                 let body = Bytes::from_static(b"404 page not found\n");
                 return Ok(plain_response(StatusCode::NOT_FOUND, body, "text/plain; charset=utf-8"));
             }
-            Route::CoreVersions => discovery::core_versions(),
-            Route::Groups => discovery::groups(&self.state().registry),
-            Route::Group(group) => discovery::group(&self.state().registry, &group)?,
+            Route::CoreVersions | Route::Groups => {
+                return self.discovery_root(&parts, matches!(routed, Route::CoreVersions));
+            }
+            Route::Group(group) => {
+                aggregated::negotiate(
+                    &header_text(&parts.headers, header::ACCEPT),
+                    self.options.minor(),
+                    false,
+                )?;
+                discovery::group(&self.state().registry, &group)?
+            }
             Route::Resources { group, version } => discovery::resources(&self.state().registry, &group, &version)?,
             Route::OpenApiV2 if header_text(&parts.headers, header::ACCEPT).contains(openapi::V2_PROTOBUF) => {
                 // `@` is not a token character, so Go's mime parser refuses the requested type
@@ -76,6 +84,46 @@ impl Inner {
             Route::OpenApiV3 { group, version } => openapi::v3_group_version(&self.state().registry, &group, &version)?,
         };
         Ok(json_response(StatusCode::OK, go_json_writer::to_vec(&document)))
+    }
+
+    /// `/api` or `/apis`: the legacy document or, when `Accept` asks for it, the aggregated one
+    /// with its `ETag` (304 to an `If-None-Match` that names it).
+    fn discovery_root(&self, parts: &http::request::Parts, core: bool) -> Result<Response<ResponseBody>, ApiStatus> {
+        let accept = header_text(&parts.headers, header::ACCEPT);
+        let head = parts.method == http::Method::HEAD;
+        let (json, content_type, etag) = match aggregated::negotiate(&accept, self.options.minor(), true)? {
+            aggregated::Wanted::Legacy => {
+                let document = if core {
+                    discovery::core_versions()
+                } else {
+                    discovery::groups(&self.state().registry)
+                };
+                (go_json_writer::to_vec(&document), "application/json".to_owned(), None)
+            }
+            aggregated::Wanted::Aggregated(version) => {
+                let json = go_json_writer::to_vec(&aggregated::document(&self.state().registry, core, version));
+                let etag = aggregated::etag(&json);
+                (json, aggregated::content_type(version), Some(etag))
+            }
+        };
+        let not_modified = etag
+            .as_deref()
+            .is_some_and(|tag| header_text(&parts.headers, header::IF_NONE_MATCH) == tag);
+        let (code, body) = match (not_modified, head) {
+            (true, _) => (StatusCode::NOT_MODIFIED, Bytes::new()),
+            (false, true) => (StatusCode::OK, Bytes::new()),
+            (false, false) => (StatusCode::OK, Bytes::from(json)),
+        };
+        let mut response = Response::new(Full::new(body).boxed_unsync());
+        *response.status_mut() = code;
+        let headers = response.headers_mut();
+        let value = |text: &str| header::HeaderValue::from_str(text).map_err(|e| ApiStatus::internal(e.to_string()));
+        headers.insert(header::CONTENT_TYPE, value(&content_type)?);
+        if let Some(etag) = etag {
+            headers.insert(header::ETAG, value(&etag)?);
+            headers.insert(header::VARY, header::HeaderValue::from_static("Accept"));
+        }
+        Ok(response)
     }
 
     async fn resource_request(

@@ -1,6 +1,7 @@
 //! HTTP in and out: the tower service and the loopback server, routing, query parsing, and the
 //! documents answered without a verb (discovery, OpenAPI) or rendered for kubectl (tables).
 
+pub(crate) mod aggregated;
 pub(crate) mod discovery;
 pub(crate) mod dispatch;
 pub(crate) mod execute;

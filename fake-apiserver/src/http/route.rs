@@ -81,7 +81,9 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
         if matches!(route, Route::PageNotFound) {
             return Ok(route);
         }
-        if method != Method::GET {
+        // The discovery roots answer HEAD as GET, without a body.
+        let head_allowed = matches!(route, Route::CoreVersions | Route::Groups) && method == Method::HEAD;
+        if method != Method::GET && !head_allowed {
             return Err(ApiStatus::method_not_allowed());
         }
         return Ok(route);

@@ -30,11 +30,25 @@ pub(crate) struct Options {
     pub(crate) history_limit: usize,
     pub(crate) watch_buffer: usize,
     pub(crate) bookmark_interval: Duration,
+    /// The `gitVersion` `/version` reports (`v1.33.0`).
     pub(crate) version: String,
     /// kube-apiserver's WatchList feature: streaming lists (`sendInitialEvents`) served.
     pub(crate) watch_list: bool,
     /// How long after a request the controllers react to it.
     pub(crate) controller_delay: Duration,
+}
+
+impl Options {
+    /// The Kubernetes minor the server reports, which decides the behaviours that changed
+    /// between minors (33 when the version does not read as `v1.<minor>…`).
+    pub(crate) fn minor(&self) -> u32 {
+        self.version
+            .trim_start_matches('v')
+            .split('.')
+            .nth(1)
+            .and_then(|minor| minor.parse().ok())
+            .unwrap_or(33)
+    }
 }
 
 /// Objects, history and served resources, under one lock so that every verb is atomic.

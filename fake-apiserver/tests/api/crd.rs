@@ -37,6 +37,33 @@ async fn creating_a_crd_should_serve_its_kind() {
 }
 
 #[tokio::test]
+async fn aggregated_discovery_should_describe_what_per_group_discovery_does() {
+    let server = server();
+    // kube asks for `apidiscovery.k8s.io/v2`, which the server reports (1.33) serves.
+    let aggregated = Discovery::new(server.client()).run_aggregated().await.unwrap();
+    let legacy = Discovery::new(server.client()).run().await.unwrap();
+    let names = |d: &Discovery| {
+        let mut names: Vec<String> = d.groups().map(|g| g.name().to_owned()).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&aggregated), names(&legacy));
+    for name in ["cloudnative.tw", "apps", ""] {
+        let (ours, theirs) = (aggregated.get(name).unwrap(), legacy.get(name).unwrap());
+        let kinds = |g: &kube::discovery::ApiGroup| {
+            let mut kinds: Vec<_> = g
+                .recommended_resources()
+                .into_iter()
+                .map(|(r, c)| (r.plural, c.scope, c.subresources.len()))
+                .collect();
+            kinds.sort_by(|a, b| a.0.cmp(&b.0));
+            kinds
+        };
+        assert_eq!(kinds(ours), kinds(theirs), "group {name:?}");
+    }
+}
+
+#[tokio::test]
 async fn deleting_a_crd_should_remove_its_objects() {
     let server = server();
     vms(&server)
