@@ -72,9 +72,21 @@ pub struct Corpus {
 impl Corpus {
     /// Reads `dir/scenarios.yaml` and `dir/real/*.json`.
     pub fn load(dir: &Path) -> Result<Self, CorpusError> {
+        Self::load_recorded(dir, "real")
+    }
+
+    /// Reads the scenarios recorded in `dir/<folder>/*.json` (`real-v1.31.2`: the same scenarios
+    /// on another minor), with their transcripts; the others are left out.
+    pub fn load_recorded(dir: &Path, folder: &str) -> Result<Self, CorpusError> {
+        let mut corpus = Self::read(dir, folder)?;
+        corpus.scenarios.retain(|s| corpus.recorded.contains_key(&s.name));
+        Ok(corpus)
+    }
+
+    fn read(dir: &Path, folder: &str) -> Result<Self, CorpusError> {
         let scenarios = scenario::load(&dir.join("scenarios.yaml"))?;
         let mut recorded = HashMap::new();
-        let real = dir.join("real");
+        let real = dir.join(folder);
         let entries = std::fs::read_dir(&real).map_err(|e| transcript_error(&real, e))?;
         for entry in entries {
             let path = entry.map_err(|e| transcript_error(&real, e))?.path();

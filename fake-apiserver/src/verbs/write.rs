@@ -319,7 +319,9 @@ pub(crate) fn commit_update(
         }
     }
     let scope = if subresource == Some("status") {
-        Scope::Status
+        Scope::Status {
+            minor: state.options.minor(),
+        }
     } else {
         Scope::Object
     };

@@ -28,11 +28,12 @@ use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 
 /// What a write validates: the whole object, or (a `/status` write) its status, whose schema
-/// errors kube-apiserver 1.28 names relative to `status`.
+/// errors kube-apiserver names relative to `status` up to 1.30 and under `status.` from 1.31
+/// (the minor the server reports).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Scope {
     Object,
-    Status,
+    Status { minor: u32 },
 }
 
 /// Prunes, defaults and validates `object` when `info` carries a schema; Invalid lists every
@@ -134,11 +135,12 @@ fn decode(info: &ResourceInfo, schema: &Value, object: &mut Value) -> Result<(),
 fn validate(info: &ResourceInfo, schema: &Value, object: &Value, scope: Scope) -> Vec<FieldError> {
     let mut errors = match scope {
         Scope::Object => openapi_errors::to_field_errors(&validator::validate(schema, object, "").errors, None),
-        Scope::Status => {
+        Scope::Status { minor } => {
             let status_schema = structural::property(schema, "status");
+            let base = (minor >= 31).then_some("status");
             match (status_schema, object.get("status")) {
                 (Some(status_schema), Some(status)) => {
-                    openapi_errors::to_field_errors(&validator::validate(status_schema, status, "").errors, None)
+                    openapi_errors::to_field_errors(&validator::validate(status_schema, status, "").errors, base)
                 }
                 _ => Vec::new(),
             }
