@@ -7,6 +7,7 @@
 
 mod conversion;
 mod defaults;
+mod definition_names;
 mod extensions;
 mod internal;
 mod openapi;
@@ -60,7 +61,7 @@ pub(crate) fn validate_create(crd: &Value) -> Vec<FieldError> {
         .collect();
     let mut errors = name_errors(crd, &spec);
     errors.extend(spec::errors(&spec, &Options::strict()));
-    errors.extend(spec::names_errors(
+    errors.extend(definition_names::errors(
         crd.pointer("/status/acceptedNames"),
         "status.acceptedNames",
     ));
@@ -73,7 +74,7 @@ pub(crate) fn validate_create(crd: &Value) -> Vec<FieldError> {
 /// The errors of a `/status` update (`ValidateUpdateCustomResourceDefinitionStatus`): only the
 /// accepted names; stored versions are not checked there.
 pub(crate) fn validate_status_update(new: &Value) -> Vec<FieldError> {
-    spec::names_errors(new.pointer("/status/acceptedNames"), "status.acceptedNames")
+    definition_names::errors(new.pointer("/status/acceptedNames"), "status.acceptedNames")
 }
 
 /// The errors of an update of `old` to `new`.
@@ -107,7 +108,7 @@ pub(crate) fn validate_update(new: &Value, old: &Value) -> Vec<FieldError> {
         spec.name("plural"),
         old_spec.name("plural"),
     ));
-    errors.extend(spec::names_errors(
+    errors.extend(definition_names::errors(
         new.pointer("/status/acceptedNames"),
         "status.acceptedNames",
     ));

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::internal::{Spec, Version, has_status};
-use super::{Options, conversion, openapi};
+use super::{Options, conversion, definition_names, openapi};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
 
@@ -127,7 +127,7 @@ pub(crate) fn errors(spec: &Spec<'_>, opts: &Options) -> Vec<FieldError> {
             errors.push(FieldError::required(format!("spec.names.{key}"), ""));
         }
     }
-    errors.extend(names_errors(spec.raw.get("names"), "spec.names"));
+    errors.extend(definition_names::errors(spec.raw.get("names"), "spec.names"));
     errors.extend(openapi::validation_errors(
         spec.validation,
         spec.any_status(),
@@ -184,74 +184,6 @@ fn deprecation_warning_errors(deprecated: bool, warning: Option<&str>) -> Vec<St
         errors.push(format!(
             "must only contain printable UTF-8 characters; non-printable character found at index {i}"
         ));
-    }
-    errors
-}
-
-/// `ValidateCustomResourceDefinitionNames` (also used on `status.acceptedNames`).
-pub(crate) fn names_errors(names_value: Option<&Value>, path: &str) -> Vec<FieldError> {
-    let text = |key: &str| {
-        names_value
-            .and_then(|n| n.get(key))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-    };
-    let list = |key: &str| -> Vec<&str> {
-        names_value
-            .and_then(|n| n.get(key))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|v| v.as_str().unwrap_or_default())
-            .collect()
-    };
-    let dns1035 = |value: &str| names::object_name_errors("Service", value);
-    let mut errors = Vec::new();
-    for key in ["plural", "singular"] {
-        let value = text(key);
-        if let reasons @ [_, ..] = &dns1035(value)[..]
-            && !value.is_empty()
-        {
-            errors.push(FieldError::invalid(
-                format!("{path}.{key}"),
-                BadValue::from(value),
-                reasons.join(","),
-            ));
-        }
-    }
-    for key in ["kind", "listKind"] {
-        let value = text(key);
-        if let reasons @ [_, ..] = &dns1035(&value.to_lowercase())[..]
-            && !value.is_empty()
-        {
-            let why = format!("may have mixed case, but should otherwise match: {}", reasons.join(","));
-            errors.push(FieldError::invalid(format!("{path}.{key}"), BadValue::from(value), why));
-        }
-    }
-    for (i, short) in list("shortNames").into_iter().enumerate() {
-        if let reasons @ [_, ..] = &dns1035(short)[..] {
-            errors.push(FieldError::invalid(
-                format!("{path}.shortNames[{i}]"),
-                BadValue::from(short),
-                reasons.join(","),
-            ));
-        }
-    }
-    if !text("kind").is_empty() && text("kind") == text("listKind") {
-        errors.push(FieldError::invalid(
-            format!("{path}.listKind"),
-            BadValue::from(text("listKind")),
-            "kind and listKind may not be the same",
-        ));
-    }
-    for (i, category) in list("categories").into_iter().enumerate() {
-        if let reasons @ [_, ..] = &dns1035(category)[..] {
-            errors.push(FieldError::invalid(
-                format!("{path}.categories[{i}]"),
-                BadValue::from(category),
-                reasons.join(","),
-            ));
-        }
     }
     errors
 }

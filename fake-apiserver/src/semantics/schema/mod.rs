@@ -13,7 +13,9 @@ mod go_regexp;
 mod go_value;
 pub(crate) mod object_meta;
 mod openapi_errors;
+mod outcome;
 mod pruning;
+mod scalars;
 mod structural;
 mod validator;
 
