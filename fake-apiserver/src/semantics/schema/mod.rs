@@ -74,11 +74,14 @@ pub(crate) fn prune_unknown(info: &ResourceInfo, object: &mut Value) -> Vec<Stri
 }
 
 /// A stored custom resource as kube-apiserver serves it: decoded from storage with the current
-/// schema's defaults (an object written before a default existed shows it on read).
+/// schema, which prunes what the schema no longer specifies and applies the defaults it has
+/// gained (the storage decoder is the request decoder, dropping what does not decode).
 pub(crate) fn on_read<'a>(info: &ResourceInfo, shown: Cow<'a, Value>) -> Cow<'a, Value> {
     match &info.schema {
-        Some(schema) if !defaulting::is_complete(&shown, schema) => {
+        Some(schema) if !pruning::is_pruned(schema, &shown) || !defaulting::is_complete(&shown, schema) => {
             let mut owned = shown.into_owned();
+            pruning::prune_resource(schema, &mut owned);
+            pruning::prune_non_nullable_nulls(&mut owned, Some(schema));
             defaulting::apply(&mut owned, schema);
             Cow::Owned(owned)
         }

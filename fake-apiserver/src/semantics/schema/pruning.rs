@@ -24,6 +24,67 @@ pub(crate) fn prune_value(schema: &Value, value: &mut Value, resource: bool) {
     Walker { unknown: &mut unknown }.prune(value, Some(schema), resource, "");
 }
 
+/// Whether [`prune_resource`] would leave `object` as it is: nothing below it that `schema`
+/// does not specify. Reads check this first, so that objects written under the current schema
+/// are served without a copy.
+pub(crate) fn is_pruned(schema: &Value, object: &Value) -> bool {
+    fits(object, Some(schema), true, true)
+}
+
+/// `prune`'s walk, reporting instead of removing.
+fn fits(value: &Value, schema: Option<&Value>, embedded: bool, root: bool) -> bool {
+    if let Some(schema) = schema.filter(|s| structural::preserves_unknown(s)) {
+        return fits_preserved(value, schema, embedded);
+    }
+    match value {
+        Value::Object(map) => {
+            let Some(schema) = schema else { return map.is_empty() };
+            map.iter().all(|(key, child)| {
+                if (embedded || root) && is_meta_field(key) {
+                    return true;
+                }
+                structural::field(schema, key).is_some_and(|child_schema| {
+                    fits(
+                        child,
+                        Some(child_schema),
+                        structural::embedded_resource(child_schema),
+                        false,
+                    )
+                })
+            })
+        }
+        Value::Array(items) => {
+            let item_schema = schema.and_then(structural::items);
+            let embedded = item_schema.is_some_and(structural::embedded_resource);
+            items.iter().all(|item| fits(item, item_schema, embedded, false))
+        }
+        _ => true,
+    }
+}
+
+/// `skipPrune`'s walk, reporting instead of removing.
+fn fits_preserved(value: &Value, schema: &Value, embedded: bool) -> bool {
+    match value {
+        Value::Object(map) => map.iter().all(|(key, child)| {
+            (embedded && is_meta_field(key))
+                || structural::field(schema, key).is_none_or(|child_schema| {
+                    fits(
+                        child,
+                        Some(child_schema),
+                        structural::embedded_resource(child_schema),
+                        false,
+                    )
+                })
+        }),
+        Value::Array(items) => structural::items(schema).is_none_or(|item_schema| {
+            items
+                .iter()
+                .all(|item| fits_preserved(item, item_schema, structural::embedded_resource(item_schema)))
+        }),
+        _ => true,
+    }
+}
+
 struct Walker<'a> {
     unknown: &'a mut Vec<String>,
 }
@@ -184,6 +245,21 @@ mod tests {
             json!({ "apiVersion": "v1", "kind": "Pod", "metadata": {}, "spec": "s" })
         );
         assert_eq!(object["metadata"], json!({ "name": "n" }));
+    }
+
+    #[test]
+    fn is_pruned_should_say_whether_prune_resource_changes_anything() {
+        let clean = json!({ "apiVersion": "g/v1", "kind": "K", "metadata": { "name": "n" },
+            "spec": { "size": "s", "items": [{ "a": "x" }], "free": { "any": 1, "typed": { "k": "v" } } } });
+        assert!(is_pruned(&schema(), &clean));
+        for dirty in [
+            json!({ "extra": 1 }),
+            json!({ "spec": { "bogus": true } }),
+            json!({ "spec": { "items": [{ "b": 1 }] } }),
+            json!({ "spec": { "free": { "typed": { "gone": 1 } } } }),
+        ] {
+            assert!(!is_pruned(&schema(), &dirty), "{dirty}");
+        }
     }
 
     #[test]
