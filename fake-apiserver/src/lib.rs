@@ -23,6 +23,7 @@ mod lifecycle;
 mod semantics;
 mod server;
 mod status;
+mod status_body;
 mod storage;
 mod testing;
 mod verbs;

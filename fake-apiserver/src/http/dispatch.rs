@@ -19,6 +19,7 @@ use crate::http::{aggregated, discovery};
 use crate::semantics::go_json_writer;
 use crate::server::Inner;
 use crate::status::ApiStatus;
+use crate::status_body;
 use crate::storage::verb::Verb;
 use crate::testing::Action;
 use crate::verbs::options::{Query, Warnings};
@@ -250,7 +251,7 @@ fn header_text(headers: &HeaderMap, name: header::HeaderName) -> String {
 fn status_response(status: &ApiStatus) -> Response<ResponseBody> {
     json_response(
         StatusCode::from_u16(status.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-        go_json_writer::to_vec(&status.to_json()),
+        status_body::to_bytes(status),
     )
 }
 

@@ -11,9 +11,9 @@ use http::{Request, Response};
 use http_body_util::BodyExt;
 
 use crate::http::dispatch::ResponseBody;
-use crate::semantics::go_json_writer;
 use crate::server::{FakeApiServer, Inner};
 use crate::status::ApiStatus;
+use crate::status_body;
 
 /// A tower `Service` answering Kubernetes API requests from a [`FakeApiServer`]; cheap to clone.
 #[derive(Clone)]
@@ -44,8 +44,7 @@ where
                 Err(e) => {
                     let status = ApiStatus::bad_request(format!("could not read the request body: {e}"));
                     let mut response = Response::new(
-                        http_body_util::Full::new(Bytes::from(go_json_writer::to_vec(&status.to_json())))
-                            .boxed_unsync(),
+                        http_body_util::Full::new(Bytes::from(status_body::to_bytes(&status))).boxed_unsync(),
                     );
                     *response.status_mut() = http::StatusCode::BAD_REQUEST;
                     return Ok(response);
