@@ -269,8 +269,9 @@ impl FakeApiServerBuilder {
 
     /// The Kubernetes version the server reports in `/version` (default `v1.33.0`); its minor
     /// picks what changed between minors: the aggregated discovery versions served
-    /// (`apidiscovery.k8s.io/v2beta1` from 1.26, `v2` from 1.30). Give `v1.<minor>.<patch>`,
-    /// 1.28 or newer.
+    /// (`apidiscovery.k8s.io/v2beta1` from 1.26, `v2` from 1.30) and the field path of a
+    /// `/status` schema error (under `status.` from 1.31). Give `v1.<minor>.<patch>`, 1.28 or
+    /// newer.
     pub fn kube_version(mut self, version: &str) -> Self {
         self.options.version = version.to_owned();
         self

@@ -2,90 +2,79 @@
 //! in declaration order (`metav1.Status`: kind, apiVersion, metadata, status, message, reason,
 //! details, code; `StatusDetails` and `StatusCause` likewise), where a JSON map would be sorted.
 //! Clients that point at a byte offset of a body (a decode error's column) see the same bytes.
+//! The content is [`ApiStatus::to_json`]'s; only the order is this module's.
 
-use serde::Serialize;
-use serde_json::{Map, Value};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::Value;
 
 use crate::semantics::go_json_writer;
 use crate::status::ApiStatus;
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Body<'a> {
-    kind: &'static str,
-    api_version: &'static str,
-    metadata: Map<String, Value>,
-    status: &'static str,
-    message: &'a str,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    reason: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<Details<'a>>,
-    code: u16,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Details<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    group: Option<&'a Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    kind: Option<&'a Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    uid: Option<&'a Value>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    causes: Vec<Cause<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    retry_after_seconds: Option<&'a Value>,
-}
-
-#[derive(Serialize)]
-struct Cause<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<&'a Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    message: Option<&'a Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    field: Option<&'a Value>,
-}
+/// Go's field order of `metav1.Status`, `StatusDetails` and `StatusCause`.
+const STATUS: &[&str] = &[
+    "kind",
+    "apiVersion",
+    "metadata",
+    "status",
+    "message",
+    "reason",
+    "details",
+    "code",
+];
+const DETAILS: &[&str] = &["name", "group", "kind", "uid", "causes", "retryAfterSeconds"];
+const CAUSE: &[&str] = &["reason", "message", "field"];
 
 /// `status` as the body of a failed request, in Go's field order.
 pub(crate) fn to_bytes(status: &ApiStatus) -> Vec<u8> {
-    let details = status.details.as_ref().map(|details| {
-        let get = |key: &str| details.get(key);
-        let causes = details
-            .get("causes")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|cause| Cause {
-                reason: cause.get("reason"),
-                message: cause.get("message"),
-                field: cause.get("field"),
-            })
-            .collect();
-        Details {
-            name: get("name"),
-            group: get("group"),
-            kind: get("kind"),
-            uid: get("uid"),
-            causes,
-            retry_after_seconds: get("retryAfterSeconds"),
+    go_json_writer::to_vec(&Ordered {
+        value: &status.to_json(),
+        order: STATUS,
+    })
+}
+
+/// A JSON object written with the keys of `order` first, in that order (any other key after,
+/// sorted); `details` and its `causes` take their own struct's order.
+struct Ordered<'a> {
+    value: &'a Value,
+    order: &'static [&'static str],
+}
+
+impl Serialize for Ordered<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Some(map) = self.value.as_object() else {
+            return self.value.serialize(serializer);
+        };
+        let known = self.order.iter().filter_map(|key| map.get_key_value(*key));
+        let others = map.iter().filter(|(key, _)| !self.order.contains(&key.as_str()));
+        let mut out = serializer.serialize_map(Some(map.len()))?;
+        for (key, value) in known.chain(others) {
+            match key.as_str() {
+                "details" => out.serialize_entry(key, &Ordered { value, order: DETAILS })?,
+                "causes" => out.serialize_entry(key, &Causes(value))?,
+                _ => out.serialize_entry(key, value)?,
+            }
         }
-    });
-    let body = Body {
-        kind: "Status",
-        api_version: "v1",
-        metadata: Map::new(),
-        status: "Failure",
-        message: &status.message,
-        reason: &status.reason,
-        details,
-        code: status.code,
-    };
-    go_json_writer::to_vec(&body)
+        out.end()
+    }
+}
+
+/// `causes`: each in `StatusCause`'s order.
+struct Causes<'a>(&'a Value);
+
+impl Serialize for Causes<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Some(items) = self.0.as_array() else {
+            return self.0.serialize(serializer);
+        };
+        let mut out = serializer.serialize_seq(Some(items.len()))?;
+        for cause in items {
+            out.serialize_element(&Ordered {
+                value: cause,
+                order: CAUSE,
+            })?;
+        }
+        out.end()
+    }
 }
 
 #[cfg(test)]

@@ -203,6 +203,19 @@ pub(super) fn prepare_delete(state: &mut State, info: &ResourceInfo, crd: Arc<Va
 
 /// Serves exactly the versions a CRD now lists.
 pub(super) fn serve(state: &mut State, infos: Vec<ResourceInfo>) {
+    // A version whose schema changed decodes the objects stored before now on read.
+    let now = state.store.current_rv();
+    let infos: Vec<ResourceInfo> = infos
+        .into_iter()
+        .map(|mut info| {
+            let served = state.registry.find(&info.group, &info.version, &info.plural);
+            info.schema_since = match served {
+                Some(served) if served.schema == info.schema => served.schema_since,
+                _ => now,
+            };
+            info
+        })
+        .collect();
     if let Some(first) = infos.first() {
         let storage = first.storage_key();
         state.registry.remove(&storage);

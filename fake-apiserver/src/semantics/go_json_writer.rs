@@ -15,7 +15,7 @@ struct GoFormatter;
 
 impl Formatter for GoFormatter {
     fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
-        writer.write_all(go_float(value).as_bytes())
+        writer.write_all(json_float(value).as_bytes())
     }
 
     fn write_f32<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f32) -> io::Result<()> {
@@ -72,7 +72,7 @@ impl Formatter for GoFormatter {
 
 /// `floatEncoder`: `'f'` with the shortest digits, `'e'` (exponent cleaned of a leading zero)
 /// below 1e-6 and from 1e21.
-fn go_float(value: f64) -> String {
+fn json_float(value: f64) -> String {
     if !value.is_finite() {
         // Go refuses to encode these; serde_json writes null, and so do we.
         return "null".to_owned();

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::semantics::comparison::compare;
 pub(crate) use crate::semantics::fieldpath::FieldPath;
 use crate::semantics::list_types;
+use crate::semantics::schema::structural;
 use crate::semantics::shape::Shape;
 use crate::semantics::zero::zero_object;
 use crate::storage::resource::ResourceInfo;
@@ -140,8 +141,7 @@ pub(crate) fn is_typeable(info: &ResourceInfo, object: &Value) -> bool {
 /// numbers are one numeric kind, int-or-string and formatted strings take anything, `null`
 /// fits everywhere).
 fn fits_schema_types(schema: &Value, value: &Value) -> bool {
-    let flag = |key: &str| schema.get(key).and_then(Value::as_bool) == Some(true);
-    if value.is_null() || flag("x-kubernetes-int-or-string") {
+    if value.is_null() || structural::flag(schema, "x-kubernetes-int-or-string") {
         return true;
     }
     let fits = match schema.get("type").and_then(Value::as_str) {
@@ -160,16 +160,12 @@ fn fits_schema_types(schema: &Value, value: &Value) -> bool {
         _ => true,
     };
     fits && match value {
-        Value::Object(map) => map.iter().all(|(key, child)| {
-            let child_schema = schema
-                .get("properties")
-                .and_then(|p| p.get(key))
-                .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
-            child_schema.is_none_or(|s| fits_schema_types(s, child))
-        }),
-        Value::Array(items) => schema
-            .get("items")
-            .is_none_or(|s| items.iter().all(|item| fits_schema_types(s, item))),
+        Value::Object(map) => map
+            .iter()
+            .all(|(key, child)| structural::field(schema, key).is_none_or(|s| fits_schema_types(s, child))),
+        Value::Array(items) => {
+            structural::items(schema).is_none_or(|s| items.iter().all(|item| fits_schema_types(s, item)))
+        }
         _ => true,
     }
 }

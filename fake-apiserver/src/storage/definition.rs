@@ -96,6 +96,7 @@ impl ResourceInfo {
                 printer_columns,
                 selectable_fields,
                 schema: version.pointer("/schema/openAPIV3Schema").cloned(),
+                schema_since: 0,
                 builtin: false,
                 has_generation: true,
                 allow_unconditional_update: false,

@@ -82,6 +82,9 @@ pub struct ResourceInfo {
     pub selectable_fields: Vec<String>,
     /// The structural OpenAPI v3 schema of custom resources, used to prune, default and validate.
     pub schema: Option<Value>,
+    /// The resourceVersion at which `schema` took effect: objects written after it were decoded
+    /// with it already, so reads need not decode them again.
+    pub schema_since: u64,
     /// Whether this is a built-in type (strategic merge patch is accepted only for those).
     pub builtin: bool,
     /// Whether `metadata.generation` is kept (custom resources, workloads; not ConfigMaps).
@@ -119,6 +122,7 @@ impl ResourceInfo {
             printer_columns: Vec::new(),
             selectable_fields: Vec::new(),
             schema: None,
+            schema_since: 0,
             builtin: true,
             has_generation: false,
             allow_unconditional_update: true,

@@ -16,7 +16,7 @@ mod openapi_errors;
 mod outcome;
 mod pruning;
 mod scalars;
-mod structural;
+pub(crate) mod structural;
 mod validator;
 
 use std::borrow::Cow;
@@ -75,8 +75,15 @@ pub(crate) fn prune_unknown(info: &ResourceInfo, object: &mut Value) -> Vec<Stri
 
 /// A stored custom resource as kube-apiserver serves it: decoded from storage with the current
 /// schema, which prunes what the schema no longer specifies and applies the defaults it has
-/// gained (the storage decoder is the request decoder, dropping what does not decode).
+/// gained (the storage decoder is the request decoder, dropping what does not decode). An object
+/// written after the schema took effect was decoded with it then, and is served as it is.
 pub(crate) fn on_read<'a>(info: &ResourceInfo, shown: Cow<'a, Value>) -> Cow<'a, Value> {
+    let written_since = object::resource_version(&shown)
+        .parse::<u64>()
+        .is_ok_and(|rv| rv > info.schema_since);
+    if written_since {
+        return shown;
+    }
     match &info.schema {
         Some(schema) if !pruning::is_pruned(schema, &shown) || !defaulting::is_complete(&shown, schema) => {
             let mut owned = shown.into_owned();
