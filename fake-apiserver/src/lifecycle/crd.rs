@@ -209,10 +209,14 @@ pub(super) fn serve(state: &mut State, infos: Vec<ResourceInfo>) {
         .into_iter()
         .map(|mut info| {
             let served = state.registry.find(&info.group, &info.version, &info.plural);
-            info.schema_since = match served {
-                Some(served) if served.schema == info.schema => served.schema_since,
-                _ => now,
-            };
+            match served {
+                // The same schema keeps its compiled rules.
+                Some(served) if served.schema == info.schema => {
+                    info.schema_since = served.schema_since;
+                    info.rules = served.rules.clone();
+                }
+                _ => info.schema_since = now,
+            }
             info
         })
         .collect();

@@ -69,6 +69,8 @@ pub(crate) enum BadValue {
     /// An unstructured JSON value (`map[string]interface{}`, `[]interface{}`, a scalar or nil),
     /// printed as Go prints its dynamic type.
     Json(Value),
+    /// A Go value already printed as `%#v` prints it (a struct of the internal API).
+    Raw(String),
 }
 
 impl BadValue {
@@ -95,6 +97,7 @@ impl BadValue {
                 },
                 Value::Array(_) | Value::Object(_) => go_syntax(value),
             },
+            Self::Raw(printed) => printed.clone(),
         }
     }
 }

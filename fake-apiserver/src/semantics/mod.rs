@@ -2,6 +2,7 @@
 //! managed fields, selectors and strategic merge patch.
 
 pub(crate) mod builtin_validation;
+pub(crate) mod cel;
 pub(crate) mod comparison;
 pub(crate) mod crd_validation;
 pub(crate) mod decoding;

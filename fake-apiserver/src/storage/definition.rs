@@ -97,6 +97,7 @@ impl ResourceInfo {
                 selectable_fields,
                 schema: version.pointer("/schema/openAPIV3Schema").cloned(),
                 schema_since: 0,
+                rules: Default::default(),
                 builtin: false,
                 has_generation: true,
                 allow_unconditional_update: false,

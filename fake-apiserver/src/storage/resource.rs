@@ -85,6 +85,8 @@ pub struct ResourceInfo {
     /// The resourceVersion at which `schema` took effect: objects written after it were decoded
     /// with it already, so reads need not decode them again.
     pub schema_since: u64,
+    /// The `x-kubernetes-validations` of `schema`, compiled on first use.
+    pub(crate) rules: crate::semantics::cel::CompiledRules,
     /// Whether this is a built-in type (strategic merge patch is accepted only for those).
     pub builtin: bool,
     /// Whether `metadata.generation` is kept (custom resources, workloads; not ConfigMaps).
@@ -123,6 +125,7 @@ impl ResourceInfo {
             selectable_fields: Vec::new(),
             schema: None,
             schema_since: 0,
+            rules: Default::default(),
             builtin: true,
             has_generation: false,
             allow_unconditional_update: true,

@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use super::Options;
+use crate::semantics::cel;
 use crate::semantics::field_error::{BadValue, FieldError};
 
 const RULE_REASONS: [&str; 4] = [
@@ -283,6 +284,13 @@ fn rule_errors(schema: &Value, path: &str) -> Vec<FieldError> {
                 at("fieldPath"),
                 BadValue::from(field_path),
                 "fieldPath must not contain line breaks",
+            ));
+        }
+        if !field_path.is_empty() && cel::normalize_field_path(field_path, schema).is_err() {
+            errors.push(FieldError::invalid(
+                at("fieldPath"),
+                BadValue::from(field_path),
+                "fieldPath must be a valid path",
             ));
         }
     }

@@ -5,6 +5,7 @@
 //! versions, API approval for protected groups and `preserveUnknownFields`. The object is seen
 //! as the internal version sees it ([`internal`]), which decides the paths errors name.
 
+mod cel_rules;
 mod conversion;
 mod defaults;
 mod definition_names;

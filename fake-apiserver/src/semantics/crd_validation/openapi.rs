@@ -5,6 +5,9 @@
 
 use serde_json::Value;
 
+use std::cell::RefCell;
+
+use super::cel_rules::{self, TotalCost};
 use super::{Options, defaults, extensions, structural};
 use crate::semantics::field_error::{BadValue, FieldError};
 
@@ -89,23 +92,37 @@ pub(crate) fn validation_errors(
         ));
     }
     let mut init_errors = Vec::new();
+    // Rules are compiled only in a structural schema whose defaults are valid.
+    let mut rules_checked = false;
     if opts.require_structural {
         match structural::init_error(schema) {
             Some(why) => init_errors.push(FieldError::invalid(&root, BadValue::from(""), why)),
             None => match &structural::structural_errors(schema, &root)[..] {
-                [] => errors.extend(defaults::errors(schema, &root, opts.require_pruned_defaults)),
+                [] => {
+                    let found = defaults::errors(schema, &root, opts.require_pruned_defaults);
+                    rules_checked = found.is_empty();
+                    errors.extend(found);
+                }
                 found => errors.extend(found.iter().cloned()),
             },
         }
     }
+    let total = RefCell::new(TotalCost::default());
+    let root_context = cel_rules::Context::root(&total);
+    let cel = rules_checked.then_some(&root_context);
+    let mut cel_errors = Vec::new();
     let standard = Standard {
         allow_defaults: true,
         forbidden_reason: None,
         inside_meta: false,
     };
-    errors.extend(schema_errors(schema, &root, standard, true, opts));
+    errors.extend(schema_errors(schema, &root, standard, true, opts, cel, &mut cel_errors));
+    errors.extend(cel_errors);
     if errors.is_empty() {
         errors.extend(init_errors);
+    }
+    if rules_checked {
+        errors.extend(total.borrow().errors(&root));
     }
     errors
 }
@@ -160,8 +177,17 @@ struct Standard<'r> {
     inside_meta: bool,
 }
 
-/// `ValidateCustomResourceDefinitionOpenAPISchema`.
-fn schema_errors(schema: &Value, path: &str, standard: Standard<'_>, root: bool, opts: &Options) -> Vec<FieldError> {
+/// `ValidateCustomResourceDefinitionOpenAPISchema`: the schema errors of the node and below;
+/// their CEL errors go to `cel_errors`, which kube-apiserver lists after all schema errors.
+fn schema_errors(
+    schema: &Value,
+    path: &str,
+    standard: Standard<'_>,
+    root: bool,
+    opts: &Options,
+    cel: Option<&cel_rules::Context<'_>>,
+    cel_errors: &mut Vec<FieldError>,
+) -> Vec<FieldError> {
     let Some(fields) = schema.as_object() else {
         return Vec::new();
     };
@@ -189,12 +215,15 @@ fn schema_errors(schema: &Value, path: &str, standard: Standard<'_>, root: bool,
             sub.allow_defaults = false;
             sub.forbidden_reason = Some("inside additionalProperties applying to object metadata");
         }
+        let context = cel.map(|c| c.additional(schema, additional));
         errors.extend(schema_errors(
             additional,
             &format!("{path}.additionalProperties"),
             sub,
             false,
             opts,
+            context.as_ref(),
+            cel_errors,
         ));
     }
     let embedded = flag("x-kubernetes-embedded-resource") == Some(true);
@@ -210,16 +239,27 @@ fn schema_errors(schema: &Value, path: &str, standard: Standard<'_>, root: bool,
                 sub.forbidden_reason = Some(top_level_reasons[i]);
             }
         }
+        let context = cel.map(|c| c.property(schema, path, property));
         errors.extend(schema_errors(
             property,
             &format!("{path}.properties[{name}]"),
             sub,
             false,
             opts,
+            context.as_ref(),
+            cel_errors,
         ));
     }
     if let Some(not) = fields.get("not") {
-        errors.extend(schema_errors(not, &format!("{path}.not"), standard, false, opts));
+        errors.extend(schema_errors(
+            not,
+            &format!("{path}.not"),
+            standard,
+            false,
+            opts,
+            None,
+            cel_errors,
+        ));
     }
     for junctor in ["allOf", "oneOf", "anyOf"] {
         for (i, branch) in fields
@@ -235,6 +275,8 @@ fn schema_errors(schema: &Value, path: &str, standard: Standard<'_>, root: bool,
                 standard,
                 false,
                 opts,
+                None,
+                cel_errors,
             ));
         }
     }
@@ -250,21 +292,37 @@ fn schema_errors(schema: &Value, path: &str, standard: Standard<'_>, root: bool,
             standard,
             false,
             opts,
+            None,
+            cel_errors,
         ));
     }
     match fields.get("items") {
         Some(Value::Array(items)) => {
             for (i, item) in items.iter().enumerate() {
+                let context = cel.map(|c| c.items(schema, path, item));
                 errors.extend(schema_errors(
                     item,
                     &format!("{path}.items[{i}]"),
                     standard,
                     false,
                     opts,
+                    context.as_ref(),
+                    cel_errors,
                 ));
             }
         }
-        Some(item) => errors.extend(schema_errors(item, &format!("{path}.items"), standard, false, opts)),
+        Some(item) => {
+            let context = cel.map(|c| c.items(schema, path, item));
+            errors.extend(schema_errors(
+                item,
+                &format!("{path}.items"),
+                standard,
+                false,
+                opts,
+                context.as_ref(),
+                cel_errors,
+            ));
+        }
         None => {}
     }
     for (name, dependency) in fields
@@ -279,9 +337,15 @@ fn schema_errors(schema: &Value, path: &str, standard: Standard<'_>, root: bool,
             standard,
             false,
             opts,
+            None,
+            cel_errors,
         ));
     }
     errors.extend(extensions::errors(schema, path, opts));
+    // Rules are compiled only where this node and those below it have no schema errors.
+    if let Some(context) = cel.filter(|_| errors.is_empty()) {
+        cel_errors.extend(context.errors(schema, path));
+    }
     errors
 }
 

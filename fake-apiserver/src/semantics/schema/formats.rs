@@ -8,7 +8,7 @@
 mod hostname;
 mod mail;
 mod net;
-mod time;
+pub(crate) mod time;
 mod uri;
 
 use std::sync::LazyLock;

@@ -23,11 +23,20 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::cel;
+use crate::semantics::field_error::{BadValue, ErrorType, FieldError};
 use crate::semantics::{list_types, scale_checks};
 use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
+
+/// The errors that keep the rules from running (`hasBlockingErr` of the strategy).
+const BLOCKING: [ErrorType; 4] = [
+    ErrorType::Required,
+    ErrorType::TooLong,
+    ErrorType::TooMany,
+    ErrorType::TypeInvalid,
+];
 
 /// What a write validates: the whole object, or (a `/status` write) its status, whose schema
 /// errors kube-apiserver names relative to `status` up to 1.30 and under `status.` from 1.31
@@ -54,6 +63,23 @@ pub(crate) fn admit(
     let mut errors = validate(info, schema, object, scope);
     if old.is_none_or(|old| list_types::duplicates(schema, old, "").is_empty()) {
         errors.extend(list_types::duplicates(schema, object, ""));
+    }
+    if let Some(rules) = info.rules.validator(schema) {
+        // `hasBlockingErr`: rules would read values of the wrong shape.
+        if errors.iter().any(|e| BLOCKING.contains(&e.kind)) {
+            errors.push(FieldError::invalid(
+                "<nil>",
+                BadValue::Json(Value::Null),
+                "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+            ));
+        } else {
+            errors.extend(rules.validate(&cel::At {
+                path: "<nil>".into(),
+                schema,
+                value: object,
+                old,
+            }));
+        }
     }
     if errors.is_empty() {
         Ok(())

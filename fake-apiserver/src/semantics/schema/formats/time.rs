@@ -76,51 +76,72 @@ pub(super) fn datetime(value: &str) -> bool {
 
 /// Ports strfmt's `IsDuration`: `time.ParseDuration`, else strfmt's lenient `ParseDuration`.
 pub(super) fn duration(value: &str) -> bool {
-    go_duration(value.as_bytes()) || lenient_duration(value)
+    duration_nanos(value).is_some()
 }
 
+/// strfmt's `ParseDuration` (CEL reads `format: duration` strings with it): the nanoseconds
+/// of Go's `time.ParseDuration`, else of the lenient reading.
+pub(crate) fn duration_nanos(value: &str) -> Option<i64> {
+    go_duration(value.as_bytes()).or_else(|| lenient_duration(value))
+}
+
+/// Nanoseconds per unit of strfmt's `timeUnits`, in `UNIT_VARIANTS`' order.
+const UNIT_NANOS: [i64; 8] = [
+    1,
+    1_000,
+    1_000_000,
+    1_000_000_000,
+    60_000_000_000,
+    3_600_000_000_000,
+    86_400_000_000_000,
+    604_800_000_000_000,
+];
+
 /// The fallback of strfmt's `ParseDuration`: every `<digits><spaces><letters>` match is read;
-/// digits past `int64` fail the whole parse (`strconv.Atoi`), an unknown unit is skipped.
-fn lenient_duration(value: &str) -> bool {
+/// digits past `int64` fail the whole parse (`strconv.Atoi`), an unknown unit is skipped, and
+/// no known unit at all fails.
+fn lenient_duration(value: &str) -> Option<i64> {
     let mut known = false;
+    let mut total: i64 = 0;
     for part in DURATION_PART.captures_iter(value) {
-        if part[1].parse::<i64>().is_err() {
-            return false;
-        }
+        let count = part[1].parse::<i64>().ok()?;
         let unit = part[2].to_ascii_lowercase();
-        known |= UNIT_VARIANTS.iter().any(|variants| {
+        let found = UNIT_VARIANTS.iter().position(|variants| {
             variants
                 .iter()
                 .enumerate()
                 .any(|(i, variant)| unit == *variant || (i == variants.len() - 1 && unit.starts_with(variant)))
         });
+        if let Some(index) = found {
+            known = true;
+            // Go's `time.Duration` arithmetic wraps.
+            total = total.wrapping_add(count.wrapping_mul(UNIT_NANOS[index]));
+        }
     }
-    known
+    known.then_some(total)
 }
 
 /// Ports Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` with units ns, us, µs, μs,
 /// ms, s, m, h, a lone `0` needing none, and the total within ±2⁶³ ns.
-fn go_duration(s: &[u8]) -> bool {
+fn go_duration(s: &[u8]) -> Option<i64> {
     let (negative, mut s) = match s {
         [b'-', rest @ ..] => (true, rest),
         [b'+', rest @ ..] => (false, rest),
         _ => (false, s),
     };
     if s == b"0" {
-        return true;
+        return Some(0);
     }
     if s.is_empty() {
-        return false;
+        return None;
     }
     let mut total: u64 = 0;
     while !s.is_empty() {
         if s[0] != b'.' && !s[0].is_ascii_digit() {
-            return false;
+            return None;
         }
         let int_len = s.iter().take_while(|b| b.is_ascii_digit()).count();
-        let Some(mut v) = leading_int(&s[..int_len]) else {
-            return false;
-        };
+        let mut v = leading_int(&s[..int_len])?;
         s = &s[int_len..];
         let (mut fraction, mut scale, mut post) = (0, 1.0, false);
         if let [b'.', rest @ ..] = s {
@@ -131,31 +152,34 @@ fn go_duration(s: &[u8]) -> bool {
         }
         // No digits at all, as in `.s`.
         if int_len == 0 && !post {
-            return false;
+            return None;
         }
         let unit_len = s.iter().take_while(|&&b| b != b'.' && !b.is_ascii_digit()).count();
-        let Some(unit) = unit_nanos(&s[..unit_len]) else {
-            return false;
-        };
+        let unit = unit_nanos(&s[..unit_len])?;
         s = &s[unit_len..];
         if v > TWO_TO_63 / unit {
-            return false;
+            return None;
         }
         v *= unit;
         if fraction > 0 {
             // Go's float64 arithmetic, truncated as its conversion to uint64 truncates.
             v += (fraction as f64 * (unit as f64 / scale)) as u64;
             if v > TWO_TO_63 {
-                return false;
+                return None;
             }
         }
         // Go adds in uint64, wrapping: two halves of 2⁶³ sum to 0 and pass.
         total = total.wrapping_add(v);
         if total > TWO_TO_63 {
-            return false;
+            return None;
         }
     }
-    negative || total < TWO_TO_63
+    if negative {
+        // -2⁶³ is the one magnitude of 2⁶³ that fits.
+        Some((total as i64).wrapping_neg())
+    } else {
+        (total < TWO_TO_63).then_some(total as i64)
+    }
 }
 
 /// `leadingInt`: the digits' value, or `None` past 2⁶³.
@@ -281,7 +305,7 @@ mod tests {
         // Go's sum wraps in uint64.
         assert!(duration("9223372036854775808ns9223372036854775808ns"));
         for invalid in ["", "-", "1", ".s", "1.5", "9223372036854775808ns", "2562048h", "1 h30m"] {
-            assert!(!go_duration(invalid.as_bytes()), "{invalid}");
+            assert!(go_duration(invalid.as_bytes()).is_none(), "{invalid}");
         }
     }
 

@@ -1,0 +1,284 @@
+//! Evaluating a CRD's rules on a write, as the `Validator` of
+//! `apiextensions-apiserver/pkg/apiserver/schema/cel/validation.go` does: every node's rules
+//! with `self` (and `oldSelf` for transition rules, on updates, where the old value
+//! correlates: same property, same map key, same list-map item), in schema order, failures
+//! worded with the rule's message, `messageExpression`, `reason` and `fieldPath`.
+
+use std::collections::BTreeMap;
+
+use cel::{Context, Value as Cel};
+use serde_json::Value;
+
+use super::compile::{self, CompiledRule};
+use super::runtime_library::go_error_text;
+use super::values;
+use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::schema::structural;
+
+/// The longest message a `messageExpression` may produce (`MaxEvaluatedMessageExpressionSizeBytes`).
+const MAX_MESSAGE_BYTES: usize = 5 * 1024;
+
+/// The compiled rules of a schema, node by node (`NewValidator`).
+#[derive(Default)]
+pub(crate) struct Validator {
+    rules: Vec<(Value, CompiledRule)>,
+    compile_error: Option<String>,
+    resource_root: bool,
+    items: Option<Box<Validator>>,
+    properties: BTreeMap<String, Validator>,
+    additional: Option<Box<Validator>>,
+}
+
+impl std::fmt::Debug for Validator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Validator")
+            .field("rules", &self.rules.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The validator of a CRD version's schema, `None` when no node has rules.
+pub(crate) fn build(schema: &Value) -> Option<Validator> {
+    has_rules(schema).then(|| node(schema, true))
+}
+
+fn has_rules(schema: &Value) -> bool {
+    !compile::rules_of(schema).is_empty()
+        || structural::items(schema).is_some_and(has_rules)
+        || structural::additional(schema).is_some_and(has_rules)
+        || schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.values().any(has_rules))
+}
+
+fn node(schema: &Value, resource_root: bool) -> Validator {
+    let (rules, compile_error) = match compile::compile_node(schema, resource_root) {
+        Ok(compiled) => (compile::rules_of(schema).iter().cloned().zip(compiled).collect(), None),
+        Err(error) => (Vec::new(), Some(error)),
+    };
+    let child = |s: &Value| has_rules(s).then(|| Box::new(node(s, structural::embedded_resource(s))));
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(_, p)| has_rules(p))
+        .map(|(name, p)| (name.clone(), node(p, structural::embedded_resource(p))))
+        .collect();
+    Validator {
+        rules,
+        compile_error,
+        resource_root,
+        items: structural::items(schema).and_then(child),
+        properties,
+        additional: structural::additional(schema).and_then(child),
+    }
+}
+
+/// Where a value is, and the value it had before (on an update, when it correlates).
+pub(crate) struct At<'a> {
+    pub(crate) path: String,
+    pub(crate) schema: &'a Value,
+    pub(crate) value: &'a Value,
+    pub(crate) old: Option<&'a Value>,
+}
+
+impl Validator {
+    /// `Validate`: the errors of every rule of this node and below, in kube-apiserver's order.
+    pub(crate) fn validate(&self, at: &At<'_>) -> Vec<FieldError> {
+        if at.value.is_null() {
+            return Vec::new();
+        }
+        let mut errors = self.validate_expressions(at);
+        match at.value {
+            Value::Array(items) => {
+                if let (Some(validator), Some(items_schema)) = (&self.items, structural::items(at.schema)) {
+                    for (i, item) in items.iter().enumerate() {
+                        let old = at.old.and_then(|old| correlated_item(at.schema, old, item));
+                        let path = format!("{}[{i}]", at.path);
+                        errors.extend(validator.validate(&At {
+                            path,
+                            schema: items_schema,
+                            value: item,
+                            old,
+                        }));
+                    }
+                }
+            }
+            Value::Object(fields) => {
+                let correlatable = map_correlatable(at.schema);
+                let old_field = |key: &str| {
+                    if correlatable {
+                        at.old.and_then(|o| o.get(key))
+                    } else {
+                        None
+                    }
+                };
+                if let (Some(validator), Some(additional)) = (&self.additional, structural::additional(at.schema)) {
+                    for (key, value) in fields {
+                        let path = format!("{}[{key}]", at.path);
+                        errors.extend(validator.validate(&At {
+                            path,
+                            schema: additional,
+                            value,
+                            old: old_field(key),
+                        }));
+                    }
+                }
+                for (key, value) in fields {
+                    let (Some(validator), Some(prop)) =
+                        (self.properties.get(key), structural::property(at.schema, key))
+                    else {
+                        continue;
+                    };
+                    let path = child(&at.path, key);
+                    errors.extend(validator.validate(&At {
+                        path,
+                        schema: prop,
+                        value,
+                        old: old_field(key),
+                    }));
+                }
+            }
+            _ => {}
+        }
+        errors
+    }
+
+    /// `validateExpressions`: this node's rules.
+    fn validate_expressions(&self, at: &At<'_>) -> Vec<FieldError> {
+        let node_type = BadValue::from(at.schema.get("type").and_then(Value::as_str).unwrap_or_default());
+        if let Some(error) = &self.compile_error {
+            let detail = format!("rule compiler initialization error: {error}");
+            return vec![FieldError::invalid(&at.path, node_type, detail)];
+        }
+        if self.rules.is_empty() {
+            return Vec::new();
+        }
+        let convert = |v: &Value| {
+            if self.resource_root {
+                values::resource_to_cel(v, at.schema)
+            } else {
+                values::to_cel(v, at.schema)
+            }
+        };
+        let mut context = Context::with_env(compile::runtime_env().clone());
+        context.add_variable_from_value("self", convert(at.value).unwrap_or(Cel::Null));
+        let old = at.old.filter(|o| !o.is_null()).and_then(convert);
+        if let Some(old) = &old {
+            context.add_variable_from_value("oldSelf", old.clone());
+        }
+        let mut errors = Vec::new();
+        for (rule, compiled) in &self.rules {
+            if let Some(error) = &compiled.error {
+                errors.push(FieldError::invalid(
+                    &at.path,
+                    node_type.clone(),
+                    format!("rule compile error: {}", error.detail()),
+                ));
+                continue;
+            }
+            let Some(program) = &compiled.program else { continue };
+            if compiled.transition && old.is_none() {
+                continue;
+            }
+            match program.execute(&context) {
+                Ok(Cel::Bool(true)) => {}
+                Ok(_) => errors.push(self.failure(at, rule, compiled, &context, &node_type)),
+                Err(error) => {
+                    let text = go_error_text(&error);
+                    let shown = rule_error_string(rule);
+                    let detail = if text.starts_with("no such overload") {
+                        format!(
+                            "'{text}': call arguments did not match a supported operator, function or macro signature for rule: {shown}"
+                        )
+                    } else {
+                        format!("{text} evaluating rule: {shown}")
+                    };
+                    errors.push(FieldError::invalid(&at.path, node_type.clone(), detail));
+                }
+            }
+        }
+        errors
+    }
+
+    /// The error of a rule that evaluated to false: at its `fieldPath`, of its `reason`,
+    /// worded by its `messageExpression` when that gives a usable message, else its message.
+    fn failure(
+        &self,
+        at: &At<'_>,
+        rule: &Value,
+        compiled: &CompiledRule,
+        context: &Context<'_, '_>,
+        node_type: &BadValue,
+    ) -> FieldError {
+        let path = match &compiled.field_path {
+            Some(field_path) if !field_path.is_empty() => child(&at.path, field_path),
+            _ => at.path.clone(),
+        };
+        let message = compiled
+            .message_program
+            .as_ref()
+            .and_then(|program| match program.execute(context) {
+                Ok(Cel::String(s)) => Some(s.trim().to_string()),
+                _ => None,
+            })
+            .filter(|m| !m.is_empty() && m.len() <= MAX_MESSAGE_BYTES && !m.contains('\n'))
+            .unwrap_or_else(|| message_or_default(rule));
+        match compile::text(rule, "reason") {
+            "FieldValueForbidden" => FieldError::forbidden(path, message),
+            "FieldValueRequired" => FieldError::required(path, message),
+            "FieldValueDuplicate" => FieldError::duplicate(path, node_type.clone()),
+            _ => FieldError::invalid(path, node_type.clone(), message),
+        }
+    }
+}
+
+/// `ruleMessageOrDefault`.
+fn message_or_default(rule: &Value) -> String {
+    match compile::text(rule, "message") {
+        "" => format!("failed rule: {}", rule_error_string(rule)),
+        message => message.trim().to_string(),
+    }
+}
+
+/// `ruleErrorString`: the message, else the rule.
+fn rule_error_string(rule: &Value) -> String {
+    match compile::text(rule, "message") {
+        "" => compile::text(rule, "rule").trim().to_string(),
+        message => message.trim().to_string(),
+    }
+}
+
+/// `fldPath.Child(name)`, from the root's `<nil>`.
+fn child(path: &str, name: &str) -> String {
+    if path.is_empty() || path == "<nil>" {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+/// `MapIsCorrelatable`: maps are, unless `x-kubernetes-map-type` says otherwise.
+fn map_correlatable(schema: &Value) -> bool {
+    matches!(
+        schema.get("x-kubernetes-map-type").and_then(Value::as_str),
+        None | Some("granular" | "atomic")
+    )
+}
+
+/// The old item a new one correlates with: only in a `map` list, by its keys (`makeMapList`).
+fn correlated_item<'o>(schema: &Value, old: &'o Value, item: &Value) -> Option<&'o Value> {
+    if schema.get("x-kubernetes-list-type").and_then(Value::as_str) != Some("map") {
+        return None;
+    }
+    let keys: Vec<&str> = schema
+        .get("x-kubernetes-list-map-keys")
+        .and_then(Value::as_array)
+        .map(|k| k.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let key_of = |v: &Value| keys.iter().map(|k| v.get(*k).cloned()).collect::<Vec<_>>();
+    let wanted = key_of(item);
+    old.as_array()?.iter().find(|candidate| key_of(candidate) == wanted)
+}
