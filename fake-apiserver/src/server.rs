@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::lifecycle;
+use crate::lifecycle::{self, Writes};
 use crate::status::ApiStatus;
 use crate::storage::builtin::builtins;
 use crate::storage::resource::ResourceInfo;
@@ -120,6 +120,7 @@ impl FakeApiServer {
                 // Off by default in v1.33, as in 1.28 to 1.31 (on in 1.32 and from 1.34).
                 watch_list: false,
                 controller_delay: Duration::from_millis(100),
+                bootstrap: true,
             },
             record_actions: true,
             resources: Vec::new(),
@@ -306,6 +307,15 @@ impl FakeApiServerBuilder {
         self
     }
 
+    /// Whether the server starts with what a fresh cluster holds (on by default): the
+    /// `default/kubernetes` Service, the bootstrap ClusterRoles, Roles and their bindings
+    /// (`cluster-admin`, `view`, …), and in every namespace, once kube-controller-manager's
+    /// controllers have run, the `default` ServiceAccount and `kube-root-ca.crt` ConfigMap.
+    pub fn bootstrap(mut self, on: bool) -> Self {
+        self.options.bootstrap = on;
+        self
+    }
+
     /// Builds the server.
     ///
     /// # Panics
@@ -317,6 +327,9 @@ impl FakeApiServerBuilder {
         }
         for namespace in ["default", "kube-system", "kube-public", "kube-node-lease"] {
             write::ensure_namespace(&mut state, namespace).expect("the default namespaces have valid names");
+        }
+        if self.options.bootstrap {
+            seed_bootstrap(&mut state);
         }
         for object in self.objects {
             if let Err(status) = write::seed(&mut state, object) {
@@ -330,6 +343,26 @@ impl FakeApiServerBuilder {
                 testing: Mutex::new(Testing::new(self.record_actions)),
                 options: self.options,
             }),
+        }
+    }
+}
+
+/// Writes what kube-apiserver creates at start, as its own controllers write it.
+fn seed_bootstrap(state: &mut State) {
+    for object in lifecycle::cluster_objects() {
+        let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+        let kind = object.get("kind").and_then(Value::as_str).unwrap_or_default();
+        let Some(info) = state.registry.by_kind(api_version, kind).cloned() else {
+            continue;
+        };
+        let namespace = object
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        if let Err(status) =
+            state.create_object(&info, namespace.as_deref(), object, Some(lifecycle::APISERVER_MANAGER))
+        {
+            tracing::warn!(%status, "a bootstrap object was refused");
         }
     }
 }

@@ -7,6 +7,7 @@ use bytes::Bytes;
 use http::StatusCode;
 use serde_json::Value;
 
+use crate::go_order::{GoStruct, Ordered};
 use crate::http::route::ResourceRoute;
 use crate::http::table::{self, Render};
 use crate::semantics::{decoding, go_json_writer, versions};
@@ -184,7 +185,10 @@ impl Inner {
                 if gone && !info.returns_deleted_object {
                     return Ok(Outcome::Body(
                         code,
-                        go_json_writer::to_vec(&deleted_status(info, &last)),
+                        go_json_writer::to_vec(&Ordered {
+                            value: &deleted_status(info, &last),
+                            shape: GoStruct::Status,
+                        }),
                     ));
                 }
                 Ok(object(code, last))
@@ -242,6 +246,11 @@ fn render_one(info: &ResourceInfo, render: Render, object: &Value) -> Vec<u8> {
             let rv = crate::storage::object::resource_version(object).to_owned();
             go_json_writer::to_vec(&table::table(info, std::iter::once(object), include, &rv, None))
         }
+        // A built-in object is a Go struct: type meta and object meta first, in Go's order.
+        _ if info.builtin => go_json_writer::to_vec(&Ordered {
+            value: object,
+            shape: GoStruct::Object,
+        }),
         _ => go_json_writer::to_vec(object),
     }
 }

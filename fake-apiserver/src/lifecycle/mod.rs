@@ -9,10 +9,13 @@
 //! must not depend on them, since the verbs call the hooks here: they ask for the [`Writes`] they
 //! make, which the verbs implement for the server's state.
 
+mod bootstrap;
 mod crd;
 mod crd_names;
 mod gc;
 mod namespace;
+mod role_aggregation;
+mod service_ips;
 mod writes;
 
 use std::sync::Arc;
@@ -25,6 +28,7 @@ use crate::storage::object;
 use crate::storage::pending::Pending;
 use crate::storage::resource::{Lifecycle, ResourceInfo};
 
+pub(crate) use bootstrap::{APISERVER_MANAGER, cluster_objects};
 pub(crate) use gc::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
 pub(crate) use writes::Writes;
 
@@ -48,15 +52,38 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
             Ok(Some(defined))
         }
         Lifecycle::CustomResource => crd::check_not_terminating(state, info).map(|()| None),
+        Lifecycle::Plain if service_ips::concerns(info) => service_ips::allocate(state, info, body).map(|()| None),
         Lifecycle::Plain => Ok(None),
     }
 }
 
-/// After a create is stored: a new CRD is established by its controllers, later.
+/// After a create is stored: a new CRD is established by its controllers, a new namespace
+/// populated, later.
 pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: &Value, defined: Defined) {
-    if let (Lifecycle::CustomResourceDefinition, Some(defined)) = (info.lifecycle, defined) {
-        let crd = object::name(stored).to_owned();
-        state.pending.push(Pending::Establish { crd, defined });
+    match (info.lifecycle, defined) {
+        (Lifecycle::CustomResourceDefinition, Some(defined)) => {
+            let crd = object::name(stored).to_owned();
+            state.pending.push(Pending::Establish { crd, defined });
+        }
+        (Lifecycle::Namespace, _) => {
+            let name = object::name(stored).to_owned();
+            state.pending.push(Pending::PopulateNamespace { name });
+        }
+        _ => {}
+    }
+    after_any_write(state, info, stored);
+}
+
+/// What kube-controller-manager's watchers react to, whatever the write: a changed ClusterRole
+/// re-aggregates, and a namespace's `default` ServiceAccount or `kube-root-ca.crt` ConfigMap
+/// that was changed or removed is put back.
+fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
+    if role_aggregation::concerns(info) {
+        state.pending.push(Pending::AggregateClusterRoles);
+    }
+    if bootstrap::concerns(info, object) {
+        let name = object::namespace(object).to_owned();
+        state.pending.push(Pending::PopulateNamespace { name });
     }
 }
 
@@ -91,6 +118,7 @@ pub(crate) fn after_update(state: &mut State, info: &Arc<ResourceInfo>, stored: 
         Some(defined) => crd::serve(state, defined),
         None => {}
     }
+    after_any_write(state, info, stored);
     if object::is_deleting(stored) {
         let work = Pending::Marked {
             info: info.clone(),
@@ -129,6 +157,7 @@ pub(crate) fn after_remove(state: &mut State, info: &Arc<ResourceInfo>, removed:
     if info.lifecycle == Lifecycle::CustomResourceDefinition {
         crd::stop_serving(state, removed);
     }
+    after_any_write(state, info, removed);
     let work = Pending::Removed {
         info: info.clone(),
         object: removed.clone(),
@@ -160,6 +189,8 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
                 }
             }
             Pending::EmptyNamespace { name } => namespace::delete_contents(state, &name),
+            Pending::PopulateNamespace { name } => bootstrap::populate_namespace(state, &name),
+            Pending::AggregateClusterRoles => role_aggregation::aggregate(state),
         }
     }
     ran

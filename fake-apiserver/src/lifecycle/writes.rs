@@ -22,6 +22,26 @@ pub(crate) trait Writes {
         propagation: Option<&str>,
     );
 
+    /// A create of `object` by `manager` (`None` records no managed fields).
+    fn create_object(
+        &mut self,
+        info: &Arc<ResourceInfo>,
+        namespace: Option<&str>,
+        object: Value,
+        manager: Option<&str>,
+    ) -> Result<Arc<Value>, ApiStatus>;
+
+    /// A server-side apply of `config` to the cluster-scoped or namespaced object `name` by
+    /// `manager`, forcing conflicts.
+    fn apply_object(
+        &mut self,
+        info: &Arc<ResourceInfo>,
+        namespace: Option<&str>,
+        name: &str,
+        config: Value,
+        manager: &str,
+    ) -> Result<Arc<Value>, ApiStatus>;
+
     /// An update of `current` to `updated` by `manager` (`None` records no managed fields),
     /// through `subresource` (`status`) or of the whole object.
     fn update_object(

@@ -234,7 +234,8 @@ fn custom_resource_definition(object: &mut Value) {
     }
 }
 
-/// A subject's `apiGroup` defaults by its kind.
+/// A subject's `apiGroup` defaults by its kind (`SetDefaults_Subject`); an empty one, a
+/// ServiceAccount's, is not written (`omitempty`).
 fn role_binding(object: &mut Value) {
     for subject in object
         .get_mut("subjects")
@@ -242,11 +243,16 @@ fn role_binding(object: &mut Value) {
         .into_iter()
         .flatten()
     {
-        let group = match subject.get("kind").and_then(Value::as_str) {
-            Some("User" | "Group") => "rbac.authorization.k8s.io",
-            _ => "",
-        };
-        default(subject, "apiGroup", json!(group));
+        match subject.get("kind").and_then(Value::as_str) {
+            Some("User" | "Group") => default(subject, "apiGroup", json!("rbac.authorization.k8s.io")),
+            _ => {
+                if let Some(fields) = subject.as_object_mut()
+                    && fields.get("apiGroup").and_then(Value::as_str) == Some("")
+                {
+                    fields.remove("apiGroup");
+                }
+            }
+        }
     }
 }
 

@@ -11,6 +11,8 @@ pub(crate) mod field_error;
 pub(crate) mod fieldpath;
 pub(crate) mod go_json;
 pub(crate) mod go_json_writer;
+pub(crate) mod go_regexp;
+pub(crate) mod go_time;
 pub(crate) mod list_types;
 pub(crate) mod managed_fields;
 pub(crate) mod names;

@@ -13,9 +13,13 @@ const DNS_LABEL: &str = "a lowercase RFC 1123 label must consist of lower case a
 const DNS_1035_LABEL: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 /// Why `name` is not an object name of `kind`, as its strategy's name validation says it:
-/// Namespaces are RFC 1123 labels, Services DNS-1035 labels, everything else RFC 1123
+/// Namespaces are RFC 1123 labels, Services DNS-1035 labels, RBAC's roles and bindings path
+/// segments (`ValidateRBACName`, so `system:discovery` is a name), everything else RFC 1123
 /// subdomains. Each reason is a cause of its own.
 pub(crate) fn object_name_errors(kind: &str, name: &str) -> Vec<String> {
+    if matches!(kind, "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding") {
+        return path_segment_errors(name);
+    }
     let mut errors = Vec::new();
     let (limit, shaped, why) = match kind {
         "Namespace" => (63, is_label_shaped(name), DNS_LABEL),
@@ -33,6 +37,18 @@ pub(crate) fn object_name_errors(kind: &str, name: &str) -> Vec<String> {
         errors.push(why.to_owned());
     }
     errors
+}
+
+/// `path.IsValidPathSegmentName`: not `.` or `..`, without `/` or `%`.
+fn path_segment_errors(name: &str) -> Vec<String> {
+    if let Some(bad) = [".", ".."].into_iter().find(|bad| name == *bad) {
+        return vec![format!("may not be '{bad}'")];
+    }
+    ["/", "%"]
+        .into_iter()
+        .filter(|bad| name.contains(bad))
+        .map(|bad| format!("may not contain '{bad}'"))
+        .collect()
 }
 
 /// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, non-empty.

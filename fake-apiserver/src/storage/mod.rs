@@ -36,6 +36,9 @@ pub(crate) struct Options {
     pub(crate) watch_list: bool,
     /// How long after a request the controllers react to it.
     pub(crate) controller_delay: Duration,
+    /// Whether the server holds what a fresh cluster does (bootstrap RBAC, `default/kubernetes`)
+    /// and populates namespaces as kube-controller-manager does.
+    pub(crate) bootstrap: bool,
 }
 
 impl Options {

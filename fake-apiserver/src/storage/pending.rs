@@ -28,6 +28,10 @@ pub(crate) enum Pending {
     },
     /// A namespace turned Terminating: its contents are deleted.
     EmptyNamespace { name: String },
+    /// A namespace was created: it gets its `default` ServiceAccount and root CA ConfigMap.
+    PopulateNamespace { name: String },
+    /// A ClusterRole changed: the aggregated ClusterRoles are brought up to date.
+    AggregateClusterRoles,
 }
 
 impl Pending {
@@ -38,7 +42,10 @@ impl Pending {
         match self {
             Pending::Establish { .. } => base / 5,
             Pending::EmptyNamespace { .. } => base * 10,
-            Pending::Marked { .. } | Pending::Removed { .. } => base,
+            Pending::Marked { .. }
+            | Pending::Removed { .. }
+            | Pending::PopulateNamespace { .. }
+            | Pending::AggregateClusterRoles => base,
         }
     }
 }

@@ -36,6 +36,41 @@ impl Writes for State {
         let _ = delete::delete(self, info, namespace, name, &opts);
     }
 
+    fn create_object(
+        &mut self,
+        info: &Arc<ResourceInfo>,
+        namespace: Option<&str>,
+        object: Value,
+        manager: Option<&str>,
+    ) -> Result<Arc<Value>, ApiStatus> {
+        let opts = WriteOpts {
+            manager: manager.map(str::to_owned),
+            ..WriteOpts::default()
+        };
+        let checked = write::check(info, object, &opts)?;
+        write::create(self, info, namespace, checked, &opts)
+    }
+
+    fn apply_object(
+        &mut self,
+        info: &Arc<ResourceInfo>,
+        namespace: Option<&str>,
+        name: &str,
+        config: Value,
+        manager: &str,
+    ) -> Result<Arc<Value>, ApiStatus> {
+        let opts = WriteOpts::default();
+        let request = apply::ApplyRequest {
+            namespace,
+            name,
+            subresource: None,
+            manager,
+            force: true,
+            opts: &opts,
+        };
+        apply::apply(self, info, config, &request).map(|(applied, _)| applied)
+    }
+
     fn update_object(
         &mut self,
         info: &Arc<ResourceInfo>,

@@ -8,6 +8,7 @@ use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use base64::{DecodeError, Engine as _, alphabet};
 use serde_json::{Value, json};
 
+use crate::go_order::{GoStruct, Ordered};
 use crate::semantics::selector::{FieldSelector, LabelSelector};
 use crate::semantics::versions;
 use crate::semantics::{go_json, go_json_writer};
@@ -256,14 +257,28 @@ pub(crate) fn list_body(info: &ResourceInfo, page: &ListPage) -> Vec<u8> {
             // unstructured: its items keep theirs).
             Some(map) if info.builtin => {
                 out.push(b'{');
-                let fields = map.iter().filter(|(k, _)| *k != "apiVersion" && *k != "kind");
-                for (j, (key, value)) in fields.enumerate() {
+                // Object meta first, in Go's order, then the kind's fields.
+                let metadata = map.get_key_value("metadata");
+                let others = map
+                    .iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "apiVersion" | "kind" | "metadata"));
+                for (j, (key, value)) in metadata.into_iter().chain(others).enumerate() {
                     if j > 0 {
                         out.push(b',');
                     }
                     go_json_writer::to_writer(&mut out, key);
                     out.push(b':');
-                    go_json_writer::to_writer(&mut out, value);
+                    if key == "metadata" {
+                        go_json_writer::to_writer(
+                            &mut out,
+                            &Ordered {
+                                value,
+                                shape: GoStruct::ObjectMeta,
+                            },
+                        );
+                    } else {
+                        go_json_writer::to_writer(&mut out, value);
+                    }
                 }
                 out.push(b'}');
             }

@@ -9,6 +9,7 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, mpsc};
 
+use crate::go_order::{GoStruct, Ordered};
 use crate::semantics::{go_json_writer, versions};
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -196,9 +197,20 @@ impl WatchPlan {
         // Written straight from the stored object: no copy of it per event and watcher.
         let mut line = Vec::with_capacity(512);
         event_head(&mut line, kind);
+        let builtin = self.info.builtin;
+        let write = |value: &Value| {
+            if builtin {
+                go_json_writer::to_vec(&Ordered {
+                    value,
+                    shape: GoStruct::Object,
+                })
+            } else {
+                go_json_writer::to_vec(value)
+            }
+        };
         match cached.filter(|_| std::ptr::eq(rendered.as_ref(), object)) {
-            Some(json) => line.extend_from_slice(json.get_or_init(|| Bytes::from(go_json_writer::to_vec(object)))),
-            None => go_json_writer::to_writer(&mut line, rendered.as_ref()),
+            Some(json) => line.extend_from_slice(json.get_or_init(|| Bytes::from(write(object)))),
+            None => line.extend_from_slice(&write(rendered.as_ref())),
         }
         line.extend_from_slice(b"}\n");
         Bytes::from(line)

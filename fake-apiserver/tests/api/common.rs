@@ -56,6 +56,16 @@ pub fn server() -> FakeApiServer {
     FakeApiServer::builder().crd(&VirtualMachine::crd()).build()
 }
 
+/// [`server`] without what a fresh cluster holds (the bootstrap RBAC, `default/kubernetes`, each
+/// namespace's `default` ServiceAccount and `kube-root-ca.crt`), for tests that count every
+/// object of a namespace.
+pub fn empty_server() -> FakeApiServer {
+    FakeApiServer::builder()
+        .crd(&VirtualMachine::crd())
+        .bootstrap(false)
+        .build()
+}
+
 pub fn vm(name: &str, cpu: i64) -> VirtualMachine {
     let mut vm = VirtualMachine::new(
         name,

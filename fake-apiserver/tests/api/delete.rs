@@ -178,7 +178,7 @@ async fn garbage_collection_should_be_optional() {
 
 #[tokio::test]
 async fn delete_collection_should_delete_what_the_selector_selects() {
-    let server = server();
+    let server = empty_server();
     let configmaps: Api<ConfigMap> = Api::default_namespaced(server.client());
     create_configmaps(&configmaps, 3, &[("app", "x")]).await;
     configmaps

@@ -12,7 +12,7 @@ use crate::common::*;
 
 #[tokio::test]
 async fn list_should_filter_by_label_and_field_selectors() {
-    let server = server();
+    let server = empty_server();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     api.create(
         &PostParams::default(),
@@ -77,7 +77,7 @@ async fn list_should_filter_by_label_and_field_selectors() {
 
 #[tokio::test]
 async fn list_should_paginate_a_consistent_snapshot() {
-    let server = server();
+    let server = empty_server();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     create_configmaps(&api, 25, &[("app", "x")]).await;
 
@@ -124,7 +124,7 @@ async fn list_should_paginate_a_consistent_snapshot() {
 
 #[tokio::test]
 async fn list_should_serve_an_exact_resource_version() {
-    let server = server();
+    let server = empty_server();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     create_configmaps(&api, 3, &[]).await;
     let rv = server.resource_version();
@@ -139,7 +139,7 @@ async fn list_should_serve_an_exact_resource_version() {
 
 #[tokio::test]
 async fn metadata_only_clients_should_get_partial_object_metadata_where_it_fits() {
-    let server = server();
+    let server = empty_server();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     create_configmaps(&api, 2, &[("app", "web")]).await;
     let list = api.list_metadata(&ListParams::default()).await.unwrap();
@@ -281,7 +281,7 @@ async fn streaming_lists_should_be_refused_without_the_watch_list_feature() {
 /// objects, then the bookmark that ends them; `sendInitialEvents=false` skips them.
 #[tokio::test]
 async fn legacy_watches_should_become_streaming_lists_with_the_watch_list_feature() {
-    let server = FakeApiServer::builder().watch_list(true).build();
+    let server = FakeApiServer::builder().watch_list(true).bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     api.create(&PostParams::default(), &configmap("a", &[])).await.unwrap();
     let rv = server.resource_version();

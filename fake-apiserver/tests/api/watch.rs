@@ -247,7 +247,7 @@ async fn watch_events_should_be_written_type_first() {
     use http_body_util::BodyExt;
     use tower::ServiceExt;
 
-    let server = server();
+    let server = empty_server();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     api.create(&PostParams::default(), &configmap("a", &[])).await.unwrap();
     let request = http::Request::get("/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1")

@@ -9,7 +9,6 @@
 mod defaulting;
 mod embedded;
 pub(crate) mod formats;
-mod go_regexp;
 mod go_value;
 pub(crate) mod object_meta;
 mod openapi_errors;

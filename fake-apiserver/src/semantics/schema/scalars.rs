@@ -5,12 +5,12 @@
 use serde_json::Value;
 
 use super::formats;
-use super::go_regexp;
 use super::go_value::{self, Number};
 use super::openapi_errors::{Limit, SchemaError};
 use super::outcome::Outcome;
 use super::structural;
 use crate::semantics::field_error::BadValue;
+use crate::semantics::go_regexp;
 
 /// `stringValidator`: lengths in characters, then the pattern; the first failure only.
 pub(super) fn check_string(schema: &Value, text: &str, path: &str) -> Outcome {

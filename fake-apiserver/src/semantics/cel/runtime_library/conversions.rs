@@ -187,17 +187,7 @@ pub(super) fn format_double(value: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::evaluate;
-    use cel::Value;
-
-    /// `expected` is what cel-go v0.16.1 gives for `source` in kube-apiserver 1.28.
-    fn check(source: &str, expected: Result<Value, &str>) {
-        assert_eq!(evaluate(source), expected.map_err(str::to_owned), "{source}");
-    }
-
-    fn string(source: &str, expected: &str) {
-        check(&format!("string({source})"), Ok(expected.into()));
-    }
+    use super::super::tests::{check, string};
 
     #[test]
     fn numbers_convert_with_strconv_and_checked_ranges() {

@@ -159,13 +159,8 @@ fn position<'b, 'v>(args: &[CowVal<'_, 'v>], last: bool) -> Result<CowVal<'b, 'v
 
 #[cfg(test)]
 mod tests {
-    use super::super::evaluate;
-    use cel::Value;
-
-    /// `expected` is what cel-go v0.16.1 gives for `source` with `library.Lists()`.
-    fn check(source: &str, expected: Result<Value, &str>) {
-        assert_eq!(evaluate(source), expected.map_err(str::to_owned), "{source}");
-    }
+    // Expected values are cel-go v0.16.1's with `library.Lists()`.
+    use super::super::tests::check;
 
     #[test]
     fn is_sorted_ignores_comparisons_that_fail() {

@@ -1,15 +1,11 @@
 //! Kubernetes' regex library (`apiserver/pkg/cel/library/regex.go`: `find`, `findAll`) and cel-go's `matches` (`common/types/string.go`), on the `regex` crate with patterns read as Go's `regexp` reads them.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
-
 use cel::common::types::{CelBool, CelInt, CelList, CelString, DYN_TYPE};
 use cel::common::value::{CowVal, Val};
 use cel::{DeclarationError, Env, ExecutionError, add_member_overload};
-use regex::Regex;
 
-use super::go_regexp;
 use super::{arguments, go_error};
+use crate::semantics::go_regexp::compile;
 
 pub(super) fn register(env: &mut Env) -> Result<(), DeclarationError> {
     // `x.matches(p)` and `matches(x, p)`, which `kubernetes_env`'s macros redirect here, for
@@ -68,44 +64,11 @@ fn find_all_n(text: &CelString<'_>, pattern: &CelString<'_>, n: &CelInt) -> Resu
     Ok(found.into())
 }
 
-/// `pattern` compiled with Go's meaning, or Go's `error parsing regexp: ...` text. Compiled
-/// patterns are kept, as cel-go compiles a constant one once.
-fn compile(pattern: &str) -> Result<Regex, String> {
-    static COMPILED: Mutex<Option<HashMap<String, Regex>>> = Mutex::new(None);
-    let mut compiled = COMPILED.lock().unwrap_or_else(PoisonError::into_inner);
-    let cache = compiled.get_or_insert_with(HashMap::new);
-    if let Some(regex) = cache.get(pattern) {
-        return Ok(regex.clone());
-    }
-    let rust = go_regexp::translate(pattern)?;
-    let regex = Regex::new(&rust).map_err(|error| match error {
-        regex::Error::CompiledTooBig(_) => format!("error parsing regexp: expression too large: `{pattern}`"),
-        other => format!(
-            "error parsing regexp: {}",
-            other.to_string().lines().last().unwrap_or_default()
-        ),
-    })?;
-    if cache.len() >= 256 {
-        cache.clear();
-    }
-    cache.insert(pattern.to_owned(), regex.clone());
-    Ok(regex)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::evaluate;
-    use cel::Value;
-
-    /// `expected` is what cel-go v0.16.1 gives for `source` with `library.Regex()`, its
-    /// pattern not constant (kube-apiserver compiles a constant one with the rule).
-    fn check(source: &str, expected: Result<Value, &str>) {
-        assert_eq!(evaluate(source), expected.map_err(str::to_owned), "{source}");
-    }
-
-    fn strings(parts: &[&str]) -> Value {
-        parts.to_vec().into()
-    }
+    // Expected values are cel-go v0.16.1's with `library.Regex()`, the pattern not constant
+    // (kube-apiserver compiles a constant one with the rule).
+    use super::super::tests::{check, strings};
 
     #[test]
     fn find_and_find_all_return_the_leftmost_first_matches() {

@@ -229,17 +229,8 @@ fn element_conversion_error(value: &dyn Val) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::evaluate;
-    use cel::Value;
-
-    /// `expected` is what cel-go v0.16.1 gives for `source` with `ext.Strings(ext.StringsVersion(0))`.
-    fn check(source: &str, expected: Result<Value, &str>) {
-        assert_eq!(evaluate(source), expected.map_err(str::to_owned), "{source}");
-    }
-
-    fn strings(parts: &[&str]) -> Value {
-        parts.to_vec().into()
-    }
+    // Expected values are cel-go v0.16.1's with `ext.Strings(ext.StringsVersion(0))`.
+    use super::super::tests::{check, evaluate, strings};
 
     #[test]
     fn char_at_counts_code_points() {

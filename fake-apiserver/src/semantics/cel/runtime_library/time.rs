@@ -10,6 +10,7 @@ use cel::{DeclarationError, Env, ExecutionError};
 
 use super::conversions::conversion_error;
 use super::{arguments, go_error, no_such_overload};
+use crate::semantics::go_time::{days_in, parse_duration};
 
 /// `chrono::Duration`, which backs the crate's durations.
 type ChronoDuration = <CelDuration as Deref>::Target;
@@ -42,88 +43,6 @@ fn to_duration<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, 
         .and_then(|s| parse_duration(s.inner()))
         .ok_or_else(|| conversion_error("duration", value, target))?;
     Ok(CowVal::owned(CelDuration::from(ChronoDuration::nanoseconds(nanos))))
-}
-
-/// `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or `0`, to nanoseconds; `None` for
-/// any of its errors, which cel-go reports alike.
-fn parse_duration(s: &str) -> Option<i64> {
-    const LIMIT: u64 = 1 << 63;
-    let (negative, mut rest) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    if rest == "0" {
-        return Some(0);
-    }
-    if rest.is_empty() {
-        return None;
-    }
-    let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
-    let mut total: u64 = 0;
-    while !rest.is_empty() {
-        if !rest.starts_with(|c: char| c == '.' || c.is_ascii_digit()) {
-            return None;
-        }
-        let whole_len = digits(rest);
-        let mut whole: u64 = 0;
-        for digit in rest[..whole_len].bytes() {
-            whole = whole.checked_mul(10)? + u64::from(digit - b'0');
-            if whole > LIMIT {
-                return None;
-            }
-        }
-        rest = &rest[whole_len..];
-        // The fraction stops gaining precision rather than overflowing.
-        let (mut fraction, mut scale, mut fraction_len) = (0u64, 1f64, 0);
-        if let Some(after_point) = rest.strip_prefix('.') {
-            fraction_len = digits(after_point);
-            for digit in after_point[..fraction_len].bytes() {
-                match fraction.checked_mul(10).map(|f| f + u64::from(digit - b'0')) {
-                    Some(next) if fraction <= (LIMIT - 1) / 10 && next <= LIMIT => {
-                        fraction = next;
-                        scale *= 10.0;
-                    }
-                    _ => break,
-                }
-            }
-            rest = &after_point[fraction_len..];
-        }
-        if whole_len == 0 && fraction_len == 0 {
-            return None;
-        }
-        let unit_len = rest.len() - rest.trim_start_matches(|c: char| c != '.' && !c.is_ascii_digit()).len();
-        let unit: u64 = match &rest[..unit_len] {
-            "ns" => 1,
-            "us" | "µs" | "μs" => 1_000,
-            "ms" => 1_000_000,
-            "s" => 1_000_000_000,
-            "m" => 60_000_000_000,
-            "h" => 3_600_000_000_000,
-            _ => return None,
-        };
-        rest = &rest[unit_len..];
-        if whole > LIMIT / unit {
-            return None;
-        }
-        let mut value = whole * unit;
-        if fraction > 0 {
-            // Go's float64 arithmetic, truncated.
-            value += (fraction as f64 * (unit as f64 / scale)) as u64;
-            if value > LIMIT {
-                return None;
-            }
-        }
-        // Go adds in `uint64`, wrapping: two magnitudes of 2^63 make 0.
-        total = total.wrapping_add(value);
-        if total > LIMIT {
-            return None;
-        }
-    }
-    if negative {
-        return Some((total as i64).wrapping_neg());
-    }
-    i64::try_from(total).ok()
 }
 
 fn to_timestamp<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
@@ -212,19 +131,6 @@ impl Cursor<'_> {
         let (&first, rest) = self.0.split_first()?;
         self.0 = rest;
         (first == expected).then_some(())
-    }
-}
-
-fn is_leap(year: i64) -> bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-}
-
-fn days_in(month: i64, year: i64) -> i64 {
-    match month {
-        2 if is_leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
     }
 }
 
@@ -345,7 +251,7 @@ pub(super) fn nanos(d: &CelDuration) -> i64 {
 }
 
 /// The zero-argument accessors, read in UTC for timestamps; the last four also read durations.
-const ACCESSORS: [&str; 10] = [
+pub(super) const ACCESSORS: [&str; 10] = [
     "getFullYear",
     "getMonth",
     "getDayOfYear",
@@ -401,17 +307,7 @@ fn accessor<'b, 'v, const FIELD: usize>(args: Vec<CowVal<'b, 'v>>) -> Result<Cow
 
 #[cfg(test)]
 mod tests {
-    use super::super::evaluate;
-    use cel::Value;
-
-    /// `expected` is what cel-go v0.16.1 gives for `source` in kube-apiserver 1.28.
-    fn check(source: &str, expected: Result<Value, &str>) {
-        assert_eq!(evaluate(source), expected.map_err(str::to_owned), "{source}");
-    }
-
-    fn string(source: &str, expected: &str) {
-        check(&format!("string({source})"), Ok(expected.into()));
-    }
+    use super::super::tests::{check, string};
 
     #[test]
     fn durations_parse_and_print_as_go_does() {

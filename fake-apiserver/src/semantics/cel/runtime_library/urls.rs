@@ -109,15 +109,10 @@ fn text(bytes: &[u8]) -> CelString<'static> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::evaluate;
+    // Expected values are cel-go v0.16.1's with `library.URLs()` (Go 1.21's `net/url`).
+    use super::super::tests::{check, evaluate};
     use cel::Value;
     use std::collections::HashMap;
-
-    /// `expected` is what cel-go v0.16.1 gives for `source` with `library.URLs()` (Go 1.21's
-    /// `net/url`).
-    fn check(source: &str, expected: Result<Value, &str>) {
-        assert_eq!(evaluate(source), expected.map_err(str::to_owned), "{source}");
-    }
 
     fn parts(url: &str) -> Vec<Value> {
         let getters = ["getScheme", "getHost", "getHostname", "getPort", "getEscapedPath"];

@@ -6,6 +6,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::semantics::go_time::{days_in, parse_duration};
+
 // `DateTimePattern` on the lowercased time piece; its `.` takes any character but a newline.
 static TIME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new("^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$").expect("valid regex")
@@ -13,9 +15,6 @@ static TIME: LazyLock<Regex> = LazyLock::new(|| {
 // strfmt's `durationMatcher`, `((\d+)\s*([A-Za-zµ]+))`, with Go's ASCII `\d` and `\s`.
 static DURATION_PART: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"([0-9]+)[\t\n\x0C\r ]*([A-Za-zµ]+)").expect("valid regex"));
-
-/// 2⁶³: Go's durations are `int64` nanoseconds, parsed as `uint64` magnitudes up to this.
-const TWO_TO_63: u64 = 1 << 63;
 
 /// strfmt's `timeUnits`: a unit matches a variant exactly, or starts with the last one.
 const UNIT_VARIANTS: [&[&str]; 8] = [
@@ -39,17 +38,9 @@ pub(super) fn date(value: &str) -> bool {
     if !digits.iter().all(u8::is_ascii_digit) {
         return false;
     }
-    let number = |ds: &[u8]| ds.iter().fold(0, |n, &d| n * 10 + u32::from(d - b'0'));
+    let number = |ds: &[u8]| ds.iter().fold(0, |n, &d| n * 10 + i64::from(d - b'0'));
     let (year, month, day) = (number(&digits[..4]), number(&digits[4..6]), number(&digits[6..]));
-    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
-    let days = match month {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        1..=12 => 31,
-        _ => return false,
-    };
-    (1..=days).contains(&day)
+    (1..=12).contains(&month) && (1..=days_in(month, year)).contains(&day)
 }
 
 /// Ports strfmt's `IsDateTime`: a date, `t`, then `DateTimePattern` (not `time.Parse`).
@@ -82,7 +73,7 @@ pub(super) fn duration(value: &str) -> bool {
 /// strfmt's `ParseDuration` (CEL reads `format: duration` strings with it): the nanoseconds
 /// of Go's `time.ParseDuration`, else of the lenient reading.
 pub(crate) fn duration_nanos(value: &str) -> Option<i64> {
-    go_duration(value.as_bytes()).or_else(|| lenient_duration(value))
+    parse_duration(value).or_else(|| lenient_duration(value))
 }
 
 /// Nanoseconds per unit of strfmt's `timeUnits`, in `UNIT_VARIANTS`' order.
@@ -119,108 +110,6 @@ fn lenient_duration(value: &str) -> Option<i64> {
         }
     }
     known.then_some(total)
-}
-
-/// Ports Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` with units ns, us, µs, μs,
-/// ms, s, m, h, a lone `0` needing none, and the total within ±2⁶³ ns.
-fn go_duration(s: &[u8]) -> Option<i64> {
-    let (negative, mut s) = match s {
-        [b'-', rest @ ..] => (true, rest),
-        [b'+', rest @ ..] => (false, rest),
-        _ => (false, s),
-    };
-    if s == b"0" {
-        return Some(0);
-    }
-    if s.is_empty() {
-        return None;
-    }
-    let mut total: u64 = 0;
-    while !s.is_empty() {
-        if s[0] != b'.' && !s[0].is_ascii_digit() {
-            return None;
-        }
-        let int_len = s.iter().take_while(|b| b.is_ascii_digit()).count();
-        let mut v = leading_int(&s[..int_len])?;
-        s = &s[int_len..];
-        let (mut fraction, mut scale, mut post) = (0, 1.0, false);
-        if let [b'.', rest @ ..] = s {
-            let fraction_len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-            (fraction, scale) = leading_fraction(&rest[..fraction_len]);
-            post = fraction_len > 0;
-            s = &rest[fraction_len..];
-        }
-        // No digits at all, as in `.s`.
-        if int_len == 0 && !post {
-            return None;
-        }
-        let unit_len = s.iter().take_while(|&&b| b != b'.' && !b.is_ascii_digit()).count();
-        let unit = unit_nanos(&s[..unit_len])?;
-        s = &s[unit_len..];
-        if v > TWO_TO_63 / unit {
-            return None;
-        }
-        v *= unit;
-        if fraction > 0 {
-            // Go's float64 arithmetic, truncated as its conversion to uint64 truncates.
-            v += (fraction as f64 * (unit as f64 / scale)) as u64;
-            if v > TWO_TO_63 {
-                return None;
-            }
-        }
-        // Go adds in uint64, wrapping: two halves of 2⁶³ sum to 0 and pass.
-        total = total.wrapping_add(v);
-        if total > TWO_TO_63 {
-            return None;
-        }
-    }
-    if negative {
-        // -2⁶³ is the one magnitude of 2⁶³ that fits.
-        Some((total as i64).wrapping_neg())
-    } else {
-        (total < TWO_TO_63).then_some(total as i64)
-    }
-}
-
-/// `leadingInt`: the digits' value, or `None` past 2⁶³.
-fn leading_int(digits: &[u8]) -> Option<u64> {
-    digits.iter().try_fold(0u64, |x, &d| {
-        if x > TWO_TO_63 / 10 {
-            return None;
-        }
-        let x = x * 10 + u64::from(d - b'0');
-        (x <= TWO_TO_63).then_some(x)
-    })
-}
-
-/// `leadingFraction`: the digits' value and its power of ten, digits past overflow ignored.
-fn leading_fraction(digits: &[u8]) -> (u64, f64) {
-    let (mut x, mut scale) = (0u64, 1.0);
-    for &d in digits {
-        if x > (TWO_TO_63 - 1) / 10 {
-            break;
-        }
-        let y = x * 10 + u64::from(d - b'0');
-        if y > TWO_TO_63 {
-            break;
-        }
-        x = y;
-        scale *= 10.0;
-    }
-    (x, scale)
-}
-
-/// `unitMap`: nanoseconds per unit; `µs` is U+00B5 MICRO SIGN, `μs` U+03BC GREEK SMALL LETTER MU.
-fn unit_nanos(unit: &[u8]) -> Option<u64> {
-    match unit {
-        [b'n', b's'] => Some(1),
-        [b'u', b's'] | [0xC2, 0xB5, b's'] | [0xCE, 0xBC, b's'] => Some(1_000),
-        [b'm', b's'] => Some(1_000_000),
-        [b's'] => Some(1_000_000_000),
-        [b'm'] => Some(60_000_000_000),
-        [b'h'] => Some(3_600_000_000_000),
-        _ => None,
-    }
 }
 
 #[cfg(test)]
@@ -305,7 +194,7 @@ mod tests {
         // Go's sum wraps in uint64.
         assert!(duration("9223372036854775808ns9223372036854775808ns"));
         for invalid in ["", "-", "1", ".s", "1.5", "9223372036854775808ns", "2562048h", "1 h30m"] {
-            assert!(go_duration(invalid.as_bytes()).is_none(), "{invalid}");
+            assert!(parse_duration(invalid).is_none(), "{invalid}");
         }
     }
 

@@ -1,180 +1,16 @@
-//! Go's regular expression syntax (`regexp/syntax/parse.go` with its Perl flags, as `regexp.Compile` parses), read into the `regex` crate's: a pattern Go refuses fails with Go's error, and where the two syntaxes differ the pattern is rewritten (ASCII `\d`, `\s`, `\w` and `\b`; a `{` that starts no repetition is literal; no `(?<name>`; `(?i)` before a repetition).
+//! The escapes and bracket classes of Go's `regexp/syntax/parse.go` (`parseEscape`, `parseClass`, `parseUnicodeClass`, the Perl and POSIX classes), written in the `regex` crate's syntax.
 
 use regex::Regex;
 
-/// The Rust pattern matching what Go's parser makes of `pattern`, or Go's error text:
-/// `error parsing regexp: `, the error's code, and the part of the pattern it names.
-pub(super) fn translate(pattern: &str) -> Result<String, String> {
-    rewrite(pattern).map_err(|(code, expr)| format!("error parsing regexp: {code}: `{expr}`"))
-}
-
-/// A Go parse error: its code and the part of the pattern it names.
-type GoError = (&'static str, String);
+use super::GoError;
 
 const MISSING_BRACKET: &str = "missing closing ]";
 const INVALID_CHAR_RANGE: &str = "invalid character class range";
 const INVALID_ESCAPE: &str = "invalid escape sequence";
 
-/// The Rust pattern matching what Go's parser makes of `pattern` with its Perl flags.
-fn rewrite(pattern: &str) -> Result<String, GoError> {
-    let mut out = String::with_capacity(pattern.len());
-    let mut depth = 0usize;
-    // Whether the parse stack's top is something to repeat (not empty, `(` nor `|`).
-    let mut operand = false;
-    // Where the previous item started, if it was a repetition: Go forbids stacking them.
-    let mut last_repeat: Option<usize> = None;
-    // Flags set alone (`(?i)`), held back past a repetition: Go repeats what precedes them,
-    // where Rust would find nothing to repeat.
-    let mut flags = String::new();
-    let mut at = 0;
-    while at < pattern.len() {
-        let rest = &pattern[at..];
-        let mut repeat = None;
-        let c = rest.chars().next().unwrap_or_default();
-        let repetition_next = matches!(c, '*' | '+' | '?') || (c == '{' && repetition(rest).is_some());
-        if !repetition_next && !rest.starts_with("(?") {
-            out.push_str(&std::mem::take(&mut flags));
-        }
-        let consumed = match c {
-            '(' if rest.starts_with("(?") => {
-                let (len, group, text) = perl_flags(rest)?;
-                if group {
-                    out.push_str(&std::mem::take(&mut flags));
-                    out.push_str(&text);
-                    depth += 1;
-                    operand = false;
-                } else {
-                    flags.push_str(&text);
-                }
-                len
-            }
-            '(' => {
-                // Captures are never read: a group that doesn't capture matches alike.
-                out.push_str("(?:");
-                depth += 1;
-                operand = false;
-                1
-            }
-            '|' => {
-                out.push('|');
-                operand = false;
-                1
-            }
-            ')' if depth == 0 => return Err(("unexpected )", pattern.to_owned())),
-            ')' => {
-                out.push(')');
-                depth -= 1;
-                operand = true;
-                1
-            }
-            // Wrapped, as Go repeats an anchor where Rust would not.
-            '^' | '$' => {
-                out.push_str(&format!("(?:{c})"));
-                operand = true;
-                1
-            }
-            '.' => {
-                out.push('.');
-                operand = true;
-                1
-            }
-            '[' => {
-                let len = class(rest, &mut out)?;
-                operand = true;
-                len
-            }
-            '{' if repetition(rest).is_none() => {
-                out.push_str(r"\{");
-                operand = true;
-                1
-            }
-            '*' | '+' | '?' | '{' => {
-                let len = match repetition(rest) {
-                    Some((min, max, len)) => {
-                        if !(0..=1000).contains(&min) || max > 1000 || (max >= 0 && min > max) {
-                            return Err(("invalid repeat count", rest[..len].to_owned()));
-                        }
-                        len
-                    }
-                    None => 1,
-                };
-                let len = if rest[len..].starts_with('?') { len + 1 } else { len };
-                if let Some(previous) = last_repeat {
-                    let text = pattern[previous..at + len].to_owned();
-                    return Err(("invalid nested repetition operator", text));
-                }
-                if !operand {
-                    let text = rest[..len].to_owned();
-                    return Err(("missing argument to repetition operator", text));
-                }
-                out.push_str(&rest[..len]);
-                repeat = Some(at);
-                len
-            }
-            '\\' => {
-                let (len, item) = escape(rest, false)?;
-                if item != Item::Nothing {
-                    operand = true;
-                }
-                item.push_to(&mut out);
-                len
-            }
-            c => {
-                push_literal(&mut out, c);
-                operand = true;
-                c.len_utf8()
-            }
-        };
-        last_repeat = repeat;
-        at += consumed;
-    }
-    if depth != 0 {
-        return Err(("missing closing )", pattern.to_owned()));
-    }
-    out.push_str(&flags);
-    Ok(out)
-}
-
-/// Go's `parseRepeat`: `{min}`, `{min,}` (`max` -1) or `{min,max}`, and its length; a number
-/// too large (`parseInt` stops at 10^8) makes `min` -1. `None` if `s` starts no repetition.
-fn repetition(s: &str) -> Option<(i64, i64, usize)> {
-    let number = |s: &str| -> Option<(i64, usize)> {
-        let len = s.bytes().take_while(u8::is_ascii_digit).count();
-        if len == 0 || (len >= 2 && s.starts_with('0')) {
-            return None;
-        }
-        let mut n = 0i64;
-        for digit in s[..len].bytes() {
-            if n >= 100_000_000 {
-                return Some((-1, len));
-            }
-            n = n * 10 + i64::from(digit - b'0');
-        }
-        Some((n, len))
-    };
-    let (mut min, min_len) = number(s.strip_prefix('{')?)?;
-    let mut at = 1 + min_len;
-    let max = match s[at..].strip_prefix(',') {
-        None => min,
-        Some(after) if after.starts_with('}') => {
-            at += 1;
-            -1
-        }
-        Some(after) => {
-            let (max, max_len) = number(after)?;
-            at += 1 + max_len;
-            if max < 0 {
-                min = -1;
-            }
-            max
-        }
-    };
-    s[at..].starts_with('}').then_some((min, max, at + 1))
-}
-
 /// What an escape or class item stands for.
 #[derive(PartialEq)]
-enum Item {
+pub(super) enum Item {
     /// A literal code point.
     Char(char),
     /// Rust syntax for a class or an assertion, used as is.
@@ -184,7 +20,7 @@ enum Item {
 }
 
 impl Item {
-    fn push_to(self, out: &mut String) {
+    pub(super) fn push_to(self, out: &mut String) {
         match self {
             Item::Char(c) => push_literal(out, c),
             Item::Raw(raw) => out.push_str(&raw),
@@ -193,13 +29,13 @@ impl Item {
     }
 }
 
-fn push_literal(out: &mut String, c: char) {
+pub(super) fn push_literal(out: &mut String, c: char) {
     out.push_str(&regex::escape(c.encode_utf8(&mut [0; 4])));
 }
 
 /// The escape at the start of `s` (a `\`), its length and meaning; `in_class` for one within
 /// `[...]`, where Go takes neither assertions nor `\Q`.
-fn escape(s: &str, in_class: bool) -> Result<(usize, Item), GoError> {
+pub(super) fn escape(s: &str, in_class: bool) -> Result<(usize, Item), GoError> {
     let next = s[1..].chars().next();
     let perl_class = |negated: bool, set: &str| {
         let class = if negated { format!("[^{set}]") } else { set.to_owned() };
@@ -342,7 +178,7 @@ fn unicode_class(s: &str) -> Result<(usize, Item), GoError> {
 }
 
 /// Go's `parseClass` of the `[...]` at the start of `s`, pushed to `out`; its length.
-fn class(s: &str, out: &mut String) -> Result<usize, GoError> {
+pub(super) fn class(s: &str, out: &mut String) -> Result<usize, GoError> {
     let missing = || (MISSING_BRACKET, s.to_owned());
     let mut at = 1;
     out.push('[');
@@ -412,44 +248,4 @@ fn class_char(s: &str) -> Option<Result<(usize, char), GoError>> {
     } else {
         Ok((c.len_utf8(), c))
     })
-}
-
-/// Go's `parsePerlFlags` of the `(?` at the start of `s`: a named capture, a group with flags,
-/// or flags alone; its length, whether it opens a group, and its Rust syntax.
-fn perl_flags(s: &str) -> Result<(usize, bool, String), GoError> {
-    if s.len() > 4 && s[2..].starts_with("P<") {
-        let end = s.find('>').ok_or_else(|| ("invalid named capture", s.to_owned()))?;
-        let name = &s[4..end];
-        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            return Err(("invalid named capture", s[..=end].to_owned()));
-        }
-        return Ok((end + 1, true, "(?:".to_owned()));
-    }
-    let (mut negated, mut saw_flag) = (false, false);
-    let mut flags = String::new();
-    for (i, c) in s.char_indices().skip(2) {
-        match c {
-            'i' | 'm' | 's' | 'U' => {
-                flags.push(c);
-                saw_flag = true;
-            }
-            '-' if !negated => {
-                flags.push(c);
-                negated = true;
-                saw_flag = false;
-            }
-            ':' | ')' if !negated || saw_flag => {
-                let group = c == ':';
-                // Rust takes no empty `(?)`.
-                let text = if group || !flags.is_empty() {
-                    format!("(?{flags}{c}")
-                } else {
-                    String::new()
-                };
-                return Ok((i + 1, group, text));
-            }
-            _ => return Err(("invalid or unsupported Perl syntax", s[..i + c.len_utf8()].to_owned())),
-        }
-    }
-    Err(("invalid or unsupported Perl syntax", s.to_owned()))
 }

@@ -1,0 +1,144 @@
+//! Go's `time` package as more than one port reads times with it (`time/format.go` of Go 1.21):
+//! `ParseDuration`, and the month lengths `Parse` checks a day against.
+
+/// 2⁶³: Go's durations are `int64` nanoseconds, parsed as `uint64` magnitudes up to this.
+const TWO_TO_63: u64 = 1 << 63;
+
+/// Ports Go's `time.ParseDuration`: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+` with units ns, us, µs, μs,
+/// ms, s, m, h, a lone `0` needing none, and the total within ±2⁶³ ns; `None` for any of its
+/// errors, which its callers report alike.
+pub(crate) fn parse_duration(s: &str) -> Option<i64> {
+    let (negative, mut s) = match s.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        s => (false, s),
+    };
+    if s == b"0" {
+        return Some(0);
+    }
+    if s.is_empty() {
+        return None;
+    }
+    let mut total: u64 = 0;
+    while !s.is_empty() {
+        if s[0] != b'.' && !s[0].is_ascii_digit() {
+            return None;
+        }
+        let int_len = s.iter().take_while(|b| b.is_ascii_digit()).count();
+        let mut v = leading_int(&s[..int_len])?;
+        s = &s[int_len..];
+        let (mut fraction, mut scale, mut post) = (0, 1.0, false);
+        if let [b'.', rest @ ..] = s {
+            let fraction_len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+            (fraction, scale) = leading_fraction(&rest[..fraction_len]);
+            post = fraction_len > 0;
+            s = &rest[fraction_len..];
+        }
+        // No digits at all, as in `.s`.
+        if int_len == 0 && !post {
+            return None;
+        }
+        let unit_len = s.iter().take_while(|&&b| b != b'.' && !b.is_ascii_digit()).count();
+        let unit = unit_nanos(&s[..unit_len])?;
+        s = &s[unit_len..];
+        if v > TWO_TO_63 / unit {
+            return None;
+        }
+        v *= unit;
+        if fraction > 0 {
+            // Go's float64 arithmetic, truncated as its conversion to uint64 truncates.
+            v += (fraction as f64 * (unit as f64 / scale)) as u64;
+            if v > TWO_TO_63 {
+                return None;
+            }
+        }
+        // Go adds in uint64, wrapping: two halves of 2⁶³ sum to 0 and pass.
+        total = total.wrapping_add(v);
+        if total > TWO_TO_63 {
+            return None;
+        }
+    }
+    if negative {
+        // -2⁶³ is the one magnitude of 2⁶³ that fits.
+        Some((total as i64).wrapping_neg())
+    } else {
+        (total < TWO_TO_63).then_some(total as i64)
+    }
+}
+
+/// `leadingInt`: the digits' value, or `None` past 2⁶³.
+fn leading_int(digits: &[u8]) -> Option<u64> {
+    digits.iter().try_fold(0u64, |x, &d| {
+        if x > TWO_TO_63 / 10 {
+            return None;
+        }
+        let x = x * 10 + u64::from(d - b'0');
+        (x <= TWO_TO_63).then_some(x)
+    })
+}
+
+/// `leadingFraction`: the digits' value and its power of ten, digits past overflow ignored.
+fn leading_fraction(digits: &[u8]) -> (u64, f64) {
+    let (mut x, mut scale) = (0u64, 1.0);
+    for &d in digits {
+        if x > (TWO_TO_63 - 1) / 10 {
+            break;
+        }
+        let y = x * 10 + u64::from(d - b'0');
+        if y > TWO_TO_63 {
+            break;
+        }
+        x = y;
+        scale *= 10.0;
+    }
+    (x, scale)
+}
+
+/// `unitMap`: nanoseconds per unit; `µs` is U+00B5 MICRO SIGN, `μs` U+03BC GREEK SMALL LETTER MU.
+fn unit_nanos(unit: &[u8]) -> Option<u64> {
+    match unit {
+        [b'n', b's'] => Some(1),
+        [b'u', b's'] | [0xC2, 0xB5, b's'] | [0xCE, 0xBC, b's'] => Some(1_000),
+        [b'm', b's'] => Some(1_000_000),
+        [b's'] => Some(1_000_000_000),
+        [b'm'] => Some(60_000_000_000),
+        [b'h'] => Some(3_600_000_000_000),
+        _ => None,
+    }
+}
+
+/// `daysIn`: the days of `month` (1 to 12) in `year` of the proleptic Gregorian calendar.
+pub(crate) fn days_in(month: i64, year: i64) -> i64 {
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_duration_should_stop_at_go_overflow_checks() {
+        // `leadingInt` refuses a prefix past 2⁶³ / 10 before multiplying, so a value that
+        // would wrap `u64` is refused rather than read modulo 2⁶⁴.
+        assert_eq!(parse_duration("18446744073709551619ns"), None);
+        // `leadingFraction` stops gaining digits instead.
+        assert_eq!(parse_duration("0.18446744073709551619s"), Some(184_467_440));
+        assert_eq!(parse_duration("-9223372036854775808ns"), Some(i64::MIN));
+    }
+
+    #[test]
+    fn days_in_should_follow_the_gregorian_leap_rule() {
+        assert_eq!(days_in(2, 2024), 29);
+        assert_eq!(days_in(2, 1900), 28);
+        assert_eq!(days_in(2, 2000), 29);
+        assert_eq!(days_in(2, 0), 29);
+        assert_eq!(days_in(4, 2023), 30);
+        assert_eq!(days_in(12, 2023), 31);
+    }
+}
