@@ -235,6 +235,23 @@ impl ApiStatus {
         status
     }
 
+    /// 405 MethodNotAllowed for a watch on a resource that is listed but not watched
+    /// (`errors.NewMethodNotSupported`: the details name the resource, not the kind).
+    pub fn watch_not_supported(info: &ResourceInfo) -> Self {
+        let resource = info.group_resource();
+        let mut status = Self::new(
+            405,
+            "MethodNotAllowed",
+            format!("watch is not supported on resources of kind {resource:?}"),
+        );
+        let mut details = json!({ "kind": info.plural });
+        if !info.group.is_empty() {
+            details["group"] = json!(info.group);
+        }
+        status.details = Some(details);
+        status
+    }
+
     /// 415 UnsupportedMediaType for a patch type the resource does not accept, listing those it
     /// does.
     pub fn unsupported_media_type(accepted: &[&str]) -> Self {

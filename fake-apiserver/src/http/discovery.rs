@@ -100,8 +100,10 @@ fn resource_entry(info: &ResourceInfo) -> Value {
         "namespaced": info.namespaced,
         "kind": info.kind,
         "verbs": verb_names(&info.verbs),
-        "storageVersionHash": info.storage_version_hash(),
     });
+    if info.is_stored() {
+        entry["storageVersionHash"] = json!(info.storage_version_hash());
+    }
     if !info.short_names.is_empty() {
         entry["shortNames"] = json!(info.short_names);
     }

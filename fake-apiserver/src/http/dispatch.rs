@@ -140,6 +140,16 @@ impl Inner {
         // kube-apiserver has no all-namespaces create or deletecollection route: 405 as for a verb
         // the resource does not serve; a name without a namespace is no route at all.
         let all_namespaces_write = needs_namespace && matches!(route.verb, Verb::Create | Verb::DeleteCollection);
+        if route.verb == Verb::Watch && !served && route.info.serves(Verb::List, None) {
+            // The list handler itself refuses a watch its storage cannot serve, after the
+            // request reached the resource (so with its warnings).
+            let mut response = status_response(&ApiStatus::watch_not_supported(&route.info));
+            add_warnings(
+                response.headers_mut(),
+                route.info.deprecation_warning.iter().cloned().collect(),
+            );
+            return Ok(response);
+        }
         if !served || all_namespaces_write {
             return Err(ApiStatus::method_not_allowed());
         }

@@ -19,7 +19,7 @@ use crate::verbs::options::{DeleteOpts, Query, Warnings, WriteOpts};
 use crate::verbs::patch::{PatchRequest, decode_body};
 use crate::verbs::read::{Filter, list_body};
 use crate::verbs::write::Checked;
-use crate::verbs::{delete, patch, read, scale, write};
+use crate::verbs::{component_status, delete, patch, read, scale, write};
 
 /// A rendered answer, or the status that refuses the request.
 pub(crate) type Answer = Result<(StatusCode, Vec<u8>), ApiStatus>;
@@ -74,9 +74,10 @@ impl Inner {
                 let shown = versions::view(info, &info.api_version(), &stored);
                 Ok((code, render_one(info, render, &shown)))
             }
+            Outcome::Shown(code, shown) => Ok((code, render_one(info, render, &shown))),
             Outcome::Scale(code, scale) => Ok((code, render_one(info, render, &scale))),
             Outcome::List(page) => {
-                let rv = page.resource_version.to_string();
+                let rv = page.resource_version.map(|rv| rv.to_string()).unwrap_or_default();
                 let token = page.continue_token.as_deref();
                 match render {
                     Render::Object => Ok((StatusCode::OK, list_body(info, &page))),
@@ -130,12 +131,16 @@ impl Inner {
             return Err(ApiStatus::no_route());
         }
         match action {
+            Action::Get if component_status::concerns(info) => {
+                Ok(Outcome::Object(StatusCode::OK, component_status::get(name)?))
+            }
+            Action::List if component_status::concerns(info) => Ok(Outcome::List(component_status::list(info, query)?)),
             Action::Get => {
                 let found = read::get(&state, info, namespace, name)?;
                 if subresource == Some("scale") {
                     return Ok(Outcome::Scale(StatusCode::OK, scale::view(info, &found)));
                 }
-                Ok(Outcome::Object(StatusCode::OK, found))
+                Ok(Outcome::Shown(StatusCode::OK, found))
             }
             Action::List => Ok(Outcome::List(read::list(&state, info, namespace, query)?)),
             // A body's error comes after the resource's, as kube-apiserver routes before it
@@ -203,7 +208,7 @@ impl Inner {
                 delete::delete_collection(&mut state, info, namespace, &selected, &opts);
                 Ok(Outcome::Deleted(read::ListPage {
                     items: selected,
-                    resource_version,
+                    resource_version: Some(resource_version),
                     continue_token: None,
                     remaining: None,
                 }))
@@ -227,6 +232,9 @@ enum Action {
 enum Outcome {
     /// A stored object, shown in the version the request named.
     Object(StatusCode, Arc<Value>),
+    /// An object the verb already shows in the request's version (a GET's): decoding it again
+    /// would apply defaults it was read without.
+    Shown(StatusCode, Arc<Value>),
     /// A Scale, shown as it is.
     Scale(StatusCode, Value),
     /// A page of a list.

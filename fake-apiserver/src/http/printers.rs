@@ -86,6 +86,23 @@ pub(crate) fn columns(group: &str, kind: &str) -> Option<Vec<BuiltinColumn>> {
             ),
             age,
         ],
+        // `printComponentStatus`: the Healthy condition's verdict, message and error.
+        ("", "ComponentStatus") => vec![
+            column("Status", "string", "Status of the component conditions", |o| {
+                let healthy = healthy_condition(o);
+                json!(match healthy.and_then(|c| c.get("status")).and_then(Value::as_str) {
+                    Some("True") => "Healthy",
+                    Some(_) => "Unhealthy",
+                    None => "Unknown",
+                })
+            }),
+            column("Message", "string", "Message of the component conditions", |o| {
+                healthy_condition(o).map_or(json!(""), |c| text(c, "/message"))
+            }),
+            column("Error", "string", "Error of the component conditions", |o| {
+                healthy_condition(o).map_or(json!(""), |c| text(c, "/error"))
+            }),
+        ],
         ("coordination.k8s.io", "Lease") => vec![
             column(
                 "Holder",
@@ -175,6 +192,15 @@ fn age(object: &Value) -> Value {
 pub(crate) fn since(timestamp: &str) -> Option<String> {
     let then = object::timestamp_seconds(timestamp)?;
     Some(human_duration(jiff::Timestamp::now().as_second() - then))
+}
+
+/// A component status' `Healthy` condition (the printer reads the last one).
+fn healthy_condition(object: &Value) -> Option<&Value> {
+    object
+        .get("conditions")
+        .and_then(Value::as_array)?
+        .iter()
+        .rfind(|c| c.get("type").and_then(Value::as_str) == Some("Healthy"))
 }
 
 fn count(object: &Value, field: &str) -> usize {

@@ -114,10 +114,7 @@ pub(crate) fn table<'a>(
             row
         })
         .collect();
-    let mut metadata = json!({ "resourceVersion": resource_version });
-    if let Some(token) = continue_token {
-        metadata["continue"] = json!(token);
-    }
+    let metadata = list_metadata(resource_version, continue_token);
     json!({ "kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": metadata, "columnDefinitions": definitions, "rows": rows })
 }
 
@@ -136,12 +133,22 @@ pub(crate) fn partial_list<'a>(
     resource_version: &str,
     continue_token: Option<&str>,
 ) -> Value {
-    let mut metadata = json!({ "resourceVersion": resource_version });
+    let metadata = list_metadata(resource_version, continue_token);
+    let items: Vec<Value> = objects.map(partial).collect();
+    json!({ "kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": metadata, "items": items })
+}
+
+/// A list's metadata: its resourceVersion (none for a resource computed on read) and continue
+/// token.
+fn list_metadata(resource_version: &str, continue_token: Option<&str>) -> Value {
+    let mut metadata = json!({});
+    if !resource_version.is_empty() {
+        metadata["resourceVersion"] = json!(resource_version);
+    }
     if let Some(token) = continue_token {
         metadata["continue"] = json!(token);
     }
-    let items: Vec<Value> = objects.map(partial).collect();
-    json!({ "kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": metadata, "items": items })
+    metadata
 }
 
 /// One column of a table: its definition and where its cells come from.

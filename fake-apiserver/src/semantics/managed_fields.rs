@@ -205,15 +205,16 @@ pub(crate) fn record_update(
     // without a time.
     let now = if subresource == Some("scale") { "" } else { now };
     let subresource = subresource.map(str::to_owned);
-    let own = entries
-        .iter()
-        .position(|e| e.manager == manager && e.operation == "Update" && e.subresource == subresource);
+    // An updater is known by its manager, subresource and API version (`BuildManagerIdentifier`
+    // leaves the version out for appliers only): writing through another version is another entry.
     let api_version = info.api_version();
+    let own = entries.iter().position(|e| {
+        e.manager == manager && e.operation == "Update" && e.subresource == subresource && e.api_version == api_version
+    });
     match own {
         Some(i) => {
             entries[i].fields.extend(changes.touched);
             entries[i].time = now.to_owned();
-            entries[i].api_version = api_version;
         }
         None => entries.push(ManagedEntry {
             manager: manager.to_owned(),

@@ -30,7 +30,8 @@ pub(crate) fn check_type_meta(decoded: &mut Decoded, info: &ResourceInfo) -> Res
             let why = format!("Object 'Kind' is missing in '{}'", String::from_utf8_lossy(&raw));
             return Err(decoding::unrecognized(info, &why, &raw));
         }
-        if api_version.is_empty() || group != info.group {
+        // The custom resource handler decodes into the request's version, and only that one.
+        if api_version != expected {
             return Err(ApiStatus::bad_request(format!(
                 "the API version in the data ({api_version}) does not match the expected API version ({expected})"
             )));

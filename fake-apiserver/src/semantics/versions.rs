@@ -1,14 +1,16 @@
 //! One stored object seen through several API versions. The versions of a CRD share their
-//! objects unchanged but for `apiVersion` (conversion strategy `None`); events.k8s.io/v1 Events
-//! are core/v1 Events in storage, with fields renamed as kube-apiserver converts them. A custom
-//! resource is shown with its version's schema defaults, as kube-apiserver decodes it from storage.
+//! objects (conversion strategy `None`): an object is stored in the storage version, pruned by
+//! its schema, decoded with the schema of the version it was stored in (its defaults applied)
+//! and shown in another version pruned by that one's (`customresource_handler.go`:
+//! `schemaCoercingConverter`, `unstructuredSchemaCoercer`). events.k8s.io/v1 Events are core/v1
+//! Events in storage, with fields renamed as kube-apiserver converts them.
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
 use crate::semantics::{schema, zero};
-use crate::storage::resource::ResourceInfo;
+use crate::storage::resource::{Lifecycle, ResourceInfo};
 
 /// events.k8s.io/v1 field ↔ core/v1 field (`pkg/apis/events/v1/conversion.go`).
 const EVENT_FIELDS: &[(&str, &str)] = &[
@@ -24,7 +26,30 @@ const EVENT_FIELDS: &[(&str, &str)] = &[
 /// A stored object as `info`'s version (whose `apiVersion` is `api_version`, computed once per
 /// request by the caller) shows it, defaults included.
 pub(crate) fn view<'a>(info: &ResourceInfo, api_version: &str, stored: &'a Value) -> Cow<'a, Value> {
-    schema::on_read(info, converted(info, api_version, stored))
+    if info.lifecycle != Lifecycle::CustomResource {
+        return converted(info, api_version, stored);
+    }
+    let stored_as = stored.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let stored_schema = if stored_as == api_version {
+        info.schema.as_ref()
+    } else {
+        info.version_schemas.get(version_of(stored_as))
+    };
+    let decoded = schema::on_read(info, stored_schema, Cow::Borrowed(stored));
+    if stored_as == api_version {
+        return decoded;
+    }
+    let mut shown = decoded.into_owned();
+    shown["apiVersion"] = json!(api_version);
+    if let Some(schema) = &info.schema {
+        schema::coerce(schema, &mut shown);
+    }
+    Cow::Owned(shown)
+}
+
+/// The version part of an `apiVersion` (`g/v1` is `v1`).
+fn version_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or(api_version, |(_, version)| version)
 }
 
 /// `stored` converted to `info`'s version.
@@ -53,7 +78,17 @@ fn converted<'a>(info: &ResourceInfo, api_version: &str, stored: &'a Value) -> C
 }
 
 /// An object written through `info`'s version, as it is stored.
-pub(crate) fn to_storage(info: &ResourceInfo, object: Value) -> Value {
+pub(crate) fn to_storage(info: &ResourceInfo, mut object: Value) -> Value {
+    if info.lifecycle == Lifecycle::CustomResource {
+        // Converted to the storage version, and pruned by its schema.
+        if let Some(storage) = &info.storage_version {
+            object["apiVersion"] = json!(storage);
+            if let Some(schema) = info.version_schemas.get(version_of(storage)) {
+                schema::coerce(schema, &mut object);
+            }
+        }
+        return object;
+    }
     if !is_events_v1(info) {
         return object;
     }

@@ -49,6 +49,14 @@ impl ResourceInfo {
     }
 }
 
+impl ResourceInfo {
+    /// Whether the resource's objects are stored: the computed ones (component statuses) have
+    /// no storage version, so discovery lists no `storageVersionHash` for them.
+    pub fn is_stored(&self) -> bool {
+        !(self.builtin && self.group.is_empty() && self.plural == "componentstatuses")
+    }
+}
+
 /// The built-in resources every fake API server serves: what the bundled controllers, leader
 /// election, event recording and `kubectl apply -f deploy/` need.
 pub(crate) fn builtins() -> Vec<ResourceInfo> {
@@ -74,6 +82,13 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .returning_deleted_object()
             .with_short_names(&["po"]),
         b("", "v1", "Event", "events").with_short_names(&["ev"]),
+        ResourceInfo {
+            verbs: vec![Verb::Get, Verb::List],
+            deprecation_warning: Some("v1 ComponentStatus is deprecated in v1.19+".to_owned()),
+            ..b("", "v1", "ComponentStatus", "componentstatuses")
+                .cluster_scoped()
+                .with_short_names(&["cs"])
+        },
         b("apps", "v1", "Deployment", "deployments")
             .with_status()
             .with_generation()

@@ -1,5 +1,8 @@
 //! Table entries from `CustomResourceDefinition` objects: one served resource per served version.
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::storage::resource::{Lifecycle, PrinterColumn, ResourceInfo, ScalePaths};
@@ -50,6 +53,12 @@ impl ResourceInfo {
             .find(|v| v.get("storage").and_then(Value::as_bool) == Some(true))
             .and_then(|v| text(v, "name"))
             .map(|v| format!("{group}/{v}"));
+        let version_schemas: Arc<BTreeMap<String, Value>> = Arc::new(
+            versions
+                .iter()
+                .filter_map(|v| Some((text(v, "name")?, v.pointer("/schema/openAPIV3Schema")?.clone())))
+                .collect(),
+        );
         let mut infos = Vec::new();
         for version in versions {
             if version.get("served").and_then(Value::as_bool) == Some(false) {
@@ -98,6 +107,7 @@ impl ResourceInfo {
                 schema: version.pointer("/schema/openAPIV3Schema").cloned(),
                 schema_since: 0,
                 rules: Default::default(),
+                version_schemas: version_schemas.clone(),
                 builtin: false,
                 has_generation: true,
                 allow_unconditional_update: false,

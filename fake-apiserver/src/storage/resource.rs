@@ -2,6 +2,8 @@
 //! verbs, subresources, columns, schema and behaviours. Routing, dispatch and discovery all read it.
 
 use std::any::TypeId;
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -87,6 +89,10 @@ pub struct ResourceInfo {
     pub schema_since: u64,
     /// The `x-kubernetes-validations` of `schema`, compiled on first use.
     pub(crate) rules: crate::semantics::cel::CompiledRules,
+    /// The schema of every version of the CRD that defines this resource, served or not, by
+    /// version name: objects are decoded with the schema of the version they are stored in,
+    /// and converted to another version with that version's.
+    pub(crate) version_schemas: Arc<BTreeMap<String, Value>>,
     /// Whether this is a built-in type (strategic merge patch is accepted only for those).
     pub builtin: bool,
     /// Whether `metadata.generation` is kept (custom resources, workloads; not ConfigMaps).
@@ -126,6 +132,7 @@ impl ResourceInfo {
             schema: None,
             schema_since: 0,
             rules: Default::default(),
+            version_schemas: Default::default(),
             builtin: true,
             has_generation: false,
             allow_unconditional_update: true,

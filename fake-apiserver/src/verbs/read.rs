@@ -52,7 +52,9 @@ impl Filter {
 /// One page of a list.
 pub(crate) struct ListPage {
     pub(crate) items: Vec<Arc<Value>>,
-    pub(crate) resource_version: u64,
+    /// The list's resourceVersion; `None` for a resource computed on read, whose lists carry
+    /// none (`componentstatuses`).
+    pub(crate) resource_version: Option<u64>,
     pub(crate) continue_token: Option<String>,
     pub(crate) remaining: Option<usize>,
 }
@@ -130,7 +132,7 @@ pub(crate) fn list(
     let remaining = (rest > 0 && !filter.selective).then_some(rest);
     Ok(ListPage {
         items,
-        resource_version: rv,
+        resource_version: Some(rv),
         continue_token,
         remaining,
     })
@@ -231,7 +233,10 @@ fn decode_continue(token: &str) -> Result<(u64, ObjectKey), ApiStatus> {
 
 /// The JSON text of a list response.
 pub(crate) fn list_body(info: &ResourceInfo, page: &ListPage) -> Vec<u8> {
-    let mut metadata = json!({ "resourceVersion": page.resource_version.to_string() });
+    let mut metadata = json!({});
+    if let Some(rv) = page.resource_version {
+        metadata["resourceVersion"] = json!(rv.to_string());
+    }
     if let Some(token) = &page.continue_token {
         metadata["continue"] = json!(token);
     }

@@ -98,18 +98,23 @@ pub(crate) fn prune_unknown(info: &ResourceInfo, object: &mut Value) -> Vec<Stri
     unknown
 }
 
-/// A stored custom resource as kube-apiserver serves it: decoded from storage with the current
-/// schema, which prunes what the schema no longer specifies and applies the defaults it has
-/// gained (the storage decoder is the request decoder, dropping what does not decode). An object
-/// written after the schema took effect was decoded with it then, and is served as it is.
-pub(crate) fn on_read<'a>(info: &ResourceInfo, shown: Cow<'a, Value>) -> Cow<'a, Value> {
+/// A stored custom resource as kube-apiserver serves it: decoded from storage with the schema
+/// of the version it is stored in (`stored_schema`), which prunes what the schema no longer
+/// specifies and applies the defaults it has gained (the storage decoder is the request
+/// decoder, dropping what does not decode). An object written after `info`'s schema took
+/// effect, in `info`'s own version, was decoded with it then, and is served as it is.
+pub(crate) fn on_read<'a>(info: &ResourceInfo, stored_schema: Option<&Value>, shown: Cow<'a, Value>) -> Cow<'a, Value> {
+    // An object written through another version of a multi-version CRD was decoded with that
+    // version's schema, not with the one it is stored in: only a single version's objects are
+    // known to be decoded already.
+    let own_version = stored_schema == info.schema.as_ref() && info.version_schemas.len() <= 1;
     let written_since = object::resource_version(&shown)
         .parse::<u64>()
         .is_ok_and(|rv| rv > info.schema_since);
-    if written_since {
+    if own_version && written_since {
         return shown;
     }
-    match &info.schema {
+    match stored_schema {
         Some(schema) if !pruning::is_pruned(schema, &shown) || !defaulting::is_complete(&shown, schema) => {
             let mut owned = shown.into_owned();
             pruning::prune_resource(schema, &mut owned);
@@ -119,6 +124,14 @@ pub(crate) fn on_read<'a>(info: &ResourceInfo, shown: Cow<'a, Value>) -> Cow<'a,
         }
         _ => shown,
     }
+}
+
+/// What converting a custom resource to a version does beyond its `apiVersion`
+/// (`unstructuredSchemaCoercer.apply` after every conversion): fields the target version's
+/// schema does not specify are pruned, `null`s it does not allow dropped. No defaults.
+pub(crate) fn coerce(schema: &Value, object: &mut Value) {
+    pruning::prune_resource(schema, object);
+    pruning::prune_non_nullable_nulls(object, Some(schema));
 }
 
 /// `ValidateDefaults`' checks of the `default` of the schema node `node`, named `path`: pruned
