@@ -194,13 +194,13 @@ pub(crate) fn since(timestamp: &str) -> Option<String> {
     Some(human_duration(jiff::Timestamp::now().as_second() - then))
 }
 
-/// A component status' `Healthy` condition (the printer reads the last one).
+/// A component status' first `Healthy` condition, the one the printer reads.
 fn healthy_condition(object: &Value) -> Option<&Value> {
     object
         .get("conditions")
         .and_then(Value::as_array)?
         .iter()
-        .rfind(|c| c.get("type").and_then(Value::as_str) == Some("Healthy"))
+        .find(|c| c.get("type").and_then(Value::as_str) == Some("Healthy"))
 }
 
 fn count(object: &Value, field: &str) -> usize {

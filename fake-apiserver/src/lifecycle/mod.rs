@@ -12,7 +12,9 @@
 mod bootstrap;
 mod crd;
 mod crd_names;
+mod events;
 mod gc;
+mod gc_owners;
 mod namespace;
 mod role_aggregation;
 mod service_ips;
@@ -78,6 +80,14 @@ pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: &Valu
 /// re-aggregates, and a namespace's `default` ServiceAccount or `kube-root-ca.crt` ConfigMap
 /// that was changed or removed is put back.
 fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
+    if !object::owner_references(object).is_empty() && object.pointer("/metadata/uid").is_some() {
+        state.pending.push(Pending::AttemptToDelete {
+            info: state.info(&info.group, &info.version, &info.plural),
+            namespace: info.namespaced.then(|| object::namespace(object).to_owned()),
+            name: object::name(object).to_owned(),
+            uid: object::uid(object).to_owned(),
+        });
+    }
     if role_aggregation::concerns(info) {
         state.pending.push(Pending::AggregateClusterRoles);
     }
@@ -191,6 +201,14 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::EmptyNamespace { name } => namespace::delete_contents(state, &name),
             Pending::PopulateNamespace { name } => bootstrap::populate_namespace(state, &name),
             Pending::AggregateClusterRoles => role_aggregation::aggregate(state),
+            Pending::AttemptToDelete {
+                info,
+                namespace,
+                name,
+                uid,
+            } => {
+                gc_owners::attempt_to_delete(state, &info, namespace.as_deref(), &name, &uid);
+            }
         }
     }
     ran

@@ -3,18 +3,31 @@
 
 use serde_json::{Map, Value};
 
+use crate::semantics::field_error::FieldError;
 use crate::semantics::names::invalid;
+use crate::semantics::node_validation;
+use crate::semantics::validation::{metadata_causes, validate_metadata};
 use crate::semantics::selector::{LabelSelector, label_selector_text};
 use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 
-/// Refuses `object` (replacing `old`, if any) with 422 Invalid when its kind's validation fails.
-pub(crate) fn check(info: &ResourceInfo, object: &Value, old: Option<&Value>) -> Result<(), ApiStatus> {
+/// Refuses `object` (replacing `old`, if any, through `subresource`, if any) with 422 Invalid
+/// when its metadata or its kind's validation fails, with every cause in one answer as the
+/// strategies' `Validate` gives them (object metadata first).
+pub(crate) fn check(
+    info: &ResourceInfo,
+    object: &Value,
+    old: Option<&Value>,
+    subresource: Option<&str>,
+) -> Result<(), ApiStatus> {
     if !info.builtin {
-        return Ok(());
+        return validate_metadata(info, object);
     }
-    let errors = errors(info, object, old);
+    let mut errors = metadata_causes(info, object);
+    errors.extend(errors_of(info, object, old));
+    let typed = typed_errors(info, object, old, subresource);
+    errors.extend(typed.iter().map(|e| (e.field.clone(), e.body())));
     if errors.is_empty() {
         return Ok(());
     }
@@ -24,7 +37,21 @@ pub(crate) fn check(info: &ResourceInfo, object: &Value, old: Option<&Value>) ->
     Err(ApiStatus::invalid_kind(&info.kind, group, name, &errors))
 }
 
-fn errors(info: &ResourceInfo, object: &Value, old: Option<&Value>) -> Vec<(String, String)> {
+/// The checks of the kinds ported with typed field errors.
+fn typed_errors(info: &ResourceInfo, object: &Value, old: Option<&Value>, subresource: Option<&str>) -> Vec<FieldError> {
+    match (info.group.as_str(), info.kind.as_str(), old) {
+        ("", "Node", None) => node_validation::node_errors(object),
+        ("", "Node", Some(old)) if subresource == Some("status") => node_validation::node_update_errors(object, old),
+        ("", "Node", Some(old)) => {
+            let mut errors = node_validation::node_errors(object);
+            errors.extend(node_validation::node_update_errors(object, old));
+            errors
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn errors_of(info: &ResourceInfo, object: &Value, old: Option<&Value>) -> Vec<(String, String)> {
     let mut errors = Vec::new();
     match (info.group.as_str(), info.kind.as_str()) {
         ("apps", "Deployment" | "ReplicaSet") => workload(object, &mut errors),

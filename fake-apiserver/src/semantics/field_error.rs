@@ -21,6 +21,7 @@ pub(crate) enum ErrorType {
     TooLong,
     TooMany,
     TypeInvalid,
+    Internal,
 }
 
 impl ErrorType {
@@ -35,6 +36,7 @@ impl ErrorType {
             Self::TooLong => "FieldValueTooLong",
             Self::TooMany => "FieldValueTooMany",
             Self::TypeInvalid => "FieldValueTypeInvalid",
+            Self::Internal => "InternalError",
         }
     }
 
@@ -48,6 +50,7 @@ impl ErrorType {
             Self::Forbidden => "Forbidden",
             Self::TooLong => "Too long",
             Self::TooMany => "Too many",
+            Self::Internal => "Internal error",
         }
     }
 }
@@ -149,6 +152,11 @@ impl FieldError {
         Self::new(ErrorType::Forbidden, field, BadValue::Str(String::new()), detail)
     }
 
+    /// `field.InternalError`: an error the validation itself ran into.
+    pub(crate) fn internal(field: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::new(ErrorType::Internal, field, BadValue::Omit, detail)
+    }
+
     /// `field.Duplicate`.
     pub(crate) fn duplicate(field: impl Into<String>, value: BadValue) -> Self {
         Self::new(ErrorType::Duplicate, field, value, "")
@@ -208,7 +216,7 @@ impl FieldError {
         // Go leaves the value out of Required, Forbidden, TooLong and Internal errors.
         let shows_value = !matches!(
             self.kind,
-            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong
+            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal
         ) && self.value != BadValue::Omit;
         let mut body = if shows_value {
             format!("{}: {}", self.kind.text(), self.value.render())

@@ -16,6 +16,8 @@ pub(crate) mod go_time;
 pub(crate) mod list_types;
 pub(crate) mod managed_fields;
 pub(crate) mod names;
+pub(crate) mod node_validation;
+pub(crate) mod quantity;
 pub(crate) mod scale_checks;
 pub(crate) mod schema;
 pub(crate) mod selector;

@@ -137,6 +137,17 @@ pub(crate) fn preserve_system_fields(old: &Value, new: &mut Value) {
 
 /// Metadata shape checks kube-apiserver's validation makes.
 pub(crate) fn validate_metadata(info: &ResourceInfo, object: &Value) -> Result<(), ApiStatus> {
+    let causes = metadata_causes(info, object);
+    if causes.is_empty() {
+        Ok(())
+    } else {
+        Err(ApiStatus::invalid(info, object::name(object), &causes))
+    }
+}
+
+/// The causes of `validate_metadata`'s refusal, for validations that report them with the
+/// kind's own (`ValidateObjectMeta` runs first in every strategy's `Validate`).
+pub(crate) fn metadata_causes(info: &ResourceInfo, object: &Value) -> Vec<(String, String)> {
     let name = object::name(object);
     let mut causes = Vec::new();
     // A CRD's name is checked with its spec, in one answer (`crd_validation`).
@@ -157,11 +168,7 @@ pub(crate) fn validate_metadata(info: &ResourceInfo, object: &Value) -> Result<(
     }
     causes.extend(names::metadata_errors(object));
     causes.extend(owner_reference_errors(object::owner_references(object)));
-    if causes.is_empty() {
-        Ok(())
-    } else {
-        Err(ApiStatus::invalid(info, name, &causes))
-    }
+    causes
 }
 
 /// apimachinery's `ValidateOwnerReferences`: its field paths name the list, not the element.

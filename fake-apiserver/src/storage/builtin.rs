@@ -1,53 +1,7 @@
-//! The built-in rows of the resource table, and the field selectors kube-apiserver accepts for them.
+//! The built-in rows of the resource table.
 
 use crate::storage::resource::{Lifecycle, ResourceInfo};
 use crate::storage::verb::Verb;
-
-impl ResourceInfo {
-    /// Field paths accepted in field selectors: the metadata ones, the CRD's selectable fields,
-    /// and those kube-apiserver supports for the built-in kinds served here.
-    pub fn field_selector_paths(&self) -> Vec<String> {
-        let builtin: &[&str] = match (self.builtin, self.group.as_str(), self.kind.as_str()) {
-            (true, "", "Event") => &[
-                "involvedObject.kind",
-                "involvedObject.namespace",
-                "involvedObject.name",
-                "involvedObject.uid",
-                "involvedObject.apiVersion",
-                "involvedObject.resourceVersion",
-                "involvedObject.fieldPath",
-                "reason",
-                "reportingComponent",
-                "source",
-                "type",
-            ],
-            (true, "events.k8s.io", "Event") => &[
-                "regarding.kind",
-                "regarding.namespace",
-                "regarding.name",
-                "regarding.uid",
-                "reason",
-                "type",
-            ],
-            (true, "", "Pod") => &[
-                "spec.nodeName",
-                "spec.restartPolicy",
-                "spec.schedulerName",
-                "spec.serviceAccountName",
-                "status.phase",
-            ],
-            (true, "", "Secret") => &["type"],
-            (true, "", "Namespace") => &["status.phase"],
-            _ => &[],
-        };
-        ["metadata.name", "metadata.namespace"]
-            .iter()
-            .chain(builtin)
-            .map(|f| (*f).to_owned())
-            .chain(self.selectable_fields.iter().cloned())
-            .collect()
-    }
-}
 
 impl ResourceInfo {
     /// Whether the resource's objects are stored: the computed ones (component statuses) have

@@ -3,6 +3,7 @@
 
 pub(crate) mod builtin;
 pub(crate) mod definition;
+pub(crate) mod field_selectors;
 pub(crate) mod key;
 pub(crate) mod object;
 pub(crate) mod pending;

@@ -32,6 +32,13 @@ pub(crate) enum Pending {
     PopulateNamespace { name: String },
     /// A ClusterRole changed: the aggregated ClusterRoles are brought up to date.
     AggregateClusterRoles,
+    /// An object with owner references was written: the garbage collector checks its owners.
+    AttemptToDelete {
+        info: Arc<ResourceInfo>,
+        namespace: Option<String>,
+        name: String,
+        uid: String,
+    },
 }
 
 impl Pending {
@@ -45,7 +52,8 @@ impl Pending {
             Pending::Marked { .. }
             | Pending::Removed { .. }
             | Pending::PopulateNamespace { .. }
-            | Pending::AggregateClusterRoles => base,
+            | Pending::AggregateClusterRoles
+            | Pending::AttemptToDelete { .. } => base,
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::lifecycle;
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::schema::{self, Scope};
 use crate::semantics::validation::{
-    check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged, validate_metadata,
+    check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged,
 };
 use crate::semantics::{builtin_validation, defaults, managed_fields, names, typed, versions, zero};
 use crate::status::ApiStatus;
@@ -159,8 +159,7 @@ pub(crate) fn create(
     if info.has_generation {
         meta.insert("generation".to_owned(), json!(1));
     }
-    validate_metadata(info, &body)?;
-    builtin_validation::check(info, &body, None)?;
+    builtin_validation::check(info, &body, None, None)?;
     if info.status_subresource {
         // Status is the controllers' to write: kube-apiserver's strategies reset it on create, to
         // the Go zero value a built-in kind encodes (`{}` for a Deployment) and to nothing for a
@@ -299,8 +298,7 @@ pub(crate) fn commit_update(
     defaults::apply(info, &mut new)?;
     check_identity_unchanged(info, &old, &new)?;
     preserve_system_fields(&old, &mut new);
-    validate_metadata(info, &new)?;
-    builtin_validation::check(info, &new, Some(&old))?;
+    builtin_validation::check(info, &new, Some(&old), subresource)?;
     if object::is_deleting(&old) {
         let before = object::finalizers(&old);
         let added: Vec<String> = object::finalizers(&new)

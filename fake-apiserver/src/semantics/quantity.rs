@@ -1,0 +1,415 @@
+//! Kubernetes resource quantities (`1.5`, `500m`, `8Gi`, `1e3`) as apimachinery's
+//! `resource.ParseQuantity` reads them (`staging/src/k8s.io/apimachinery/pkg/api/resource/
+//! quantity.go`, `amount.go`): the sign, the value as a decimal mantissa and power of ten, the
+//! format the suffix implies, the canonical string `String()` writes, and the `%#v` print that
+//! validation messages show of a `resource.Quantity`.
+
+use std::fmt;
+
+use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::names;
+
+/// The format of a quantity, from its suffix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// `e3`, `E-2`.
+    DecimalExponent,
+    /// `Ki`, `Mi`, … (powers of 1024).
+    BinarySI,
+    /// `n`, `u`, `m`, none, `k`, `M`, … (powers of 1000).
+    DecimalSI,
+}
+
+impl Format {
+    fn go_name(self) -> &'static str {
+        match self {
+            Format::DecimalExponent => "DecimalExponent",
+            Format::BinarySI => "BinarySI",
+            Format::DecimalSI => "DecimalSI",
+        }
+    }
+}
+
+/// Why a string is not a quantity, in apimachinery's words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum QuantityError {
+    /// `ErrFormatWrong`.
+    #[error("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")]
+    Format,
+    /// `ErrNumeric`.
+    #[error("unable to parse numeric part of quantity")]
+    Numeric,
+    /// `ErrSuffix`.
+    #[error("unable to parse quantity's suffix")]
+    Suffix,
+}
+
+/// A parsed quantity: `mantissa × 10^scale`, exactly (Go keeps an `int64Amount` when it fits and
+/// an `inf.Dec` otherwise; `fits` says which).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Quantity {
+    mantissa: i128,
+    scale: i32,
+    format: Format,
+    /// Whether Go holds it as an `int64Amount` (the fast path) rather than an `inf.Dec`.
+    fits: bool,
+    /// The string Go caches: the input when it was already canonical.
+    cached: String,
+}
+
+impl Quantity {
+    /// `resource.ParseQuantity`.
+    pub(crate) fn parse(text: &str) -> Result<Self, QuantityError> {
+        if text.is_empty() {
+            return Err(QuantityError::Format);
+        }
+        if text == "0" {
+            return Ok(Self::exact(0, 0, Format::DecimalSI, text));
+        }
+        let (positive, num, denom, suffix) = split(text)?;
+        let (base, exponent, format) = interpret(suffix).ok_or(QuantityError::Suffix)?;
+        let digits: String = format!("{num}{denom}");
+        let unsigned: i128 = digits.parse().map_err(|_| QuantityError::Numeric)?;
+        let sign = if positive { 1 } else { -1 };
+        let fraction = i32::try_from(denom.len()).map_err(|_| QuantityError::Numeric)?;
+        // Go's fast path: few enough digits for an int64 and no finer than nanos.
+        let length = i32::try_from(num.len() + denom.len()).unwrap_or(i32::MAX);
+        let (mantissa, scale, fast) = match (base, format) {
+            (2, _) if exponent >= 0 && denom.is_empty() => {
+                let precision = 15 - length - (exponent as f32 * 3.0 / 10.0) as i32 - 1;
+                let value = unsigned.checked_shl(exponent as u32).unwrap_or(i128::MAX);
+                (value, 0, precision >= 0 && i64::try_from(value).is_ok())
+            }
+            (2, _) => {
+                // A fractional binary quantity goes through `inf.Dec`, rounded up to nanos.
+                let value = unsigned * (1i128 << exponent.clamp(0, 60));
+                (value, -fraction, false)
+            }
+            _ => {
+                let precision = 18 - length;
+                let scale = exponent - fraction;
+                (unsigned, scale, precision >= 0 && scale >= -9 && i64::try_from(unsigned).is_ok())
+            }
+        };
+        let mut quantity = Self::exact(sign * mantissa, scale, format, "");
+        quantity.fits = fast;
+        if !fast {
+            quantity.round_up_to_nanos();
+            if format == Format::BinarySI && quantity.mantissa.abs() < quantity.pow10(-quantity.scale) {
+                quantity.format = Format::DecimalSI;
+            }
+        }
+        if fast && quantity.to_string() == text {
+            quantity.cached = text.to_owned();
+        }
+        Ok(quantity)
+    }
+
+    fn exact(mantissa: i128, scale: i32, format: Format, cached: &str) -> Self {
+        Self {
+            mantissa,
+            scale,
+            format,
+            fits: true,
+            cached: cached.to_owned(),
+        }
+    }
+
+    fn pow10(&self, exponent: i32) -> i128 {
+        10i128.checked_pow(exponent.max(0) as u32).unwrap_or(i128::MAX)
+    }
+
+    /// `inf.RoundUp` to nine decimals, away from zero, as Go's slow path rounds.
+    fn round_up_to_nanos(&mut self) {
+        if self.scale >= -9 {
+            return;
+        }
+        let divisor = self.pow10(-9 - self.scale);
+        let (quotient, remainder) = (self.mantissa / divisor, self.mantissa % divisor);
+        self.mantissa = quotient + remainder.signum();
+        self.scale = -9;
+    }
+
+    /// Whether the quantity is below zero.
+    pub(crate) fn is_negative(&self) -> bool {
+        self.mantissa < 0
+    }
+
+    /// Whether `MilliValue()` is a whole number of units (integer resources must be).
+    pub(crate) fn is_whole(&self) -> bool {
+        if self.scale >= 0 {
+            return true;
+        }
+        // MilliValue rounds up what is finer than a milli.
+        let milli_scale = self.scale + 3;
+        let milli = if milli_scale >= 0 {
+            self.mantissa * self.pow10(milli_scale)
+        } else {
+            let divisor = self.pow10(-milli_scale);
+            self.mantissa / divisor + (self.mantissa % divisor).signum()
+        };
+        milli % 1000 == 0
+    }
+
+    /// Go's `%#v` of the `resource.Quantity` value, as validation messages print it.
+    pub(crate) fn go_syntax(&self) -> String {
+        let (amount, dec) = if self.fits {
+            (
+                format!("resource.int64Amount{{value:{}, scale:{}}}", self.mantissa, self.scale),
+                "(*inf.Dec)(nil)",
+            )
+        } else {
+            // Go prints the pointer of its `inf.Dec`; any address stands for it.
+            ("resource.int64Amount{value:0, scale:0}".to_owned(), "(*inf.Dec)(0xc000100000)")
+        };
+        format!(
+            "resource.Quantity{{i:{amount}, d:resource.infDecAmount{{Dec:{dec}}}, s:{:?}, Format:{:?}}}",
+            self.cached,
+            self.format.go_name()
+        )
+    }
+}
+
+/// `String()`: the canonical form (`CanonicalizeBytes`), decimal with the largest SI suffix
+/// that keeps it whole, or binary when it is a whole multiple of 1024 asked for in binary.
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.mantissa == 0 {
+            return f.write_str("0");
+        }
+        let mut format = self.format;
+        if format == Format::BinarySI {
+            let whole = self.scale >= 0 || self.mantissa % self.pow10(-self.scale) == 0;
+            let small = self.mantissa.abs() < 1024 * self.pow10(-self.scale.min(0));
+            if small || !whole {
+                format = Format::DecimalSI;
+            }
+        }
+        if format == Format::BinarySI {
+            let mut value = if self.scale >= 0 {
+                self.mantissa * self.pow10(self.scale)
+            } else {
+                self.mantissa / self.pow10(-self.scale)
+            };
+            let mut exponent = 0;
+            while value % 1024 == 0 && exponent < 6 {
+                value /= 1024;
+                exponent += 1;
+            }
+            let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][exponent];
+            return write!(f, "{value}{suffix}");
+        }
+        let (mut value, mut exponent) = (self.mantissa, self.scale);
+        while value % 10 == 0 {
+            value /= 10;
+            exponent += 1;
+        }
+        match exponent.rem_euclid(3) {
+            1 => {
+                value *= 10;
+                exponent -= 1;
+            }
+            2 => {
+                value *= 100;
+                exponent -= 2;
+            }
+            _ => {}
+        }
+        if format == Format::DecimalExponent {
+            return if exponent == 0 {
+                write!(f, "{value}")
+            } else {
+                write!(f, "{value}e{exponent}")
+            };
+        }
+        let suffix = match exponent {
+            -9 => "n",
+            -6 => "u",
+            -3 => "m",
+            0 => "",
+            3 => "k",
+            6 => "M",
+            9 => "G",
+            12 => "T",
+            15 => "P",
+            18 => "E",
+            _ => return write!(f, "{value}e{exponent}"),
+        };
+        write!(f, "{value}{suffix}")
+    }
+}
+
+/// `parseQuantityString`: the sign, the numerator (leading zeros dropped), the fraction digits
+/// and the suffix.
+fn split(text: &str) -> Result<(bool, &str, &str, &str), QuantityError> {
+    let bytes = text.as_bytes();
+    let mut pos = 0;
+    let positive = match bytes.first() {
+        Some(b'-') => {
+            pos = 1;
+            false
+        }
+        Some(b'+') => {
+            pos = 1;
+            true
+        }
+        _ => true,
+    };
+    while pos < bytes.len() && bytes[pos] == b'0' {
+        pos += 1;
+    }
+    if pos == bytes.len() {
+        return Ok((positive, "0", "", ""));
+    }
+    let digits = |from: usize| from + bytes[from..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let num_end = digits(pos);
+    let num = if num_end == pos { "0" } else { &text[pos..num_end] };
+    let mut end = num_end;
+    let mut denom = "";
+    if bytes.get(end) == Some(&b'.') {
+        let denom_end = digits(end + 1);
+        denom = &text[end + 1..denom_end];
+        end = denom_end;
+    }
+    let suffix = &text[end..];
+    let letters = suffix.bytes().take_while(|b| b"eEinumkKMGTP".contains(b)).count();
+    let mut rest = &suffix.as_bytes()[letters..];
+    if let Some(b'-' | b'+') = rest.first() {
+        rest = &rest[1..];
+    }
+    if !rest.iter().all(u8::is_ascii_digit) {
+        return Err(QuantityError::Format);
+    }
+    Ok((positive, num, denom, suffix))
+}
+
+/// `quantitySuffixer.interpret`: the base, the exponent and the format of a suffix.
+fn interpret(suffix: &str) -> Option<(u32, i32, Format)> {
+    let decimal = |exponent| Some((10, exponent, Format::DecimalSI));
+    let binary = |exponent| Some((2, exponent, Format::BinarySI));
+    match suffix {
+        "" => decimal(0),
+        "n" => decimal(-9),
+        "u" => decimal(-6),
+        "m" => decimal(-3),
+        "k" => decimal(3),
+        "M" => decimal(6),
+        "G" => decimal(9),
+        "T" => decimal(12),
+        "P" => decimal(15),
+        "E" => decimal(18),
+        "Ki" => binary(10),
+        "Mi" => binary(20),
+        "Gi" => binary(30),
+        "Ti" => binary(40),
+        "Pi" => binary(50),
+        "Ei" => binary(60),
+        _ => {
+            let exponent = suffix.strip_prefix(['e', 'E'])?.parse().ok()?;
+            Some((10, exponent, Format::DecimalExponent))
+        }
+    }
+}
+
+/// `ValidateResourceQuantityValue`: a quantity of `resource` at `field` must not be negative,
+/// and a whole number for integer resources (pods, services, extended resources…). A value that
+/// does not parse was refused when the body was decoded.
+pub(crate) fn resource_quantity_errors(resource: &str, text: &str, field: &str) -> Vec<FieldError> {
+    let Ok(quantity) = Quantity::parse(text) else {
+        return Vec::new();
+    };
+    let mut errors = Vec::new();
+    if quantity.is_negative() {
+        let shown = BadValue::Str(quantity.to_string());
+        errors.push(FieldError::invalid(field, shown, "must be greater than or equal to 0"));
+    }
+    if is_integer_resource(resource) && !quantity.is_whole() {
+        errors.push(FieldError::invalid(
+            field,
+            BadValue::Raw(quantity.go_syntax()),
+            "must be an integer",
+        ));
+    }
+    errors
+}
+
+/// `helper.IsIntegerResourceName`: the counted resources, and extended resources (a qualified
+/// name outside `kubernetes.io/` that is no `requests.` quota name).
+fn is_integer_resource(name: &str) -> bool {
+    const COUNTED: &[&str] = &[
+        "pods",
+        "resourcequotas",
+        "services",
+        "replicationcontrollers",
+        "secrets",
+        "configmaps",
+        "persistentvolumeclaims",
+        "services.nodeports",
+        "services.loadbalancers",
+    ];
+    let native = !name.contains('/') || name.contains("kubernetes.io/");
+    let extended = !native
+        && !name.starts_with("requests.")
+        && names::qualified_name_errors(&format!("requests.{name}")).is_empty();
+    COUNTED.contains(&name) || extended
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str) -> Quantity {
+        Quantity::parse(text).unwrap()
+    }
+
+    #[test]
+    fn quantities_should_print_canonically() {
+        for (given, canonical) in [
+            ("1.5", "1500m"),
+            ("110", "110"),
+            ("-1", "-1"),
+            ("8Gi", "8Gi"),
+            ("1536Mi", "1536Mi"),
+            ("1e3", "1e3"),
+            ("0.5Gi", "512Mi"),
+            ("1000m", "1"),
+            ("12k", "12k"),
+        ] {
+            assert_eq!(parsed(given).to_string(), canonical, "{given}");
+        }
+    }
+
+    #[test]
+    fn quantities_should_know_whole_values_and_signs() {
+        assert!(!parsed("1.5").is_whole());
+        assert!(parsed("2").is_whole());
+        assert!(parsed("-1").is_negative());
+        assert_eq!(Quantity::parse("1.5x"), Err(QuantityError::Format));
+        assert_eq!(Quantity::parse("5Zi"), Err(QuantityError::Format));
+        assert_eq!(Quantity::parse("5ki"), Err(QuantityError::Suffix));
+    }
+
+    #[test]
+    fn validation_should_print_the_go_struct() {
+        assert_eq!(
+            parsed("1.5").go_syntax(),
+            r#"resource.Quantity{i:resource.int64Amount{value:15, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"", Format:"DecimalSI"}"#
+        );
+        assert!(parsed("110").go_syntax().contains(r#"s:"110""#));
+    }
+
+    #[test]
+    fn resource_quantities_should_be_checked_as_kube_apiserver_checks_them() {
+        let errors = resource_quantity_errors("pods", "1.5", "status.allocatable.pods");
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].to_string().ends_with("must be an integer"));
+        let errors = resource_quantity_errors("cpu", "-1", "status.capacity.cpu");
+        assert_eq!(
+            errors[0].to_string(),
+            "status.capacity.cpu: Invalid value: \"-1\": must be greater than or equal to 0"
+        );
+        assert!(resource_quantity_errors("cpu", "1.5", "c").is_empty());
+        assert!(is_integer_resource("example.com/gpu"));
+        assert!(!is_integer_resource("kubernetes.io/gpu"));
+    }
+}
