@@ -226,7 +226,7 @@ fn cost_message(name: &str, cost: u64, limit: u64) -> String {
 
 /// A rule as Go's `%#v` prints the internal `ValidationRule`. A reason is a pointer Go prints
 /// by address, which no answer can depend on: this server prints a fixed one.
-fn go_rule(rule: &Value) -> String {
+pub(super) fn go_rule(rule: &Value) -> String {
     let text = |key: &str| go_quote(compile::text(rule, key));
     let reason = match rule.get("reason").and_then(Value::as_str) {
         Some(_) => "(*apiextensions.FieldValueErrorReason)(0xc000000000)",

@@ -10,6 +10,7 @@ mod conversion;
 mod defaults;
 mod definition_names;
 mod extensions;
+mod go_dump;
 mod internal;
 mod openapi;
 mod spec;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::cell::RefCell;
 
 use super::cel_rules::{self, TotalCost};
-use super::{Options, defaults, extensions, structural};
+use super::{Options, defaults, extensions, go_dump, structural};
 use crate::semantics::field_error::{BadValue, FieldError};
 
 /// JSONSchemaProps' fields in Go's declaration order, as JSON names them; the root check walks
@@ -153,7 +153,7 @@ fn root_fields_error(schema: &Value, root: &str) -> Option<FieldError> {
             let why = format!(
                 "only {ALLOWED_AT_ROOT} fields are allowed at the root of the schema if the status subresource is enabled"
             );
-            return Some(FieldError::invalid(root, BadValue::Json(schema.clone()), why));
+            return Some(FieldError::invalid(root, BadValue::Raw(go_dump::schema(schema)), why));
         }
     }
     None

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::internal::{Spec, Version, has_status};
-use super::{Options, conversion, definition_names, openapi};
+use super::{Options, conversion, definition_names, go_dump, openapi};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
 
@@ -84,7 +84,8 @@ pub(crate) fn errors(spec: &Spec<'_>, opts: &Options) -> Vec<FieldError> {
         let status = has_status(spec.subresources_of(version.name));
         errors.extend(version_errors(version, &path, status, &opts));
     }
-    let versions_value = || BadValue::Json(Value::Array(spec.versions.iter().map(|v| v.raw.clone()).collect()));
+    let listed = spec.raw.get("versions").is_some_and(|v| !v.is_null());
+    let versions_value = || BadValue::Raw(go_dump::versions(listed.then_some(spec.versions.as_slice())));
     let per_version = |pick: fn(&Version<'_>) -> bool| spec.versions.iter().any(pick);
     if spec.validation.is_some() && per_version(|v| v.schema.is_some()) {
         errors.push(FieldError::forbidden(
