@@ -1,7 +1,19 @@
 //! Field paths as server-side apply sees them: `f:` map fields, `k:` elements of keyed lists,
-//! `v:` members of set lists, atomic lists and structs as leaves — as `shape` decides them.
+//! `v:` members of set lists, atomic lists and structs as leaves — as `shape` decides them
+//! (structured-merge-diff v4.2.3's `fieldpath/path.go`, `fieldpath/element.go` and
+//! `fieldpath/serialize-pe.go`). Its submodules port what server-side apply does with them:
+//! `field_set` (`typed/tofieldset.go`, `typed/validate.go`), `merge` (`typed/merge.go`) and
+//! `prune` (`merge/update.go`).
 
-use std::collections::{BTreeMap, BTreeSet};
+mod field_set;
+mod merge;
+mod prune;
+
+pub(crate) use field_set::{applied_set, list_errors};
+pub(crate) use merge::merge_into;
+pub(crate) use prune::prune;
+
+use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
@@ -24,20 +36,12 @@ const SYSTEM_FIELDS: [&str; 9] = [
 ];
 
 /// The `k:` segment of a keyed list element, or `None` when it lacks a key.
-fn key_segment(item: &Value, keys: &[String]) -> Option<String> {
+pub(super) fn key_segment(item: &Value, keys: &[String]) -> Option<String> {
     let mut key = Map::new();
     for name in keys {
         key.insert(name.clone(), item.get(name)?.clone());
     }
     Some(format!("k:{}", Value::Object(key)))
-}
-
-/// The leaf paths a (partial) object sets: what an applied configuration owns.
-pub(crate) fn leaf_paths(object: &Value, shape: Shape<'_>) -> BTreeSet<FieldPath> {
-    node_paths(object, shape)
-        .into_iter()
-        .filter_map(|(path, interior)| (!interior).then_some(path))
-        .collect()
 }
 
 /// Every node of an object as field management compares them — map fields, keyed list
@@ -166,53 +170,6 @@ fn remove_below(value: &mut Value, path: &[String]) -> bool {
     }
 }
 
-/// Merges an applied configuration into the live object: maps field by field, keyed and set
-/// lists element by element, anything else replaced.
-pub(crate) fn merge_into(live: &mut Value, config: &Value, shape: Shape<'_>, path: &[String]) {
-    if shape.is_atomic(path) {
-        *live = config.clone();
-        return;
-    }
-    match (live, config) {
-        (Value::Object(live), Value::Object(config)) => {
-            for (key, value) in config {
-                let child_path = extend(path, format!("f:{key}"));
-                match live.get_mut(key) {
-                    Some(existing) if existing.is_object() || existing.is_array() => {
-                        merge_into(existing, value, shape.child(key), &child_path)
-                    }
-                    _ => {
-                        live.insert(key.clone(), value.clone());
-                    }
-                }
-            }
-        }
-        (Value::Array(live), Value::Array(items)) => {
-            let field = path.last().map_or("", |s| &s[2..]);
-            match list_kind(shape, path, field, items) {
-                ListKind::Set => {
-                    for item in items {
-                        if !live.contains(item) {
-                            live.push(item.clone());
-                        }
-                    }
-                }
-                ListKind::Map(keys) if items.iter().all(|item| key_segment(item, &keys).is_some()) => {
-                    for item in items {
-                        let segment = key_segment(item, &keys).expect("checked above");
-                        match element_index(live, &segment) {
-                            Some(i) => merge_into(&mut live[i], item, shape.items(), &extend(path, segment)),
-                            None => live.push(item.clone()),
-                        }
-                    }
-                }
-                _ => *live = items.clone(),
-            }
-        }
-        (live, config) => *live = config.clone(),
-    }
-}
-
 /// A path as kube-apiserver prints it in conflicts: `.spec.containers[name="app"].image`.
 pub(crate) fn display(path: &[String]) -> String {
     path.iter()
@@ -240,9 +197,14 @@ mod tests {
     use super::*;
     use crate::storage::resource::ResourceInfo;
     use serde_json::json;
+    use std::collections::BTreeSet;
 
     fn path(segments: &[&str]) -> FieldPath {
         segments.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    fn leaf_paths(object: &Value, shape: Shape<'_>) -> BTreeSet<FieldPath> {
+        applied_set(object, shape).into_keys().collect()
     }
 
     #[test]
@@ -291,14 +253,9 @@ mod tests {
     }
 
     #[test]
-    fn merge_and_remove_should_work_per_element() {
-        let info = ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps");
-        let mut live =
-            json!({"metadata": {"finalizers": ["a"]}, "spec": {"containers": [{"name": "x", "image": "1"}]}});
-        let config = json!({"metadata": {"finalizers": ["b"]}, "spec": {"containers": [{"name": "y", "image": "2"}]}});
-        merge_into(&mut live, &config, Shape::of(&info), &[]);
-        assert_eq!(live["metadata"]["finalizers"], json!(["a", "b"]));
-        assert_eq!(live["spec"]["containers"].as_array().unwrap().len(), 2);
+    fn remove_should_work_per_element() {
+        let mut live = json!({"metadata": {"finalizers": ["a", "b"]},
+                              "spec": {"containers": [{"name": "x", "image": "1"}, {"name": "y", "image": "2"}]}});
         remove_path(&mut live, &path(&["f:metadata", "f:finalizers", "v:\"a\""]));
         remove_path(
             &mut live,

@@ -39,6 +39,15 @@ impl<'a> Shape<'a> {
         }
     }
 
+    /// Whether `key` is an entry of a schema map (`additionalProperties`) rather than a declared
+    /// field: structured-merge-diff's field set owns such entries themselves.
+    pub(crate) fn is_map_entry(self, key: &str) -> bool {
+        self.schema.is_some_and(|s| {
+            s.get("properties").and_then(|p| p.get(key)).is_none()
+                && s.get("additionalProperties").is_some_and(Value::is_object)
+        })
+    }
+
     /// Whether the value at `path` is owned whole: its Go struct is `+structType=atomic`, or its
     /// CRD schema says `x-kubernetes-map-type: atomic`. Patterns name fields with dots and list
     /// elements with `[]`: `metadata.ownerReferences[]`.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::semantics::decoding::{self, Decoded};
-use crate::semantics::fieldpath::{self, FieldPath, merge_into, remove_path, value_at};
+use crate::semantics::fieldpath::{self, FieldPath, merge_into, prune, value_at};
 use crate::semantics::managed_fields::{self, ManagedEntry};
 use crate::semantics::shape::Shape;
 use crate::status::ApiStatus;
@@ -37,6 +37,8 @@ pub(crate) fn apply(
     request: &ApplyRequest<'_>,
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
     check_applied(&config, &info.api_version(), &info.kind, request.name)?;
+    // kube-apiserver names the applied object as it was sent in a typed-patch error.
+    let sent = format!("{}/{}", object::namespace(&config), object::name(&config));
     let rv = object::resource_version(&config).to_owned();
     let meta = object::meta_mut(&mut config);
     meta.insert("name".to_owned(), json!(request.name));
@@ -48,10 +50,14 @@ pub(crate) fn apply(
     let mut decoded = Decoded::from(config);
     let findings = decoding::strict_findings(info, &mut decoded);
     decoding::enforce(findings, request.opts, ApiStatus::bad_request)?;
-    let mut config = decoded.value;
+    let config = decoded.value;
     let now = object::now();
     let shape = Shape::of(info);
-    let applied = fieldpath::leaf_paths(&config, shape);
+    typed_patch(&config, info, &sent)?;
+    // structured-merge-diff's field set of the configuration, each member with whether it has
+    // members below it (a keyed item with fields), which only conflicts through them.
+    let applied_nodes = fieldpath::applied_set(&config, shape);
+    let applied: BTreeSet<FieldPath> = applied_nodes.keys().cloned().collect();
     let own = |e: &ManagedEntry| {
         e.manager == request.manager && e.operation == "Apply" && e.subresource.as_deref() == request.subresource
     };
@@ -63,6 +69,7 @@ pub(crate) fn apply(
         if request.subresource.is_some() {
             return Err(ApiStatus::not_found(info, request.name));
         }
+        let mut config = config;
         let entry = entry(request, &info.api_version(), &now, applied);
         managed_fields::write(&mut config, &[entry]);
         let checked = write::check(info, config, &opts)?;
@@ -70,13 +77,20 @@ pub(crate) fn apply(
     };
     write::check_resource_version(info, request.name, &rv, &old)?;
     let mut entries = managed_fields::read(&old);
+    let mut new = (*old).clone();
+    merge_into(&mut new, &config, shape, &[]);
+    // `Updater.update`: another manager's member conflicts when the merge added or changed it.
+    let changed = |p: &FieldPath| {
+        let before = value_at(&old, p);
+        before.is_none() || (applied_nodes.get(p) == Some(&false) && before != value_at(&new, p))
+    };
     let conflicts: Vec<Conflict> = entries
         .iter()
         .filter(|e| !own(e))
         .flat_map(|e| {
             e.fields
                 .intersection(&applied)
-                .filter(|p| value_at(&old, p) != value_at(&config, p))
+                .filter(|p| changed(p))
                 .map(|p| Conflict::new(e, p))
                 .collect::<Vec<_>>()
         })
@@ -96,19 +110,23 @@ pub(crate) fn apply(
             e.fields.retain(|p| !taken.contains(p));
         }
     }
-    let mut new = (*old).clone();
-    let previously: BTreeSet<FieldPath> = entries
+    let last: BTreeSet<FieldPath> = entries
         .iter()
         .filter(|e| own(e))
         .flat_map(|e| e.fields.clone())
         .collect();
-    for path in previously.difference(&applied) {
-        let owned_elsewhere = entries.iter().any(|e| !own(e) && e.fields.contains(path));
-        if !owned_elsewhere {
-            remove_path(&mut new, path);
-        }
+    let managed: BTreeSet<FieldPath> = entries
+        .iter()
+        .filter(|e| !own(e))
+        .flat_map(|e| e.fields.iter().cloned())
+        .chain(applied.iter().cloned())
+        .collect();
+    prune(&mut new, &last, &managed);
+    // What the apply removed leaves every other set (`compare.Removed`).
+    for e in entries.iter_mut().filter(|e| !own(e)) {
+        e.fields
+            .retain(|p| value_at(&new, p).is_some() || value_at(&old, p).is_none());
     }
-    merge_into(&mut new, &config, shape, &[]);
     // The manager's time moves only when its apply changed the object (kube-apiserver's
     // managed-fields updater): an apply of values already there records no time.
     let previous_time = entries
@@ -150,6 +168,24 @@ pub(crate) fn check_applied(config: &Value, api_version: &str, kind: &str, name:
         )));
     }
     Ok(())
+}
+
+/// structured-merge-diff's typed conversion of the applied configuration (`ObjectToTyped` in
+/// `structuredmerge.go`'s `Apply`): lists whose items it cannot name or that name one twice
+/// refuse it with a 500 that names the object as sent and its group, version and kind.
+fn typed_patch(config: &Value, info: &ResourceInfo, sent: &str) -> Result<(), ApiStatus> {
+    let errors = fieldpath::list_errors(config, Shape::of(info));
+    let reason = match &errors[..] {
+        [] => return Ok(()),
+        [only] => only.clone(),
+        _ => format!("errors:\n  {}", errors.join("\n  ")),
+    };
+    let gvk = format!("{}/{}, Kind={}", info.group, info.version, info.kind);
+    Err(ApiStatus::new(
+        500,
+        "",
+        format!("failed to create typed patch object ({sent}; {gvk}): {reason}"),
+    ))
 }
 
 fn without_managed_fields(object: &Value) -> Value {
