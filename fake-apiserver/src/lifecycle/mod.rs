@@ -16,6 +16,7 @@ mod events;
 mod gc;
 mod gc_owners;
 mod namespace;
+mod nodes;
 mod role_aggregation;
 mod service_ips;
 mod writes;
@@ -55,6 +56,10 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
         }
         Lifecycle::CustomResource => crd::check_not_terminating(state, info).map(|()| None),
         Lifecycle::Plain if service_ips::concerns(info) => service_ips::allocate(state, info, body).map(|()| None),
+        Lifecycle::Plain if nodes::concerns(info) => {
+            nodes::admit_create(body);
+            Ok(None)
+        }
         Lifecycle::Plain => Ok(None),
     }
 }
@@ -70,6 +75,15 @@ pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: &Valu
         (Lifecycle::Namespace, _) => {
             let name = object::name(stored).to_owned();
             state.pending.push(Pending::PopulateNamespace { name });
+        }
+        _ if nodes::concerns(info) => {
+            let name = object::name(stored).to_owned();
+            let heartbeat = nodes::heartbeat(stored);
+            state.pending.push(Pending::NodeHealth {
+                name,
+                heartbeat,
+                startup: true,
+            });
         }
         _ => {}
     }
@@ -90,6 +104,19 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
     }
     if role_aggregation::concerns(info) {
         state.pending.push(Pending::AggregateClusterRoles);
+    }
+    if nodes::concerns(info) && object.pointer("/metadata/uid").is_some() {
+        let name = object::name(object).to_owned();
+        if let Some(heartbeat) = nodes::heartbeat(object) {
+            let health = Pending::NodeHealth {
+                name: name.clone(),
+                heartbeat: Some(heartbeat),
+                startup: false,
+            };
+            state.pending.push(health);
+        }
+        state.pending.push(Pending::NodeTtl { name: name.clone() });
+        state.pending.push(Pending::NodeTaints { name });
     }
     if bootstrap::concerns(info, object) {
         let name = object::namespace(object).to_owned();
@@ -201,6 +228,9 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::EmptyNamespace { name } => namespace::delete_contents(state, &name),
             Pending::PopulateNamespace { name } => bootstrap::populate_namespace(state, &name),
             Pending::AggregateClusterRoles => role_aggregation::aggregate(state),
+            Pending::NodeTtl { name } => nodes::annotate_ttl(state, &name),
+            Pending::NodeTaints { name } => nodes::taint(state, &name),
+            Pending::NodeHealth { name, heartbeat, .. } => nodes::mark_unknown(state, &name, heartbeat.as_ref()),
             Pending::AttemptToDelete {
                 info,
                 namespace,

@@ -6,8 +6,8 @@ use serde_json::{Map, Value};
 use crate::semantics::field_error::FieldError;
 use crate::semantics::names::invalid;
 use crate::semantics::node_validation;
-use crate::semantics::validation::{metadata_causes, validate_metadata};
 use crate::semantics::selector::{LabelSelector, label_selector_text};
+use crate::semantics::validation::{metadata_causes, validate_metadata};
 use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
@@ -38,7 +38,12 @@ pub(crate) fn check(
 }
 
 /// The checks of the kinds ported with typed field errors.
-fn typed_errors(info: &ResourceInfo, object: &Value, old: Option<&Value>, subresource: Option<&str>) -> Vec<FieldError> {
+fn typed_errors(
+    info: &ResourceInfo,
+    object: &Value,
+    old: Option<&Value>,
+    subresource: Option<&str>,
+) -> Vec<FieldError> {
     match (info.group.as_str(), info.kind.as_str(), old) {
         ("", "Node", None) => node_validation::node_errors(object),
         ("", "Node", Some(old)) if subresource == Some("status") => node_validation::node_update_errors(object, old),

@@ -33,6 +33,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiSt
         ("", "Namespace") => namespace(object),
         ("", "Event") => zero::fill_unset(object, "", "Event"),
         ("", "Service") => service(object),
+        ("", "Node") => node(object),
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => role_binding(object),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => custom_resource_definition(object),
         _ => {}
@@ -206,6 +207,65 @@ fn service(object: &mut Value) {
         default(port, "protocol", json!("TCP"));
         let number = port.get("port").cloned().unwrap_or(Value::Null);
         default(port, "targetPort", number);
+    }
+}
+
+/// A Node's pod CIDRs as the v1 conversion reconciles `podCIDR` and `podCIDRs` (the first wins
+/// when they differ), its allocatable resources defaulted to its capacity
+/// (`SetDefaults_NodeStatus`), and the status structs Go always encodes.
+fn node(object: &mut Value) {
+    zero::fill_unset(object, "", "Node");
+    // A body whose spec or status is no object was refused when it was decoded.
+    if !object.get("spec").is_some_and(Value::is_object) || !object.get("status").is_some_and(Value::is_object) {
+        return;
+    }
+    let spec = &mut object["spec"];
+    // `unschedulable` is `omitempty`: false is not written.
+    if spec.get("unschedulable") == Some(&Value::Bool(false))
+        && let Some(map) = spec.as_object_mut()
+    {
+        map.remove("unschedulable");
+    }
+    let cidr = spec
+        .get("podCIDR")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let first = spec.pointer("/podCIDRs/0").and_then(Value::as_str).map(str::to_owned);
+    match first {
+        Some(first) if cidr.is_empty() => spec["podCIDR"] = json!(first),
+        Some(first) if first != cidr => spec["podCIDRs"] = json!([cidr]),
+        None if !cidr.is_empty() => spec["podCIDRs"] = json!([cidr]),
+        _ => {}
+    }
+    let status = &mut object["status"];
+    if status.get("allocatable").is_none_or(Value::is_null)
+        && let Some(capacity) = status.get("capacity").filter(|c| c.is_object()).cloned()
+    {
+        status["allocatable"] = capacity;
+    }
+    default(status, "daemonEndpoints", json!({}));
+    if let Some(endpoints) = status.get_mut("daemonEndpoints").filter(|e| e.is_object()) {
+        default(endpoints, "kubeletEndpoint", json!({}));
+        if let Some(kubelet) = endpoints.get_mut("kubeletEndpoint") {
+            default(kubelet, "Port", json!(0));
+        }
+    }
+    default(status, "nodeInfo", json!({}));
+    let Some(info) = status.get_mut("nodeInfo") else { return };
+    for field in [
+        "machineID",
+        "systemUUID",
+        "bootID",
+        "kernelVersion",
+        "osImage",
+        "containerRuntimeVersion",
+        "kubeletVersion",
+        "kubeProxyVersion",
+        "operatingSystem",
+        "architecture",
+    ] {
+        default(info, field, json!(""));
     }
 }
 

@@ -190,8 +190,14 @@ pub(crate) fn record_update(
             &zero
         }
     };
-    let changes = compare(before, new, Shape::of(info));
     let mut entries = old.map(read).unwrap_or_default();
+    if old.is_some() && entries.is_empty() {
+        // `skipNonAppliedManager`: an object without managed fields (created owning nothing,
+        // or stored before field management) is not tracked by updates, only by an apply.
+        write(new, &entries);
+        return;
+    }
+    let changes = compare(before, new, Shape::of(info));
     if changes.touched.is_empty() && changes.removed.is_empty() {
         write(new, &entries);
         return;

@@ -25,7 +25,11 @@ pub(crate) fn node_errors(node: &Value) -> Vec<FieldError> {
     for (i, cidr) in cidrs.iter().enumerate() {
         if parse_cidr(cidr).is_err() {
             let shown = BadValue::Strings(cidrs.clone());
-            errors.push(FieldError::invalid(format!("{field}[{i}]"), shown, "must be valid CIDR"));
+            errors.push(FieldError::invalid(
+                format!("{field}[{i}]"),
+                shown,
+                "must be valid CIDR",
+            ));
         }
     }
     if cidrs.len() > 1 {
@@ -84,10 +88,21 @@ pub(crate) fn node_update_errors(node: &Value, old: &Value) -> Vec<FieldError> {
         if old_cidrs.len() != new_cidrs.len() {
             errors.push(forbidden());
         } else {
-            errors.extend(old_cidrs.iter().zip(&new_cidrs).filter(|(a, b)| a != b).map(|_| forbidden()));
+            errors.extend(
+                old_cidrs
+                    .iter()
+                    .zip(&new_cidrs)
+                    .filter(|(a, b)| a != b)
+                    .map(|_| forbidden()),
+            );
         }
     }
-    let provider = |node: &Value| node.pointer("/spec/providerID").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let provider = |node: &Value| {
+        node.pointer("/spec/providerID")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     if !provider(old).is_empty() && provider(old) != provider(node) {
         errors.push(FieldError::forbidden(
             "spec.providerID",
@@ -132,13 +147,21 @@ fn taint_errors(taints: Option<&Value>, field: &str) -> Vec<FieldError> {
         }
         let value_errors = names::label_value_errors(value);
         if !value_errors.is_empty() {
-            errors.push(FieldError::invalid(format!("{at}.value"), value.into(), value_errors.join(";")));
+            errors.push(FieldError::invalid(
+                format!("{at}.value"),
+                value.into(),
+                value_errors.join(";"),
+            ));
         }
         if effect.is_empty() {
             errors.push(FieldError::required(format!("{at}.effect"), ""));
         } else if !TAINT_EFFECTS.contains(&effect) {
             let supported: Vec<String> = TAINT_EFFECTS.iter().map(|e| (*e).to_owned()).collect();
-            errors.push(FieldError::not_supported(format!("{at}.effect"), effect.into(), &supported));
+            errors.push(FieldError::not_supported(
+                format!("{at}.effect"),
+                effect.into(),
+                &supported,
+            ));
         }
         let pair = (effect.to_owned(), key.to_owned());
         if seen.contains(&pair) {
@@ -234,7 +257,10 @@ mod tests {
         });
         let errors = rendered(&node_errors(&node));
         assert!(errors[0].starts_with("metadata.taints[0].value: Invalid value: \"bad value!\""));
-        assert_eq!(errors[1], "status.capacity.cpu: Invalid value: \"-1\": must be greater than or equal to 0");
+        assert_eq!(
+            errors[1],
+            "status.capacity.cpu: Invalid value: \"-1\": must be greater than or equal to 0"
+        );
         assert!(errors[2].starts_with("spec.podCIDRs[0]: Invalid value: []string{\"not-a-cidr\""));
         assert_eq!(
             errors[3],

@@ -88,7 +88,11 @@ impl Quantity {
             _ => {
                 let precision = 18 - length;
                 let scale = exponent - fraction;
-                (unsigned, scale, precision >= 0 && scale >= -9 && i64::try_from(unsigned).is_ok())
+                (
+                    unsigned,
+                    scale,
+                    precision >= 0 && scale >= -9 && i64::try_from(unsigned).is_ok(),
+                )
             }
         };
         let mut quantity = Self::exact(sign * mantissa, scale, format, "");
@@ -160,7 +164,10 @@ impl Quantity {
             )
         } else {
             // Go prints the pointer of its `inf.Dec`; any address stands for it.
-            ("resource.int64Amount{value:0, scale:0}".to_owned(), "(*inf.Dec)(0xc000100000)")
+            (
+                "resource.int64Amount{value:0, scale:0}".to_owned(),
+                "(*inf.Dec)(0xc000100000)",
+            )
         };
         format!(
             "resource.Quantity{{i:{amount}, d:resource.infDecAmount{{Dec:{dec}}}, s:{:?}, Format:{:?}}}",

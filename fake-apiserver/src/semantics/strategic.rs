@@ -21,9 +21,10 @@ pub(crate) fn merge_key(field: &str, items: &[Value]) -> Option<&'static str> {
     }
 }
 
-/// Lists of scalars whose patch strategy is `merge`.
+/// Lists of scalars whose patch strategy is `merge` (a node's `podCIDRs` is also a
+/// `+listType=set` for field management).
 pub(crate) fn is_set_list(field: &str) -> bool {
-    field == "finalizers"
+    matches!(field, "finalizers" | "podCIDRs")
 }
 
 /// Why a strategic merge patch cannot be applied; the server answers 422 Invalid with it.

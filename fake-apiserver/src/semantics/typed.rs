@@ -10,7 +10,7 @@
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::autoscaling::v1::Scale;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Pod, Secret, Service, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount};
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -103,6 +103,7 @@ fn through_type(
         ("", "v1", "ServiceAccount") => via::<ServiceAccount>(object),
         ("", "v1", "Service") => via::<Service>(object),
         ("", "v1", "Pod") => via::<Pod>(object),
+        ("", "v1", "Node") => via::<Node>(object),
         ("", "v1", "Event") => via::<Event>(object),
         ("apps", "v1", "Deployment") => via::<Deployment>(object),
         ("apps", "v1", "ReplicaSet") => via::<ReplicaSet>(object),

@@ -47,6 +47,14 @@ fn zero_of(group: &str, kind: &str) -> Value {
             json!({"spec": {"selector": null, "template": template, "strategy": {}}, "status": {}})
         }
         ("apps", "ReplicaSet") => json!({"spec": {"selector": null, "template": template}, "status": {"replicas": 0}}),
+        ("", "Node") => json!({"spec": {}, "status": {
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": 0}},
+            "nodeInfo": {
+                "machineID": "", "systemUUID": "", "bootID": "", "kernelVersion": "", "osImage": "",
+                "containerRuntimeVersion": "", "kubeletVersion": "", "kubeProxyVersion": "",
+                "operatingSystem": "", "architecture": "",
+            },
+        }}),
         ("coordination.k8s.io", "Lease") => json!({"spec": {}}),
         ("rbac.authorization.k8s.io", "ClusterRole" | "Role") => json!({"rules": null}),
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => {

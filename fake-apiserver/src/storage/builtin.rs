@@ -11,6 +11,14 @@ impl ResourceInfo {
     }
 }
 
+impl ResourceInfo {
+    /// Whether a create keeps the status it was sent: a node registers with its status (the
+    /// other strategies reset it in `PrepareForCreate`).
+    pub(crate) fn create_keeps_status(&self) -> bool {
+        self.builtin && self.group.is_empty() && self.kind == "Node"
+    }
+}
+
 /// The built-in resources every fake API server serves: what the bundled controllers, leader
 /// election, event recording and `kubectl apply -f deploy/` need.
 pub(crate) fn builtins() -> Vec<ResourceInfo> {
@@ -36,6 +44,10 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .returning_deleted_object()
             .with_short_names(&["po"]),
         b("", "v1", "Event", "events").with_short_names(&["ev"]),
+        b("", "v1", "Node", "nodes")
+            .cluster_scoped()
+            .with_status()
+            .with_short_names(&["no"]),
         ResourceInfo {
             verbs: vec![Verb::Get, Verb::List],
             deprecation_warning: Some("v1 ComponentStatus is deprecated in v1.19+".to_owned()),

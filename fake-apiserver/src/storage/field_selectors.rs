@@ -89,7 +89,12 @@ impl ResourceInfo {
 
 /// A bool the kind indexes with `fmt`, false when unset.
 fn flag(object: &Value, path: &str) -> Option<String> {
-    Some(object::field(object, path).and_then(Value::as_bool).unwrap_or(false).to_string())
+    Some(
+        object::field(object, path)
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+            .to_string(),
+    )
 }
 
 fn node_field(object: &Value, path: &str) -> Option<String> {
@@ -138,11 +143,20 @@ mod tests {
     fn unset_fields_should_be_selected_by_their_zero_value() {
         let nodes = ResourceInfo::builtin("", "v1", "Node", "nodes");
         let value = nodes.field_selector_value();
-        assert_eq!(value(&json!({"spec": {}}), "spec.unschedulable").as_deref(), Some("false"));
-        assert_eq!(value(&json!({"spec": {"unschedulable": true}}), "spec.unschedulable").as_deref(), Some("true"));
+        assert_eq!(
+            value(&json!({"spec": {}}), "spec.unschedulable").as_deref(),
+            Some("false")
+        );
+        assert_eq!(
+            value(&json!({"spec": {"unschedulable": true}}), "spec.unschedulable").as_deref(),
+            Some("true")
+        );
         assert_eq!(nodes.field_selector_paths(), ["metadata.name", "spec.unschedulable"]);
         let jobs = ResourceInfo::builtin("batch", "v1", "Job", "jobs");
-        assert_eq!((jobs.field_selector_value())(&json!({}), "status.successful").as_deref(), Some("0"));
+        assert_eq!(
+            (jobs.field_selector_value())(&json!({}), "status.successful").as_deref(),
+            Some("0")
+        );
         assert_eq!(
             jobs.unsupported_field_message("spec.x").as_deref(),
             Some("field label \"spec.x\" not supported for Job")

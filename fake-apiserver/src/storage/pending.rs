@@ -32,6 +32,17 @@ pub(crate) enum Pending {
     PopulateNamespace { name: String },
     /// A ClusterRole changed: the aggregated ClusterRoles are brought up to date.
     AggregateClusterRoles,
+    /// A node was written: the TTL controller annotates it.
+    NodeTtl { name: String },
+    /// A node was written: its NoSchedule taints are brought in line with its conditions.
+    NodeTaints { name: String },
+    /// A node was created (`startup`) or posted its Ready heartbeat: unless a newer heartbeat
+    /// comes within the grace period, its conditions turn Unknown.
+    NodeHealth {
+        name: String,
+        heartbeat: Option<Value>,
+        startup: bool,
+    },
     /// An object with owner references was written: the garbage collector checks its owners.
     AttemptToDelete {
         info: Arc<ResourceInfo>,
@@ -49,10 +60,17 @@ impl Pending {
         match self {
             Pending::Establish { .. } => base / 5,
             Pending::EmptyNamespace { .. } => base * 10,
+            // The node lifecycle controller takes most of a second to notice a node.
+            Pending::NodeTaints { .. } => base * 8,
+            // kube-controller-manager's node startup and monitor grace periods, 60 s and 40 s
+            // at the default delay.
+            Pending::NodeHealth { startup: true, .. } => base * 600,
+            Pending::NodeHealth { startup: false, .. } => base * 400,
             Pending::Marked { .. }
             | Pending::Removed { .. }
             | Pending::PopulateNamespace { .. }
             | Pending::AggregateClusterRoles
+            | Pending::NodeTtl { .. }
             | Pending::AttemptToDelete { .. } => base,
         }
     }

@@ -9,21 +9,24 @@ use base64::{DecodeError, Engine as _, alphabet};
 use serde_json::{Value, json};
 
 use crate::go_order::{GoStruct, Ordered};
-use crate::semantics::selector::{FieldSelector, LabelSelector};
+use crate::semantics::selector::{FieldSelector, LabelSelector, SelectorError};
 use crate::semantics::versions;
 use crate::semantics::{go_json, go_json_writer};
 use crate::status::ApiStatus;
 use crate::storage::State;
+use crate::storage::field_selectors::FieldValue;
 use crate::storage::key::ObjectKey;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::options::{Query, parse_rv};
 
 /// The label and field selectors of a request.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Filter {
     labels: LabelSelector,
     fields: FieldSelector,
+    /// How the kind reads the selected fields.
+    value: FieldValue,
     selective: bool,
 }
 
@@ -34,18 +37,24 @@ impl Filter {
         let supported = info.field_selector_paths();
         let metadata_only = info.builtin && supported.iter().all(|path| path.starts_with("metadata."));
         let fields = FieldSelector::parse(&query.field_selector, &supported, metadata_only)
-            .map_err(|e| ApiStatus::bad_request(e.to_string()))?
+            .map_err(|e| match e {
+                SelectorError::UnsupportedField(ref path) => {
+                    ApiStatus::bad_request(info.unsupported_field_message(path).unwrap_or_else(|| e.to_string()))
+                }
+                e => ApiStatus::bad_request(e.to_string()),
+            })?
             .map_paths(|path| versions::storage_field_path(info, path));
         let selective = !query.label_selector.trim().is_empty() || !query.field_selector.trim().is_empty();
         Ok(Self {
             labels,
             fields,
+            value: info.field_selector_value(),
             selective,
         })
     }
 
     pub(crate) fn matches(&self, object: &Value) -> bool {
-        self.labels.matches(object::labels(object)) && self.fields.matches(object)
+        self.labels.matches(object::labels(object)) && self.fields.matches(object, self.value)
     }
 }
 

@@ -160,15 +160,11 @@ pub(crate) fn create(
         meta.insert("generation".to_owned(), json!(1));
     }
     builtin_validation::check(info, &body, None, None)?;
-    if info.status_subresource {
+    if info.status_subresource && !info.create_keeps_status() {
         // Status is the controllers' to write: kube-apiserver's strategies reset it on create, to
         // the Go zero value a built-in kind encodes (`{}` for a Deployment) and to nothing for a
         // custom resource.
-        let map = body.as_object_mut().expect("checked object");
-        match zero::zero_object(info).get_mut("status").map(Value::take) {
-            Some(zero) => map.insert("status".to_owned(), zero),
-            None => map.remove("status"),
-        };
+        reset_status(info, &mut body);
     }
     schema::admit(info, &mut body, Scope::Object, None)?;
     if state.object(info, namespace, &name).is_some() {
@@ -177,7 +173,19 @@ pub(crate) fn create(
     // Managed fields are recorded before the strategy's own changes (a namespace's phase and
     // finalizer, a CRD's cleanup finalizer): nobody owns those.
     if let Some(manager) = &opts.manager {
-        if typeable {
+        if typeable && info.status_subresource && info.create_keeps_status() {
+            // The status a node registers with is kept, but it is among the fields the
+            // strategy resets for the main resource: nobody owns it.
+            let mut view = body.clone();
+            reset_status(info, &mut view);
+            managed_fields::record_update(None, &mut view, info, manager, None, &object::now());
+            let managed = view.pointer("/metadata/managedFields").cloned();
+            let meta = meta_mut(&mut body);
+            match managed {
+                Some(managed) => meta.insert("managedFields".to_owned(), managed),
+                None => meta.remove("managedFields"),
+            };
+        } else if typeable {
             managed_fields::record_update(None, &mut body, info, manager, None, &object::now());
         } else {
             meta_mut(&mut body).remove("managedFields");
@@ -190,6 +198,16 @@ pub(crate) fn create(
     let stored = state.store.put(&info.storage_key(), versions::to_storage(info, body));
     lifecycle::after_create(state, info, &stored, defined);
     Ok(stored)
+}
+
+/// Sets an object's status to its kind's zero value (none for a custom resource).
+fn reset_status(info: &ResourceInfo, object: &mut Value) {
+    if let Some(map) = object.as_object_mut() {
+        match zero::zero_object(info).get_mut("status").map(Value::take) {
+            Some(zero) => map.insert("status".to_owned(), zero),
+            None => map.remove("status"),
+        };
+    }
 }
 
 /// PUT: replace an object, or only its status when `subresource` is `status`.
