@@ -5,8 +5,9 @@
 
 use std::sync::{Arc, OnceLock};
 
+use cel::Env;
+use cel::common::ast::IdedExpr;
 use cel::parser::Parser;
-use cel::{Env, Program};
 use serde_json::Value;
 
 use super::checker::{self, Reference};
@@ -14,6 +15,7 @@ use super::cost;
 use super::decl_type::{self, DeclType, MAX_REQUEST_SIZE_BYTES};
 use super::field_path;
 use super::issues;
+use super::list_equality;
 use super::runtime_library;
 use super::types::Type;
 
@@ -47,8 +49,10 @@ pub(crate) struct CompiledRule {
     /// How many values of this node a request may hold, bounded by their smallest size.
     pub(crate) max_cardinality: u64,
     pub(crate) message_expression_max_cost: Option<u64>,
-    pub(crate) program: Option<Program>,
-    pub(crate) message_program: Option<Program>,
+    /// The rule as it runs: parsed with the runtime's macros, unordered-list comparisons
+    /// rewritten.
+    pub(crate) program: Option<IdedExpr>,
+    pub(crate) message_program: Option<IdedExpr>,
     /// `fieldPath`, normalized (`.a['b']` is `a.b`), when it names a field of the node.
     pub(crate) field_path: Option<String>,
 }
@@ -107,8 +111,11 @@ fn compile_rule(schema: &Value, rule: &Value, decl: &Arc<DeclType>, max_cardinal
         return compiled;
     }
     compiled.transition = checked.reads_old_self;
-    match runtime_env().compile(source) {
-        Ok(program) => compiled.program = Some(program),
+    match runtime_env().parser().parse(source) {
+        Ok(mut program) => {
+            list_equality::rewrite(&mut program, decl);
+            compiled.program = Some(program);
+        }
         Err(errors) => {
             compiled.error = Some(CompileError::Invalid(format!("program instantiation failed: {errors}")));
             return compiled;
@@ -132,7 +139,14 @@ fn compile_rule(schema: &Value, rule: &Value, decl: &Arc<DeclType>, max_cardinal
                 return compiled;
             }
             Ok(checked) => {
-                compiled.message_program = runtime_env().compile(message_expression).ok();
+                compiled.message_program = runtime_env()
+                    .parser()
+                    .parse(message_expression)
+                    .ok()
+                    .map(|mut program| {
+                        list_equality::rewrite(&mut program, decl);
+                        program
+                    });
                 compiled.message_expression_max_cost = Some(checked.cost.max);
             }
         }

@@ -24,6 +24,8 @@ pub(crate) struct DeclType {
     pub(crate) max_elements: i64,
     /// The fewest bytes a value serializes to.
     pub(crate) min_serialized_size: i64,
+    /// A `set` or `map` list: equal to another list with the same items in any order.
+    pub(crate) unordered: bool,
 }
 
 /// What a declared type is made of.
@@ -44,6 +46,7 @@ impl DeclType {
             shape: Shape::Scalar(ty),
             max_elements,
             min_serialized_size: min_size,
+            unordered: false,
         }
     }
 
@@ -100,11 +103,13 @@ fn build(schema: &Value, resource_root: bool) -> Option<DeclType> {
                 Some(max) => max.max(0),
                 None => (MAX_REQUEST_SIZE_BYTES - 2) / (elem.min_serialized_size + 1),
             };
+            let list_type = schema.get("x-kubernetes-list-type").and_then(Value::as_str);
             Some(DeclType {
                 name: "list".into(),
                 shape: Shape::List(Arc::new(elem)),
                 max_elements: max_items,
                 min_serialized_size: 2,
+                unordered: matches!(list_type, Some("set" | "map")),
             })
         }
         "object" => match structural::additional(schema) {
@@ -120,6 +125,7 @@ fn build(schema: &Value, resource_root: bool) -> Option<DeclType> {
                     shape: Shape::Map(Arc::new(value)),
                     max_elements: max_properties,
                     min_serialized_size: 2,
+                    unordered: false,
                 })
             }
             None => Some(object(schema, resource_root)),
@@ -173,6 +179,7 @@ fn object(schema: &Value, resource_root: bool) -> DeclType {
         shape: Shape::Object(fields),
         max_elements: 0,
         min_serialized_size: min_size,
+        unordered: false,
     }
 }
 

@@ -10,6 +10,7 @@ mod decl_type;
 mod declarations;
 mod field_path;
 mod issues;
+mod list_equality;
 mod runtime_library;
 mod types;
 mod validator;

@@ -183,7 +183,7 @@ impl Validator {
             if compiled.transition && old.is_none() {
                 continue;
             }
-            match program.execute(&context) {
+            match Cel::resolve(program, &context) {
                 Ok(Cel::Bool(true)) => {}
                 Ok(_) => errors.push(self.failure(at, rule, compiled, &context, &node_type)),
                 Err(error) => {
@@ -220,7 +220,7 @@ impl Validator {
         let message = compiled
             .message_program
             .as_ref()
-            .and_then(|program| match program.execute(context) {
+            .and_then(|program| match Cel::resolve(program, context) {
                 Ok(Cel::String(s)) => Some(s.trim().to_string()),
                 _ => None,
             })
