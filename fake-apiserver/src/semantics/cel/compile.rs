@@ -3,9 +3,8 @@
 //! `self` and `oldSelf` of the node's type, require a bool (a string for `messageExpression`),
 //! estimate the cost, and build the program the validator runs.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use cel::Env;
 use cel::common::ast::IdedExpr;
 use cel::parser::Parser;
 use serde_json::Value;
@@ -57,12 +56,6 @@ pub(crate) struct CompiledRule {
     pub(crate) field_path: Option<String>,
 }
 
-/// The environment programs run in: the standard library and Kubernetes' libraries.
-pub(crate) fn runtime_env() -> &'static Arc<Env> {
-    static ENV: OnceLock<Arc<Env>> = OnceLock::new();
-    ENV.get_or_init(|| Arc::new(runtime_library::kubernetes_env()))
-}
-
 /// The rules of the schema node `schema` (`resource_root`: the CRD's root or an embedded
 /// resource), compiled in order; empty when the node has none.
 pub(crate) fn compile_node(schema: &Value, resource_root: bool) -> Result<Vec<CompiledRule>, String> {
@@ -111,7 +104,7 @@ fn compile_rule(schema: &Value, rule: &Value, decl: &Arc<DeclType>, max_cardinal
         return compiled;
     }
     compiled.transition = checked.reads_old_self;
-    match runtime_env().parser().parse(source) {
+    match runtime_library::shared_env().parser().parse(source) {
         Ok(mut program) => {
             list_equality::rewrite(&mut program, decl);
             compiled.program = Some(program);
@@ -139,7 +132,7 @@ fn compile_rule(schema: &Value, rule: &Value, decl: &Arc<DeclType>, max_cardinal
                 return compiled;
             }
             Ok(checked) => {
-                compiled.message_program = runtime_env()
+                compiled.message_program = runtime_library::shared_env()
                     .parser()
                     .parse(message_expression)
                     .ok()

@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::types::Type;
 use crate::semantics::schema::structural;
 
 /// kube-apiserver's largest request body (`celconfig.MaxRequestSizeBytes`): what bounds a
@@ -31,7 +30,7 @@ pub(crate) struct DeclType {
 /// What a declared type is made of.
 #[derive(Debug)]
 pub(crate) enum Shape {
-    Scalar(Type),
+    Scalar(Scalar),
     List(Arc<DeclType>),
     /// A map from strings (additional properties).
     Map(Arc<DeclType>),
@@ -39,8 +38,22 @@ pub(crate) enum Shape {
     Object(BTreeMap<String, Arc<DeclType>>),
 }
 
+/// The scalar types a schema node can be to CEL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scalar {
+    Bool,
+    Int,
+    Double,
+    String,
+    Bytes,
+    Duration,
+    Timestamp,
+    /// `x-kubernetes-int-or-string`: either, known only at run time.
+    Dyn,
+}
+
 impl DeclType {
-    fn scalar(name: &str, ty: Type, min_size: i64, max_elements: i64) -> DeclType {
+    fn scalar(name: &str, ty: Scalar, min_size: i64, max_elements: i64) -> DeclType {
         DeclType {
             name: name.into(),
             shape: Shape::Scalar(ty),
@@ -53,16 +66,6 @@ impl DeclType {
     /// The name messages print for the type (an object's, as `MaybeAssignTypeName` gave it).
     pub(crate) fn name(&self) -> &str {
         &self.name
-    }
-
-    /// The CEL type of a value of this declaration.
-    pub(crate) fn cel_type(self: &Arc<Self>) -> Type {
-        match &self.shape {
-            Shape::Scalar(ty) => ty.clone(),
-            Shape::List(elem) => Type::list(elem.cel_type()),
-            Shape::Map(value) => Type::map(Type::String, value.cel_type()),
-            Shape::Object(_) => Type::Object(Arc::clone(self)),
-        }
     }
 
     /// The declared type of an object's field, by escaped name.
@@ -92,7 +95,7 @@ pub(crate) fn schema_decl_type(schema: &Value, resource_root: bool, root_name: &
 fn build(schema: &Value, resource_root: bool) -> Option<DeclType> {
     if structural::flag(schema, "x-kubernetes-int-or-string") {
         // The smallest serialized int-or-string is `0`.
-        return Some(DeclType::scalar("dyn", Type::Dyn, 1, MAX_REQUEST_SIZE_BYTES - 2));
+        return Some(DeclType::scalar("dyn", Scalar::Dyn, 1, MAX_REQUEST_SIZE_BYTES - 2));
     }
     let ty = schema.get("type").and_then(Value::as_str).unwrap_or_default();
     match ty {
@@ -131,9 +134,9 @@ fn build(schema: &Value, resource_root: bool) -> Option<DeclType> {
             None => Some(object(schema, resource_root)),
         },
         "string" => Some(string(schema)),
-        "boolean" => Some(DeclType::scalar("bool", Type::Bool, 4, 0)),
-        "number" => Some(DeclType::scalar("double", Type::Double, 1, 0)),
-        "integer" => Some(DeclType::scalar("int", Type::Int, 1, 0)),
+        "boolean" => Some(DeclType::scalar("bool", Scalar::Bool, 4, 0)),
+        "number" => Some(DeclType::scalar("double", Scalar::Double, 1, 0)),
+        "integer" => Some(DeclType::scalar("int", Scalar::Int, 1, 0)),
         _ => None,
     }
 }
@@ -199,12 +202,12 @@ fn string(schema: &Value) -> DeclType {
     let max_length = structural::int(schema, "maxLength").map(|m| m.max(0));
     let unbounded = MAX_REQUEST_SIZE_BYTES - 2;
     match schema.get("format").and_then(Value::as_str) {
-        Some("byte") => DeclType::scalar("bytes", Type::Bytes, 2, max_length.unwrap_or(unbounded)),
-        Some("duration") => DeclType::scalar("duration", Type::Duration, 3, 32),
-        Some("date") => DeclType::scalar("timestamp", Type::Timestamp, 12, 12),
-        Some("date-time") => DeclType::scalar("timestamp", Type::Timestamp, 21, 32),
+        Some("byte") => DeclType::scalar("bytes", Scalar::Bytes, 2, max_length.unwrap_or(unbounded)),
+        Some("duration") => DeclType::scalar("duration", Scalar::Duration, 3, 32),
+        Some("date") => DeclType::scalar("timestamp", Scalar::Timestamp, 12, 12),
+        Some("date-time") => DeclType::scalar("timestamp", Scalar::Timestamp, 21, 32),
         // A character may take four bytes.
-        _ => DeclType::scalar("string", Type::String, 2, max_length.map_or(unbounded, |m| m * 4)),
+        _ => DeclType::scalar("string", Scalar::String, 2, max_length.map_or(unbounded, |m| m * 4)),
     }
 }
 
@@ -218,7 +221,7 @@ fn assign_name(mut decl: DeclType, name: &str) -> DeclType {
         let parent = decl.name.clone();
         for (field, ty) in fields.iter_mut() {
             if let Some(owned) = Arc::get_mut(ty) {
-                let taken = std::mem::replace(owned, DeclType::scalar("dyn", Type::Dyn, 0, 0));
+                let taken = std::mem::replace(owned, DeclType::scalar("dyn", Scalar::Dyn, 0, 0));
                 *owned = assign_name(taken, &format!("{parent}.{field}"));
             }
         }

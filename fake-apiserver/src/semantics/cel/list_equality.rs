@@ -8,8 +8,8 @@ use std::sync::{Arc, OnceLock};
 
 use cel::common::ast::{CallExpr, Expr, IdedExpr};
 
-use super::compile::runtime_env;
 use super::decl_type::DeclType;
+use super::runtime_library::shared_env as runtime_env;
 
 const LEFT: &str = "__k8s_left__";
 const RIGHT: &str = "__k8s_right__";

@@ -13,6 +13,12 @@ use cel::common::value::{CowVal, Val};
 use cel::parser::{Macro, MacroExprHelper};
 use cel::{DeclarationError, Env, ExecutionError, IdedExpr, OverloadError, Value};
 
+/// The environment every rule runs in, built once.
+pub(crate) fn shared_env() -> &'static std::sync::Arc<Env> {
+    static ENV: std::sync::OnceLock<std::sync::Arc<Env>> = std::sync::OnceLock::new();
+    ENV.get_or_init(|| std::sync::Arc::new(kubernetes_env()))
+}
+
 /// The environment of a CRD rule's evaluation: the `cel` crate's standard library as cel-go
 /// v0.16.1 behaves, ext strings version 0, and Kubernetes' lists, regex and URL libraries.
 ///
@@ -262,6 +268,12 @@ fn go_value_type(cel_type: &str) -> String {
 }
 
 /// A failure of the library's own functions, carrying cel-go's `text`.
+/// `ConvertToType`'s failure for a value of a type it has no conversion from.
+fn conversion_error(function: &str, value: &dyn Val, target: &str) -> ExecutionError {
+    let from = value.get_type().name();
+    go_error(function, format!("type conversion error from '{from}' to '{target}'"))
+}
+
 fn go_error(function: &str, text: impl Into<String>) -> ExecutionError {
     ExecutionError::function_error(function, text.into())
 }

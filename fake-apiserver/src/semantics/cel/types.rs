@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use super::decl_type::DeclType;
+use super::decl_type::{DeclType, Scalar, Shape};
 
 /// A type the checker gives an expression.
 #[derive(Clone, Debug)]
@@ -324,6 +324,27 @@ pub(crate) fn substitute(m: &Mapping, t: &Type, params_to_dyn: bool) -> Type {
         Type::Map(key, value) => Type::map(substitute(m, key, params_to_dyn), substitute(m, value, params_to_dyn)),
         Type::Meta(Some(of)) => Type::Meta(Some(Box::new(substitute(m, of, params_to_dyn)))),
         other => other.clone(),
+    }
+}
+
+impl DeclType {
+    /// The CEL type of a value of this declaration.
+    pub(crate) fn cel_type(self: &Arc<Self>) -> Type {
+        match &self.shape {
+            Shape::Scalar(scalar) => match scalar {
+                Scalar::Bool => Type::Bool,
+                Scalar::Int => Type::Int,
+                Scalar::Double => Type::Double,
+                Scalar::String => Type::String,
+                Scalar::Bytes => Type::Bytes,
+                Scalar::Duration => Type::Duration,
+                Scalar::Timestamp => Type::Timestamp,
+                Scalar::Dyn => Type::Dyn,
+            },
+            Shape::List(elem) => Type::list(elem.cel_type()),
+            Shape::Map(value) => Type::map(Type::String, value.cel_type()),
+            Shape::Object(_) => Type::Object(Arc::clone(self)),
+        }
     }
 }
 

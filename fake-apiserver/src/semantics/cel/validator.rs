@@ -10,7 +10,7 @@ use cel::{Context, Value as Cel};
 use serde_json::Value;
 
 use super::compile::{self, CompiledRule};
-use super::runtime_library::go_error_text;
+use super::runtime_library::{self, go_error_text};
 use super::values;
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::schema::structural;
@@ -163,7 +163,7 @@ impl Validator {
                 values::to_cel(v, at.schema)
             }
         };
-        let mut context = Context::with_env(compile::runtime_env().clone());
+        let mut context = Context::with_env(runtime_library::shared_env().clone());
         context.add_variable_from_value("self", convert(at.value).unwrap_or(Cel::Null));
         let old = at.old.filter(|o| !o.is_null()).and_then(convert);
         if let Some(old) = &old {

@@ -4,11 +4,11 @@ use cel::common::functions::Function;
 use cel::common::types::{
     CelBool, CelBytes, CelDouble, CelDuration, CelInt, CelString, CelTimestamp, CelUInt, DYN_TYPE, Kind,
 };
-use cel::common::value::{CowVal, Val};
+use cel::common::value::CowVal;
 use cel::{DeclarationError, Env, ExecutionError};
 
 use super::time::{format_duration, format_timestamp, nanos};
-use super::{arguments, go_error};
+use super::{arguments, conversion_error, go_error};
 
 pub(super) fn register(env: &mut Env) -> Result<(), DeclarationError> {
     let conversions: [(&str, Function); 5] = [
@@ -23,12 +23,6 @@ pub(super) fn register(env: &mut Env) -> Result<(), DeclarationError> {
         env.add_overload(&format!("@{name}"), &format!("dyn_to_{name}"), vec![DYN_TYPE], function)?;
     }
     Ok(())
-}
-
-/// `ConvertToType`'s failure for a value of a type it has no conversion from.
-pub(super) fn conversion_error(function: &str, value: &dyn Val, target: &str) -> ExecutionError {
-    let from = value.get_type().name();
-    go_error(function, format!("type conversion error from '{from}' to '{target}'"))
 }
 
 fn to_int<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {

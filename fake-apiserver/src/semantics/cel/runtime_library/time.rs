@@ -8,8 +8,7 @@ use cel::common::types::{CelDuration, CelInt, CelString, CelTimestamp, DYN_TYPE}
 use cel::common::value::CowVal;
 use cel::{DeclarationError, Env, ExecutionError};
 
-use super::conversions::conversion_error;
-use super::{arguments, go_error, no_such_overload};
+use super::{arguments, conversion_error, go_error, no_such_overload};
 use crate::semantics::go_time::{days_in, parse_duration};
 
 /// `chrono::Duration`, which backs the crate's durations.
