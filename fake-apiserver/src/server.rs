@@ -45,6 +45,10 @@ pub(crate) struct Inner {
     pub(crate) state: Mutex<State>,
     pub(crate) testing: Mutex<Testing>,
     pub(crate) options: Options,
+    /// Wakes the controller task, asleep until its next due reaction, when a request left a
+    /// reaction due sooner (a node's health check is due in a minute, a CRD's establishment in
+    /// a few milliseconds).
+    pub(crate) wake: tokio::sync::Notify,
 }
 
 impl Inner {
@@ -63,6 +67,7 @@ impl Inner {
     /// delay, in a task of their own: the request has been answered by then, as on a cluster.
     pub(crate) fn schedule_controllers(self: &Arc<Self>) {
         if !self.state().pending.schedule() {
+            self.wake.notify_one();
             return;
         }
         let inner = self.clone();
@@ -78,8 +83,12 @@ impl Inner {
                         }
                     }
                 };
-                tokio::time::sleep_until(due).await;
-                lifecycle::react(&mut inner.state(), Some(tokio::time::Instant::now()));
+                tokio::select! {
+                    () = tokio::time::sleep_until(due) => {
+                        lifecycle::react(&mut inner.state(), Some(tokio::time::Instant::now()));
+                    }
+                    () = inner.wake.notified() => {}
+                }
             }
         });
     }
@@ -341,6 +350,7 @@ impl FakeApiServerBuilder {
             inner: Arc::new(Inner {
                 state: Mutex::new(state),
                 testing: Mutex::new(Testing::new(self.record_actions)),
+                wake: tokio::sync::Notify::new(),
                 options: self.options,
             }),
         }
@@ -365,4 +375,5 @@ fn seed_bootstrap(state: &mut State) {
             tracing::warn!(%status, "a bootstrap object was refused");
         }
     }
+    lifecycle::register_builtin_api_services(state);
 }

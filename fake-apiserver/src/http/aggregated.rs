@@ -137,11 +137,8 @@ fn resource(info: &ResourceInfo) -> Value {
     let subresources: Vec<Value> = subresources
         .into_iter()
         .map(|(name, verbs)| {
-            let kind = if name == "scale" {
-                json!({ "group": "autoscaling", "version": "v1", "kind": "Scale" })
-            } else {
-                response_kind(&info.kind)
-            };
+            let (group, version, kind) = info.subresource_kind(name);
+            let kind = json!({ "group": group, "version": version, "kind": kind });
             json!({ "subresource": name, "responseKind": kind, "verbs": super::discovery::verb_names(verbs) })
         })
         .collect();

@@ -75,12 +75,13 @@ pub(crate) fn resources(registry: &Registry, group: &str, version: &str) -> Resu
     for info in infos {
         list.push(resource_entry(info));
         for (subresource, verbs) in info.subresources() {
+            let (group, version, kind) = info.subresource_kind(subresource);
             let mut entry = json!({ "name": format!("{}/{subresource}", info.plural), "singularName": "",
-                                    "namespaced": info.namespaced, "kind": info.kind, "verbs": verb_names(verbs) });
-            if subresource == "scale" {
-                entry["group"] = json!("autoscaling");
-                entry["version"] = json!("v1");
-                entry["kind"] = json!("Scale");
+                                    "namespaced": info.namespaced, "kind": kind, "verbs": verb_names(verbs) });
+            // Discovery names the group and version of a subresource of another group's kind.
+            if !group.is_empty() && group != info.group {
+                entry["group"] = json!(group);
+                entry["version"] = json!(version);
             }
             list.push(entry);
         }

@@ -176,8 +176,17 @@ impl Inner {
                 ))
             }
             Action::Delete => {
+                let write_opts = opts;
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
-                let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
+                let mut opts =
+                    DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
+                if opts.propagation.is_none()
+                    && let Some(policy) = info.default_propagation()
+                {
+                    // batch/v1 Jobs orphan their pods unless told otherwise, and say so.
+                    opts.propagation = Some(policy.to_owned());
+                    write_opts.warnings.extend([JOB_DELETE_WARNING.to_owned()]);
+                }
                 let (last, gone) = delete::delete(&mut state, info, namespace, name, &opts)?;
                 // kube-apiserver answers 202 only for a pending delete that asked for
                 // `orphanDependents: false`, and a success Status for an immediate delete unless
@@ -200,7 +209,11 @@ impl Inner {
             }
             Action::DeleteCollection => {
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
-                let opts = DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
+                let mut opts =
+                    DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
+                if opts.propagation.is_none() {
+                    opts.propagation = info.default_propagation().map(str::to_owned);
+                }
                 let filter = Filter::from_query(info, query)?;
                 let selected = read::select(&state, info, namespace, &filter);
                 // kube-apiserver answers with the list it selected, as it was before the deletes.
@@ -216,6 +229,9 @@ impl Inner {
         }
     }
 }
+
+/// The warning of a Job's delete that names no propagation policy (`pkg/registry/batch/job/storage`).
+const JOB_DELETE_WARNING: &str = "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning";
 
 /// A verb as it runs under the lock: a create or update with its body, checked before it.
 enum Action {

@@ -130,6 +130,7 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
         (&Method::GET, false) if watch => Verb::Watch,
         (&Method::GET, false) => Verb::List,
         (&Method::POST, false) => Verb::Create,
+        (&Method::POST, true) if subresource.is_some() => Verb::Create,
         (&Method::PUT, true) => Verb::Update,
         (&Method::PATCH, true) => Verb::Patch,
         (&Method::DELETE, true) => Verb::Delete,
@@ -147,7 +148,9 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
     if let (Some(sub), Some(object)) = (subresource.as_deref(), name)
         && !info.serves(verb, Some(sub))
     {
-        return Err(if info.builtin {
+        return Err(if info.builtin && info.has_subresource(sub) {
+            ApiStatus::method_not_allowed()
+        } else if info.builtin {
             ApiStatus::no_route()
         } else {
             ApiStatus::not_found(info, object)

@@ -9,6 +9,7 @@
 //! must not depend on them, since the verbs call the hooks here: they ask for the [`Writes`] they
 //! make, which the verbs implement for the server's state.
 
+mod apiservices;
 mod bootstrap;
 mod crd;
 mod crd_names;
@@ -17,6 +18,7 @@ mod gc;
 mod gc_owners;
 mod namespace;
 mod nodes;
+mod pod_admission;
 mod role_aggregation;
 mod service_ips;
 mod writes;
@@ -31,6 +33,7 @@ use crate::storage::object;
 use crate::storage::pending::Pending;
 use crate::storage::resource::{Lifecycle, ResourceInfo};
 
+pub(crate) use apiservices::register_builtin as register_builtin_api_services;
 pub(crate) use bootstrap::{APISERVER_MANAGER, cluster_objects};
 pub(crate) use gc::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
 pub(crate) use writes::Writes;
@@ -56,6 +59,14 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
         }
         Lifecycle::CustomResource => crd::check_not_terminating(state, info).map(|()| None),
         Lifecycle::Plain if service_ips::concerns(info) => service_ips::allocate(state, info, body).map(|()| None),
+        Lifecycle::Plain if apiservices::concerns(info) => {
+            apiservices::admit_create(body);
+            Ok(None)
+        }
+        Lifecycle::Plain if pod_admission::concerns(info) => {
+            let namespace = object::namespace(body).to_owned();
+            pod_admission::admit_create(state, info, &namespace, body).map(|()| None)
+        }
         Lifecycle::Plain if nodes::concerns(info) => {
             nodes::admit_create(body);
             Ok(None)
@@ -104,6 +115,21 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
     }
     if role_aggregation::concerns(info) {
         state.pending.push(Pending::AggregateClusterRoles);
+    }
+    if info.lifecycle == Lifecycle::CustomResourceDefinition
+        && let Some(group) = object.pointer("/spec/group").and_then(Value::as_str)
+    {
+        let group = group.to_owned();
+        state.pending.push(Pending::RegisterCrdApiServices { group });
+    }
+    if apiservices::concerns(info) && object.pointer("/spec/service").is_some_and(Value::is_object) {
+        let name = object::name(object).to_owned();
+        state.pending.push(Pending::CheckApiService { name });
+    }
+    if info.builtin && info.group.is_empty() && info.plural == "services" {
+        for name in apiservices::backed_by(state, object::namespace(object), object::name(object)) {
+            state.pending.push(Pending::CheckApiService { name });
+        }
     }
     if nodes::concerns(info) && object.pointer("/metadata/uid").is_some() {
         let name = object::name(object).to_owned();
@@ -228,6 +254,8 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::EmptyNamespace { name } => namespace::delete_contents(state, &name),
             Pending::PopulateNamespace { name } => bootstrap::populate_namespace(state, &name),
             Pending::AggregateClusterRoles => role_aggregation::aggregate(state),
+            Pending::RegisterCrdApiServices { group } => apiservices::sync_crd_group(state, &group),
+            Pending::CheckApiService { name } => apiservices::check_available(state, &name),
             Pending::NodeTtl { name } => nodes::annotate_ttl(state, &name),
             Pending::NodeTaints { name } => nodes::taint(state, &name),
             Pending::NodeHealth { name, heartbeat, .. } => nodes::mark_unknown(state, &name, heartbeat.as_ref()),

@@ -3,9 +3,12 @@
 
 use serde_json::{Map, Value};
 
+use crate::semantics::apiservice_validation;
 use crate::semantics::field_error::FieldError;
+use crate::semantics::job;
 use crate::semantics::names::invalid;
 use crate::semantics::node_validation;
+use crate::semantics::pod_validation;
 use crate::semantics::selector::{LabelSelector, label_selector_text};
 use crate::semantics::validation::{metadata_causes, validate_metadata};
 use crate::status::ApiStatus;
@@ -52,6 +55,26 @@ fn typed_errors(
             errors.extend(node_validation::node_update_errors(object, old));
             errors
         }
+        ("", "Pod", None) => pod_validation::pod_create_errors(object),
+        ("", "Pod", Some(old)) if subresource == Some("ephemeralcontainers") => {
+            pod_validation::ephemeral_update_errors(object, old)
+        }
+        ("", "Pod", Some(_)) if subresource == Some("status") => Vec::new(),
+        ("", "Pod", Some(old)) => pod_validation::pod_update_errors(object, old),
+        ("batch", "Job", None) => job::job_errors(object, true),
+        ("batch", "Job", Some(_)) if subresource == Some("status") => job::job_status_errors(object),
+        ("batch", "Job", Some(old)) => {
+            let labels = old.pointer("/spec/template/metadata/labels");
+            let had = |key: &str| labels.and_then(|l| l.get(key)).is_some();
+            let prefixed = had("batch.kubernetes.io/job-name") && had("batch.kubernetes.io/controller-uid");
+            let mut errors = job::job_errors(object, prefixed);
+            errors.extend(job::job_update_errors(object, old));
+            errors
+        }
+        ("apiregistration.k8s.io", "APIService", Some(_)) if subresource == Some("status") => {
+            apiservice_validation::api_service_status_errors(object)
+        }
+        ("apiregistration.k8s.io", "APIService", _) => apiservice_validation::api_service_errors(object),
         _ => Vec::new(),
     }
 }

@@ -24,16 +24,19 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiSt
     match (info.group.as_str(), info.kind.as_str()) {
         ("apps", "Deployment") => deployment(object),
         ("apps", "ReplicaSet") => replica_set(object),
-        ("", "Pod") => {
-            if let Some(spec) = object.get_mut("spec") {
-                pod_spec(spec);
-            }
-        }
+        ("batch", "Job") => job(object),
+        ("", "Pod") => pod(object),
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),
         ("", "Event") => zero::fill_unset(object, "", "Event"),
         ("", "Service") => service(object),
         ("", "Node") => node(object),
+        ("apiregistration.k8s.io", "APIService") => {
+            // `SetDefaults_ServiceReference`.
+            if let Some(service) = object.pointer_mut("/spec/service").filter(|s| s.is_object()) {
+                default(service, "port", json!(443));
+            }
+        }
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => role_binding(object),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => custom_resource_definition(object),
         _ => {}
@@ -88,9 +91,95 @@ fn replica_set(object: &mut Value) {
     pod_template(spec);
 }
 
+/// `SetDefaults_Job`: counts, completion mode, suspension, the job's labels from its template
+/// when it has none, and pod failure policy conditions; the fields of features off in 1.28
+/// (`podReplacementPolicy`, `backoffLimitPerIndex`, `maxFailedIndexes`) dropped as the strategy
+/// drops them.
+fn job(object: &mut Value) {
+    let template_labels = object
+        .pointer("/spec/template/metadata/labels")
+        .filter(|l| l.is_object())
+        .cloned();
+    let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else {
+        return;
+    };
+    if spec.get("completions").is_none_or(Value::is_null) && spec.get("parallelism").is_none_or(Value::is_null) {
+        spec["completions"] = json!(1);
+    }
+    default(spec, "parallelism", json!(1));
+    default(spec, "backoffLimit", json!(6));
+    default(spec, "completionMode", json!("NonIndexed"));
+    default(spec, "suspend", json!(false));
+    if let Some(fields) = spec.as_object_mut() {
+        for dropped in ["podReplacementPolicy", "backoffLimitPerIndex", "maxFailedIndexes"] {
+            fields.remove(dropped);
+        }
+    }
+    let rules = spec
+        .pointer_mut("/podFailurePolicy/rules")
+        .and_then(Value::as_array_mut);
+    for rule in rules.into_iter().flatten() {
+        for pattern in rule
+            .get_mut("onPodConditions")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            default(pattern, "status", json!("True"));
+        }
+    }
+    pod_template(spec);
+    let unlabelled = object
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .is_none_or(Map::is_empty);
+    if let Some(labels) = template_labels.filter(|_| unlabelled) {
+        meta_mut(object).insert("labels".to_owned(), labels);
+    }
+}
+
 fn pod_template(spec: &mut Value) {
     if let Some(pod) = spec.pointer_mut("/template/spec") {
         pod_spec(pod);
+    }
+}
+
+/// `SetDefaults_Pod` on top of the spec's: requests defaulted to limits, service links on, and
+/// the deprecated `serviceAccount` kept equal to `serviceAccountName` (the v1 conversion).
+fn pod(object: &mut Value) {
+    let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else {
+        return;
+    };
+    pod_spec(spec);
+    for list in ["initContainers", "containers"] {
+        for container in spec.get_mut(list).and_then(Value::as_array_mut).into_iter().flatten() {
+            let Some(resources) = container.get_mut("resources").filter(|r| r.is_object()) else {
+                continue;
+            };
+            let Some(limits) = resources.get("limits").and_then(Value::as_object).cloned() else {
+                continue;
+            };
+            default(resources, "requests", json!({}));
+            for (resource, quantity) in limits {
+                default(&mut resources["requests"], &resource, quantity);
+            }
+        }
+    }
+    default(spec, "enableServiceLinks", json!(true));
+    let account = spec
+        .get("serviceAccountName")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let deprecated = spec.get("serviceAccount").and_then(Value::as_str).unwrap_or_default();
+    let name = if account.is_empty() { deprecated } else { account }.to_owned();
+    if let Some(fields) = spec.as_object_mut() {
+        if name.is_empty() {
+            fields.remove("serviceAccount");
+            fields.remove("serviceAccountName");
+        } else {
+            fields.insert("serviceAccountName".to_owned(), json!(name));
+            fields.insert("serviceAccount".to_owned(), json!(name));
+        }
     }
 }
 
@@ -101,7 +190,7 @@ fn pod_spec(spec: &mut Value) {
     default(spec, "securityContext", json!({}));
     default(spec, "terminationGracePeriodSeconds", json!(30));
     default(spec, "schedulerName", json!("default-scheduler"));
-    for list in ["initContainers", "containers"] {
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
         for container in spec.get_mut(list).and_then(Value::as_array_mut).into_iter().flatten() {
             container_defaults(container);
         }

@@ -22,6 +22,7 @@ pub(crate) enum ErrorType {
     TooMany,
     TypeInvalid,
     Internal,
+    NotFound,
 }
 
 impl ErrorType {
@@ -37,6 +38,7 @@ impl ErrorType {
             Self::TooMany => "FieldValueTooMany",
             Self::TypeInvalid => "FieldValueTypeInvalid",
             Self::Internal => "InternalError",
+            Self::NotFound => "FieldValueNotFound",
         }
     }
 
@@ -51,6 +53,7 @@ impl ErrorType {
             Self::TooLong => "Too long",
             Self::TooMany => "Too many",
             Self::Internal => "Internal error",
+            Self::NotFound => "Not found",
         }
     }
 }
@@ -155,6 +158,11 @@ impl FieldError {
     /// `field.InternalError`: an error the validation itself ran into.
     pub(crate) fn internal(field: impl Into<String>, detail: impl Into<String>) -> Self {
         Self::new(ErrorType::Internal, field, BadValue::Omit, detail)
+    }
+
+    /// `field.NotFound`.
+    pub(crate) fn not_found(field: impl Into<String>, value: BadValue) -> Self {
+        Self::new(ErrorType::NotFound, field, value, "")
     }
 
     /// `field.Duplicate`.

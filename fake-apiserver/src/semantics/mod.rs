@@ -1,9 +1,11 @@
 //! The rules objects obey, independent of HTTP and storage: validation, CRD schemas, field paths,
 //! managed fields, selectors and strategic merge patch.
 
+pub(crate) mod apiservice_validation;
 pub(crate) mod builtin_validation;
 pub(crate) mod cel;
 pub(crate) mod comparison;
+pub(crate) mod container_validation;
 pub(crate) mod crd_validation;
 pub(crate) mod decoding;
 pub(crate) mod defaults;
@@ -13,10 +15,12 @@ pub(crate) mod go_json;
 pub(crate) mod go_json_writer;
 pub(crate) mod go_regexp;
 pub(crate) mod go_time;
+pub(crate) mod job;
 pub(crate) mod list_types;
 pub(crate) mod managed_fields;
 pub(crate) mod names;
 pub(crate) mod node_validation;
+pub(crate) mod pod_validation;
 pub(crate) mod quantity;
 pub(crate) mod scale_checks;
 pub(crate) mod schema;

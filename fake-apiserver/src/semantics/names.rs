@@ -13,11 +13,15 @@ const DNS_LABEL: &str = "a lowercase RFC 1123 label must consist of lower case a
 const DNS_1035_LABEL: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 /// Why `name` is not an object name of `kind`, as its strategy's name validation says it:
-/// Namespaces are RFC 1123 labels, Services DNS-1035 labels, RBAC's roles and bindings path
-/// segments (`ValidateRBACName`, so `system:discovery` is a name), everything else RFC 1123
-/// subdomains. Each reason is a cause of its own.
+/// Namespaces are RFC 1123 labels, Services DNS-1035 labels, RBAC's roles and bindings and
+/// APIServices path segments (`ValidateRBACName`, so `system:discovery` is a name; an
+/// APIService's must also be `version.group`, which its own validation checks), everything
+/// else RFC 1123 subdomains. Each reason is a cause of its own.
 pub(crate) fn object_name_errors(kind: &str, name: &str) -> Vec<String> {
-    if matches!(kind, "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding") {
+    if matches!(
+        kind,
+        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" | "APIService"
+    ) {
         return path_segment_errors(name);
     }
     let mut errors = Vec::new();
@@ -37,6 +41,31 @@ pub(crate) fn object_name_errors(kind: &str, name: &str) -> Vec<String> {
         errors.push(why.to_owned());
     }
     errors
+}
+
+/// The five characters kube-apiserver appends to `generateName`.
+pub(crate) fn generated_suffix() -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let bytes = uuid::Uuid::new_v4().into_bytes();
+    bytes[..5]
+        .iter()
+        .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
+        .collect()
+}
+
+/// `validation.IsDNS1123Subdomain`.
+pub(crate) fn dns1123_subdomain_errors(value: &str) -> Vec<String> {
+    object_name_errors("", value)
+}
+
+/// `validation.IsDNS1123Label`.
+pub(crate) fn dns1123_label_errors(value: &str) -> Vec<String> {
+    object_name_errors("Namespace", value)
+}
+
+/// `validation.IsDNS1035Label`.
+pub(crate) fn dns1035_label_errors(value: &str) -> Vec<String> {
+    object_name_errors("Service", value)
 }
 
 /// `path.IsValidPathSegmentName`: not `.` or `..`, without `/` or `%`.

@@ -134,6 +134,13 @@ impl Quantity {
         self.scale = -9;
     }
 
+    /// Compares two quantities by value (`Cmp`).
+    pub(crate) fn cmp_value(&self, other: &Self) -> std::cmp::Ordering {
+        let scale = self.scale.min(other.scale);
+        let widen = |q: &Self| q.mantissa.saturating_mul(q.pow10(q.scale - scale));
+        widen(self).cmp(&widen(other))
+    }
+
     /// Whether the quantity is below zero.
     pub(crate) fn is_negative(&self) -> bool {
         self.mantissa < 0

@@ -9,11 +9,13 @@
 
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::autoscaling::v1::Scale;
+use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount};
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -107,6 +109,7 @@ fn through_type(
         ("", "v1", "Event") => via::<Event>(object),
         ("apps", "v1", "Deployment") => via::<Deployment>(object),
         ("apps", "v1", "ReplicaSet") => via::<ReplicaSet>(object),
+        ("batch", "v1", "Job") => via::<Job>(object),
         // What a `/scale` subresource reads and writes.
         ("autoscaling", "v1", "Scale") => via::<Scale>(object),
         ("events.k8s.io", "v1", "Event") => via::<EventsV1Event>(object),
@@ -116,6 +119,7 @@ fn through_type(
         ("rbac.authorization.k8s.io", "v1", "RoleBinding") => via::<RoleBinding>(object),
         ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding") => via::<ClusterRoleBinding>(object),
         ("apiextensions.k8s.io", "v1", "CustomResourceDefinition") => via::<CustomResourceDefinition>(object),
+        ("apiregistration.k8s.io", "v1", "APIService") => via::<APIService>(object),
         _ => None,
     }
 }

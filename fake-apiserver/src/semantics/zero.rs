@@ -55,7 +55,11 @@ fn zero_of(group: &str, kind: &str) -> Value {
                 "operatingSystem": "", "architecture": "",
             },
         }}),
+        ("batch", "Job") => json!({"spec": {"template": template}, "status": {}}),
         ("coordination.k8s.io", "Lease") => json!({"spec": {}}),
+        ("apiregistration.k8s.io", "APIService") => {
+            json!({"spec": {"groupPriorityMinimum": 0, "versionPriority": 0}, "status": {}})
+        }
         ("rbac.authorization.k8s.io", "ClusterRole" | "Role") => json!({"rules": null}),
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => {
             json!({"roleRef": {"apiGroup": "", "kind": "", "name": ""}})

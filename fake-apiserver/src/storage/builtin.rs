@@ -17,6 +17,13 @@ impl ResourceInfo {
     pub(crate) fn create_keeps_status(&self) -> bool {
         self.builtin && self.group.is_empty() && self.kind == "Node"
     }
+
+    /// The propagation policy of a delete that names none, when it is not the garbage
+    /// collector's default (Background): batch/v1 Jobs orphan their pods, for compatibility
+    /// (`jobStrategy.DefaultGarbageCollectionPolicy`).
+    pub(crate) fn default_propagation(&self) -> Option<&'static str> {
+        (self.builtin && self.group == "batch" && self.version == "v1" && self.kind == "Job").then_some("Orphan")
+    }
 }
 
 /// The built-in resources every fake API server serves: what the bundled controllers, leader
@@ -65,11 +72,22 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .with_generation()
             .with_scale(Some(".spec.selector"))
             .with_short_names(&["rs"]),
+        ResourceInfo {
+            categories: vec!["all".to_owned()],
+            ..b("batch", "v1", "Job", "jobs").with_status().with_generation()
+        },
         // One store with the core Events, seen through the events.k8s.io field names.
         b("events.k8s.io", "v1", "Event", "events")
             .stored_as("v1")
             .with_short_names(&["ev"]),
         b("coordination.k8s.io", "v1", "Lease", "leases"),
+        ResourceInfo {
+            categories: vec!["api-extensions".to_owned()],
+            ..b("apiregistration.k8s.io", "v1", "APIService", "apiservices")
+                .cluster_scoped()
+                .with_status()
+                .conditional_updates_only()
+        },
         b("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles").cluster_scoped(),
         b(
             "rbac.authorization.k8s.io",

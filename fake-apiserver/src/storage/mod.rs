@@ -10,6 +10,7 @@ pub(crate) mod pending;
 pub(crate) mod registry;
 pub(crate) mod resource;
 pub(crate) mod store;
+pub(crate) mod subresources;
 pub(crate) mod verb;
 
 use std::sync::Arc;

@@ -32,6 +32,10 @@ pub(crate) enum Pending {
     PopulateNamespace { name: String },
     /// A ClusterRole changed: the aggregated ClusterRoles are brought up to date.
     AggregateClusterRoles,
+    /// A CRD of this group was written or removed: its served versions get APIServices.
+    RegisterCrdApiServices { group: String },
+    /// An APIService, or the Service behind one, was written: its availability is checked.
+    CheckApiService { name: String },
     /// A node was written: the TTL controller annotates it.
     NodeTtl { name: String },
     /// A node was written: its NoSchedule taints are brought in line with its conditions.
@@ -71,6 +75,8 @@ impl Pending {
             | Pending::PopulateNamespace { .. }
             | Pending::AggregateClusterRoles
             | Pending::NodeTtl { .. }
+            | Pending::RegisterCrdApiServices { .. }
+            | Pending::CheckApiService { .. }
             | Pending::AttemptToDelete { .. } => base,
         }
     }

@@ -239,7 +239,11 @@ impl ResourceInfo {
     pub fn subresources(&self) -> Vec<(&'static str, &'static [Verb])> {
         let status = self.status_subresource.then_some(("status", Verb::SUBRESOURCE));
         let scale = self.scale.is_some().then_some(("scale", Verb::SUBRESOURCE));
-        status.into_iter().chain(scale).collect()
+        status
+            .into_iter()
+            .chain(scale)
+            .chain(self.extra_subresources())
+            .collect()
     }
 
     /// Whether `verb` is served on the resource (`subresource` `None`) or on a subresource.

@@ -274,6 +274,8 @@ pub(crate) struct DeleteOpts {
     pub(crate) uid: Option<String>,
     pub(crate) resource_version: Option<String>,
     pub(crate) propagation: Option<String>,
+    /// `gracePeriodSeconds`, for kinds deleted gracefully (pods).
+    pub(crate) grace_period: Option<i64>,
     /// The deprecated `orphanDependents`, which alone decides between 200 and 202.
     pub(crate) orphan_dependents: Option<bool>,
     pub(crate) dry_run: bool,
@@ -300,6 +302,7 @@ impl DeleteOpts {
             uid: text("/preconditions/uid"),
             resource_version: text("/preconditions/resourceVersion"),
             propagation,
+            grace_period: body.and_then(|b| b.get("gracePeriodSeconds")).and_then(Value::as_i64),
             orphan_dependents: orphan,
             dry_run,
         }

@@ -11,7 +11,7 @@ use crate::semantics::schema::{self, Scope};
 use crate::semantics::validation::{
     check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged,
 };
-use crate::semantics::{builtin_validation, defaults, managed_fields, names, typed, versions, zero};
+use crate::semantics::{builtin_validation, defaults, job, managed_fields, names, typed, versions, zero};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
@@ -130,7 +130,7 @@ pub(crate) fn create(
             )];
             return Err(ApiStatus::invalid(info, "", &causes));
         }
-        let generated = format!("{prefix}{}", random_suffix());
+        let generated = format!("{prefix}{}", names::generated_suffix());
         meta.insert("name".to_owned(), json!(generated));
         generated
     } else {
@@ -159,6 +159,13 @@ pub(crate) fn create(
     if info.has_generation {
         meta.insert("generation".to_owned(), json!(1));
     }
+    // What the field manager saw, when the strategy changes the object before validating it
+    // (a Job's generated selector): those changes are nobody's.
+    let before_strategy = generates_on_create(info).then(|| body.clone());
+    if generates_on_create(info) {
+        job::generate_selector(&mut body);
+        opts.warnings.extend(job::create_warnings(&body));
+    }
     builtin_validation::check(info, &body, None, None)?;
     if info.status_subresource && !info.create_keeps_status() {
         // Status is the controllers' to write: kube-apiserver's strategies reset it on create, to
@@ -173,10 +180,12 @@ pub(crate) fn create(
     // Managed fields are recorded before the strategy's own changes (a namespace's phase and
     // finalizer, a CRD's cleanup finalizer): nobody owns those.
     if let Some(manager) = &opts.manager {
-        if typeable && info.status_subresource && info.create_keeps_status() {
+        let keeps_status = info.status_subresource && info.create_keeps_status();
+        if typeable && (keeps_status || before_strategy.is_some()) {
             // The status a node registers with is kept, but it is among the fields the
-            // strategy resets for the main resource: nobody owns it.
-            let mut view = body.clone();
+            // strategy resets for the main resource: nobody owns it, nor what the strategy
+            // generated.
+            let mut view = before_strategy.unwrap_or_else(|| body.clone());
             reset_status(info, &mut view);
             managed_fields::record_update(None, &mut view, info, manager, None, &object::now());
             let managed = view.pointer("/metadata/managedFields").cloned();
@@ -198,6 +207,11 @@ pub(crate) fn create(
     let stored = state.store.put(&info.storage_key(), versions::to_storage(info, body));
     lifecycle::after_create(state, info, &stored, defined);
     Ok(stored)
+}
+
+/// Whether the kind's strategy changes a new object before validating it: a Job's selector.
+fn generates_on_create(info: &ResourceInfo) -> bool {
+    info.builtin && info.group == "batch" && info.kind == "Job"
 }
 
 /// Sets an object's status to its kind's zero value (none for a custom resource).
@@ -305,6 +319,18 @@ pub(crate) fn commit_update(
                 meta_mut(&mut new).insert("managedFields".to_owned(), managed);
             }
         }
+        Some("ephemeralcontainers") => {
+            // `dropNonEphemeralContainerUpdates`: the stored pod with the ephemeral containers
+            // sent, and nothing else of what was sent.
+            let sent = new.pointer("/spec/ephemeralContainers").cloned();
+            new = (*old).clone();
+            if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
+                match sent {
+                    Some(containers) => spec.insert("ephemeralContainers".to_owned(), containers),
+                    None => spec.remove("ephemeralContainers"),
+                };
+            }
+        }
         _ if info.status_subresource => match old.get("status") {
             Some(status) => new["status"] = status.clone(),
             None => {
@@ -352,8 +378,11 @@ pub(crate) fn commit_update(
     // keeps them.
     let given = new.pointer("/metadata/managedFields");
     let replaced = given.is_some() && given != old.pointer("/metadata/managedFields");
+    // kube-apiserver 1.28 records no managed fields for an ephemeral containers write.
+    let tracked = subresource != Some("ephemeralcontainers");
     if ownership == Ownership::Update
         && !replaced
+        && tracked
         && let Some(manager) = &opts.manager
     {
         match field_view {
@@ -403,14 +432,4 @@ fn check_namespace_open(state: &mut State, info: &ResourceInfo, name: &str, name
         }
         None => Err(ApiStatus::namespace_not_found(namespace)),
     }
-}
-
-/// The five characters kube-apiserver appends to `generateName`.
-fn random_suffix() -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    let bytes = uuid::Uuid::new_v4().into_bytes();
-    bytes[..5]
-        .iter()
-        .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
-        .collect()
 }

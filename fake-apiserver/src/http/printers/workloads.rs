@@ -1,0 +1,129 @@
+//! The printers of the workloads served here (`pkg/printers/internalversion/printers.go`:
+//! `printDeployment`, `printReplicaSet`, `printJob`).
+
+use serde_json::{Value, json};
+
+use super::{BuiltinColumn, column, human_duration, int, wide};
+use crate::semantics::selector::label_selector_text;
+use crate::storage::object;
+
+/// The columns after Name of a workload's printer (`age` is the Age column).
+pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn) -> Option<Vec<BuiltinColumn>> {
+    Some(match (group, kind) {
+        ("apps", "Deployment") => vec![
+            column("Ready", "string", "Number of the pod with ready state", |o| {
+                json!(format!(
+                    "{}/{}",
+                    int(o, "/status/readyReplicas"),
+                    int(o, "/spec/replicas")
+                ))
+            }),
+            column(
+                "Up-to-date",
+                "integer",
+                "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
+                |o| json!(int(o, "/status/updatedReplicas")),
+            ),
+            column(
+                "Available",
+                "integer",
+                "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
+                |o| json!(int(o, "/status/availableReplicas")),
+            ),
+            age,
+        ]
+        .into_iter()
+        .chain(template_columns())
+        .collect(),
+        ("batch", "Job") => vec![
+            column("Completions", "string", "The number of pods which reached phase Succeeded.", job_completions),
+            column("Duration", "string", "Time required to complete the job.", job_duration),
+            age,
+            wide("Containers", "Names of each container in the template.", |o| containers(o, "name")),
+            wide("Images", "Images referenced by each container in the template.", |o| containers(o, "image")),
+            wide(
+                "Selector",
+                "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+                |o| json!(o.pointer("/spec/selector").map(label_selector_text).unwrap_or_default()),
+            ),
+        ],
+        ("apps", "ReplicaSet") => vec![
+            column(
+                "Desired",
+                "integer",
+                "Number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
+                |o| json!(int(o, "/spec/replicas")),
+            ),
+            column(
+                "Current",
+                "integer",
+                "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
+                |o| json!(int(o, "/status/replicas")),
+            ),
+            column(
+                "Ready",
+                "integer",
+                "readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.",
+                |o| json!(int(o, "/status/readyReplicas")),
+            ),
+            age,
+        ]
+        .into_iter()
+        .chain(template_columns())
+        .collect(),
+        _ => return None,
+    })
+}
+
+/// `succeeded/completions`, or `succeeded/1 of parallelism` for a work queue.
+fn job_completions(job: &Value) -> Value {
+    let succeeded = int(job, "/status/succeeded");
+    let parallelism = int(job, "/spec/parallelism");
+    json!(match job.pointer("/spec/completions").and_then(Value::as_i64) {
+        Some(completions) => format!("{succeeded}/{completions}"),
+        None if parallelism > 1 => format!("{succeeded}/1 of {parallelism}"),
+        None => format!("{succeeded}/1"),
+    })
+}
+
+/// How long the job ran, or has been running; nothing before it started.
+fn job_duration(job: &Value) -> Value {
+    let time = |key: &str| {
+        job.pointer(&format!("/status/{key}"))
+            .and_then(Value::as_str)
+            .and_then(object::timestamp_seconds)
+    };
+    json!(match (time("startTime"), time("completionTime")) {
+        (None, _) => String::new(),
+        (Some(start), None) => human_duration(jiff::Timestamp::now().as_second() - start),
+        (Some(start), Some(end)) => human_duration(end - start),
+    })
+}
+
+/// The `-o wide` columns of the workloads: their pod template's containers and selector.
+fn template_columns() -> [BuiltinColumn; 3] {
+    [
+        wide("Containers", "Names of each container in the template.", |o| {
+            containers(o, "name")
+        }),
+        wide("Images", "Images referenced by each container in the template.", |o| {
+            containers(o, "image")
+        }),
+        wide(
+            "Selector",
+            "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
+            |o| json!(o.pointer("/spec/selector").map(label_selector_text).unwrap_or_default()),
+        ),
+    ]
+}
+
+fn containers(object: &Value, field: &str) -> Value {
+    let names: Vec<&str> = object
+        .pointer("/spec/template/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get(field).and_then(Value::as_str))
+        .collect();
+    json!(names.join(","))
+}

@@ -1,0 +1,453 @@
+//! Validation of pods and pod templates as `pkg/apis/core/validation/validation.go` has it, for
+//! its main rules: `ValidatePodSpec` (volumes, containers — see `container_validation` —,
+//! restart and DNS policies, names of the service account, node, host and subdomain, the
+//! deadline, tolerations, preemption), `ValidatePodTemplateSpec`, `ValidatePodCreate` (no
+//! ephemeral containers yet), `ValidatePodUpdate` (what a pod update may change) and
+//! `ValidatePodEphemeralContainersUpdate` (ephemeral containers are only added). Affinity,
+//! security contexts, probes and volume sources' own fields are not checked. The diffs Go
+//! appends to its "may not change" messages (go-cmp's, randomized on purpose) are shortened to
+//! the fields that changed.
+
+use serde_json::{Map, Value};
+
+use crate::semantics::container_validation::{choice, containers_errors, image_whitespace_errors};
+use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::names;
+
+/// What a pod update may change, as `updatablePodSpecFieldsNoResources` lists it.
+const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/// `ValidatePodSpec` of the spec at `path`.
+pub(crate) fn pod_spec_errors(spec: &Value, path: &str) -> Vec<FieldError> {
+    let text = |key: &str| spec.get(key).and_then(Value::as_str).unwrap_or_default();
+    let (volumes, mut errors) = volume_errors(spec.get("volumes"), &format!("{path}.volumes"));
+    errors.extend(containers_errors(spec, path, &volumes));
+    errors.extend(choice(
+        text("restartPolicy"),
+        &format!("{path}.restartPolicy"),
+        &["Always", "OnFailure", "Never"],
+    ));
+    errors.extend(choice(
+        text("dnsPolicy"),
+        &format!("{path}.dnsPolicy"),
+        &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"],
+    ));
+    for (key, value) in spec
+        .get("nodeSelector")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for why in names::qualified_name_errors(key) {
+            errors.push(FieldError::invalid(
+                format!("{path}.nodeSelector"),
+                key.as_str().into(),
+                why,
+            ));
+        }
+        let value = value.as_str().unwrap_or_default();
+        for why in names::label_value_errors(value) {
+            errors.push(FieldError::invalid(format!("{path}.nodeSelector"), value.into(), why));
+        }
+    }
+    // `ValidateServiceAccountName` and `ValidateNodeName` are DNS subdomain checks.
+    for key in ["serviceAccountName", "nodeName"] {
+        let value = text(key);
+        if !value.is_empty() {
+            for why in names::dns1123_subdomain_errors(value) {
+                errors.push(FieldError::invalid(format!("{path}.{key}"), value.into(), why));
+            }
+        }
+    }
+    if let Some(deadline) = spec.get("activeDeadlineSeconds").and_then(Value::as_i64)
+        && !(1..=i64::from(i32::MAX)).contains(&deadline)
+    {
+        let why = format!("must be between 1 and {}, inclusive", i32::MAX);
+        errors.push(FieldError::invalid(
+            format!("{path}.activeDeadlineSeconds"),
+            BadValue::Int(deadline),
+            why,
+        ));
+    }
+    for key in ["hostname", "subdomain"] {
+        let value = text(key);
+        if !value.is_empty() {
+            for why in names::dns1123_label_errors(value) {
+                errors.push(FieldError::invalid(format!("{path}.{key}"), value.into(), why));
+            }
+        }
+    }
+    errors.extend(toleration_errors(
+        spec.get("tolerations"),
+        &format!("{path}.tolerations"),
+    ));
+    if let Some(policy) = spec.get("preemptionPolicy").and_then(Value::as_str) {
+        errors.extend(choice(
+            policy,
+            &format!("{path}.preemptionPolicy"),
+            &["PreemptLowerPriority", "Never"],
+        ));
+    }
+    errors
+}
+
+/// `ValidatePodTemplateSpec` of the template at `path` (labels and annotations, the spec, and
+/// no ephemeral containers).
+pub(crate) fn pod_template_errors(template: &Value, path: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let meta = template.get("metadata");
+    for (key, value) in meta
+        .and_then(|m| m.get("labels"))
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for why in names::qualified_name_errors(key) {
+            errors.push(FieldError::invalid(format!("{path}.labels"), key.as_str().into(), why));
+        }
+        let value = value.as_str().unwrap_or_default();
+        for why in names::label_value_errors(value) {
+            errors.push(FieldError::invalid(format!("{path}.labels"), value.into(), why));
+        }
+    }
+    for key in meta
+        .and_then(|m| m.get("annotations"))
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, _)| k)
+    {
+        for why in names::qualified_name_errors(&key.to_lowercase()) {
+            errors.push(FieldError::invalid(
+                format!("{path}.annotations"),
+                key.as_str().into(),
+                why,
+            ));
+        }
+    }
+    let empty = Value::Object(Map::new());
+    let spec = template.get("spec").unwrap_or(&empty);
+    errors.extend(pod_spec_errors(spec, &format!("{path}.spec")));
+    if spec
+        .get("ephemeralContainers")
+        .and_then(Value::as_array)
+        .is_some_and(|e| !e.is_empty())
+    {
+        errors.push(FieldError::forbidden(
+            format!("{path}.spec.ephemeralContainers"),
+            "ephemeral containers not allowed in pod template",
+        ));
+    }
+    errors
+}
+
+/// `ValidatePodCreate`: the spec, images without surrounding space, and ephemeral containers
+/// only through their subresource.
+pub(crate) fn pod_create_errors(pod: &Value) -> Vec<FieldError> {
+    let empty = Value::Object(Map::new());
+    let spec = pod.get("spec").unwrap_or(&empty);
+    let mut errors = pod_spec_errors(spec, "spec");
+    errors.extend(images_errors(spec));
+    if spec
+        .get("ephemeralContainers")
+        .and_then(Value::as_array)
+        .is_some_and(|e| !e.is_empty())
+    {
+        errors.push(FieldError::forbidden(
+            "spec.ephemeralContainers",
+            "cannot be set on create",
+        ));
+    }
+    errors
+}
+
+/// `validateContainersOnlyForPod` of the regular and init containers.
+fn images_errors(spec: &Value) -> Vec<FieldError> {
+    ["containers", "initContainers"]
+        .iter()
+        .flat_map(|list| {
+            spec.get(*list)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .enumerate()
+                .flat_map(move |(i, c)| image_whitespace_errors(c, &format!("spec.{list}[{i}]")))
+        })
+        .collect()
+}
+
+/// `ValidatePodUpdate`: the spec, and no change but the images, the deadline (only shorter)
+/// and added tolerations.
+pub(crate) fn pod_update_errors(pod: &Value, old: &Value) -> Vec<FieldError> {
+    let empty = Value::Object(Map::new());
+    let (spec, old_spec) = (pod.get("spec").unwrap_or(&empty), old.get("spec").unwrap_or(&empty));
+    let mut errors = pod_spec_errors(spec, "spec");
+    errors.extend(images_errors(spec));
+    for list in ["containers", "initContainers"] {
+        let count = |s: &Value| s.get(list).and_then(Value::as_array).map_or(0, Vec::len);
+        if count(spec) != count(old_spec) {
+            errors.push(FieldError::forbidden(
+                format!("spec.{list}"),
+                "pod updates may not add or remove containers",
+            ));
+            return errors;
+        }
+    }
+    let deadline = |s: &Value| s.get("activeDeadlineSeconds").and_then(Value::as_i64);
+    match (deadline(spec), deadline(old_spec)) {
+        (Some(new), Some(before)) if new > before => {
+            let why = "must be less than or equal to previous value";
+            errors.push(FieldError::invalid(
+                "spec.activeDeadlineSeconds",
+                BadValue::Int(new),
+                why,
+            ));
+            return errors;
+        }
+        (None, Some(_)) => errors.push(FieldError::invalid(
+            "spec.activeDeadlineSeconds",
+            BadValue::Raw("(*int64)(nil)".to_owned()),
+            "must not update from a positive integer to nil value",
+        )),
+        _ => {}
+    }
+    let mut munged = spec.clone();
+    for list in ["containers", "initContainers"] {
+        let olds = old_spec
+            .get(list)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if let Some(items) = munged.get_mut(list).and_then(Value::as_array_mut) {
+            for (item, before) in items.iter_mut().zip(&olds) {
+                item["image"] = before.get("image").cloned().unwrap_or(Value::Null);
+            }
+        }
+    }
+    if let Some(fields) = munged.as_object_mut() {
+        for key in ["activeDeadlineSeconds", "tolerations", "schedulingGates"] {
+            match old_spec.get(key) {
+                Some(value) => fields.insert(key.to_owned(), value.clone()),
+                None => fields.remove(key),
+            };
+        }
+    }
+    if munged != *old_spec {
+        errors.push(FieldError::forbidden(
+            "spec",
+            format!(
+                "pod updates may not change fields other than {UPDATABLE}\n{}",
+                changed_fields(old_spec, &munged)
+            ),
+        ));
+    }
+    errors
+}
+
+/// `ValidatePodEphemeralContainersUpdate`: the spec as a whole, and every ephemeral container
+/// the pod had is still there, unchanged.
+pub(crate) fn ephemeral_update_errors(pod: &Value, old: &Value) -> Vec<FieldError> {
+    let empty = Value::Object(Map::new());
+    let mut errors = pod_spec_errors(pod.get("spec").unwrap_or(&empty), "spec");
+    let list = |p: &Value| {
+        p.pointer("/spec/ephemeralContainers")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (new, before) = (list(pod), list(old));
+    for container in &before {
+        let name = container.get("name").and_then(Value::as_str).unwrap_or_default();
+        match new.iter().find(|c| c.get("name").and_then(Value::as_str) == Some(name)) {
+            None => errors.push(FieldError::forbidden(
+                "spec.ephemeralContainers",
+                format!("existing ephemeral containers {name:?} may not be removed\n"),
+            )),
+            Some(now) if now != container => errors.push(FieldError::forbidden(
+                "spec.ephemeralContainers",
+                format!(
+                    "existing ephemeral containers {name:?} may not be changed\n{}",
+                    changed_fields(container, now)
+                ),
+            )),
+            Some(_) => {}
+        }
+    }
+    errors
+}
+
+/// The fields that differ between two objects, one per line, in the place of go-cmp's diff.
+fn changed_fields(old: &Value, new: &Value) -> String {
+    let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
+        return String::new();
+    };
+    let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| old.get(*k) != new.get(*k))
+        .map(|k| {
+            format!(
+                "  {k}: {} -> {}\n",
+                old.get(k).unwrap_or(&Value::Null),
+                new.get(k).unwrap_or(&Value::Null)
+            )
+        })
+        .collect()
+}
+
+/// `ValidateVolumes`, for names and sources: each volume named once, as a DNS label, with
+/// exactly one source. The names are returned for the containers' mounts.
+fn volume_errors(volumes: Option<&Value>, field: &str) -> (Vec<String>, Vec<FieldError>) {
+    let mut names_seen: Vec<String> = Vec::new();
+    let mut errors = Vec::new();
+    for (i, volume) in volumes.and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let at = format!("{field}[{i}]");
+        let name = volume.get("name").and_then(Value::as_str).unwrap_or_default();
+        if name.is_empty() {
+            errors.push(FieldError::required(format!("{at}.name"), ""));
+        } else {
+            for why in names::dns1123_label_errors(name) {
+                errors.push(FieldError::invalid(format!("{at}.name"), name.into(), why));
+            }
+        }
+        if names_seen.iter().any(|n| n == name) {
+            errors.push(FieldError::duplicate(format!("{at}.name"), name.into()));
+        } else {
+            names_seen.push(name.to_owned());
+        }
+        let sources = volume
+            .as_object()
+            .map_or(0, |v| v.iter().filter(|(k, s)| *k != "name" && !s.is_null()).count());
+        if sources == 0 {
+            errors.push(FieldError::required(&at, "must specify a volume type"));
+        } else if sources > 1 {
+            errors.push(FieldError::forbidden(&at, "may not specify more than 1 volume type"));
+        }
+    }
+    (names_seen, errors)
+}
+
+/// `ValidateTolerations`.
+fn toleration_errors(tolerations: Option<&Value>, field: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    for (i, toleration) in tolerations.and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let at = format!("{field}[{i}]");
+        let text = |key: &str| toleration.get(key).and_then(Value::as_str).unwrap_or_default();
+        let (key, operator, value, effect) = (text("key"), text("operator"), text("value"), text("effect"));
+        let key_errors = if key.is_empty() {
+            Vec::new()
+        } else {
+            names::qualified_name_errors(key)
+        };
+        for why in key_errors {
+            errors.push(FieldError::invalid(format!("{at}.key"), key.into(), why));
+        }
+        if key.is_empty() && operator != "Exists" {
+            errors.push(FieldError::invalid(
+                format!("{at}.operator"),
+                operator.into(),
+                "operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
+            ));
+        }
+        if toleration.get("tolerationSeconds").is_some_and(|s| !s.is_null()) && effect != "NoExecute" {
+            errors.push(FieldError::invalid(
+                format!("{at}.effect"),
+                effect.into(),
+                "effect must be 'NoExecute' when `tolerationSeconds` is set",
+            ));
+        }
+        match operator {
+            "Equal" | "" => {
+                let why = names::label_value_errors(value);
+                if !why.is_empty() {
+                    errors.push(FieldError::invalid(
+                        format!("{at}.operator"),
+                        value.into(),
+                        why.join(";"),
+                    ));
+                }
+            }
+            "Exists" if !value.is_empty() => errors.push(FieldError::invalid(
+                format!("{at}.operator"),
+                BadValue::Json(toleration.clone()),
+                "value must be empty when `operator` is 'Exists'",
+            )),
+            "Exists" => {}
+            other => {
+                let supported = ["Equal".to_owned(), "Exists".to_owned()];
+                errors.push(FieldError::not_supported(
+                    format!("{at}.operator"),
+                    other.into(),
+                    &supported,
+                ));
+            }
+        }
+        if !effect.is_empty() && !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&effect) {
+            let supported = [
+                "NoSchedule".to_owned(),
+                "PreferNoSchedule".to_owned(),
+                "NoExecute".to_owned(),
+            ];
+            errors.push(FieldError::not_supported(
+                format!("{at}.effect"),
+                effect.into(),
+                &supported,
+            ));
+        }
+    }
+    errors
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn pod() -> Value {
+        json!({"spec": {"restartPolicy": "Never", "dnsPolicy": "ClusterFirst",
+            "containers": [{"name": "c", "image": "busybox", "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent"}]}})
+    }
+
+    #[test]
+    fn a_pod_should_be_created_without_ephemeral_containers() {
+        assert!(pod_create_errors(&pod()).is_empty());
+        let mut with = pod();
+        with["spec"]["ephemeralContainers"] =
+            json!([{"name": "e", "image": "busybox", "terminationMessagePolicy": "File", "imagePullPolicy": "Always"}]);
+        let errors: Vec<String> = pod_create_errors(&with).iter().map(ToString::to_string).collect();
+        assert_eq!(errors, ["spec.ephemeralContainers: Forbidden: cannot be set on create"]);
+        let mut bad = pod();
+        bad["spec"]["restartPolicy"] = json!("Sometimes");
+        assert_eq!(pod_create_errors(&bad)[0].field, "spec.restartPolicy");
+    }
+
+    #[test]
+    fn a_pod_update_should_change_images_only() {
+        let mut image = pod();
+        image["spec"]["containers"][0]["image"] = json!("busybox:2");
+        assert!(pod_update_errors(&image, &pod()).is_empty());
+        let mut policy = pod();
+        policy["spec"]["restartPolicy"] = json!("Always");
+        let errors = pod_update_errors(&policy, &pod());
+        assert!(
+            errors[0]
+                .detail
+                .starts_with("pod updates may not change fields other than")
+        );
+    }
+
+    #[test]
+    fn ephemeral_containers_should_only_be_added() {
+        let mut one = pod();
+        one["spec"]["ephemeralContainers"] =
+            json!([{"name": "e", "image": "busybox", "terminationMessagePolicy": "File", "imagePullPolicy": "Always"}]);
+        assert!(ephemeral_update_errors(&one, &pod()).is_empty());
+        let errors = ephemeral_update_errors(&pod(), &one);
+        assert_eq!(
+            errors[0].detail,
+            "existing ephemeral containers \"e\" may not be removed\n"
+        );
+    }
+}
