@@ -13,6 +13,7 @@ mod extensions;
 mod go_dump;
 mod internal;
 mod openapi;
+mod root_fields;
 mod spec;
 mod structural;
 
