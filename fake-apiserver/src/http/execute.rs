@@ -19,7 +19,7 @@ use crate::verbs::options::{DeleteOpts, Query, Warnings, WriteOpts};
 use crate::verbs::patch::{PatchRequest, decode_body};
 use crate::verbs::read::{Filter, list_body};
 use crate::verbs::write::Checked;
-use crate::verbs::{component_status, delete, patch, read, scale, write};
+use crate::verbs::{authentication, component_status, delete, patch, read, scale, write};
 
 /// A rendered answer, or the status that refuses the request.
 pub(crate) type Answer = Result<(StatusCode, Vec<u8>), ApiStatus>;
@@ -56,6 +56,18 @@ impl Inner {
             Some("scale") if route.verb == Verb::Update => &scale::BODY_TYPE,
             _ => &**info,
         };
+        if route.verb == Verb::Create && authentication::concerns(info, subresource) {
+            // Answered, never stored: a token, or a review.
+            let state = self.state();
+            let namespace = route.namespace.as_deref().unwrap_or_default();
+            let name = route.name.as_deref().unwrap_or_default();
+            let answer = match subresource {
+                Some(_) => authentication::request_token(&state, namespace, name, body, &manager)?,
+                None if info.plural == "tokenreviews" => authentication::review_token(&state, info, body, &manager)?,
+                None => authentication::review_self(info, body)?,
+            };
+            return Ok((StatusCode::CREATED, render_one(info, render, &answer)));
+        }
         let check = || write::check(sent_as, decoding::decode_object(sent_as, body)?, &opts);
         let action = match route.verb {
             Verb::Get => Action::Get,

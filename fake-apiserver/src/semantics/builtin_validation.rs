@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::semantics::apiservice_validation;
+use crate::semantics::csr_validation;
 use crate::semantics::field_error::FieldError;
 use crate::semantics::job;
 use crate::semantics::names::invalid;
@@ -61,6 +62,17 @@ fn typed_errors(
         }
         ("", "Pod", Some(_)) if subresource == Some("status") => Vec::new(),
         ("", "Pod", Some(old)) => pod_validation::pod_update_errors(object, old),
+        ("certificates.k8s.io", "CertificateSigningRequest", None) => csr_validation::csr_errors(object, None),
+        ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
+            let write = match subresource {
+                Some("status") => csr_validation::Write::Status,
+                Some("approval") => csr_validation::Write::Approval,
+                _ => csr_validation::Write::Update,
+            };
+            let mut errors = csr_validation::csr_errors(object, Some(old));
+            errors.extend(csr_validation::csr_update_errors(object, old, write));
+            errors
+        }
         ("batch", "Job", None) => job::job_errors(object, true),
         ("batch", "Job", Some(_)) if subresource == Some("status") => job::job_status_errors(object),
         ("batch", "Job", Some(old)) => {

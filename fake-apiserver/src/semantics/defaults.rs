@@ -31,6 +31,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiSt
         ("", "Event") => zero::fill_unset(object, "", "Event"),
         ("", "Service") => service(object),
         ("", "Node") => node(object),
+        ("certificates.k8s.io", "CertificateSigningRequest") => certificate_signing_request(object)?,
         ("apiregistration.k8s.io", "APIService") => {
             // `SetDefaults_ServiceReference`.
             if let Some(service) = object.pointer_mut("/spec/service").filter(|s| s.is_object()) {
@@ -229,6 +230,31 @@ fn image_tag(image: &str) -> &str {
     last.split_once(':').map_or("latest", |(_, tag)| tag)
 }
 
+/// Refuses a `[]byte` field that is not base64 as Go's decoder does (400), naming the first
+/// byte outside the alphabet.
+fn check_base64(kind: &str, text: &str) -> Result<(), ApiStatus> {
+    if base64::engine::general_purpose::STANDARD.decode(text).is_ok() {
+        return Ok(());
+    }
+    let at = text
+        .bytes()
+        .position(|b| !(b.is_ascii_alphanumeric() || b"+/=".contains(&b)));
+    Err(ApiStatus::bad_request(format!(
+        "{kind} in version \"v1\" cannot be handled as a {kind}: illegal base64 data at input byte {}",
+        at.unwrap_or(text.len())
+    )))
+}
+
+/// A CertificateSigningRequest's request and certificate are bytes, written in base64.
+fn certificate_signing_request(object: &Value) -> Result<(), ApiStatus> {
+    for pointer in ["/spec/request", "/status/certificate"] {
+        if let Some(text) = object.pointer(pointer).and_then(Value::as_str) {
+            check_base64("CertificateSigningRequest", text)?;
+        }
+    }
+    Ok(())
+}
+
 /// `stringData` is merged into `data` (base64-encoded, winning over `data`), `type` defaults to
 /// `Opaque`, and `data` values must be base64.
 fn secret(object: &mut Value) -> Result<(), ApiStatus> {
@@ -239,17 +265,7 @@ fn secret(object: &mut Value) -> Result<(), ApiStatus> {
         .into_iter()
         .flat_map(Map::values)
     {
-        let text = value.as_str().unwrap_or_default();
-        if engine.decode(text).is_err() {
-            // Go's decoder names the first byte outside the alphabet.
-            let at = text
-                .bytes()
-                .position(|b| !(b.is_ascii_alphanumeric() || b"+/=".contains(&b)));
-            return Err(ApiStatus::bad_request(format!(
-                "Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input byte {}",
-                at.unwrap_or(text.len())
-            )));
-        }
+        check_base64("Secret", value.as_str().unwrap_or_default())?;
     }
     if let Some(Value::Object(string_data)) = object.as_object_mut().and_then(|o| o.remove("stringData")) {
         default(object, "data", json!({}));

@@ -18,6 +18,10 @@ const DNS_1035_LABEL: &str = "a DNS-1035 label must consist of lower case alphan
 /// APIService's must also be `version.group`, which its own validation checks), everything
 /// else RFC 1123 subdomains. Each reason is a cause of its own.
 pub(crate) fn object_name_errors(kind: &str, name: &str) -> Vec<String> {
+    // A CSR's name is not validated at all (`ValidateCertificateRequestName`).
+    if kind == "CertificateSigningRequest" {
+        return Vec::new();
+    }
     if matches!(
         kind,
         "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" | "APIService"

@@ -10,6 +10,7 @@
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::autoscaling::v1::Scale;
 use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount};
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
@@ -110,6 +111,7 @@ fn through_type(
         ("apps", "v1", "Deployment") => via::<Deployment>(object),
         ("apps", "v1", "ReplicaSet") => via::<ReplicaSet>(object),
         ("batch", "v1", "Job") => via::<Job>(object),
+        ("certificates.k8s.io", "v1", "CertificateSigningRequest") => via::<CertificateSigningRequest>(object),
         // What a `/scale` subresource reads and writes.
         ("autoscaling", "v1", "Scale") => via::<Scale>(object),
         ("events.k8s.io", "v1", "Event") => via::<EventsV1Event>(object),

@@ -55,6 +55,14 @@ fn zero_of(group: &str, kind: &str) -> Value {
                 "operatingSystem": "", "architecture": "",
             },
         }}),
+        ("certificates.k8s.io", "CertificateSigningRequest") => {
+            json!({"spec": {"request": null, "signerName": ""}, "status": {}})
+        }
+        ("authentication.k8s.io", "TokenRequest") => {
+            json!({"spec": {"audiences": null, "boundObjectRef": null}, "status": {"token": "", "expirationTimestamp": null}})
+        }
+        ("authentication.k8s.io", "TokenReview") => json!({"spec": {}, "status": {"user": {}}}),
+        ("authentication.k8s.io", "SelfSubjectReview") => json!({"status": {"userInfo": {}}}),
         ("batch", "Job") => json!({"spec": {"template": template}, "status": {}}),
         ("coordination.k8s.io", "Lease") => json!({"spec": {}}),
         ("apiregistration.k8s.io", "APIService") => {

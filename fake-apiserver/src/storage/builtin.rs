@@ -4,10 +4,16 @@ use crate::storage::resource::{Lifecycle, ResourceInfo};
 use crate::storage::verb::Verb;
 
 impl ResourceInfo {
-    /// Whether the resource's objects are stored: the computed ones (component statuses) have
-    /// no storage version, so discovery lists no `storageVersionHash` for them.
+    /// Whether the resource's objects are stored: the computed ones (component statuses, token
+    /// and self reviews) have no storage version, so discovery lists no `storageVersionHash`
+    /// for them.
     pub fn is_stored(&self) -> bool {
-        !(self.builtin && self.group.is_empty() && self.plural == "componentstatuses")
+        let computed = match self.group.as_str() {
+            "" => self.plural == "componentstatuses",
+            "authentication.k8s.io" => true,
+            _ => false,
+        };
+        !(self.builtin && computed)
     }
 }
 
@@ -16,6 +22,12 @@ impl ResourceInfo {
     /// other strategies reset it in `PrepareForCreate`).
     pub(crate) fn create_keeps_status(&self) -> bool {
         self.builtin && self.group.is_empty() && self.kind == "Node"
+    }
+
+    /// Sets kubectl categories (`all` for what `kubectl get all` shows).
+    fn with_categories(mut self, categories: &[&str]) -> Self {
+        self.categories = categories.iter().map(|c| (*c).to_owned()).collect();
+        self
     }
 
     /// The propagation policy of a delete that names none, when it is not the garbage
@@ -43,10 +55,12 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .returning_deleted_object()
             .with_short_names(&["sa"]),
         b("", "v1", "Service", "services")
+            .with_categories(&["all"])
             .with_status()
             .returning_deleted_object()
             .with_short_names(&["svc"]),
         b("", "v1", "Pod", "pods")
+            .with_categories(&["all"])
             .with_status()
             .returning_deleted_object()
             .with_short_names(&["po"]),
@@ -63,11 +77,13 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
                 .with_short_names(&["cs"])
         },
         b("apps", "v1", "Deployment", "deployments")
+            .with_categories(&["all"])
             .with_status()
             .with_generation()
             .with_scale(Some(".spec.selector"))
             .with_short_names(&["deploy"]),
         b("apps", "v1", "ReplicaSet", "replicasets")
+            .with_categories(&["all"])
             .with_status()
             .with_generation()
             .with_scale(Some(".spec.selector"))
@@ -76,11 +92,28 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             categories: vec!["all".to_owned()],
             ..b("batch", "v1", "Job", "jobs").with_status().with_generation()
         },
+        b(
+            "certificates.k8s.io",
+            "v1",
+            "CertificateSigningRequest",
+            "certificatesigningrequests",
+        )
+        .cluster_scoped()
+        .with_status()
+        .with_short_names(&["csr"]),
         // One store with the core Events, seen through the events.k8s.io field names.
         b("events.k8s.io", "v1", "Event", "events")
             .stored_as("v1")
             .with_short_names(&["ev"]),
         b("coordination.k8s.io", "v1", "Lease", "leases"),
+        ResourceInfo {
+            verbs: vec![Verb::Create],
+            ..b("authentication.k8s.io", "v1", "TokenReview", "tokenreviews").cluster_scoped()
+        },
+        ResourceInfo {
+            verbs: vec![Verb::Create],
+            ..b("authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews").cluster_scoped()
+        },
         ResourceInfo {
             categories: vec!["api-extensions".to_owned()],
             ..b("apiregistration.k8s.io", "v1", "APIService", "apiservices")

@@ -1,6 +1,7 @@
 //! The Kubernetes verbs, one file per family, each a transaction on the storage under one lock.
 
 pub(crate) mod apply;
+pub(crate) mod authentication;
 pub(crate) mod component_status;
 pub(crate) mod delete;
 pub(crate) mod options;

@@ -11,7 +11,7 @@ use crate::semantics::schema::{self, Scope};
 use crate::semantics::validation::{
     check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged,
 };
-use crate::semantics::{builtin_validation, defaults, job, managed_fields, names, typed, versions, zero};
+use crate::semantics::{builtin_validation, csr, defaults, job, managed_fields, names, typed, versions, zero};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
@@ -181,12 +181,16 @@ pub(crate) fn create(
     // finalizer, a CRD's cleanup finalizer): nobody owns those.
     if let Some(manager) = &opts.manager {
         let keeps_status = info.status_subresource && info.create_keeps_status();
-        if typeable && (keeps_status || before_strategy.is_some()) {
+        let resets_spec = csr::concerns(info);
+        if typeable && (keeps_status || resets_spec || before_strategy.is_some()) {
             // The status a node registers with is kept, but it is among the fields the
-            // strategy resets for the main resource: nobody owns it, nor what the strategy
-            // generated.
+            // strategy resets for the main resource (a CSR's spec too): nobody owns them, nor
+            // what the strategy generated.
             let mut view = before_strategy.unwrap_or_else(|| body.clone());
             reset_status(info, &mut view);
+            if resets_spec && let Some(fields) = view.as_object_mut() {
+                fields.remove("spec");
+            }
             managed_fields::record_update(None, &mut view, info, manager, None, &object::now());
             let managed = view.pointer("/metadata/managedFields").cloned();
             let meta = meta_mut(&mut body);
@@ -292,10 +296,17 @@ pub(crate) fn commit_update(
     let mut field_view = None;
     let typeable = managed_fields::is_typeable(info, &new) && managed_fields::is_typeable(info, &old);
     match subresource {
-        Some("status") => {
+        Some(sub @ ("status" | "approval")) => {
             // `/status` changes status alone (and the managed fields that record it): the new
             // object is the old one with the status sent, and what was sent becomes the view.
-            let status = new.get("status").cloned();
+            // A CSR's `/approval` changes its conditions alone.
+            let status = if sub == "approval" {
+                let mut kept = old.get("status").cloned().unwrap_or_else(|| json!({}));
+                kept["conditions"] = new.pointer("/status/conditions").cloned().unwrap_or(Value::Null);
+                Some(kept)
+            } else {
+                new.get("status").cloned()
+            };
             let managed = new
                 .pointer("/metadata/managedFields")
                 .filter(|_| ownership == Ownership::Applied)
@@ -308,6 +319,9 @@ pub(crate) fn commit_update(
                 }
             }
             preserve_system_fields(&old, &mut view);
+            if csr::concerns(info) {
+                csr::reset_in_view(&mut view, &old, sub);
+            }
             field_view = Some(view);
             match status {
                 Some(status) => new["status"] = status,
@@ -338,6 +352,9 @@ pub(crate) fn commit_update(
             }
         },
         _ => {}
+    }
+    if csr::concerns(info) {
+        csr::prepare_update(&mut new, &old, subresource);
     }
     defaults::apply(info, &mut new)?;
     check_identity_unchanged(info, &old, &new)?;

@@ -1,10 +1,11 @@
 //! The printers of the cluster's own kinds served here: Leases
 //! (`pkg/printers/internalversion/printers.go`: `printLease`) and APIServices (kube-aggregator's
-//! `registry/apiservice/etcd/etcd.go`: `ConvertToTable`).
+//! `registry/apiservice/etcd/etcd.go`: `ConvertToTable`) and CertificateSigningRequests
+//! (`printCertificateSigningRequest`).
 
 use serde_json::{Value, json};
 
-use super::{BuiltinColumn, column, text};
+use super::{BuiltinColumn, column, human_duration, text};
 
 /// The columns after Name of a cluster kind's printer (`age` is the Age column).
 pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn) -> Option<Vec<BuiltinColumn>> {
@@ -40,8 +41,69 @@ pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn) -> Option<Vec
             ),
             age,
         ],
+        ("certificates.k8s.io", "CertificateSigningRequest") => vec![
+            age,
+            column("SignerName", "string", SIGNER_NAME, |o| {
+                json!(
+                    o.pointer("/spec/signerName")
+                        .and_then(Value::as_str)
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or("<none>")
+                )
+            }),
+            // kube-apiserver describes the requestor with the request's documentation.
+            column("Requestor", "string", "Base64-encoded PKCS#10 CSR data", |o| {
+                text(o, "/spec/username")
+            }),
+            column("RequestedDuration", "string", REQUESTED_DURATION, |o| {
+                o.pointer("/spec/expirationSeconds")
+                    .and_then(Value::as_i64)
+                    .map_or(json!("<none>"), |s| json!(human_duration(s)))
+            }),
+            column(
+                "Condition",
+                "string",
+                "Conditions applied to the request, such as approval or denial.",
+                csr_condition,
+            ),
+        ],
         _ => return None,
     })
+}
+
+/// `spec.signerName`'s documentation.
+const SIGNER_NAME: &str = "Requested signer for the request. It is a qualified name in the form: `scope-hostname.io/name`. If empty, it will be defaulted:\n 1. If it's a kubelet client certificate, it is assigned\n    \"kubernetes.io/kube-apiserver-client-kubelet\".\n 2. If it's a kubelet serving certificate, it is assigned\n    \"kubernetes.io/kubelet-serving\".\n 3. Otherwise, it is assigned \"kubernetes.io/legacy-unknown\".\nDistribution of trust for signers happens out of band. You can select on this field using `spec.signerName`.";
+
+/// `spec.expirationSeconds`' documentation.
+const REQUESTED_DURATION: &str = "expirationSeconds is the requested duration of validity of the issued certificate. The certificate signer may issue a certificate with a different validity duration so a client must check the delta between the notBefore and and notAfter fields in the issued certificate to determine the actual duration.\n\nThe v1.22+ in-tree implementations of the well-known Kubernetes signers will honor this field as long as the requested duration is not greater than the maximum duration they will honor per the --cluster-signing-duration CLI flag to the Kubernetes controller manager.\n\nCertificate signers may not honor this field for various reasons:\n\n  1. Old signer that is unaware of the field (such as the in-tree\n     implementations prior to v1.22)\n  2. Signer whose configured maximum is shorter than the requested duration\n  3. Signer whose configured minimum is longer than the requested duration\n\nThe minimum valid value for expirationSeconds is 600, i.e. 10 minutes.";
+
+/// `extractCSRStatus`: Denied, else Approved, else Pending; then Failed and Issued.
+fn csr_condition(csr: &Value) -> Value {
+    let conditions = csr.pointer("/status/conditions").and_then(Value::as_array);
+    let has = |kind: &str| {
+        conditions
+            .into_iter()
+            .flatten()
+            .any(|c| c.get("type").and_then(Value::as_str) == Some(kind))
+    };
+    let mut status = if has("Denied") {
+        "Denied".to_owned()
+    } else if has("Approved") {
+        "Approved".to_owned()
+    } else {
+        "Pending".to_owned()
+    };
+    if has("Failed") {
+        status.push_str(",Failed");
+    }
+    if csr
+        .pointer("/status/certificate")
+        .and_then(Value::as_str)
+        .is_some_and(|c| !c.is_empty())
+    {
+        status.push_str(",Issued");
+    }
+    json!(status)
 }
 
 /// The Available condition's status, with its reason unless it is True; Unknown without one.
