@@ -9,9 +9,9 @@ use crate::semantics::field_error::FieldError;
 use crate::semantics::job;
 use crate::semantics::names::invalid;
 use crate::semantics::node_validation;
-use crate::semantics::pod_validation;
 use crate::semantics::selector::{LabelSelector, label_selector_text};
 use crate::semantics::validation::{metadata_causes, validate_metadata};
+use crate::semantics::{pod_update_validation, pod_validation};
 use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
@@ -58,10 +58,10 @@ fn typed_errors(
         }
         ("", "Pod", None) => pod_validation::pod_create_errors(object),
         ("", "Pod", Some(old)) if subresource == Some("ephemeralcontainers") => {
-            pod_validation::ephemeral_update_errors(object, old)
+            pod_update_validation::ephemeral_update_errors(object, old)
         }
         ("", "Pod", Some(_)) if subresource == Some("status") => Vec::new(),
-        ("", "Pod", Some(old)) => pod_validation::pod_update_errors(object, old),
+        ("", "Pod", Some(old)) => pod_update_validation::pod_update_errors(object, old),
         ("certificates.k8s.io", "CertificateSigningRequest", None) => csr_validation::csr_errors(object, None),
         ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
             let write = match subresource {

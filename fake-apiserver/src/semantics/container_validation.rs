@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
-use crate::semantics::quantity::{Quantity, resource_quantity_errors};
+use crate::semantics::quantity::Quantity;
+use crate::semantics::quantity_validation::resource_quantity_errors;
 
 /// The container fields an ephemeral container may not set, as `allowedEphemeralContainerFields`
 /// lists them false (`resources` only when not empty).

@@ -9,6 +9,8 @@ use base64::Engine;
 use serde_json::{Map, Value, json};
 
 use crate::semantics::zero;
+
+mod workloads;
 use crate::status::ApiStatus;
 use crate::storage::object::meta_mut;
 use crate::storage::resource::ResourceInfo;
@@ -22,10 +24,10 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiSt
         return Ok(());
     }
     match (info.group.as_str(), info.kind.as_str()) {
-        ("apps", "Deployment") => deployment(object),
-        ("apps", "ReplicaSet") => replica_set(object),
-        ("batch", "Job") => job(object),
-        ("", "Pod") => pod(object),
+        ("apps", "Deployment") => workloads::deployment(object),
+        ("apps", "ReplicaSet") => workloads::replica_set(object),
+        ("batch", "Job") => workloads::job(object),
+        ("", "Pod") => workloads::pod(object),
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),
         ("", "Event") => zero::fill_unset(object, "", "Event"),
@@ -62,172 +64,12 @@ fn drop_empty_metadata(object: &mut Value) {
 }
 
 /// Sets `key` to `value` in `map` when it is absent or null.
-fn default(map: &mut Value, key: &str, value: Value) {
+pub(super) fn default(map: &mut Value, key: &str, value: Value) {
     if let Some(map) = map.as_object_mut()
         && map.get(key).is_none_or(Value::is_null)
     {
         map.insert(key.to_owned(), value);
     }
-}
-
-fn deployment(object: &mut Value) {
-    let Some(spec) = object.get_mut("spec") else { return };
-    default(spec, "replicas", json!(1));
-    default(spec, "strategy", json!({}));
-    let strategy = &mut spec["strategy"];
-    default(strategy, "type", json!("RollingUpdate"));
-    if strategy["type"] == "RollingUpdate" {
-        default(strategy, "rollingUpdate", json!({}));
-        default(&mut strategy["rollingUpdate"], "maxUnavailable", json!("25%"));
-        default(&mut strategy["rollingUpdate"], "maxSurge", json!("25%"));
-    }
-    default(spec, "revisionHistoryLimit", json!(10));
-    default(spec, "progressDeadlineSeconds", json!(600));
-    pod_template(spec);
-}
-
-fn replica_set(object: &mut Value) {
-    let Some(spec) = object.get_mut("spec") else { return };
-    default(spec, "replicas", json!(1));
-    pod_template(spec);
-}
-
-/// `SetDefaults_Job`: counts, completion mode, suspension, the job's labels from its template
-/// when it has none, and pod failure policy conditions; the fields of features off in 1.28
-/// (`podReplacementPolicy`, `backoffLimitPerIndex`, `maxFailedIndexes`) dropped as the strategy
-/// drops them.
-fn job(object: &mut Value) {
-    let template_labels = object
-        .pointer("/spec/template/metadata/labels")
-        .filter(|l| l.is_object())
-        .cloned();
-    let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else {
-        return;
-    };
-    if spec.get("completions").is_none_or(Value::is_null) && spec.get("parallelism").is_none_or(Value::is_null) {
-        spec["completions"] = json!(1);
-    }
-    default(spec, "parallelism", json!(1));
-    default(spec, "backoffLimit", json!(6));
-    default(spec, "completionMode", json!("NonIndexed"));
-    default(spec, "suspend", json!(false));
-    if let Some(fields) = spec.as_object_mut() {
-        for dropped in ["podReplacementPolicy", "backoffLimitPerIndex", "maxFailedIndexes"] {
-            fields.remove(dropped);
-        }
-    }
-    let rules = spec
-        .pointer_mut("/podFailurePolicy/rules")
-        .and_then(Value::as_array_mut);
-    for rule in rules.into_iter().flatten() {
-        for pattern in rule
-            .get_mut("onPodConditions")
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            default(pattern, "status", json!("True"));
-        }
-    }
-    pod_template(spec);
-    let unlabelled = object
-        .pointer("/metadata/labels")
-        .and_then(Value::as_object)
-        .is_none_or(Map::is_empty);
-    if let Some(labels) = template_labels.filter(|_| unlabelled) {
-        meta_mut(object).insert("labels".to_owned(), labels);
-    }
-}
-
-fn pod_template(spec: &mut Value) {
-    if let Some(pod) = spec.pointer_mut("/template/spec") {
-        pod_spec(pod);
-    }
-}
-
-/// `SetDefaults_Pod` on top of the spec's: requests defaulted to limits, service links on, and
-/// the deprecated `serviceAccount` kept equal to `serviceAccountName` (the v1 conversion).
-fn pod(object: &mut Value) {
-    let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else {
-        return;
-    };
-    pod_spec(spec);
-    for list in ["initContainers", "containers"] {
-        for container in spec.get_mut(list).and_then(Value::as_array_mut).into_iter().flatten() {
-            let Some(resources) = container.get_mut("resources").filter(|r| r.is_object()) else {
-                continue;
-            };
-            let Some(limits) = resources.get("limits").and_then(Value::as_object).cloned() else {
-                continue;
-            };
-            default(resources, "requests", json!({}));
-            for (resource, quantity) in limits {
-                default(&mut resources["requests"], &resource, quantity);
-            }
-        }
-    }
-    default(spec, "enableServiceLinks", json!(true));
-    let account = spec
-        .get("serviceAccountName")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let deprecated = spec.get("serviceAccount").and_then(Value::as_str).unwrap_or_default();
-    let name = if account.is_empty() { deprecated } else { account }.to_owned();
-    if let Some(fields) = spec.as_object_mut() {
-        if name.is_empty() {
-            fields.remove("serviceAccount");
-            fields.remove("serviceAccountName");
-        } else {
-            fields.insert("serviceAccountName".to_owned(), json!(name));
-            fields.insert("serviceAccount".to_owned(), json!(name));
-        }
-    }
-}
-
-/// `SetDefaults_PodSpec`, and each container's defaults.
-fn pod_spec(spec: &mut Value) {
-    default(spec, "dnsPolicy", json!("ClusterFirst"));
-    default(spec, "restartPolicy", json!("Always"));
-    default(spec, "securityContext", json!({}));
-    default(spec, "terminationGracePeriodSeconds", json!(30));
-    default(spec, "schedulerName", json!("default-scheduler"));
-    for list in ["initContainers", "containers", "ephemeralContainers"] {
-        for container in spec.get_mut(list).and_then(Value::as_array_mut).into_iter().flatten() {
-            container_defaults(container);
-        }
-    }
-}
-
-fn container_defaults(container: &mut Value) {
-    default(container, "terminationMessagePath", json!("/dev/termination-log"));
-    default(container, "terminationMessagePolicy", json!("File"));
-    let image = container.get("image").and_then(Value::as_str).unwrap_or_default();
-    let policy = if image_tag(image) == "latest" {
-        "Always"
-    } else {
-        "IfNotPresent"
-    };
-    default(container, "imagePullPolicy", json!(policy));
-    // `resources` is a struct without omitempty: it is always encoded.
-    default(container, "resources", json!({}));
-    for port in container
-        .get_mut("ports")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
-        default(port, "protocol", json!("TCP"));
-    }
-}
-
-/// The tag of an image reference as kube-apiserver's parser reads it: `latest` when there is
-/// neither a tag nor a digest, empty with a digest alone.
-fn image_tag(image: &str) -> &str {
-    if image.contains('@') {
-        return "";
-    }
-    let last = image.rsplit('/').next().unwrap_or(image);
-    last.split_once(':').map_or("latest", |(_, tag)| tag)
 }
 
 /// Refuses a `[]byte` field that is not base64 as Go's decoder does (400), naming the first
@@ -424,14 +266,6 @@ fn role_binding(object: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn image_tags_decide_the_pull_policy() {
-        assert_eq!(image_tag("registry.example/app:1"), "1");
-        assert_eq!(image_tag("registry.example:5000/app"), "latest");
-        assert_eq!(image_tag("app:latest"), "latest");
-        assert_eq!(image_tag("app@sha256:abc"), "");
-    }
 
     #[test]
     fn secrets_merge_string_data_and_refuse_bad_base64() {

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
-use crate::semantics::quantity::resource_quantity_errors;
+use crate::semantics::quantity_validation::resource_quantity_errors;
 
 /// The taint effects a node's taint may have.
 const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];

@@ -8,6 +8,7 @@ pub(crate) mod options;
 pub(crate) mod patch;
 pub(crate) mod read;
 pub(crate) mod scale;
+pub(crate) mod strategy;
 pub(crate) mod watch;
 pub(crate) mod write;
 

@@ -19,6 +19,7 @@ use crate::storage::resource::ResourceInfo;
 use crate::verbs::delete;
 use crate::verbs::options::{Ownership, WriteOpts};
 use crate::verbs::read;
+use crate::verbs::strategy::prepare_update;
 
 /// Creates namespace `name` if it does not exist.
 pub(crate) fn ensure_namespace(state: &mut State, name: &str) -> Result<(), ApiStatus> {
@@ -280,7 +281,7 @@ pub(crate) fn commit_update(
     state: &mut State,
     info: &Arc<ResourceInfo>,
     old: Arc<Value>,
-    mut new: Value,
+    new: Value,
     subresource: Option<&str>,
     opts: &WriteOpts,
     ownership: Ownership,
@@ -293,69 +294,8 @@ pub(crate) fn commit_update(
     // (spec for `/status`). kube-apiserver records managed fields before the status strategy
     // copies the old object back, so a `/status` writer owns the labels it sent even though
     // they are not kept.
-    let mut field_view = None;
     let typeable = managed_fields::is_typeable(info, &new) && managed_fields::is_typeable(info, &old);
-    match subresource {
-        Some(sub @ ("status" | "approval")) => {
-            // `/status` changes status alone (and the managed fields that record it): the new
-            // object is the old one with the status sent, and what was sent becomes the view.
-            // A CSR's `/approval` changes its conditions alone.
-            let status = if sub == "approval" {
-                let mut kept = old.get("status").cloned().unwrap_or_else(|| json!({}));
-                kept["conditions"] = new.pointer("/status/conditions").cloned().unwrap_or(Value::Null);
-                Some(kept)
-            } else {
-                new.get("status").cloned()
-            };
-            let managed = new
-                .pointer("/metadata/managedFields")
-                .filter(|_| ownership == Ownership::Applied)
-                .cloned();
-            let mut view = std::mem::replace(&mut new, (*old).clone());
-            match old.get("spec") {
-                Some(spec) => view["spec"] = spec.clone(),
-                None => {
-                    view.as_object_mut().expect("checked object").remove("spec");
-                }
-            }
-            preserve_system_fields(&old, &mut view);
-            if csr::concerns(info) {
-                csr::reset_in_view(&mut view, &old, sub);
-            }
-            field_view = Some(view);
-            match status {
-                Some(status) => new["status"] = status,
-                None => {
-                    new.as_object_mut().expect("object").remove("status");
-                }
-            }
-            if let Some(managed) = managed {
-                meta_mut(&mut new).insert("managedFields".to_owned(), managed);
-            }
-        }
-        Some("ephemeralcontainers") => {
-            // `dropNonEphemeralContainerUpdates`: the stored pod with the ephemeral containers
-            // sent, and nothing else of what was sent.
-            let sent = new.pointer("/spec/ephemeralContainers").cloned();
-            new = (*old).clone();
-            if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
-                match sent {
-                    Some(containers) => spec.insert("ephemeralContainers".to_owned(), containers),
-                    None => spec.remove("ephemeralContainers"),
-                };
-            }
-        }
-        _ if info.status_subresource => match old.get("status") {
-            Some(status) => new["status"] = status.clone(),
-            None => {
-                new.as_object_mut().expect("object").remove("status");
-            }
-        },
-        _ => {}
-    }
-    if csr::concerns(info) {
-        csr::prepare_update(&mut new, &old, subresource);
-    }
+    let (mut new, field_view) = prepare_update(info, &old, new, subresource, ownership);
     defaults::apply(info, &mut new)?;
     check_identity_unchanged(info, &old, &new)?;
     preserve_system_fields(&old, &mut new);

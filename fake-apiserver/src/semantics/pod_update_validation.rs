@@ -1,0 +1,173 @@
+//! What a pod update may change, as `pkg/apis/core/validation/validation.go` has it:
+//! `ValidatePodUpdate` (the images, a shorter deadline, added tolerations; the spec checked
+//! again) and `ValidatePodEphemeralContainersUpdate` (ephemeral containers are only added). The
+//! diffs Go appends to its "may not change" messages (go-cmp's, randomized on purpose) are
+//! shortened to the fields that changed.
+
+use serde_json::{Map, Value};
+
+use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::pod_validation::{images_errors, pod_spec_errors};
+
+/// What a pod update may change, as `updatablePodSpecFieldsNoResources` lists it.
+const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/// `ValidatePodUpdate`: the spec, and no change but the images, the deadline (only shorter)
+/// and added tolerations.
+pub(crate) fn pod_update_errors(pod: &Value, old: &Value) -> Vec<FieldError> {
+    let empty = Value::Object(Map::new());
+    let (spec, old_spec) = (pod.get("spec").unwrap_or(&empty), old.get("spec").unwrap_or(&empty));
+    let mut errors = pod_spec_errors(spec, "spec");
+    errors.extend(images_errors(spec));
+    for list in ["containers", "initContainers"] {
+        let count = |s: &Value| s.get(list).and_then(Value::as_array).map_or(0, Vec::len);
+        if count(spec) != count(old_spec) {
+            errors.push(FieldError::forbidden(
+                format!("spec.{list}"),
+                "pod updates may not add or remove containers",
+            ));
+            return errors;
+        }
+    }
+    let deadline = |s: &Value| s.get("activeDeadlineSeconds").and_then(Value::as_i64);
+    match (deadline(spec), deadline(old_spec)) {
+        (Some(new), Some(before)) if new > before => {
+            let why = "must be less than or equal to previous value";
+            errors.push(FieldError::invalid(
+                "spec.activeDeadlineSeconds",
+                BadValue::Int(new),
+                why,
+            ));
+            return errors;
+        }
+        (None, Some(_)) => errors.push(FieldError::invalid(
+            "spec.activeDeadlineSeconds",
+            BadValue::Raw("(*int64)(nil)".to_owned()),
+            "must not update from a positive integer to nil value",
+        )),
+        _ => {}
+    }
+    let mut munged = spec.clone();
+    for list in ["containers", "initContainers"] {
+        let olds = old_spec
+            .get(list)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        if let Some(items) = munged.get_mut(list).and_then(Value::as_array_mut) {
+            for (item, before) in items.iter_mut().zip(&olds) {
+                item["image"] = before.get("image").cloned().unwrap_or(Value::Null);
+            }
+        }
+    }
+    if let Some(fields) = munged.as_object_mut() {
+        for key in ["activeDeadlineSeconds", "tolerations", "schedulingGates"] {
+            match old_spec.get(key) {
+                Some(value) => fields.insert(key.to_owned(), value.clone()),
+                None => fields.remove(key),
+            };
+        }
+    }
+    if munged != *old_spec {
+        errors.push(FieldError::forbidden(
+            "spec",
+            format!(
+                "pod updates may not change fields other than {UPDATABLE}\n{}",
+                changed_fields(old_spec, &munged)
+            ),
+        ));
+    }
+    errors
+}
+
+/// `ValidatePodEphemeralContainersUpdate`: the spec as a whole, and every ephemeral container
+/// the pod had is still there, unchanged.
+pub(crate) fn ephemeral_update_errors(pod: &Value, old: &Value) -> Vec<FieldError> {
+    let empty = Value::Object(Map::new());
+    let mut errors = pod_spec_errors(pod.get("spec").unwrap_or(&empty), "spec");
+    let list = |p: &Value| {
+        p.pointer("/spec/ephemeralContainers")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (new, before) = (list(pod), list(old));
+    for container in &before {
+        let name = container.get("name").and_then(Value::as_str).unwrap_or_default();
+        match new.iter().find(|c| c.get("name").and_then(Value::as_str) == Some(name)) {
+            None => errors.push(FieldError::forbidden(
+                "spec.ephemeralContainers",
+                format!("existing ephemeral containers {name:?} may not be removed\n"),
+            )),
+            Some(now) if now != container => errors.push(FieldError::forbidden(
+                "spec.ephemeralContainers",
+                format!(
+                    "existing ephemeral containers {name:?} may not be changed\n{}",
+                    changed_fields(container, now)
+                ),
+            )),
+            Some(_) => {}
+        }
+    }
+    errors
+}
+
+/// The fields that differ between two objects, one per line, in the place of go-cmp's diff.
+fn changed_fields(old: &Value, new: &Value) -> String {
+    let (Some(old), Some(new)) = (old.as_object(), new.as_object()) else {
+        return String::new();
+    };
+    let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| old.get(*k) != new.get(*k))
+        .map(|k| {
+            format!(
+                "  {k}: {} -> {}\n",
+                old.get(k).unwrap_or(&Value::Null),
+                new.get(k).unwrap_or(&Value::Null)
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn pod() -> Value {
+        json!({"spec": {"restartPolicy": "Never", "dnsPolicy": "ClusterFirst",
+            "containers": [{"name": "c", "image": "busybox", "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent"}]}})
+    }
+
+    #[test]
+    fn a_pod_update_should_change_images_only() {
+        let mut image = pod();
+        image["spec"]["containers"][0]["image"] = json!("busybox:2");
+        assert!(pod_update_errors(&image, &pod()).is_empty());
+        let mut policy = pod();
+        policy["spec"]["restartPolicy"] = json!("Always");
+        let errors = pod_update_errors(&policy, &pod());
+        assert!(
+            errors[0]
+                .detail
+                .starts_with("pod updates may not change fields other than")
+        );
+    }
+
+    #[test]
+    fn ephemeral_containers_should_only_be_added() {
+        let mut one = pod();
+        one["spec"]["ephemeralContainers"] =
+            json!([{"name": "e", "image": "busybox", "terminationMessagePolicy": "File", "imagePullPolicy": "Always"}]);
+        assert!(ephemeral_update_errors(&one, &pod()).is_empty());
+        let errors = ephemeral_update_errors(&pod(), &one);
+        assert_eq!(
+            errors[0].detail,
+            "existing ephemeral containers \"e\" may not be removed\n"
+        );
+    }
+}

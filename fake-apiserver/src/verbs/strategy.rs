@@ -1,0 +1,95 @@
+//! What the strategies' `PrepareForUpdate` keep of an update, by the path it took: the main
+//! resource keeps its stored status (when the kind has a `/status`), `/status` keeps the
+//! stored object but its status, a CertificateSigningRequest's `/approval` keeps everything but
+//! its conditions, and `pods/ephemeralcontainers` everything but the ephemeral containers
+//! (`dropNonEphemeralContainerUpdates`); and what the field manager compares, the write as sent
+//! less the fields the strategy resets (`GetResetFields`), recorded before the strategy copies
+//! the old object back.
+
+use serde_json::{Value, json};
+
+use crate::semantics::csr;
+use crate::semantics::validation::preserve_system_fields;
+use crate::storage::object::meta_mut;
+use crate::storage::resource::ResourceInfo;
+use crate::verbs::options::Ownership;
+
+/// The object an update of `old` to `new` through `subresource` stores, and the view of it
+/// the field manager compares when that is not the object itself.
+pub(crate) fn prepare_update(
+    info: &ResourceInfo,
+    old: &Value,
+    mut new: Value,
+    subresource: Option<&str>,
+    ownership: Ownership,
+) -> (Value, Option<Value>) {
+    let mut field_view: Option<Value> = None;
+    match subresource {
+        Some(sub @ ("status" | "approval")) => {
+            // `/status` changes status alone (and the managed fields that record it): the new
+            // object is the old one with the status sent, and what was sent becomes the view.
+            // A CSR's `/approval` changes its conditions alone.
+            let status = if sub == "approval" {
+                let mut kept = old.get("status").cloned().unwrap_or_else(|| json!({}));
+                kept["conditions"] = new.pointer("/status/conditions").cloned().unwrap_or(Value::Null);
+                Some(kept)
+            } else {
+                new.get("status").cloned()
+            };
+            let managed = new
+                .pointer("/metadata/managedFields")
+                .filter(|_| ownership == Ownership::Applied)
+                .cloned();
+            let mut view = std::mem::replace(&mut new, old.clone());
+            match old.get("spec") {
+                Some(spec) => view["spec"] = spec.clone(),
+                None => {
+                    if let Some(fields) = view.as_object_mut() {
+                        fields.remove("spec");
+                    }
+                }
+            }
+            preserve_system_fields(old, &mut view);
+            if csr::concerns(info) {
+                csr::reset_in_view(&mut view, old, sub);
+            }
+            field_view = Some(view);
+            match status {
+                Some(status) => new["status"] = status,
+                None => {
+                    if let Some(fields) = new.as_object_mut() {
+                        fields.remove("status");
+                    }
+                }
+            }
+            if let Some(managed) = managed {
+                meta_mut(&mut new).insert("managedFields".to_owned(), managed);
+            }
+        }
+        Some("ephemeralcontainers") => {
+            // `dropNonEphemeralContainerUpdates`: the stored pod with the ephemeral containers
+            // sent, and nothing else of what was sent.
+            let sent = new.pointer("/spec/ephemeralContainers").cloned();
+            new = old.clone();
+            if let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) {
+                match sent {
+                    Some(containers) => spec.insert("ephemeralContainers".to_owned(), containers),
+                    None => spec.remove("ephemeralContainers"),
+                };
+            }
+        }
+        _ if info.status_subresource => match old.get("status") {
+            Some(status) => new["status"] = status.clone(),
+            None => {
+                if let Some(fields) = new.as_object_mut() {
+                    fields.remove("status");
+                }
+            }
+        },
+        _ => {}
+    }
+    if csr::concerns(info) {
+        csr::prepare_update(&mut new, old, subresource);
+    }
+    (new, field_view)
+}
