@@ -3,6 +3,7 @@
 //! per handler; a panicking call skipped; subscriptions' sync state; what inline handlers may
 //! not do, refused rather than deadlocked (those tests run on two threads, so that their
 //! timeouts fire if one deadlocks).
+//! The servers start empty (`bootstrap(false)`): the tests count every ConfigMap of `default`.
 
 #[path = "support/informers.rs"]
 mod informers;
@@ -25,7 +26,7 @@ use tokio::sync::mpsc;
 
 #[tokio::test]
 async fn handlers_should_see_adds_updates_and_deletes_in_order() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     api.create(&PostParams::default(), &configmap("existing"))
         .await
@@ -77,7 +78,7 @@ async fn handlers_should_see_adds_updates_and_deletes_in_order() {
 
 #[tokio::test]
 async fn a_late_handler_should_first_receive_the_cache() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     for name in ["a", "b"] {
         api.create(&PostParams::default(), &configmap(name)).await.unwrap();
@@ -110,7 +111,7 @@ async fn a_late_handler_should_first_receive_the_cache() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_handler_should_not_delay_another() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     let informer = informer(server.client());
     let slow_seen = Arc::new(Mutex::new(0));
@@ -143,7 +144,7 @@ async fn a_slow_handler_should_not_delay_another() {
 async fn resync_should_redeliver_the_cache_per_handler() {
     // The same for handlers on their own tasks and inline ones.
     for inline in [false, true] {
-        let server = FakeApiServer::new();
+        let server = FakeApiServer::builder().bootstrap(false).build();
         let api: Api<ConfigMap> = Api::default_namespaced(server.client());
         api.create(&PostParams::default(), &configmap("a")).await.unwrap();
         let informer = informer(server.client());
@@ -168,7 +169,7 @@ async fn resync_should_redeliver_the_cache_per_handler() {
 
 #[tokio::test]
 async fn a_panicking_handler_should_skip_one_notification_not_all() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     let informer = informer(server.client());
     let (sender, mut events) = mpsc::unbounded_channel();
@@ -187,7 +188,7 @@ async fn a_panicking_handler_should_skip_one_notification_not_all() {
 
 #[tokio::test]
 async fn subscriptions_should_know_when_their_initial_list_is_taken() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     let informer = informer(server.client());
     informer.run();
@@ -221,7 +222,7 @@ async fn subscriptions_should_know_when_their_initial_list_is_taken() {
 }
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_inline_handler_adding_a_handler_should_be_refused_not_deadlocked() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     let informer = informer(server.client());
     let other = informers::informer(server.client());
@@ -249,7 +250,7 @@ async fn an_inline_handler_adding_a_handler_should_be_refused_not_deadlocked() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_inline_handler_that_removes_itself_should_be_dropped_at_once() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     let informer = informer(server.client());
     let registration: Arc<OnceLock<HandlerRegistration>> = Arc::default();

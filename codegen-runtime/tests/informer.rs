@@ -2,6 +2,7 @@
 //! 410, a transform before the store, objects that do not decode, one watch per type in a
 //! factory, an engine that panics, updates whose field sets are taken from the cache, managed
 //! fields stripped (handlers and subscriptions: `handlers.rs`).
+//! The servers start empty (`bootstrap(false)`): the tests count every ConfigMap of `default`.
 
 #[path = "support/informers.rs"]
 mod informers;
@@ -24,7 +25,7 @@ use tokio::sync::mpsc;
 
 #[tokio::test]
 async fn a_forced_relist_should_report_missed_deletes_as_tombstones() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     for name in ["a", "b", "c"] {
         api.create(&PostParams::default(), &configmap(name)).await.unwrap();
@@ -57,7 +58,7 @@ async fn a_forced_relist_should_report_missed_deletes_as_tombstones() {
 
 #[tokio::test]
 async fn subscribers_transforms_and_removal_should_work() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     let options = InformerOptions {
         namespace: Some("default".into()),
@@ -105,7 +106,7 @@ async fn subscribers_transforms_and_removal_should_work() {
 
 #[tokio::test]
 async fn an_object_that_does_not_decode_should_be_skipped() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     api.create(&PostParams::default(), &configmap("good")).await.unwrap();
     // A ConfigMap whose data is not a map of strings cannot decode into k8s-openapi's type.
@@ -135,7 +136,7 @@ async fn the_factory_should_open_one_watch_per_type_for_all_consumers() {
     use fake_apiserver::Verb;
     use k8s_openapi::api::apps::v1::Deployment;
 
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::namespaced(server.client(), "kube-system");
     api.create(&PostParams::default(), &configmap("elsewhere"))
         .await
@@ -216,7 +217,7 @@ async fn the_factory_should_open_one_watch_per_type_for_all_consumers() {
 
 #[tokio::test]
 async fn a_relist_should_not_report_undecodable_objects_as_deleted() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     api.create(&PostParams::default(), &configmap("g")).await.unwrap();
     let informer = informer(server.client());
@@ -245,7 +246,7 @@ async fn a_relist_should_not_report_undecodable_objects_as_deleted() {
 
 #[tokio::test]
 async fn an_informer_whose_engine_panics_should_stop_rather_than_drift() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     api.create(&PostParams::default(), &configmap("boom")).await.unwrap();
     let informer = informer(server.client());
@@ -279,9 +280,12 @@ async fn an_informer_whose_engine_panics_should_stop_rather_than_drift() {
 
 #[tokio::test]
 async fn an_informer_without_handlers_should_hold_every_update_whole_with_its_managed_fields() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
-    api.create(&PostParams::default(), &configmap("a")).await.unwrap();
+    // With data: kube-apiserver tracks no later writer of an object created without a field.
+    let mut created = configmap("a");
+    created.data = Some([("k".to_owned(), "a".to_owned())].into());
+    api.create(&PostParams::default(), &created).await.unwrap();
     let informer = informer(server.client());
     informer.run();
     informer.wait_for_sync().await;
@@ -316,7 +320,7 @@ async fn an_informer_without_handlers_should_hold_every_update_whole_with_its_ma
 async fn an_informer_stripping_managed_fields_should_hold_the_servers_objects_without_them() {
     use kube::runtime::watcher;
 
-    let server = FakeApiServer::builder().watch_list(true).build();
+    let server = FakeApiServer::builder().bootstrap(false).watch_list(true).build();
     let api: Api<ConfigMap> = Api::default_namespaced(server.client());
     // With data, so that the server records a writer of it.
     let with_data = |name: &str| {

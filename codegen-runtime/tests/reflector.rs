@@ -2,6 +2,7 @@
 //! relists at once while failures back off, and a streaming list is used where the server has
 //! it and replaced by a list where it refuses it; and, in real time, a list's next page is
 //! asked for while a page is decoded, and followed where a page names it only after its items.
+//! The servers start empty (`bootstrap(false)`): the tests count every ConfigMap of `default`.
 
 #[path = "support/intercepted.rs"]
 mod intercepted;
@@ -27,7 +28,7 @@ use tokio::time::Instant;
 
 #[tokio::test(start_paused = true)]
 async fn an_expired_resource_version_should_relist_at_once_and_a_failure_back_off() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     create(&server, "first").await;
     let informer = running(server.client(), watcher::Config::default());
     assert!(informer.wait_for_sync().await);
@@ -73,7 +74,7 @@ async fn an_expired_resource_version_should_relist_at_once_and_a_failure_back_of
 
 #[tokio::test(start_paused = true)]
 async fn a_streaming_list_should_be_used_or_replaced_by_a_list() {
-    let server = FakeApiServer::builder().watch_list(true).build();
+    let server = FakeApiServer::builder().bootstrap(false).watch_list(true).build();
     create(&server, "a").await;
     create(&server, "b").await;
     server.clear_actions();
@@ -90,7 +91,7 @@ async fn a_streaming_list_should_be_used_or_replaced_by_a_list() {
     streaming.shutdown().await;
 
     // A server without the WatchList feature (v1.33's default) refuses `sendInitialEvents` with 422.
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     create(&server, "a").await;
     create(&server, "b").await;
     let start = Instant::now();
@@ -111,7 +112,7 @@ async fn a_streaming_list_should_be_used_or_replaced_by_a_list() {
 /// the server has been asked for the second page, or 5 s have passed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_next_page_should_be_asked_for_while_a_page_is_decoded() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     for name in ["a", "b", "c"] {
         create(&server, name).await;
     }
@@ -157,7 +158,7 @@ async fn the_next_page_should_be_asked_for_while_a_page_is_decoded() {
 /// each page and the informer must follow the token it decoded with the items.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_continue_token_after_the_items_should_be_followed() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     for name in ["a", "b", "c"] {
         create(&server, name).await;
     }

@@ -3,6 +3,7 @@
 //! whose resourceVersion has expired by the time it is watched from, a continue token that
 //! expires. None may become a loop of requests; each must end in a synced cache or a backoff
 //! that grows. (Streaming lists: `streaming.rs`.)
+//! The servers start empty (`bootstrap(false)`): the tests count every ConfigMap of `default`.
 
 #[path = "support/answers.rs"]
 mod answers;
@@ -29,7 +30,7 @@ const TOO_OLD: &str = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"api
 /// When the informer sent its watches and its lists of ConfigMaps, in `window` of real time,
 /// to a server answering each watch with `watch_body` at once.
 async fn requests_in(window: Duration, watch_body: &'static str) -> (Vec<Instant>, Vec<Instant>) {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     create(&server, "a").await;
     let sent = Arc::new(Mutex::new((Vec::new(), Vec::new())));
     let client = {
@@ -94,7 +95,7 @@ async fn a_list_whose_resource_version_expires_at_once_should_be_listed_again_wi
 
 #[tokio::test(start_paused = true)]
 async fn a_continue_token_that_expires_should_be_listed_again_in_one_answer() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     for name in ["a", "b", "c"] {
         create(&server, name).await;
     }
@@ -139,7 +140,7 @@ async fn a_continue_token_that_expires_should_be_listed_again_in_one_answer() {
 
 #[tokio::test(start_paused = true)]
 async fn a_watch_event_of_an_unknown_type_should_be_skipped() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     create(&server, "a").await;
     let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let client = intercepted(&server, move |request, service| {
@@ -174,7 +175,7 @@ async fn a_watch_event_of_an_unknown_type_should_be_skipped() {
 /// from a cache that does not catch up in time, or 410), it lists the latest at once.
 #[tokio::test(start_paused = true)]
 async fn a_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     create(&server, "a").await;
     let lists = Arc::new(Mutex::new(Vec::<String>::new()));
     let client = {
@@ -218,7 +219,7 @@ async fn a_relist_should_ask_for_no_older_than_the_store_had_or_for_the_latest()
 /// history compacted) is not a second watch in a row that ended at once, and relists at once.
 #[tokio::test(start_paused = true)]
 async fn a_410_after_a_failure_should_relist_after_that_failure_s_backoff_only() {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     create(&server, "a").await;
     let informer = running(server.client(), watcher::Config::default());
     assert!(informer.wait_for_sync().await);
@@ -246,7 +247,7 @@ async fn a_410_after_a_failure_should_relist_after_that_failure_s_backoff_only()
 /// lines, one chunk each, then `cut` (a broken connection) or its end; each request's kind and
 /// when it came, once the informer has sent at least `count` of them.
 async fn after_the_first_watch(first_watch: Vec<String>, cut: bool, count: usize) -> Vec<(&'static str, Instant)> {
-    let server = FakeApiServer::new();
+    let server = FakeApiServer::builder().bootstrap(false).build();
     create(&server, "a").await;
     let asked = Arc::new(Mutex::new(Vec::<(&'static str, Instant)>::new()));
     let client = {

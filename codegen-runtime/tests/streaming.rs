@@ -2,6 +2,7 @@
 //! reflector does against kube-apiserver: replaced by a list at once when they fail, asking for
 //! the latest state where the version they asked for is gone, and always ending at the
 //! bookmark kube-apiserver sends after their initial events.
+//! The servers start empty (`bootstrap(false)`): the tests count every ConfigMap of `default`.
 
 #[path = "support/answers.rs"]
 mod answers;
@@ -26,7 +27,7 @@ use tokio::time::Instant;
 /// end, before the bookmark that would end their initial events: what it asked for, and how
 /// long it took to sync.
 async fn streaming_list_cut_halfway(broken: bool) -> (Vec<String>, Duration) {
-    let server = FakeApiServer::builder().watch_list(true).build();
+    let server = FakeApiServer::builder().bootstrap(false).watch_list(true).build();
     for name in ["a", "b"] {
         create(&server, name).await;
     }
@@ -80,7 +81,7 @@ async fn a_streaming_list_cut_halfway_should_be_replaced_by_a_list_at_once() {
 #[tokio::test(start_paused = true)]
 async fn a_streaming_list_answered_with_an_error_in_its_stream_should_be_replaced_by_a_list() {
     const CANNOT: &str = "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"a watch stream was requested by the client but the required storage feature RequestWatchProgress is disabled\",\"reason\":\"InternalError\",\"code\":500}}\n";
-    let server = FakeApiServer::builder().watch_list(true).build();
+    let server = FakeApiServer::builder().bootstrap(false).watch_list(true).build();
     create(&server, "a").await;
     let client = intercepted(&server, |request, service| async move {
         if query(&request).contains("sendInitialEvents=true") {
@@ -103,7 +104,7 @@ async fn a_streaming_list_answered_with_an_error_in_its_stream_should_be_replace
 
 #[tokio::test(start_paused = true)]
 async fn a_streaming_list_should_ask_for_the_bookmark_that_ends_it_even_with_bookmarks_off() {
-    let server = FakeApiServer::builder().watch_list(true).build();
+    let server = FakeApiServer::builder().bootstrap(false).watch_list(true).build();
     create(&server, "a").await;
     let config = watcher::Config::default().streaming_lists().disable_bookmarks();
     let informer = running(server.client(), config);
@@ -145,7 +146,7 @@ async fn streaming_relists(
     why: &str,
     refusal: fn() -> http::Response<ResponseBody>,
 ) {
-    let server = FakeApiServer::builder().watch_list(true).build();
+    let server = FakeApiServer::builder().bootstrap(false).watch_list(true).build();
     create(&server, "a").await;
     let streams = Arc::new(Mutex::new(Vec::<String>::new()));
     let client = {
