@@ -152,16 +152,7 @@ fn condition_errors(csr: &Value, old: Option<&Value>) -> Vec<FieldError> {
         } else {
             &["False", "True", "Unknown"]
         };
-        if status.is_empty() {
-            errors.push(FieldError::required(format!("{at}.status"), ""));
-        } else if !allowed.contains(&status) {
-            let supported: Vec<String> = allowed.iter().map(|s| (*s).to_owned()).collect();
-            errors.push(FieldError::not_supported(
-                format!("{at}.status"),
-                status.into(),
-                &supported,
-            ));
-        }
+        errors.extend(FieldError::enum_string(&format!("{at}.status"), status, allowed));
         if !allow_both {
             let exclusive = match kind.as_str() {
                 "Approved" => {

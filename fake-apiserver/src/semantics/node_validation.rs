@@ -153,16 +153,7 @@ fn taint_errors(taints: Option<&Value>, field: &str) -> Vec<FieldError> {
                 value_errors.join(";"),
             ));
         }
-        if effect.is_empty() {
-            errors.push(FieldError::required(format!("{at}.effect"), ""));
-        } else if !TAINT_EFFECTS.contains(&effect) {
-            let supported: Vec<String> = TAINT_EFFECTS.iter().map(|e| (*e).to_owned()).collect();
-            errors.push(FieldError::not_supported(
-                format!("{at}.effect"),
-                effect.into(),
-                &supported,
-            ));
-        }
+        errors.extend(FieldError::enum_string(&format!("{at}.effect"), effect, TAINT_EFFECTS));
         let pair = (effect.to_owned(), key.to_owned());
         if seen.contains(&pair) {
             let added = if taint.get("timeAdded").is_some_and(|t| !t.is_null()) {
