@@ -36,10 +36,11 @@ const SYSTEM_FIELDS: [&str; 9] = [
 ];
 
 /// The `k:` segment of a keyed list element, or `None` when it lacks a key.
-pub(super) fn key_segment(item: &Value, keys: &[String]) -> Option<String> {
+pub(super) fn key_segment(item: &Value, keys: &[(String, Option<Value>)]) -> Option<String> {
     let mut key = Map::new();
-    for name in keys {
-        key.insert(name.clone(), item.get(name)?.clone());
+    for (name, default) in keys {
+        let value = item.get(name).or(default.as_ref())?;
+        key.insert(name.clone(), value.clone());
     }
     Some(format!("k:{}", Value::Object(key)))
 }

@@ -94,8 +94,9 @@ pub(crate) enum ListKind {
     Atomic,
     /// Scalars, each a `v:` member.
     Set,
-    /// Objects, each a `k:` element keyed by these fields.
-    Map(Vec<String>),
+    /// Objects, each a `k:` element keyed by these fields, with the value a field takes where
+    /// an item omits it (its schema default: structured-merge-diff keys such an item by it).
+    Map(Vec<(String, Option<Value>)>),
 }
 
 /// The kind of the list at `path` (named `field`), from the schema or the built-in merge keys.
@@ -106,11 +107,17 @@ pub(crate) fn list_kind(shape: Shape<'_>, path: &[String], field: &str, items: &
             Some("set") => ListKind::Set,
             Some("map") => {
                 let keys = schema.get("x-kubernetes-list-map-keys").and_then(Value::as_array);
+                let default = |name: &str| {
+                    schema
+                        .pointer(&format!("/items/properties/{name}/default"))
+                        .filter(|d| !d.is_null())
+                        .cloned()
+                };
                 ListKind::Map(
                     keys.into_iter()
                         .flatten()
                         .filter_map(Value::as_str)
-                        .map(str::to_owned)
+                        .map(|name| (name.to_owned(), default(name)))
                         .collect(),
                 )
             }
@@ -123,8 +130,12 @@ pub(crate) fn list_kind(shape: Shape<'_>, path: &[String], field: &str, items: &
     // Server-side apply keys ports by number and protocol (`+listMapKey`), where strategic merge
     // patch keys them by number alone.
     match (field, strategic::merge_key(field, items)) {
-        ("ports", Some(number)) => ListKind::Map(vec![number.to_owned(), "protocol".to_owned()]),
-        (_, Some(key)) => ListKind::Map(vec![key.to_owned()]),
+        // A port's `protocol` defaults to TCP in the built-in kinds' OpenAPI.
+        ("ports", Some(number)) => ListKind::Map(vec![
+            (number.to_owned(), None),
+            ("protocol".to_owned(), Some(Value::from("TCP"))),
+        ]),
+        (_, Some(key)) => ListKind::Map(vec![(key.to_owned(), None)]),
         (_, None) => ListKind::Atomic,
     }
 }

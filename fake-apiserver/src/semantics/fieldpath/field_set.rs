@@ -138,8 +138,8 @@ fn item_segment(kind: &ListKind, item: &Value) -> Result<String, String> {
         (ListKind::Map(_), Value::Null) => Err("associative list with keys may not have a null element".into()),
         (ListKind::Map(keys), Value::Object(fields)) => {
             let mut key = Map::new();
-            for name in keys {
-                let Some(value) = fields.get(name) else {
+            for (name, default) in keys {
+                let Some(value) = fields.get(name).or(default.as_ref()) else {
                     return Err(format!(
                         "associative list with keys has an element that omits key field {name:?} (and doesn't have default value)"
                     ));
