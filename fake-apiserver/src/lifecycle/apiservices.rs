@@ -71,13 +71,17 @@ fn api_service(group: &str, version: &str, priorities: (i64, i64), automanaged: 
     })
 }
 
-/// The APIServices kube-apiserver registers at start for the built-in group-versions served.
-pub(crate) fn register_builtin(state: &mut State) {
-    let Some(info) = state
+/// The `apiservices` resource, when served.
+fn served(state: &State) -> Option<Arc<ResourceInfo>> {
+    state
         .registry
         .find("apiregistration.k8s.io", "v1", "apiservices")
         .cloned()
-    else {
+}
+
+/// The APIServices kube-apiserver registers at start for the built-in group-versions served.
+pub(crate) fn register_builtin(state: &mut State) {
+    let Some(info) = served(state) else {
         return;
     };
     let served: Vec<(String, String)> = state
@@ -122,11 +126,7 @@ fn local_condition() -> Value {
 /// The CRD registration controller: an APIService for every version a CRD of `group` serves,
 /// none for the others it registered.
 pub(super) fn sync_crd_group(state: &mut State, group: &str) {
-    let Some(info) = state
-        .registry
-        .find("apiregistration.k8s.io", "v1", "apiservices")
-        .cloned()
-    else {
+    let Some(info) = served(state) else {
         return;
     };
     let crds = state.info("apiextensions.k8s.io", "v1", "customresourcedefinitions");
@@ -262,7 +262,7 @@ fn set_condition(api_service: &mut Value, condition: Value) -> bool {
 /// The APIServices backed by the Service `namespace/name`, whose availability a change of it
 /// decides.
 pub(super) fn backed_by(state: &State, namespace: &str, name: &str) -> Vec<String> {
-    let Some(info) = state.registry.find("apiregistration.k8s.io", "v1", "apiservices") else {
+    let Some(info) = served(state) else {
         return Vec::new();
     };
     state

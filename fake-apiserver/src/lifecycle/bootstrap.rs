@@ -48,21 +48,32 @@ pub(crate) fn cluster_objects() -> Vec<Value> {
             "sessionAffinity": "None",
         },
     })];
-    match serde_json::from_str::<Vec<Value>>(BOOTSTRAP_RBAC) {
-        // kube-apiserver writes the aggregated roles without rules: those are the aggregation
-        // controller's to fill in.
-        Ok(rbac) => objects.extend(rbac.into_iter().map(|mut role| {
-            if role.get("aggregationRule").is_some()
-                && let Some(fields) = role.as_object_mut()
-            {
-                fields.remove("rules");
-            }
-            role
-        })),
-        // The file is part of the crate; a broken one fails the tests that read the policy.
-        Err(error) => tracing::error!(%error, "the bootstrap RBAC policy does not parse"),
-    }
+    objects.extend(policy().iter().cloned());
     objects
+}
+
+/// The bootstrap RBAC policy, parsed once. kube-apiserver writes the aggregated roles without
+/// rules: those are the aggregation controller's to fill in.
+fn policy() -> &'static [Value] {
+    static POLICY: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+    POLICY.get_or_init(|| match serde_json::from_str::<Vec<Value>>(BOOTSTRAP_RBAC) {
+        Ok(rbac) => rbac
+            .into_iter()
+            .map(|mut role| {
+                if role.get("aggregationRule").is_some()
+                    && let Some(fields) = role.as_object_mut()
+                {
+                    fields.remove("rules");
+                }
+                role
+            })
+            .collect(),
+        // The file is part of the crate; a broken one fails the tests that read the policy.
+        Err(error) => {
+            tracing::error!(%error, "the bootstrap RBAC policy does not parse");
+            Vec::new()
+        }
+    })
 }
 
 /// Whether a write to this object is one the namespace's controllers undo: the `default`

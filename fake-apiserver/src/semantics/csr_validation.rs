@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
 use crate::semantics::x509_request::{check_certificates, check_request};
+use crate::storage::object;
 
 /// The key usages a request may ask for (`allValidUsages`, sorted as Go lists them).
 const USAGES: &[&str] = &[
@@ -60,11 +61,13 @@ pub(crate) fn csr_errors(csr: &Value, old: Option<&Value>) -> Vec<FieldError> {
             why,
         ));
     }
-    let usages = strings(csr.pointer("/spec/usages"));
+    let usages = object::string_list(csr.pointer("/spec/usages"));
     if usages.is_empty() {
         errors.push(FieldError::required("spec.usages", ""));
     }
-    let old_usages = old.map(|o| strings(o.pointer("/spec/usages"))).unwrap_or_default();
+    let old_usages = old
+        .map(|o| object::string_list(o.pointer("/spec/usages")))
+        .unwrap_or_default();
     if !old_usages.iter().any(|u| !USAGES.contains(&u.as_str())) {
         let supported: Vec<String> = USAGES.iter().map(|u| (*u).to_owned()).collect();
         for (i, usage) in usages.iter().enumerate().filter(|(_, u)| !USAGES.contains(&u.as_str())) {
@@ -295,14 +298,6 @@ fn bytes(csr: &Value, pointer: &str) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD
         .decode(text)
         .unwrap_or_default()
-}
-
-fn strings(list: Option<&Value>) -> Vec<String> {
-    list.and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|v| v.as_str().unwrap_or_default().to_owned())
-        .collect()
 }
 
 fn has_duplicates(items: &[String]) -> bool {

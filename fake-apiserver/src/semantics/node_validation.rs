@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
 use crate::semantics::quantity_validation::resource_quantity_errors;
+use crate::storage::object;
 
 /// The taint effects a node's taint may have.
 const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
@@ -20,7 +21,7 @@ const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
 pub(crate) fn node_errors(node: &Value) -> Vec<FieldError> {
     let mut errors = taint_errors(node.pointer("/spec/taints"), "metadata.taints");
     errors.extend(resource_errors(node));
-    let cidrs = strings(node.pointer("/spec/podCIDRs"));
+    let cidrs = object::string_list(node.pointer("/spec/podCIDRs"));
     let field = "spec.podCIDRs";
     for (i, cidr) in cidrs.iter().enumerate() {
         if parse_cidr(cidr).is_err() {
@@ -76,8 +77,8 @@ pub(crate) fn node_update_errors(node: &Value, old: &Value) -> Vec<FieldError> {
             ));
         }
     }
-    let old_cidrs = strings(old.pointer("/spec/podCIDRs"));
-    let new_cidrs = strings(node.pointer("/spec/podCIDRs"));
+    let old_cidrs = object::string_list(old.pointer("/spec/podCIDRs"));
+    let new_cidrs = object::string_list(node.pointer("/spec/podCIDRs"));
     let forbidden = || {
         FieldError::forbidden(
             "spec.podCIDRs",
@@ -170,14 +171,6 @@ fn taint_errors(taints: Option<&Value>, field: &str) -> Vec<FieldError> {
         seen.push(pair);
     }
     errors
-}
-
-fn strings(list: Option<&Value>) -> Vec<String> {
-    list.and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|v| v.as_str().unwrap_or_default().to_owned())
-        .collect()
 }
 
 /// Go's `net.ParseCIDR`, as netutils' sloppy variant (leading zeros in IPv4 octets allowed):

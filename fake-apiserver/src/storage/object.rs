@@ -88,7 +88,8 @@ pub(crate) fn generation(object: &Value) -> i64 {
         .unwrap_or(0)
 }
 
-fn string_list(value: Option<&Value>) -> Vec<String> {
+/// The strings of a JSON list (none when absent).
+pub(crate) fn string_list(value: Option<&Value>) -> Vec<String> {
     value
         .and_then(Value::as_array)
         .map(|items| items.iter().filter_map(Value::as_str).map(str::to_owned).collect())

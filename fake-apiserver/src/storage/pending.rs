@@ -103,6 +103,11 @@ impl PendingWork {
 
     /// Queues a reaction, due after its delay.
     pub(crate) fn push(&mut self, work: Pending) {
+        // One queued aggregation covers every ClusterRole written before it runs.
+        let queued = |w: &Pending| matches!(w, Pending::AggregateClusterRoles);
+        if queued(&work) && self.queue.iter().any(|(_, w)| queued(w)) {
+            return;
+        }
         let due = Instant::now() + work.delay(self.base_delay);
         self.queue.push((due, work));
     }
