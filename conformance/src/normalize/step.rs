@@ -155,6 +155,8 @@ pub(super) fn reshape(map: &Map<String, Value>, soft: &mut Map<String, Value>) -
     let kind = map.get("kind").and_then(Value::as_str);
     let set_like = map.contains_key("verbs")
         || map.contains_key("freshness")
+        || map.contains_key("resourceRules")
+        || map.contains_key("nonResourceRules")
         || matches!(kind, Some("APIResourceList" | "APIGroupList"));
     if !is_table && !set_like {
         return None;
@@ -207,7 +209,8 @@ fn table(mut t: Map<String, Value>, soft: Option<&mut Map<String, Value>>) -> Ma
     t
 }
 
-/// Lists whose order means nothing, sorted: verbs, discovery resources and groups.
+/// Lists whose order means nothing, sorted: verbs, discovery resources and groups, and a rules
+/// review's rules (kube-apiserver lists bindings in its informer cache's map order).
 fn sort_set_like(mut v: Map<String, Value>) -> Map<String, Value> {
     if let Some(Value::Array(verbs)) = v.get_mut("verbs")
         && verbs.iter().all(Value::is_string)
@@ -236,7 +239,36 @@ fn sort_set_like(mut v: Map<String, Value>) -> Map<String, Value> {
     {
         resources.sort_by_cached_key(by("resource"));
     }
+    for rules in ["resourceRules", "nonResourceRules"] {
+        if let Some(Value::Array(items)) = v.get_mut(rules)
+            && items.iter().all(Value::is_object)
+        {
+            items.sort_by_cached_key(rule_key);
+        }
+    }
     v
+}
+
+/// A policy rule's sort key, as the recorder computes it: its lists in a fixed order, verbs
+/// sorted.
+fn rule_key(rule: &Value) -> String {
+    let parts: Vec<String> = ["verbs", "apiGroups", "resources", "resourceNames", "nonResourceURLs"]
+        .into_iter()
+        .map(|field| {
+            let mut items: Vec<String> = rule
+                .get(field)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(python_str)
+                .collect();
+            if field == "verbs" {
+                items.sort();
+            }
+            items.join(",")
+        })
+        .collect();
+    parts.join("|")
 }
 
 /// Python's `str()` of a JSON value, as far as the sort keys need it.
