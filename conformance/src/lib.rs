@@ -28,10 +28,13 @@ use crate::scenario::{LoadError, Scenario};
 /// The kube-apiserver version the corpus was recorded on.
 pub const RECORDED_VERSION: &str = "v1.28.7";
 
-/// The in-memory server set to answer as the recorded kube-apiserver's minor does.
+/// The in-memory server set to answer as the recorded kube-apiserver's minor does, with
+/// authentication and RBAC on as the recording cluster had them (its clients send the admin's
+/// token, as the recorder sent the cluster admin's).
 pub fn corpus_server() -> fake_apiserver::FakeApiServer {
     fake_apiserver::FakeApiServer::builder()
         .kube_version(RECORDED_VERSION)
+        .authentication(true)
         .build()
 }
 

@@ -51,6 +51,8 @@ pub struct Scenario {
     /// The category the report groups by.
     #[serde(default = "uncategorized")]
     pub category: String,
+    /// What the scenario checks, for its readers.
+    pub note: Option<String>,
     /// Whether a fresh namespace `{ns}` is created first and deleted after.
     #[serde(default = "yes")]
     pub namespace: bool,

@@ -15,7 +15,10 @@ async fn corpus_recorded_on_1_31_should_replay_against_the_server_set_to_1_31() 
         corpus.scenarios.len() >= 28,
         "the shared corpus' scenarios are recorded on 1.31"
     );
-    let server = FakeApiServer::builder().kube_version("v1.31.2").build();
+    let server = FakeApiServer::builder()
+        .kube_version("v1.31.2")
+        .authentication(true)
+        .build();
     let (results, _) = replay(&corpus, &Recorder::new(server.client(), "in-process"), |_| true).await;
     let differing: Vec<String> = results
         .iter()

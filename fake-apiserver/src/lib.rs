@@ -18,6 +18,8 @@
 //! resource table ([`ResourceInfo`], one row per served resource) says what each resource
 //! serves — scope, verbs, subresources, names — and which [`Lifecycle`] acts on its objects.
 
+mod auth;
+mod credentials;
 mod go_order;
 mod http;
 mod lifecycle;

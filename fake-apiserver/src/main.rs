@@ -26,6 +26,15 @@ struct Args {
     /// Seed this many ConfigMaps of about 1.5 KB, spread over 100 namespaces (for benchmarks).
     #[arg(long, default_value_t = 0)]
     seed_configmaps: usize,
+    /// Answer every request as the admin's, without authentication or RBAC authorization (by
+    /// default both are on: the kubeconfig carries the admin's token, a request without a token
+    /// is anonymous, and RBAC decides what each user may do, as on a cluster).
+    #[arg(long)]
+    no_authentication: bool,
+    /// Also accept this bearer token, `TOKEN,USER,UID[,GROUP...]` (a `--token-auth-file` line;
+    /// repeatable).
+    #[arg(long = "token", value_name = "TOKEN,USER,UID[,GROUP...]")]
+    tokens: Vec<String>,
 }
 
 /// Why the server did not start or stop cleanly.
@@ -41,6 +50,8 @@ enum Error {
     Signals(std::io::Error),
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
+    #[error("--token {0:?}: give TOKEN,USER,UID and any groups, comma-separated")]
+    Token(String),
 }
 
 fn main() -> ExitCode {
@@ -66,9 +77,20 @@ async fn serve(args: Args) -> Result<(), Error> {
     // Registered first, so a signal during start-up stops the server instead of killing it.
     let mut interrupt = signal(SignalKind::interrupt()).map_err(Error::Signals)?;
     let mut terminate = signal(SignalKind::terminate()).map_err(Error::Signals)?;
-    let server = FakeApiServer::builder()
+    let mut builder = FakeApiServer::builder()
         .auto_create_namespaces(args.auto_create_namespaces)
-        .build();
+        .authentication(!args.no_authentication);
+    for line in &args.tokens {
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        let [token, user, uid, groups @ ..] = &fields[..] else {
+            return Err(Error::Token(line.clone()));
+        };
+        if token.is_empty() || user.is_empty() {
+            return Err(Error::Token(line.clone()));
+        }
+        builder = builder.static_token(token, user, uid, groups);
+    }
+    let server = builder.build();
     seed(&server, args.seed_configmaps).map_err(Error::Seed)?;
     let served = server.serve(args.addr).await?;
     served.write_kubeconfig(&args.kubeconfig)?;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::auth::Authenticator;
 use crate::lifecycle::{self, Writes};
 use crate::status::ApiStatus;
 use crate::storage::builtin::builtins;
@@ -43,6 +44,8 @@ pub struct FakeApiServer {
 
 pub(crate) struct Inner {
     pub(crate) state: Mutex<State>,
+    /// The credentials it accepts, and whether it checks them.
+    pub(crate) authenticator: Authenticator,
     pub(crate) testing: Mutex<Testing>,
     pub(crate) options: Options,
     /// Wakes the controller task, asleep until its next due reaction, when a request left a
@@ -98,6 +101,7 @@ impl Inner {
 #[derive(Debug)]
 pub struct FakeApiServerBuilder {
     options: Options,
+    pub(crate) authenticator: Authenticator,
     record_actions: bool,
     resources: Vec<ResourceInfo>,
     objects: Vec<Value>,
@@ -131,6 +135,7 @@ impl FakeApiServer {
                 controller_delay: Duration::from_millis(100),
                 bootstrap: true,
             },
+            authenticator: Authenticator::new(),
             record_actions: true,
             resources: Vec::new(),
             objects: Vec::new(),
@@ -352,6 +357,7 @@ impl FakeApiServerBuilder {
                 testing: Mutex::new(Testing::new(self.record_actions)),
                 wake: tokio::sync::Notify::new(),
                 options: self.options,
+                authenticator: self.authenticator,
             }),
         }
     }

@@ -202,6 +202,11 @@ impl ApiStatus {
         Self::new(400, "BadRequest", message)
     }
 
+    /// 401 Unauthorized: credentials no authenticator accepts (kube-apiserver says no more).
+    pub fn unauthorized() -> Self {
+        Self::new(401, "Unauthorized", "Unauthorized")
+    }
+
     /// 403 Forbidden.
     pub fn forbidden(message: impl Into<String>) -> Self {
         Self::new(403, "Forbidden", message)

@@ -22,18 +22,35 @@ fn binary_should_serve_until_sigterm() {
         .unwrap();
     let url = url.trim();
     let address = url.strip_prefix("http://").expect("an http URL on the first line");
-    assert!(std::fs::read_to_string(&kubeconfig).unwrap().contains(url));
+    let config = std::fs::read_to_string(&kubeconfig).unwrap();
+    assert!(config.contains(url));
+    let token = config
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("token: "))
+        .expect("the kubeconfig carries the admin's token");
 
-    let mut stream = TcpStream::connect(address).unwrap();
-    write!(
-        stream,
-        "GET /api/v1/namespaces/default HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
+    let get = |authorization: &str| {
+        let mut stream = TcpStream::connect(address).unwrap();
+        write!(
+            stream,
+            "GET /api/v1/namespaces/default HTTP/1.1\r\nHost: {address}\r\n{authorization}Connection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        response
+    };
+    let response = get(&format!("Authorization: Bearer {token}\r\n"));
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(response.contains(r#""name":"default""#), "{response}");
+    // Authentication and RBAC are on: no token is the anonymous user, an unknown one is refused.
+    let anonymous = get("");
+    assert!(anonymous.starts_with("HTTP/1.1 403"), "{anonymous}");
+    assert!(
+        anonymous.contains(r#"User \"system:anonymous\" cannot get resource \"namespaces\""#),
+        "{anonymous}"
+    );
+    assert!(get("Authorization: Bearer wrong\r\n").starts_with("HTTP/1.1 401"));
 
     let killed = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])

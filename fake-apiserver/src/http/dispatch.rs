@@ -10,6 +10,7 @@ use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
 use tokio::sync::mpsc;
 
+use crate::auth::{self, UserInfo};
 use crate::http::openapi;
 use crate::http::query;
 use crate::http::route::{ResourceRoute, Route, route};
@@ -47,14 +48,26 @@ impl Inner {
     async fn route_and_run(self: &Arc<Self>, request: Request<Bytes>) -> Result<Response<ResponseBody>, ApiStatus> {
         let (parts, body) = request.into_parts();
         let raw_query = parts.uri.query();
-        let query = query::parse(raw_query)?;
         let path = parts.uri.path();
+        let asked = auth::Request {
+            method: parts.method.as_str(),
+            path,
+            query: raw_query,
+            headers: &parts.headers,
+        };
+        let user = Arc::new(self.authenticator.admit(&self.state(), &asked)?);
+        let query = query::parse(raw_query)?;
         let routed = route(&parts.method, path, query.watch, &self.state().registry)?;
         let document = match routed {
             Route::Resource(resource) => {
-                return self
-                    .resource_request(resource, &parts.headers, raw_query, query, body)
-                    .await;
+                let request = Incoming {
+                    headers: &parts.headers,
+                    raw_query,
+                    query,
+                    body,
+                    user,
+                };
+                return self.resource_request(resource, request).await;
             }
             Route::Version => discovery::version(&self.options.version),
             Route::Health => return Ok(plain_response(StatusCode::OK, Bytes::from_static(b"ok"), "text/plain")),
@@ -130,11 +143,15 @@ impl Inner {
     async fn resource_request(
         self: &Arc<Self>,
         route: ResourceRoute,
-        headers: &HeaderMap,
-        raw_query: Option<&str>,
-        query: Query,
-        body: Bytes,
+        request: Incoming<'_>,
     ) -> Result<Response<ResponseBody>, ApiStatus> {
+        let Incoming {
+            headers,
+            raw_query,
+            query,
+            body,
+            user,
+        } = request;
         let needs_namespace = route.info.namespaced && route.namespace.is_none();
         let served = route.subresource.is_some() || route.info.serves(route.verb, None);
         // kube-apiserver has no all-namespaces create or deletecollection route: 405 as for a verb
@@ -220,7 +237,16 @@ impl Inner {
         if let Some(deprecation) = &route.info.deprecation_warning {
             warnings.extend([deprecation.clone()]);
         }
-        let answer = self.run_verb(&route, &query, render, &content_type, &user_agent, &body, &warnings);
+        let answer = self.run_verb(
+            &route,
+            &query,
+            render,
+            &content_type,
+            &user_agent,
+            &body,
+            &warnings,
+            &user,
+        );
         let mut response = match answer {
             Ok((code, bytes)) => json_response(code, bytes),
             Err(status) => status_response(&status),
@@ -228,6 +254,15 @@ impl Inner {
         add_warnings(response.headers_mut(), warnings.take());
         Ok(response)
     }
+}
+
+/// A resource request past authorization: what the verb reads of it, and who sent it.
+struct Incoming<'a> {
+    headers: &'a HeaderMap,
+    raw_query: Option<&'a str>,
+    query: Query,
+    body: Bytes,
+    user: Arc<UserInfo>,
 }
 
 /// The action a request is, without its body.

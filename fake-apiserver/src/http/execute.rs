@@ -7,6 +7,7 @@ use bytes::Bytes;
 use http::StatusCode;
 use serde_json::Value;
 
+use crate::auth::UserInfo;
 use crate::go_order::{GoStruct, Ordered};
 use crate::http::route::ResourceRoute;
 use crate::http::table::{self, Render};
@@ -19,7 +20,7 @@ use crate::verbs::options::{DeleteOpts, Query, Warnings, WriteOpts};
 use crate::verbs::patch::{PatchRequest, decode_body};
 use crate::verbs::read::{Filter, list_body};
 use crate::verbs::write::Checked;
-use crate::verbs::{authentication, component_status, delete, patch, read, scale, write};
+use crate::verbs::{authentication, authorization, component_status, delete, patch, read, scale, write};
 
 /// A rendered answer, or the status that refuses the request.
 pub(crate) type Answer = Result<(StatusCode, Vec<u8>), ApiStatus>;
@@ -36,6 +37,7 @@ impl Inner {
         user_agent: &str,
         body: &Bytes,
         warnings: &Warnings,
+        user: &Arc<UserInfo>,
     ) -> Answer {
         query.validate(route.verb, content_type, self.options.watch_list)?;
         let info = &route.info;
@@ -49,6 +51,7 @@ impl Inner {
             dry_run: query.dry_run(),
             validation: query.validation(),
             warnings: warnings.clone(),
+            requester: Some(user.clone()),
         };
         // A create or update body is decoded and checked before the lock: it needs nothing
         // stored. A `/scale` body is a Scale, checked as one, whatever the resource.
@@ -64,8 +67,19 @@ impl Inner {
             let answer = match subresource {
                 Some(_) => authentication::request_token(&state, namespace, name, body, &manager)?,
                 None if info.plural == "tokenreviews" => authentication::review_token(&state, info, body, &manager)?,
-                None => authentication::review_self(info, body)?,
+                None => authentication::review_self(info, body, user)?,
             };
+            return Ok((StatusCode::CREATED, render_one(info, render, &answer)));
+        }
+        if route.verb == Verb::Create && authorization::concerns(info) {
+            let state = self.state();
+            let reviewer = authorization::Reviewer {
+                state: &state,
+                authenticator: &self.authenticator,
+                requester: user,
+            };
+            let namespace = route.namespace.as_deref().unwrap_or_default();
+            let answer = reviewer.review(info, namespace, body, &manager)?;
             return Ok((StatusCode::CREATED, render_one(info, render, &answer)));
         }
         let check = || write::check(sent_as, decoding::decode_object(sent_as, body)?, &opts);
@@ -147,13 +161,14 @@ impl Inner {
                 Ok(Outcome::Object(StatusCode::OK, component_status::get(name)?))
             }
             Action::List if component_status::concerns(info) => Ok(Outcome::List(component_status::list(info, query)?)),
-            Action::Get => {
-                let found = read::get(&state, info, namespace, name)?;
-                if subresource == Some("scale") {
-                    return Ok(Outcome::Scale(StatusCode::OK, scale::view(info, &found)));
-                }
-                Ok(Outcome::Shown(StatusCode::OK, found))
+            Action::Get if subresource == Some("scale") => {
+                let found = scale::parent(&state, info, namespace, name)?;
+                Ok(Outcome::Scale(StatusCode::OK, scale::view(info, &found)))
             }
+            Action::Get => Ok(Outcome::Shown(
+                StatusCode::OK,
+                read::get(&state, info, namespace, name)?,
+            )),
             Action::List => Ok(Outcome::List(read::list(&state, info, namespace, query)?)),
             // A body's error comes after the resource's, as kube-apiserver routes before it
             // decodes.

@@ -91,7 +91,8 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
     let (group, version, rest) = match segments[..] {
         ["api", version, ref rest @ ..] => ("", version, rest),
         ["apis", group, version, ref rest @ ..] => (group, version, rest),
-        _ => return Err(ApiStatus::no_route()),
+        // Outside the API roots nothing but the mux's own 404 answers.
+        _ => return Ok(Route::PageNotFound),
     };
     // The legacy `/watch/` prefix means the same as `?watch=true`.
     let (rest, watch) = match rest {

@@ -34,6 +34,8 @@ pub enum ServeError {
 /// A [`FakeApiServer`] listening on a socket; stops serving when dropped.
 pub struct ServedApiServer {
     addr: SocketAddr,
+    /// The admin's bearer token, which kubeconfigs written for the server carry.
+    token: String,
     accept: tokio::task::JoinHandle<()>,
 }
 
@@ -76,7 +78,11 @@ impl FakeApiServer {
                 });
             }
         });
-        Ok(ServedApiServer { addr, accept })
+        Ok(ServedApiServer {
+            addr,
+            token: self.admin_token().to_owned(),
+            accept,
+        })
     }
 }
 
@@ -91,13 +97,15 @@ impl ServedApiServer {
         format!("http://{}", self.addr)
     }
 
-    /// A kubeconfig (YAML) whose current context points at this server, namespace `default`.
+    /// A kubeconfig (YAML) whose current context points at this server, namespace `default`,
+    /// as the admin (its bearer token).
     pub fn kubeconfig(&self) -> String {
         format!(
             "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n    server: {}\n\
              contexts:\n- name: fake\n  context:\n    cluster: fake\n    user: fake\n    namespace: default\n\
-             current-context: fake\nusers:\n- name: fake\n  user: {{}}\n",
-            self.url()
+             current-context: fake\nusers:\n- name: fake\n  user:\n    token: {}\n",
+            self.url(),
+            self.token
         )
     }
 
@@ -112,10 +120,12 @@ impl ServedApiServer {
         std::fs::rename(&partial, path).map_err(error)
     }
 
-    /// A `kube::Config` for this server, for clients in this process.
+    /// A `kube::Config` for this server as the admin, for clients in this process.
     pub fn kube_config(&self) -> kube::Config {
         let url = self.url().parse().expect("a socket address makes a valid URL");
-        kube::Config::new(url)
+        let mut config = kube::Config::new(url);
+        config.auth_info.token = Some(self.token.clone().into());
+        config
     }
 }
 

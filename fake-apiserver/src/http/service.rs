@@ -19,6 +19,17 @@ use crate::status_body;
 #[derive(Clone)]
 pub struct FakeService {
     inner: Arc<Inner>,
+    /// The `Authorization` header sent with requests that carry none.
+    credentials: Option<http::HeaderValue>,
+}
+
+impl FakeService {
+    /// The service sending `token` as the bearer token of every request that has no
+    /// `Authorization` header of its own.
+    pub fn with_credentials(mut self, token: &str) -> Self {
+        self.credentials = http::HeaderValue::from_str(&format!("Bearer {token}")).ok();
+        self
+    }
 }
 
 impl<B> tower::Service<Request<B>> for FakeService
@@ -37,8 +48,14 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let inner = self.inner.clone();
+        let credentials = self.credentials.clone();
         Box::pin(async move {
-            let (parts, body) = request.into_parts();
+            let (mut parts, body) = request.into_parts();
+            if let Some(credentials) = credentials
+                && !parts.headers.contains_key(http::header::AUTHORIZATION)
+            {
+                parts.headers.insert(http::header::AUTHORIZATION, credentials);
+            }
             let bytes: Bytes = match body.collect().await {
                 Ok(collected) => collected.to_bytes(),
                 Err(e) => {
@@ -56,17 +73,21 @@ where
 }
 
 impl FakeApiServer {
-    /// The server as a tower `Service`.
+    /// The server as a tower `Service`, sending requests as they are: without an
+    /// `Authorization` header they are anonymous when authentication is on
+    /// ([`FakeService::with_credentials`] adds one).
     pub fn service(&self) -> FakeService {
         FakeService {
             inner: self.inner.clone(),
+            credentials: None,
         }
     }
 
-    /// A `kube::Client` whose requests this server answers, with `default` as its namespace.
+    /// A `kube::Client` whose requests this server answers as the admin's (its
+    /// [`FakeApiServer::admin_token`]), with `default` as its namespace.
     ///
     /// Must be called inside a tokio runtime (kube's client spawns its request buffer).
     pub fn client(&self) -> kube::Client {
-        kube::Client::new(self.service(), "default")
+        kube::Client::new(self.service().with_credentials(self.admin_token()), "default")
     }
 }

@@ -67,10 +67,6 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
             let namespace = object::namespace(body).to_owned();
             pod_admission::admit_create(state, info, &namespace, body).map(|()| None)
         }
-        Lifecycle::Plain if crate::semantics::csr::concerns(info) => {
-            crate::semantics::csr::prepare_create(body);
-            Ok(None)
-        }
         Lifecycle::Plain if nodes::concerns(info) => {
             nodes::admit_create(body);
             Ok(None)

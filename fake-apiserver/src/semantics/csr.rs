@@ -6,19 +6,22 @@
 
 use serde_json::{Value, json};
 
-use crate::semantics::requester;
+use crate::auth::UserInfo;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 
 /// `PrepareForCreate`: the requester's identity in place of what was sent, and no status.
-pub(crate) fn prepare_create(csr: &mut Value) {
+pub(crate) fn prepare_create(csr: &mut Value, requester: &UserInfo) {
     let Some(spec) = csr.get_mut("spec").and_then(Value::as_object_mut) else {
         return;
     };
     spec.remove("extra");
-    spec.insert("username".to_owned(), json!(requester::USERNAME));
-    spec.insert("uid".to_owned(), json!(requester::UID));
-    spec.insert("groups".to_owned(), json!(requester::GROUPS));
+    spec.insert("username".to_owned(), json!(requester.name));
+    spec.insert("uid".to_owned(), json!(requester.uid));
+    spec.insert("groups".to_owned(), json!(requester.groups));
+    if !requester.extra.is_empty() {
+        spec.insert("extra".to_owned(), json!(requester.extra));
+    }
     csr["status"] = json!({});
 }
 
@@ -140,8 +143,8 @@ mod tests {
         assert_eq!(new["status"]["conditions"][0]["reason"], "Old");
         assert!(new["status"]["conditions"][1]["lastUpdateTime"].is_string());
         let mut created = json!({"spec": {"username": "someone", "extra": {"a": ["b"]}}});
-        prepare_create(&mut created);
-        assert_eq!(created["spec"]["username"], requester::USERNAME);
+        prepare_create(&mut created, &UserInfo::admin());
+        assert_eq!(created["spec"]["username"], "admin");
         assert!(created["spec"].get("extra").is_none());
     }
 }

@@ -26,7 +26,6 @@ pub(crate) mod pod_update_validation;
 pub(crate) mod pod_validation;
 pub(crate) mod quantity;
 pub(crate) mod quantity_validation;
-pub(crate) mod requester;
 pub(crate) mod scale_checks;
 pub(crate) mod schema;
 pub(crate) mod selector;

@@ -63,6 +63,9 @@ fn zero_of(group: &str, kind: &str) -> Value {
         }
         ("authentication.k8s.io", "TokenReview") => json!({"spec": {}, "status": {"user": {}}}),
         ("authentication.k8s.io", "SelfSubjectReview") => json!({"status": {"userInfo": {}}}),
+        ("authorization.k8s.io", "SubjectAccessReview" | "SelfSubjectAccessReview" | "LocalSubjectAccessReview") => {
+            json!({"spec": {}, "status": {"allowed": false}})
+        }
         ("batch", "Job") => json!({"spec": {"template": template}, "status": {}}),
         ("coordination.k8s.io", "Lease") => json!({"spec": {}}),
         ("apiregistration.k8s.io", "APIService") => {

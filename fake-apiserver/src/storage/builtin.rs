@@ -115,6 +115,45 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             ..b("authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews").cluster_scoped()
         },
         ResourceInfo {
+            verbs: vec![Verb::Create],
+            ..b(
+                "authorization.k8s.io",
+                "v1",
+                "SubjectAccessReview",
+                "subjectaccessreviews",
+            )
+            .cluster_scoped()
+        },
+        ResourceInfo {
+            verbs: vec![Verb::Create],
+            ..b(
+                "authorization.k8s.io",
+                "v1",
+                "SelfSubjectAccessReview",
+                "selfsubjectaccessreviews",
+            )
+            .cluster_scoped()
+        },
+        ResourceInfo {
+            verbs: vec![Verb::Create],
+            ..b(
+                "authorization.k8s.io",
+                "v1",
+                "SelfSubjectRulesReview",
+                "selfsubjectrulesreviews",
+            )
+            .cluster_scoped()
+        },
+        ResourceInfo {
+            verbs: vec![Verb::Create],
+            ..b(
+                "authorization.k8s.io",
+                "v1",
+                "LocalSubjectAccessReview",
+                "localsubjectaccessreviews",
+            )
+        },
+        ResourceInfo {
             categories: vec!["api-extensions".to_owned()],
             ..b("apiregistration.k8s.io", "v1", "APIService", "apiservices")
                 .cluster_scoped()

@@ -3,13 +3,15 @@
 //! in, the same with a signed token out), `tokenreviews`
 //! (`pkg/registry/authentication/tokenreview/storage.go`: whether a token authenticates, and
 //! as whom: the token's own checks, then its service account, secret or pod must still be the
-//! one it names) and `selfsubjectreviews` (the requester, who is always the admin here).
+//! one it names) and `selfsubjectreviews` (the requester, as authenticated or impersonated).
 
 use serde_json::{Value, json};
 
+use crate::auth::UserInfo;
+use crate::auth::authenticate;
 use crate::semantics::field_error::{BadValue, FieldError};
-use crate::semantics::service_account_token::{self, Claims, ISSUER, Refusal};
-use crate::semantics::{managed_fields, requester};
+use crate::semantics::managed_fields;
+use crate::semantics::service_account_token::{self, Claims, ISSUER};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
@@ -36,7 +38,7 @@ fn token_request_info() -> ResourceInfo {
 
 /// The decoded body of a create: a JSON object of `kind` (absent kind and version default to
 /// it), or Go's decoding refusal.
-fn decode(body: &[u8], group: &str, kind: &str) -> Result<Value, ApiStatus> {
+pub(crate) fn decode(body: &[u8], group: &str, kind: &str) -> Result<Value, ApiStatus> {
     let value: Value = serde_json::from_slice(body)
         .ok()
         .filter(Value::is_object)
@@ -54,7 +56,12 @@ fn decode(body: &[u8], group: &str, kind: &str) -> Result<Value, ApiStatus> {
 }
 
 /// The managed fields a create of `object` records for `manager` (through `subresource`).
-fn with_managed_fields(info: &ResourceInfo, mut object: Value, manager: &str, subresource: Option<&str>) -> Value {
+pub(crate) fn with_managed_fields(
+    info: &ResourceInfo,
+    mut object: Value,
+    manager: &str,
+    subresource: Option<&str>,
+) -> Value {
     let status = object.as_object_mut().and_then(|o| o.remove("status"));
     managed_fields::record_update(None, &mut object, info, manager, subresource, &object::now());
     if let Some(status) = status {
@@ -251,74 +258,23 @@ pub(crate) fn review_token(state: &State, info: &ResourceInfo, body: &[u8], mana
     object::meta_mut(&mut review).insert("creationTimestamp".to_owned(), Value::Null);
     let mut review = with_managed_fields(info, review, manager, None);
     let now = jiff::Timestamp::now().as_second();
-    review["status"] = match service_account_token::verify(&token, &wanted, now)
-        .and_then(|claims| still_valid(state, claims))
-    {
-        Ok(claims) => {
-            let mut user = json!({
-                "username": format!("system:serviceaccount:{}:{}", claims.namespace, claims.name),
-                "uid": claims.uid,
-                "groups": ["system:serviceaccounts", format!("system:serviceaccounts:{}", claims.namespace), "system:authenticated"],
-            });
-            if let Some((_, name, uid)) = claims.bound.filter(|(kind, _, _)| kind == "pod") {
-                user["extra"] = json!({
-                    "authentication.kubernetes.io/pod-name": [name],
-                    "authentication.kubernetes.io/pod-uid": [uid],
-                });
-            }
-            json!({ "authenticated": true, "user": user, "audiences": claims.audiences })
+    review["status"] = match authenticate::service_account_user(state, &token, &wanted, now) {
+        Ok((user, claims)) => {
+            json!({ "authenticated": true, "user": user.authenticated().to_json(), "audiences": claims.audiences })
         }
         Err(refusal) => json!({ "user": {}, "error": refusal.to_string() }),
     };
     Ok(review)
 }
 
-/// The validator's checks of what a token names: its service account (not deleted, the same
-/// uid), and the secret or pod it is bound to.
-fn still_valid(state: &State, claims: Claims) -> Result<Claims, Refusal> {
-    let invalid = |why: String| Refusal::Invalid(why);
-    let accounts = state.info("", "v1", "serviceaccounts");
-    let account = state
-        .object(&accounts, Some(&claims.namespace), &claims.name)
-        .ok_or_else(|| invalid(format!("serviceaccounts {:?} not found", claims.name)))?;
-    if object::is_deleting(&account) {
-        return Err(invalid(format!(
-            "service account {}/{} has been deleted",
-            claims.namespace, claims.name
-        )));
-    }
-    if object::uid(&account) != claims.uid {
-        return Err(invalid(format!(
-            "service account UID ({}) does not match claim ({})",
-            object::uid(&account),
-            claims.uid
-        )));
-    }
-    if let Some((kind, name, uid)) = &claims.bound {
-        let plural = if kind == "pod" { "pods" } else { "secrets" };
-        let info = state.info("", "v1", plural);
-        let found = state
-            .object(&info, Some(&claims.namespace), name)
-            .filter(|o| !object::is_deleting(o))
-            .ok_or_else(|| invalid("service account token has been invalidated".to_owned()))?;
-        if object::uid(&found) != uid {
-            return Err(invalid(format!(
-                "{kind} UID ({}) does not match service account {kind} ref claim ({uid})",
-                object::uid(&found)
-            )));
-        }
-    }
-    Ok(claims)
-}
-
 /// POST `selfsubjectreviews`: who the requester is.
-pub(crate) fn review_self(info: &ResourceInfo, body: &[u8]) -> Result<Value, ApiStatus> {
+pub(crate) fn review_self(info: &ResourceInfo, body: &[u8], requester: &UserInfo) -> Result<Value, ApiStatus> {
     let mut review = decode(body, &info.group, &info.kind)?;
     review["apiVersion"] = json!("authentication.k8s.io/v1");
     review["kind"] = json!("SelfSubjectReview");
     object::meta_mut(&mut review).insert("creationTimestamp".to_owned(), json!(object::now()));
     review["status"] = json!({
-        "userInfo": { "username": requester::USERNAME, "uid": requester::UID, "groups": requester::GROUPS },
+        "userInfo": requester.to_json(),
     });
     Ok(review)
 }

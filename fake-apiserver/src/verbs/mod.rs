@@ -2,6 +2,7 @@
 
 pub(crate) mod apply;
 pub(crate) mod authentication;
+pub(crate) mod authorization;
 pub(crate) mod component_status;
 pub(crate) mod delete;
 pub(crate) mod options;

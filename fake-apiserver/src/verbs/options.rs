@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+use crate::auth::UserInfo;
 use crate::status::ApiStatus;
 use crate::storage::verb::Verb;
 
@@ -229,6 +230,8 @@ pub(crate) struct WriteOpts {
     pub(crate) validation: FieldValidation,
     /// Where the write's `Warning` headers are collected.
     pub(crate) warnings: Warnings,
+    /// Who writes, for RBAC's escalation checks; `None` for the server's own controllers.
+    pub(crate) requester: Option<Arc<UserInfo>>,
 }
 
 /// `fieldValidation`: what a write does with fields the kind does not know, or sent twice.

@@ -52,7 +52,7 @@ pub(crate) fn apply(
             return Err(ApiStatus::invalid(info, request.name, &causes));
         }
     };
-    let old = read::get(state, info, request.namespace, request.name)?;
+    let old = parent(state, info, request.namespace, request.name)?;
     write::check_resource_version(info, request.name, object::resource_version(config), &old)?;
 
     let replicas_in_scale = field_path(".spec.replicas");
@@ -126,6 +126,26 @@ pub(crate) fn apply(
     Ok((Arc::new(view(info, &stored)), false))
 }
 
+/// The object whose `/scale` is asked for. A built-in kind's scale storage names itself in its
+/// 404 (`deployments/scale.apps "x" not found`); a custom resource's names the resource.
+pub(crate) fn parent(
+    state: &State,
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    name: &str,
+) -> Result<Arc<Value>, ApiStatus> {
+    read::get(state, info, namespace, name).map_err(|status| {
+        if status.code != 404 || !info.builtin {
+            return status;
+        }
+        let scale = ResourceInfo {
+            plural: format!("{}/scale", info.plural),
+            ..info.clone()
+        };
+        ApiStatus::not_found(&scale, name)
+    })
+}
+
 /// PUT on `/scale`, of a body checked as a Scale ([`BODY_TYPE`]).
 pub(crate) fn update(
     state: &mut State,
@@ -136,7 +156,7 @@ pub(crate) fn update(
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
     let scale = scale.into_value();
-    let old = read::get(state, info, namespace, name)?;
+    let old = parent(state, info, namespace, name)?;
     write::check_resource_version(info, name, object::resource_version(&scale), &old)?;
     write(state, info, old, &scale, opts)
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::auth::{UserInfo, escalation};
 use crate::lifecycle;
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::schema::{self, Scope};
@@ -120,6 +121,9 @@ pub(crate) fn create(
     if let Some(ns) = namespace {
         check_namespace_open(state, info, object::name(&body), ns)?;
     }
+    if let Some(requester) = &opts.requester {
+        escalation::check_write(state, requester, info, &body, None)?;
+    }
     let meta = meta_mut(&mut body);
     let name = meta.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
     let name = if name.is_empty() {
@@ -205,6 +209,10 @@ pub(crate) fn create(
             meta_mut(&mut body).remove("managedFields");
         }
     }
+    if csr::concerns(info) {
+        let requester = opts.requester.as_deref().cloned().unwrap_or_else(UserInfo::admin);
+        csr::prepare_create(&mut body, &requester);
+    }
     let defined = lifecycle::admit_create(state, info, &mut body)?;
     if opts.dry_run {
         return Ok(Arc::new(body));
@@ -289,6 +297,9 @@ pub(crate) fn commit_update(
     let name = object::name(&old).to_owned();
     if !new.is_object() {
         return Err(ApiStatus::bad_request("the request body must be a JSON object"));
+    }
+    if let Some(requester) = &opts.requester {
+        escalation::check_write(state, requester, info, &new, Some(&old))?;
     }
     // What the field manager compares: the write as sent, less the fields the strategy resets
     // (spec for `/status`). kube-apiserver records managed fields before the status strategy

@@ -4,6 +4,7 @@
 mod common;
 
 mod aids;
+mod auth;
 mod builtins;
 mod crd;
 mod delete;
