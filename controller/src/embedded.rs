@@ -88,10 +88,13 @@ pub fn objects(path: &'static str, yaml: &str) -> Result<Vec<Value>, EmbeddedErr
 /// Starts the server on `address`, installs the bundled manifests, writes a kubeconfig to
 /// `kubeconfig` (default: in the temporary directory) and starts the Deployment simulator.
 pub async fn start(address: SocketAddr, kubeconfig: Option<PathBuf>) -> Result<Embedded, EmbeddedError> {
-    // A long-running server: it keeps no record of the requests it answered.
+    // A long-running server: it keeps no record of the requests it answered. Served to
+    // kubectl, it authenticates and authorizes as a cluster does; the kubeconfig written for
+    // it, and the controller in this process, are the admin.
     let server = FakeApiServer::builder()
         .auto_create_namespaces(true)
         .record_actions(false)
+        .authentication(true)
         .build();
     for (path, yaml) in MANIFESTS {
         for object in objects(path, yaml)? {

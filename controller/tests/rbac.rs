@@ -1,7 +1,9 @@
 //! RBAC against behaviour: the controllers run every path (VirtualMachine create, usage, delete;
 //! Foo create, scale, refuse; events and their repeats; leader election and release) on the
-//! in-memory API server, and every (group, resource, verb) they requested must be granted by
-//! `deploy/rbac/role.yaml`, and every rule it grants must have been used.
+//! in-memory API server with authentication and RBAC on, as the ServiceAccount `deploy/rbac`
+//! binds, so a request the manifests do not allow is refused 403 as on a cluster (and the
+//! path that needed it never completes). Every (group, resource, verb) they requested must be
+//! granted by `deploy/rbac/role.yaml`, and every rule it grants must have been used.
 
 mod common;
 
@@ -10,7 +12,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use codegen_runtime::LeaderElectionConfig;
-use common::{foo, server, until_gone, vm, wait_for};
+use common::{foo, until_gone, vm, wait_for};
+use controller::embedded::{MANIFESTS, objects};
+use fake_apiserver::FakeApiServer;
 use controller::vm::simulated::SimulatedHypervisor;
 use controller::{RunOptions, run};
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
@@ -57,10 +61,36 @@ fn granted() -> (BTreeSet<Permission>, String) {
     (granted, lease_namespace)
 }
 
+const NAMESPACE: &str = "kube-codegen-system";
+const SERVICE_ACCOUNT: &str = "kube-codegen-controller";
+
+/// An API server with authentication and RBAC on, holding the CRDs and what `deploy/` gives
+/// the controller: its namespace, ServiceAccount, roles and bindings.
+fn server_enforcing_deploy_rbac() -> FakeApiServer {
+    let server = FakeApiServer::builder()
+        .auto_create_namespaces(true)
+        .authentication(true)
+        .build();
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/");
+    let deployed = ["namespace.yaml", "rbac/service_account.yaml", "rbac/role.yaml", "rbac/role_binding.yaml"]
+        .map(|file| (file, std::fs::read_to_string(format!("{root}{file}")).unwrap()));
+    let crds = MANIFESTS
+        .iter()
+        .filter(|(path, _)| path.starts_with("deploy/crds/"))
+        .map(|(path, yaml)| (*path, (*yaml).to_owned()));
+    for (path, yaml) in crds.chain(deployed) {
+        for object in objects(path, &yaml).unwrap() {
+            server.insert(&object).unwrap();
+        }
+    }
+    server
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_controllers_should_use_exactly_what_deploy_rbac_grants() {
     let (granted, lease_namespace) = granted();
-    let server = server();
+    assert_eq!(lease_namespace, NAMESPACE);
+    let server = server_enforcing_deploy_rbac();
     // The test's own requests carry a user agent, so they can be told from the controllers'.
     let tagged = tower::ServiceBuilder::new()
         .map_request(|mut request: http::Request<kube::client::Body>| {
@@ -69,8 +99,9 @@ async fn the_controllers_should_use_exactly_what_deploy_rbac_grants() {
                 .insert(http::header::USER_AGENT, http::HeaderValue::from_static(TEST_AGENT));
             request
         })
-        .service(server.service());
+        .service(server.service().with_credentials(server.admin_token()));
     let test_client = kube::Client::new(tagged, "default");
+    let controller_client = server.service_account_client(NAMESPACE, SERVICE_ACCOUNT).unwrap();
     let shutdown = CancellationToken::new();
     let options = RunOptions {
         leader_election: Some(LeaderElectionConfig {
@@ -81,7 +112,7 @@ async fn the_controllers_should_use_exactly_what_deploy_rbac_grants() {
         vm_refresh: Duration::from_secs(1),
         ..RunOptions::new("rbac-test-controller", Arc::new(SimulatedHypervisor::new()))
     };
-    let task = tokio::spawn(run(server.client(), options, shutdown.clone()));
+    let task = tokio::spawn(run(controller_client, options, shutdown.clone()));
 
     let vms = Api::<VirtualMachine>::namespaced(test_client.clone(), "default");
     let foos = Api::<Foo>::namespaced(test_client.clone(), "default");
