@@ -1,25 +1,64 @@
-//! How field management sees a resource's values: which lists are sets, keyed maps or atomic
-//! (the CRD schema's `x-kubernetes-list-type`, or for built-ins and metadata the patch merge
-//! keys) and which structs are owned whole.
+//! How field management sees a resource's values: which lists are sets, keyed maps or atomic,
+//! which maps and structs are owned whole, as structured-merge-diff types them. A custom
+//! resource's come from its CRD schema (`x-kubernetes-list-type`, `x-kubernetes-map-type`); a
+//! built-in kind's from kube-apiserver's own OpenAPI definitions, as kube-openapi's `schemaconv`
+//! reads them (`builtin_shapes.json`, written by `hack/builtin-shapes.py` from the v1.28.7
+//! `api/openapi-spec/v3` documents: a list's type, else its patch strategy and merge key, else
+//! atomic).
 
-use serde_json::Value;
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
 
 use crate::semantics::strategic;
 use crate::storage::resource::ResourceInfo;
 
-/// Where list semantics come from: the resource's schema, if any, at the current node, and the
-/// structs its Go types mark `+structType=atomic`.
+/// Where list semantics come from: the schema at the current node (a CRD's, or a built-in
+/// type's OpenAPI definition), with the definitions its `$ref`s name.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shape<'a> {
     schema: Option<&'a Value>,
-    atomic: &'static [&'static str],
+    /// The OpenAPI definitions of the built-in types, for a built-in kind.
+    definitions: Option<&'static Map<String, Value>>,
+}
+
+/// The built-in types' shapes: `kinds` (`group/version/Kind` → definition) and `definitions`.
+fn builtin_shapes() -> &'static Value {
+    static SHAPES: OnceLock<Value> = OnceLock::new();
+    SHAPES
+        .get_or_init(|| serde_json::from_str(include_str!("builtin_shapes.json")).expect("builtin_shapes.json is JSON"))
 }
 
 impl<'a> Shape<'a> {
     pub(crate) fn of(info: &'a ResourceInfo) -> Self {
+        if info.builtin {
+            let shapes = builtin_shapes();
+            let key = format!("{}/{}/{}", info.group, info.version, info.kind);
+            let definitions = shapes.get("definitions").and_then(Value::as_object);
+            let root = shapes
+                .pointer("/kinds")
+                .and_then(|kinds| kinds.get(&key))
+                .and_then(Value::as_str)
+                .and_then(|name| definitions?.get(name));
+            if let Some(root) = root {
+                return Self {
+                    schema: Some(root),
+                    definitions,
+                };
+            }
+        }
         Self {
             schema: info.schema.as_ref(),
-            atomic: atomic_structs(info),
+            definitions: None,
+        }
+    }
+
+    /// The schema a node stands for: the definition its `$ref` names, or itself.
+    fn resolve(self, node: Option<&'a Value>) -> Option<&'a Value> {
+        let node = node?;
+        match (node.get("$ref").and_then(Value::as_str), self.definitions) {
+            (Some(name), Some(definitions)) => definitions.get(name),
+            _ => Some(node),
         }
     }
 
@@ -29,12 +68,15 @@ impl<'a> Shape<'a> {
                 .and_then(|p| p.get(key))
                 .or_else(|| s.get("additionalProperties").filter(|a| a.is_object()))
         });
-        Self { schema, ..self }
+        Self {
+            schema: self.resolve(schema),
+            ..self
+        }
     }
 
     pub(crate) fn items(self) -> Self {
         Self {
-            schema: self.schema.and_then(|s| s.get("items")),
+            schema: self.resolve(self.schema.and_then(|s| s.get("items"))),
             ..self
         }
     }
@@ -48,43 +90,29 @@ impl<'a> Shape<'a> {
         })
     }
 
-    /// Whether the value at `path` is owned whole: its Go struct is `+structType=atomic`, or its
-    /// CRD schema says `x-kubernetes-map-type: atomic`. Patterns name fields with dots and list
-    /// elements with `[]`: `metadata.ownerReferences[]`.
+    /// Whether the value at `path` is owned whole: its type says `x-kubernetes-map-type:
+    /// atomic` (a struct marked `+structType=atomic`, such as a label selector or an owner
+    /// reference, or an atomic map). A custom resource's schema does not describe its
+    /// metadata, whose owner references are such structs.
     pub(crate) fn is_atomic(self, path: &[String]) -> bool {
         let schema_atomic = self
             .schema
             .and_then(|s| s.get("x-kubernetes-map-type"))
             .and_then(Value::as_str)
             == Some("atomic");
-        schema_atomic
-            || self.atomic.iter().any(|pattern| {
-                let mut segments = path.iter();
-                let matched = pattern.split('.').all(|part| {
-                    let (field, elements) = match part.strip_suffix("[]") {
-                        Some(field) => (field, 1),
-                        None => (part, 0),
-                    };
-                    segments.next().and_then(|s| s.strip_prefix("f:")) == Some(field)
-                        && (0..elements).all(|_| segments.next().is_some_and(|s| !s.starts_with("f:")))
-                });
-                matched && segments.next().is_none()
-            })
+        let owner_reference = self.definitions.is_none()
+            && matches!(path, [metadata, references, item]
+                if metadata == "f:metadata" && references == "f:ownerReferences" && !item.starts_with("f:"));
+        schema_atomic || owner_reference
     }
-}
 
-/// The fields of a kind whose Go structs are `+structType=atomic` (`metav1.OwnerReference`,
-/// `metav1.LabelSelector`, `corev1.ObjectReference`, `rbacv1.RoleRef`): field management owns
-/// them whole, as leaves.
-fn atomic_structs(info: &ResourceInfo) -> &'static [&'static str] {
-    match (info.builtin, info.group.as_str(), info.kind.as_str()) {
-        (true, "apps", "Deployment" | "ReplicaSet") => &["metadata.ownerReferences[]", "spec.selector"],
-        (true, "", "Event") => &["metadata.ownerReferences[]", "involvedObject", "related"],
-        (true, "events.k8s.io", "Event") => &["metadata.ownerReferences[]", "regarding", "related"],
-        (true, "rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => {
-            &["metadata.ownerReferences[]", "roleRef"]
-        }
-        _ => &["metadata.ownerReferences[]"],
+    /// The default of a list item's field `name`, from the list's schema.
+    fn item_default(self, name: &str) -> Option<Value> {
+        let items = self.resolve(self.schema.and_then(|s| s.get("items")))?;
+        items
+            .pointer(&format!("/properties/{name}/default"))
+            .filter(|d| !d.is_null())
+            .cloned()
     }
 }
 
@@ -101,41 +129,92 @@ pub(crate) enum ListKind {
 
 /// The kind of the list at `path` (named `field`), from the schema or the built-in merge keys.
 pub(crate) fn list_kind(shape: Shape<'_>, path: &[String], field: &str, items: &[Value]) -> ListKind {
-    let in_metadata = path.first().is_some_and(|s| s == "f:metadata");
-    if let (Some(schema), false) = (shape.schema, in_metadata) {
+    // A CRD schema does not describe metadata; a built-in type's definitions do.
+    let described = shape.definitions.is_some() || path.first().is_none_or(|s| s != "f:metadata");
+    if let (Some(schema), true) = (shape.schema, described) {
         return match schema.get("x-kubernetes-list-type").and_then(Value::as_str) {
             Some("set") => ListKind::Set,
             Some("map") => {
                 let keys = schema.get("x-kubernetes-list-map-keys").and_then(Value::as_array);
-                let default = |name: &str| {
-                    schema
-                        .pointer(&format!("/items/properties/{name}/default"))
-                        .filter(|d| !d.is_null())
-                        .cloned()
-                };
                 ListKind::Map(
                     keys.into_iter()
                         .flatten()
                         .filter_map(Value::as_str)
-                        .map(|name| (name.to_owned(), default(name)))
+                        .map(|name| (name.to_owned(), shape.item_default(name)))
                         .collect(),
                 )
             }
             _ => ListKind::Atomic,
         };
     }
+    // A custom resource's metadata: ObjectMeta's patch strategies (finalizers a set, owner
+    // references keyed by uid).
     if strategic::is_set_list(field) {
         return ListKind::Set;
     }
-    // Server-side apply keys ports by number and protocol (`+listMapKey`), where strategic merge
-    // patch keys them by number alone.
-    match (field, strategic::merge_key(field, items)) {
-        // A port's `protocol` defaults to TCP in the built-in kinds' OpenAPI.
-        ("ports", Some(number)) => ListKind::Map(vec![
-            (number.to_owned(), None),
-            ("protocol".to_owned(), Some(Value::from("TCP"))),
-        ]),
-        (_, Some(key)) => ListKind::Map(vec![(key.to_owned(), None)]),
-        (_, None) => ListKind::Atomic,
+    match strategic::merge_key(field, items) {
+        Some(key) => ListKind::Map(vec![(key.to_owned(), None)]),
+        None => ListKind::Atomic,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(fields: &[&str]) -> Vec<String> {
+        fields.iter().map(|f| format!("f:{f}")).collect()
+    }
+
+    #[test]
+    fn a_services_selector_is_an_atomic_map_and_its_ports_are_keyed_by_port_and_protocol() {
+        let service = ResourceInfo::builtin("", "v1", "Service", "services");
+        let spec = Shape::of(&service).child("spec");
+        assert!(spec.child("selector").is_atomic(&path(&["spec", "selector"])));
+        let ListKind::Map(keys) = list_kind(spec.child("ports"), &path(&["spec", "ports"]), "ports", &[]) else {
+            panic!("ports are a list-map");
+        };
+        // The OpenAPI defaults (Go zero values included) key an item that omits a key field.
+        assert_eq!(
+            keys,
+            [
+                ("port".to_owned(), Some(Value::from(0))),
+                ("protocol".to_owned(), Some(Value::from("TCP")))
+            ]
+        );
+    }
+
+    #[test]
+    fn built_in_structs_marked_atomic_and_metadata_lists_come_from_the_definitions() {
+        let deployment = ResourceInfo::builtin("apps", "v1", "Deployment", "deployments");
+        let shape = Shape::of(&deployment);
+        assert!(
+            shape
+                .child("spec")
+                .child("selector")
+                .is_atomic(&path(&["spec", "selector"]))
+        );
+        assert!(
+            !shape
+                .child("spec")
+                .child("template")
+                .is_atomic(&path(&["spec", "template"]))
+        );
+        let metadata = shape.child("metadata");
+        let finalizers = list_kind(
+            metadata.child("finalizers"),
+            &path(&["metadata", "finalizers"]),
+            "finalizers",
+            &[],
+        );
+        assert!(matches!(finalizers, ListKind::Set));
+        let containers = shape.child("spec").child("template").child("spec").child("containers");
+        let kind = list_kind(
+            containers,
+            &path(&["spec", "template", "spec", "containers"]),
+            "containers",
+            &[],
+        );
+        assert!(matches!(kind, ListKind::Map(keys) if keys[0].0 == "name"));
     }
 }
