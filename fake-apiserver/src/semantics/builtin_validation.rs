@@ -4,10 +4,12 @@
 use serde_json::{Map, Value};
 
 use crate::semantics::apiservice_validation;
+use crate::semantics::config_validation;
 use crate::semantics::csr_validation;
 use crate::semantics::field_error::FieldError;
 use crate::semantics::job;
 use crate::semantics::names::invalid;
+use crate::semantics::namespace_validation;
 use crate::semantics::node_validation;
 use crate::semantics::selector::{LabelSelector, label_selector_text};
 use crate::semantics::validation::{metadata_causes, validate_metadata};
@@ -29,7 +31,7 @@ pub(crate) fn check(
         return validate_metadata(info, object);
     }
     let mut errors = metadata_causes(info, object);
-    errors.extend(errors_of(info, object, old));
+    errors.extend(errors_of(info, object));
     let typed = typed_errors(info, object, old, subresource);
     errors.extend(typed.iter().map(|e| (e.field.clone(), e.body())));
     if errors.is_empty() {
@@ -87,11 +89,25 @@ fn typed_errors(
             apiservice_validation::api_service_status_errors(object)
         }
         ("apiregistration.k8s.io", "APIService", _) => apiservice_validation::api_service_errors(object),
+        ("", "ConfigMap", None) => config_validation::config_map_errors(object),
+        ("", "ConfigMap", Some(old)) => config_validation::config_map_update_errors(object, old),
+        ("", "Secret", None) => config_validation::secret_errors(object),
+        ("", "Secret", Some(old)) => config_validation::secret_update_errors(object, old),
+        // `ValidateServiceAccount` is its metadata alone, checked for every kind.
+        ("", "ServiceAccount", _) => Vec::new(),
+        ("", "Namespace", None) => namespace_validation::namespace_errors(object),
+        ("", "Namespace", Some(_)) if subresource == Some("status") => {
+            namespace_validation::namespace_status_update_errors(object)
+        }
+        ("", "Namespace", Some(_)) if subresource == Some("finalize") => {
+            namespace_validation::namespace_finalize_update_errors(object)
+        }
+        ("", "Namespace", Some(old)) => namespace_validation::namespace_update_errors(object, old),
         _ => Vec::new(),
     }
 }
 
-fn errors_of(info: &ResourceInfo, object: &Value, old: Option<&Value>) -> Vec<(String, String)> {
+fn errors_of(info: &ResourceInfo, object: &Value) -> Vec<(String, String)> {
     let mut errors = Vec::new();
     match (info.group.as_str(), info.kind.as_str()) {
         ("apps", "Deployment" | "ReplicaSet") => workload(object, &mut errors),
@@ -118,11 +134,6 @@ fn errors_of(info: &ResourceInfo, object: &Value, old: Option<&Value>) -> Vec<(S
         }
         ("events.k8s.io", "Event") if object.get("eventTime").is_none_or(Value::is_null) => {
             errors.push(("eventTime".to_owned(), "Required value".to_owned()));
-        }
-        ("", "Secret" | "ConfigMap") => {
-            if let Some(old) = old {
-                immutable_data(info, old, object, &mut errors);
-            }
         }
         _ => {}
     }
@@ -163,23 +174,4 @@ fn workload(object: &Value, errors: &mut Vec<(String, String)>) {
 /// Whether a `LabelSelector` object selects `labels`.
 fn selects(selector: &Value, labels: &Map<String, Value>) -> bool {
     LabelSelector::parse(&label_selector_text(selector)).is_ok_and(|s| s.matches(Some(labels)))
-}
-
-/// A Secret's type never changes; an `immutable` ConfigMap or Secret keeps its data.
-fn immutable_data(info: &ResourceInfo, old: &Value, new: &Value, errors: &mut Vec<(String, String)>) {
-    if info.kind == "Secret" && old.get("type") != new.get("type") {
-        let shown = new.get("type").cloned().unwrap_or(Value::from(""));
-        errors.push(("type".to_owned(), invalid(&shown, "field is immutable")));
-    }
-    if old.get("immutable") == Some(&Value::Bool(true)) {
-        let why = "Forbidden: field is immutable when `immutable` is set";
-        if new.get("immutable") != Some(&Value::Bool(true)) {
-            errors.push(("immutable".to_owned(), why.to_owned()));
-        }
-        for field in ["data", "binaryData"] {
-            if old.get(field) != new.get(field) {
-                errors.push((field.to_owned(), why.to_owned()));
-            }
-        }
-    }
 }
