@@ -103,7 +103,7 @@ pub async fn start(address: SocketAddr, kubeconfig: Option<PathBuf>) -> Result<E
                 .map_err(|status| EmbeddedError::Refused { path, status })?;
         }
     }
-    let served = server.serve(address).await?;
+    let served = server.serve_tls(address).await?;
     let kubeconfig = kubeconfig.unwrap_or_else(|| std::env::temp_dir().join("kube-codegen-embedded.kubeconfig"));
     served.write_kubeconfig(&kubeconfig)?;
     let simulator = tokio::spawn(simulate_deployments(server.client()));

@@ -14,9 +14,9 @@ use std::time::Duration;
 use codegen_runtime::LeaderElectionConfig;
 use common::{foo, until_gone, vm, wait_for};
 use controller::embedded::{MANIFESTS, objects};
-use fake_apiserver::FakeApiServer;
 use controller::vm::simulated::SimulatedHypervisor;
 use controller::{RunOptions, run};
+use fake_apiserver::FakeApiServer;
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use generated_example::apis::samplecontroller::v1alpha1::Foo;
 use k8s_openapi::api::apps::v1::Deployment;
@@ -72,8 +72,13 @@ fn server_enforcing_deploy_rbac() -> FakeApiServer {
         .authentication(true)
         .build();
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/");
-    let deployed = ["namespace.yaml", "rbac/service_account.yaml", "rbac/role.yaml", "rbac/role_binding.yaml"]
-        .map(|file| (file, std::fs::read_to_string(format!("{root}{file}")).unwrap()));
+    let deployed = [
+        "namespace.yaml",
+        "rbac/service_account.yaml",
+        "rbac/role.yaml",
+        "rbac/role_binding.yaml",
+    ]
+    .map(|file| (file, std::fs::read_to_string(format!("{root}{file}")).unwrap()));
     let crds = MANIFESTS
         .iter()
         .filter(|(path, _)| path.starts_with("deploy/crds/"))

@@ -1,6 +1,7 @@
-//! `fake-apiserver`: serves the in-memory Kubernetes API server on loopback and writes a
-//! kubeconfig for it, so kubectl, a controller in another process or a test in another language
-//! can use it, as envtest's binaries are used: `cargo run -p fake-apiserver -- --kubeconfig PATH`.
+//! `fake-apiserver`: serves the in-memory Kubernetes API server on loopback (HTTPS, with
+//! authentication and RBAC, as a cluster) and writes a kubeconfig for it, so kubectl, a
+//! controller in another process or a test in another language can use it, as envtest's
+//! binaries are used: `cargo run -p fake-apiserver -- --kubeconfig PATH`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -26,9 +27,10 @@ struct Args {
     /// Seed this many ConfigMaps of about 1.5 KB, spread over 100 namespaces (for benchmarks).
     #[arg(long, default_value_t = 0)]
     seed_configmaps: usize,
-    /// Answer every request as the admin's, without authentication or RBAC authorization (by
-    /// default both are on: the kubeconfig carries the admin's token, a request without a token
-    /// is anonymous, and RBAC decides what each user may do, as on a cluster).
+    /// Serve plain HTTP and answer every request as the admin's, without authentication or RBAC
+    /// authorization (by default the server serves HTTPS with a test CA the kubeconfig trusts,
+    /// the kubeconfig carries the admin's token, a request without a token is anonymous, and
+    /// RBAC decides what each user may do, as on a cluster).
     #[arg(long)]
     no_authentication: bool,
     /// Also accept this bearer token, `TOKEN,USER,UID[,GROUP...]` (a `--token-auth-file` line;
@@ -92,7 +94,11 @@ async fn serve(args: Args) -> Result<(), Error> {
     }
     let server = builder.build();
     seed(&server, args.seed_configmaps).map_err(Error::Seed)?;
-    let served = server.serve(args.addr).await?;
+    let served = if args.no_authentication {
+        server.serve(args.addr).await?
+    } else {
+        server.serve_tls(args.addr).await?
+    };
     served.write_kubeconfig(&args.kubeconfig)?;
     println!("{}", served.url());
     eprintln!(

@@ -1,12 +1,14 @@
 //! The `fake-apiserver` binary, as kubectl users and other-language tests run it: it prints its
 //! URL, writes a working kubeconfig, answers on loopback, and stops cleanly on SIGTERM.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-#[test]
-fn binary_should_serve_until_sigterm() {
+use k8s_openapi::api::core::v1::Namespace;
+use kube::Api;
+
+#[tokio::test]
+async fn binary_should_serve_until_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = dir.path().join("kubeconfig");
     let mut child = Command::new(env!("CARGO_BIN_EXE_fake-apiserver"))
@@ -21,36 +23,32 @@ fn binary_should_serve_until_sigterm() {
         .read_line(&mut url)
         .unwrap();
     let url = url.trim();
-    let address = url.strip_prefix("http://").expect("an http URL on the first line");
-    let config = std::fs::read_to_string(&kubeconfig).unwrap();
-    assert!(config.contains(url));
-    let token = config
-        .lines()
-        .find_map(|line| line.trim().strip_prefix("token: "))
-        .expect("the kubeconfig carries the admin's token");
-
-    let get = |authorization: &str| {
-        let mut stream = TcpStream::connect(address).unwrap();
-        write!(
-            stream,
-            "GET /api/v1/namespaces/default HTTP/1.1\r\nHost: {address}\r\n{authorization}Connection: close\r\n\r\n"
-        )
+    assert!(url.starts_with("https://127.0.0.1:"), "HTTPS, as kube-apiserver: {url}");
+    let text = std::fs::read_to_string(&kubeconfig).unwrap();
+    assert!(text.contains(url));
+    let kubeconfig = kube::config::Kubeconfig::from_yaml(&text).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &Default::default())
+        .await
         .unwrap();
-        let mut response = String::new();
-        stream.read_to_string(&mut response).unwrap();
-        response
+    let get = |config: kube::Config| async move {
+        let client = kube::Client::try_from(config).unwrap();
+        Api::<Namespace>::all(client).get("default").await
     };
-    let response = get(&format!("Authorization: Bearer {token}\r\n"));
-    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-    assert!(response.contains(r#""name":"default""#), "{response}");
+    let default = get(config.clone()).await.unwrap();
+    assert_eq!(default.metadata.name.as_deref(), Some("default"));
     // Authentication and RBAC are on: no token is the anonymous user, an unknown one is refused.
-    let anonymous = get("");
-    assert!(anonymous.starts_with("HTTP/1.1 403"), "{anonymous}");
-    assert!(
-        anonymous.contains(r#"User \"system:anonymous\" cannot get resource \"namespaces\""#),
-        "{anonymous}"
-    );
-    assert!(get("Authorization: Bearer wrong\r\n").starts_with("HTTP/1.1 401"));
+    let mut anonymous = config.clone();
+    anonymous.auth_info.token = None;
+    match get(anonymous).await {
+        Err(kube::Error::Api(status)) => {
+            assert_eq!(status.code, 403);
+            assert!(status.message.contains(r#"User "system:anonymous" cannot get resource "namespaces""#), "{status:?}");
+        }
+        other => panic!("expected 403, got {other:?}"),
+    }
+    let mut stranger = config;
+    stranger.auth_info.token = Some("wrong".to_owned().into());
+    assert!(matches!(get(stranger).await, Err(kube::Error::Api(status)) if status.code == 401));
 
     let killed = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])

@@ -64,12 +64,12 @@ impl Attributes {
             }
             .to_owned();
         }
-        if rest[0] == "namespaces" {
-            if let Some(namespace) = rest.get(1) {
-                info.namespace = (*namespace).to_owned();
-                if rest.len() > 2 && !matches!(rest[2], "status" | "finalize") {
-                    rest = &rest[2..];
-                }
+        if rest[0] == "namespaces"
+            && let Some(namespace) = rest.get(1)
+        {
+            info.namespace = (*namespace).to_owned();
+            if rest.len() > 2 && !matches!(rest[2], "status" | "finalize") {
+                rest = &rest[2..];
             }
         }
         let subresources = info.verb != "proxy";

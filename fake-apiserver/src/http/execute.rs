@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::auth::UserInfo;
 use crate::go_order::{GoStruct, Ordered};
+use crate::http::protobuf;
 use crate::http::route::ResourceRoute;
 use crate::http::table::{self, Render};
 use crate::semantics::{decoding, go_json_writer, versions};
@@ -39,8 +40,16 @@ impl Inner {
         warnings: &Warnings,
         user: &Arc<UserInfo>,
     ) -> Answer {
-        query.validate(route.verb, content_type, self.options.watch_list)?;
         let info = &route.info;
+        // A typed client's protobuf body, read as the JSON the verbs take.
+        let decoded;
+        let (body, content_type) = if protobuf::is_protobuf(content_type) {
+            decoded = Bytes::from(protobuf::to_json(info, body)?);
+            (&decoded, "application/json")
+        } else {
+            (body, content_type)
+        };
+        query.validate(route.verb, content_type, self.options.watch_list)?;
         let subresource = route.subresource.as_deref();
         let manager = query
             .field_manager

@@ -185,3 +185,61 @@ async fn kubectl_should_apply_get_watch_and_delete() {
     let out = kubectl.run(&["delete", "-f", &crd]).await;
     assert!(out.contains("deleted"), "{out}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_auth_can_i_should_answer_from_rbac() {
+    let Some(binary) = find_kubectl() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "kubectl is required under CI: hack/test.sh installs it"
+        );
+        eprintln!("skipped: kubectl not found (hack/test.sh installs it)");
+        return;
+    };
+    let server = FakeApiServer::builder().authentication(true).build();
+    // kubectl sends the kubeconfig's token over TLS only.
+    let served = server.serve_tls("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    served.write_kubeconfig(&kubeconfig).unwrap();
+    let kubectl = Kubectl {
+        binary,
+        kubeconfig,
+        cache: dir.path().join("cache"),
+    };
+    // kubectl answers yes with exit 0 and no with exit 1.
+    let can_i = |args: &[&str]| {
+        let output = kubectl.command(args).output().unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).trim().to_owned(),
+        )
+    };
+    assert_eq!(
+        can_i(&["auth", "can-i", "delete", "nodes"]),
+        (Some(0), "yes".to_owned())
+    );
+    let account = "system:serviceaccount:default:default";
+    assert_eq!(
+        can_i(&["auth", "can-i", "list", "secrets", "--as", account]),
+        (Some(1), "no".to_owned())
+    );
+    // Every authenticated user may ask what it may do (system:basic-user).
+    assert_eq!(
+        can_i(&[
+            "auth",
+            "can-i",
+            "create",
+            "selfsubjectaccessreviews.authorization.k8s.io",
+            "--as",
+            account
+        ]),
+        (Some(0), "yes".to_owned())
+    );
+    let rules = kubectl.run(&["auth", "can-i", "--list", "--as", account]).await;
+    assert!(
+        rules.contains("selfsubjectrulesreviews.authorization.k8s.io"),
+        "{rules}"
+    );
+    assert!(!rules.contains("secrets"), "{rules}");
+}
