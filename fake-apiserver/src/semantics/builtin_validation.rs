@@ -1,18 +1,17 @@
 //! Validation of built-in kinds beyond metadata, with kube-apiserver's fields and messages
 //! (`k8s.io/kubernetes/pkg/apis/*/validation`) for the kinds this server serves.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::semantics::apiservice_validation;
 use crate::semantics::config_validation;
 use crate::semantics::csr_validation;
 use crate::semantics::field_error::FieldError;
 use crate::semantics::job;
-use crate::semantics::names::invalid;
 use crate::semantics::namespace_validation;
 use crate::semantics::node_validation;
-use crate::semantics::selector::{LabelSelector, label_selector_text};
 use crate::semantics::validation::{metadata_causes, validate_metadata};
+use crate::semantics::{event_validation, lease_validation, rbac_validation, workload_validation};
 use crate::semantics::{pod_update_validation, pod_validation};
 use crate::status::ApiStatus;
 use crate::storage::object;
@@ -31,9 +30,15 @@ pub(crate) fn check(
         return validate_metadata(info, object);
     }
     let mut errors = metadata_causes(info, object);
-    errors.extend(errors_of(info, object));
     let typed = typed_errors(info, object, old, subresource);
     errors.extend(typed.iter().map(|e| (e.field.clone(), e.body())));
+    if info.group.is_empty() && info.kind == "Event" && old.is_none() {
+        // A core v1 Event's metadata is checked after its strategy, only if that passed.
+        errors = match typed.is_empty() {
+            true => event_validation::deferred_metadata_causes(object, metadata_causes(info, object)),
+            false => typed.iter().map(|e| (e.field.clone(), e.body())).collect(),
+        };
+    }
     if errors.is_empty() {
         return Ok(());
     }
@@ -103,75 +108,30 @@ fn typed_errors(
             namespace_validation::namespace_finalize_update_errors(object)
         }
         ("", "Namespace", Some(old)) => namespace_validation::namespace_update_errors(object, old),
+        ("apps", "Deployment", None) => workload_validation::deployment_errors(object),
+        ("apps", "Deployment", Some(old)) if subresource == Some("status") => {
+            workload_validation::deployment_status_update_errors(object, old)
+        }
+        ("apps", "Deployment", Some(old)) => workload_validation::deployment_update_errors(object, old),
+        ("apps", "ReplicaSet", None) => workload_validation::replica_set_errors(object),
+        ("apps", "ReplicaSet", Some(_)) if subresource == Some("status") => {
+            workload_validation::replica_set_status_errors(object)
+        }
+        ("apps", "ReplicaSet", Some(old)) => workload_validation::replica_set_update_errors(object, old),
+        ("" | "events.k8s.io", "Event", old) => event_validation::event_errors(info, object, old),
+        ("coordination.k8s.io", "Lease", _) => lease_validation::lease_errors(object),
+        ("rbac.authorization.k8s.io", kind @ ("Role" | "ClusterRole"), None) => {
+            rbac_validation::role_errors(object, kind == "Role", false)
+        }
+        ("rbac.authorization.k8s.io", kind @ ("Role" | "ClusterRole"), Some(old)) => {
+            rbac_validation::role_update_errors(object, old, kind == "Role")
+        }
+        ("rbac.authorization.k8s.io", kind @ ("RoleBinding" | "ClusterRoleBinding"), None) => {
+            rbac_validation::binding_errors(object, kind == "RoleBinding")
+        }
+        ("rbac.authorization.k8s.io", kind @ ("RoleBinding" | "ClusterRoleBinding"), Some(old)) => {
+            rbac_validation::binding_update_errors(object, old, kind == "RoleBinding")
+        }
         _ => Vec::new(),
     }
-}
-
-fn errors_of(info: &ResourceInfo, object: &Value) -> Vec<(String, String)> {
-    let mut errors = Vec::new();
-    match (info.group.as_str(), info.kind.as_str()) {
-        ("apps", "Deployment" | "ReplicaSet") => workload(object, &mut errors),
-        ("coordination.k8s.io", "Lease") => {
-            if let Some(n) = object.pointer("/spec/leaseDurationSeconds").and_then(Value::as_i64)
-                && n <= 0
-            {
-                let why = "must be greater than 0";
-                errors.push(("spec.leaseDurationSeconds".to_owned(), invalid(&n.into(), why)));
-            }
-        }
-        ("", "Event") => {
-            let namespace = object
-                .pointer("/metadata/namespace")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            if let Some(involved) = object.pointer("/involvedObject/namespace").and_then(Value::as_str)
-                && !involved.is_empty()
-                && involved != namespace
-            {
-                let why = "does not match event.namespace";
-                errors.push(("involvedObject.namespace".to_owned(), invalid(&involved.into(), why)));
-            }
-        }
-        ("events.k8s.io", "Event") if object.get("eventTime").is_none_or(Value::is_null) => {
-            errors.push(("eventTime".to_owned(), "Required value".to_owned()));
-        }
-        _ => {}
-    }
-    errors
-}
-
-/// A Deployment's or ReplicaSet's selector must exist and select its pod template.
-fn workload(object: &Value, errors: &mut Vec<(String, String)>) {
-    if let Some(replicas) = object.pointer("/spec/replicas").and_then(Value::as_i64)
-        && replicas < 0
-    {
-        errors.push((
-            "spec.replicas".to_owned(),
-            invalid(&replicas.into(), "must be greater than or equal to 0"),
-        ));
-    }
-    let Some(selector) = object.pointer("/spec/selector").filter(|s| !s.is_null()) else {
-        errors.push(("spec.selector".to_owned(), "Required value".to_owned()));
-        return;
-    };
-    let empty = Map::new();
-    let labels = object
-        .pointer("/spec/template/metadata/labels")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    if !selects(selector, labels) {
-        let shown: Vec<String> = labels.iter().map(|(k, v)| format!("{k:?}:{v}")).collect();
-        errors.push((
-            "spec.template.metadata.labels".to_owned(),
-            format!(
-                "Invalid value: map[string]string{{{}}}: `selector` does not match template `labels`",
-                shown.join(", ")
-            ),
-        ));
-    }
-}
-
-/// Whether a `LabelSelector` object selects `labels`.
-fn selects(selector: &Value, labels: &Map<String, Value>) -> bool {
-    LabelSelector::parse(&label_selector_text(selector)).is_ok_and(|s| s.matches(Some(labels)))
 }

@@ -1,0 +1,479 @@
+//! apps/v1 Deployments and ReplicaSets, as kube-apiserver v1.28 validates them
+//! (`pkg/apis/apps/validation/validation.go`: `ValidateDeployment(Spec, Update, Status,
+//! StatusUpdate)`, `ValidateDeploymentStrategy`, `ValidateRollingUpdateDeployment`,
+//! `ValidateReplicaSet(Spec, Update, Status, StatusUpdate)`,
+//! `ValidatePodTemplateSpecForReplicaSet`) with what their strategies add
+//! (`pkg/registry/apps/{deployment,replicaset}/strategy.go`): through apps/v1 the selector of
+//! both kinds never changes, and a ReplicaSet's update runs the create validation and then the
+//! update one, so its spec errors come twice. Object metadata is checked for every kind
+//! elsewhere; the strategies reset status on create and spec on `/status` before this runs.
+
+use serde_json::{Map, Value};
+
+use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::label_selector_validation::{
+    is_empty_selector, label_selector_errors, label_selector_go, selector_fails, selects, string_map_go,
+};
+use crate::semantics::pod_validation::pod_template_errors;
+
+const NONNEGATIVE: &str = "must be greater than or equal to 0";
+/// `validation.IsValidPercent`'s message.
+const NOT_PERCENT: &str = "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')";
+const ABOVE_REPLICAS: &str = "cannot be greater than status.replicas";
+
+/// `ValidateDeployment`, less the object metadata.
+pub(crate) fn deployment_errors(deployment: &Value) -> Vec<FieldError> {
+    deployment_spec_errors(spec_of(deployment), None)
+}
+
+/// The deployment strategy's `ValidateUpdate`: `ValidateDeploymentUpdate` and, for apps/v1,
+/// the selector's immutability.
+pub(crate) fn deployment_update_errors(deployment: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errors = deployment_spec_errors(spec_of(deployment), Some(spec_of(old)));
+    errors.extend(selector_immutable(deployment, old));
+    errors
+}
+
+/// `ValidateDeploymentStatusUpdate`: the counts and a collision count that only grows.
+pub(crate) fn deployment_status_update_errors(deployment: &Value, old: &Value) -> Vec<FieldError> {
+    let status = deployment.get("status").unwrap_or(&Value::Null);
+    let mut errors = Vec::new();
+    let int = |key: &str| status.get(key).and_then(Value::as_i64).unwrap_or(0);
+    for key in [
+        "observedGeneration",
+        "replicas",
+        "updatedReplicas",
+        "readyReplicas",
+        "availableReplicas",
+        "unavailableReplicas",
+    ] {
+        errors.extend(nonnegative(int(key), &format!("status.{key}")));
+    }
+    let collisions = |object: &Value| object.pointer("/status/collisionCount").and_then(Value::as_i64);
+    if let Some(count) = collisions(deployment) {
+        errors.extend(nonnegative(count, "status.collisionCount"));
+    }
+    errors.extend(counts_above_replicas(
+        status,
+        &["updatedReplicas", "readyReplicas", "availableReplicas"],
+    ));
+    // `IsDecremented`: removing the count decrements it too, shown as 0.
+    if let Some(before) = collisions(old)
+        && collisions(deployment).is_none_or(|now| now < before)
+    {
+        let now = collisions(deployment).unwrap_or(0);
+        errors.push(FieldError::invalid(
+            "status.collisionCount",
+            BadValue::Int(now),
+            "cannot be decremented",
+        ));
+    }
+    errors
+}
+
+/// `ValidateReplicaSet`, less the object metadata.
+pub(crate) fn replica_set_errors(replica_set: &Value) -> Vec<FieldError> {
+    replica_set_spec_errors(spec_of(replica_set), None)
+}
+
+/// The replica set strategy's `ValidateUpdate`: `ValidateReplicaSet` again, then
+/// `ValidateReplicaSetUpdate` and, for apps/v1, the selector's immutability.
+pub(crate) fn replica_set_update_errors(replica_set: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errors = replica_set_errors(replica_set);
+    errors.extend(replica_set_spec_errors(spec_of(replica_set), Some(spec_of(old))));
+    errors.extend(selector_immutable(replica_set, old));
+    errors
+}
+
+/// `ValidateReplicaSetStatusUpdate`: the counts.
+pub(crate) fn replica_set_status_errors(replica_set: &Value) -> Vec<FieldError> {
+    let status = replica_set.get("status").unwrap_or(&Value::Null);
+    let int = |key: &str| status.get(key).and_then(Value::as_i64).unwrap_or(0);
+    let mut errors = Vec::new();
+    for key in [
+        "replicas",
+        "fullyLabeledReplicas",
+        "readyReplicas",
+        "availableReplicas",
+        "observedGeneration",
+    ] {
+        errors.extend(nonnegative(int(key), &format!("status.{key}")));
+    }
+    errors.extend(counts_above_replicas(
+        status,
+        &["fullyLabeledReplicas", "readyReplicas", "availableReplicas"],
+    ));
+    errors
+}
+
+/// The status counts above `status.replicas`, and available ones above ready ones.
+fn counts_above_replicas(status: &Value, keys: &[&str]) -> Vec<FieldError> {
+    let int = |key: &str| status.get(key).and_then(Value::as_i64).unwrap_or(0);
+    let mut errors: Vec<FieldError> = keys
+        .iter()
+        .filter(|key| int(key) > int("replicas"))
+        .map(|key| FieldError::invalid(format!("status.{key}"), BadValue::Int(int(key)), ABOVE_REPLICAS))
+        .collect();
+    if int("availableReplicas") > int("readyReplicas") {
+        errors.push(FieldError::invalid(
+            "status.availableReplicas",
+            BadValue::Int(int("availableReplicas")),
+            "cannot be greater than readyReplicas",
+        ));
+    }
+    errors
+}
+
+/// `ValidateDeploymentSpec`.
+fn deployment_spec_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<FieldError> {
+    let int = |key: &str| spec.get(key).and_then(Value::as_i64);
+    let mut errors = nonnegative(int("replicas").unwrap_or(0), "spec.replicas");
+    errors.extend(selector_and_template_errors(spec, old_spec));
+    errors.extend(strategy_errors(spec.get("strategy").unwrap_or(&Value::Null)));
+    let min_ready = int("minReadySeconds").unwrap_or(0);
+    errors.extend(nonnegative(min_ready, "spec.minReadySeconds"));
+    if let Some(limit) = int("revisionHistoryLimit") {
+        errors.extend(nonnegative(limit, "spec.revisionHistoryLimit"));
+    }
+    if let Some(deadline) = int("progressDeadlineSeconds") {
+        errors.extend(nonnegative(deadline, "spec.progressDeadlineSeconds"));
+        if deadline <= min_ready {
+            errors.push(FieldError::invalid(
+                "spec.progressDeadlineSeconds",
+                BadValue::Int(deadline),
+                "must be greater than minReadySeconds",
+            ));
+        }
+    }
+    errors
+}
+
+/// `ValidateReplicaSetSpec`.
+fn replica_set_spec_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<FieldError> {
+    let int = |key: &str| spec.get(key).and_then(Value::as_i64).unwrap_or(0);
+    let mut errors = nonnegative(int("replicas"), "spec.replicas");
+    errors.extend(nonnegative(int("minReadySeconds"), "spec.minReadySeconds"));
+    errors.extend(selector_and_template_errors(spec, old_spec));
+    errors
+}
+
+/// The selector part both specs share (the message says "deployment" for ReplicaSets too),
+/// then `ValidatePodTemplateSpecForReplicaSet` — skipped when the selector does not parse.
+fn selector_and_template_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let selector = spec.get("selector").filter(|s| !s.is_null());
+    match selector {
+        None => errors.push(FieldError::required("spec.selector", "")),
+        Some(selector) => {
+            errors.extend(label_selector_errors(selector, "spec.selector", false));
+            if is_empty_selector(selector) {
+                errors.push(FieldError::invalid(
+                    "spec.selector",
+                    label_selector_go(selector),
+                    "empty selector is invalid for deployment",
+                ));
+            }
+        }
+    }
+    if let Some(selector) = selector.filter(|s| selector_fails(s)) {
+        errors.push(FieldError::invalid(
+            "spec.selector",
+            label_selector_go(selector),
+            "invalid label selector",
+        ));
+        return errors;
+    }
+    let empty = Value::Object(Map::new());
+    let template = spec.get("template").unwrap_or(&empty);
+    let no_labels = Map::new();
+    let labels = template.pointer("/metadata/labels").and_then(Value::as_object);
+    // An empty selector selects everything and is not compared; a missing one selects nothing.
+    let everything = selector.is_some_and(is_empty_selector);
+    if !everything && !selects(selector, labels.unwrap_or(&no_labels)) {
+        errors.push(FieldError::invalid(
+            "spec.template.metadata.labels",
+            BadValue::Raw(string_map_go(labels)),
+            "`selector` does not match template `labels`",
+        ));
+    }
+    errors.extend(pod_template_errors(template, "spec.template"));
+    let replicas = spec.get("replicas").and_then(Value::as_i64).unwrap_or(0);
+    if replicas > 1 {
+        let old_volumes = old_spec.and_then(|s| s.pointer("/template/spec/volumes"));
+        errors.extend(read_only_disk_errors(template.pointer("/spec/volumes"), old_volumes));
+    }
+    let restart = template
+        .pointer("/spec/restartPolicy")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if restart != "Always" {
+        errors.push(FieldError::not_supported(
+            "spec.template.spec.restartPolicy",
+            restart.into(),
+            &["Always".to_owned()],
+        ));
+    }
+    if template
+        .pointer("/spec/activeDeadlineSeconds")
+        .is_some_and(|v| !v.is_null())
+    {
+        errors.push(FieldError::forbidden(
+            "spec.template.spec.activeDeadlineSeconds",
+            "activeDeadlineSeconds in ReplicaSet is not Supported",
+        ));
+    }
+    errors
+}
+
+/// `ValidateReadOnlyPersistentDisks`: replicated pods may share a GCE disk only read-only,
+/// unless the old template already had a writable one.
+fn read_only_disk_errors(volumes: Option<&Value>, old_volumes: Option<&Value>) -> Vec<FieldError> {
+    let writable = |volume: &Value| {
+        volume.get("gcePersistentDisk").is_some_and(|d| d.is_object())
+            && volume.pointer("/gcePersistentDisk/readOnly").and_then(Value::as_bool) != Some(true)
+    };
+    let list = |v: Option<&Value>| v.and_then(Value::as_array).cloned().unwrap_or_default();
+    if list(old_volumes).iter().any(writable) {
+        return Vec::new();
+    }
+    list(volumes)
+        .iter()
+        .enumerate()
+        .filter(|(_, volume)| writable(volume))
+        .map(|(i, _)| {
+            FieldError::invalid(
+                format!("spec.template.spec.volumes[{i}].gcePersistentDisk.readOnly"),
+                BadValue::Raw("false".to_owned()),
+                "must be true for replicated pods > 1; GCE PD can only be mounted on multiple machines if it is read-only",
+            )
+        })
+        .collect()
+}
+
+/// `ValidateDeploymentStrategy`.
+fn strategy_errors(strategy: &Value) -> Vec<FieldError> {
+    let rolling = strategy.get("rollingUpdate").filter(|r| !r.is_null());
+    let kind = strategy.get("type").and_then(Value::as_str).unwrap_or_default();
+    match (kind, rolling) {
+        ("Recreate", None) => Vec::new(),
+        ("Recreate", Some(_)) => vec![FieldError::forbidden(
+            "spec.strategy.rollingUpdate",
+            "may not be specified when strategy `type` is 'Recreate'",
+        )],
+        ("RollingUpdate", None) => vec![FieldError::required(
+            "spec.strategy.rollingUpdate",
+            "this should be defaulted and never be nil",
+        )],
+        ("RollingUpdate", Some(rolling)) => rolling_update_errors(rolling),
+        (other, rolling) => {
+            // Go prints the internal struct; its pointer is an address, so only nil is exact.
+            let pointer = if rolling.is_some() {
+                "(*apps.RollingUpdateDeployment)(0xc000000000)"
+            } else {
+                "(*apps.RollingUpdateDeployment)(nil)"
+            };
+            let shown = format!(
+                "apps.DeploymentStrategy{{Type:{}, RollingUpdate:{pointer}}}",
+                crate::semantics::field_error::go_quote(other)
+            );
+            let supported = ["Recreate".to_owned(), "RollingUpdate".to_owned()];
+            vec![FieldError::not_supported(
+                "spec.strategy",
+                BadValue::Raw(shown),
+                &supported,
+            )]
+        }
+    }
+}
+
+/// `ValidateRollingUpdateDeployment`: both bounds non-negative ints or percentages, not both
+/// zero, at most 100% unavailable.
+fn rolling_update_errors(rolling: &Value) -> Vec<FieldError> {
+    let path = "spec.strategy.rollingUpdate";
+    let unavailable = rolling.get("maxUnavailable").unwrap_or(&Value::Null);
+    let surge = rolling.get("maxSurge").unwrap_or(&Value::Null);
+    let mut errors = int_or_percent_errors(unavailable, &format!("{path}.maxUnavailable"));
+    errors.extend(int_or_percent_errors(surge, &format!("{path}.maxSurge")));
+    if int_or_percent_value(unavailable) == 0 && int_or_percent_value(surge) == 0 {
+        errors.push(FieldError::invalid(
+            format!("{path}.maxUnavailable"),
+            int_or_string_go(unavailable),
+            "may not be 0 when `maxSurge` is 0",
+        ));
+    }
+    if let Some(percent) = percent_value(unavailable)
+        && percent > 100
+    {
+        errors.push(FieldError::invalid(
+            format!("{path}.maxUnavailable"),
+            int_or_string_go(unavailable),
+            "must not be greater than 100%",
+        ));
+    }
+    errors
+}
+
+/// `ValidatePositiveIntOrPercent`.
+fn int_or_percent_errors(value: &Value, path: &str) -> Vec<FieldError> {
+    match value {
+        Value::String(_) if percent_value(value).is_none() => {
+            vec![FieldError::invalid(path, int_or_string_go(value), NOT_PERCENT)]
+        }
+        Value::String(_) => Vec::new(),
+        other => nonnegative(other.as_i64().unwrap_or(0), path),
+    }
+}
+
+/// `getPercentValue`: the number of a valid percentage (`[0-9]+%`).
+fn percent_value(value: &Value) -> Option<i64> {
+    let digits = value.as_str()?.strip_suffix('%')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    // Go's Atoi overflows to an error and then 0.
+    Some(digits.parse().unwrap_or(0))
+}
+
+/// `getIntOrPercentValue`: a percentage's number, else `IntValue()` (a string that is no
+/// number counts as 0).
+fn int_or_percent_value(value: &Value) -> i64 {
+    match value {
+        Value::String(s) => percent_value(value).unwrap_or_else(|| s.parse().unwrap_or(0)),
+        other => other.as_i64().unwrap_or(0),
+    }
+}
+
+/// Go's `%#v` of an `intstr.IntOrString`.
+fn int_or_string_go(value: &Value) -> BadValue {
+    BadValue::Raw(match value {
+        Value::String(s) => format!(
+            "intstr.IntOrString{{Type:1, IntVal:0, StrVal:{}}}",
+            crate::semantics::field_error::go_quote(s)
+        ),
+        other => format!(
+            "intstr.IntOrString{{Type:0, IntVal:{}, StrVal:\"\"}}",
+            other.as_i64().unwrap_or(0)
+        ),
+    })
+}
+
+/// `ValidateImmutableField` of `spec.selector` (nil and empty lists or maps are equal, as
+/// `apiequality.Semantic.DeepEqual` has them).
+fn selector_immutable(object: &Value, old: &Value) -> Vec<FieldError> {
+    let new = object.pointer("/spec/selector").filter(|s| !s.is_null());
+    let before = old.pointer("/spec/selector").filter(|s| !s.is_null());
+    if new.map(semantic) == before.map(semantic) {
+        return Vec::new();
+    }
+    let shown = new.map_or(BadValue::Raw("(*v1.LabelSelector)(nil)".to_owned()), label_selector_go);
+    vec![FieldError::invalid("spec.selector", shown, "field is immutable")]
+}
+
+/// A value with its empty lists and maps (and nulls) left out.
+fn semantic(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), semantic(v)))
+                .filter(|(_, v)| !is_zero(v))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(semantic).collect()),
+        other => other.clone(),
+    }
+}
+
+fn is_zero(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Object(map) => map.is_empty(),
+        Value::Array(items) => items.is_empty(),
+        _ => false,
+    }
+}
+
+/// `ValidateNonnegativeField`.
+fn nonnegative(value: i64, path: &str) -> Vec<FieldError> {
+    if value < 0 {
+        vec![FieldError::invalid(path, BadValue::Int(value), NONNEGATIVE)]
+    } else {
+        Vec::new()
+    }
+}
+
+fn spec_of(object: &Value) -> &Value {
+    object.get("spec").unwrap_or(&Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn deployment() -> Value {
+        json!({"metadata": {"name": "d"}, "spec": {
+            "replicas": 1, "progressDeadlineSeconds": 600, "revisionHistoryLimit": 10,
+            "selector": {"matchLabels": {"app": "d"}},
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
+            "template": {"metadata": {"labels": {"app": "d"}}, "spec": {
+                "restartPolicy": "Always", "dnsPolicy": "ClusterFirst", "terminationGracePeriodSeconds": 30,
+                "containers": [{"name": "c", "image": "nginx", "terminationMessagePolicy": "File", "imagePullPolicy": "Always"}]}}}})
+    }
+
+    fn fields(errors: &[FieldError]) -> Vec<String> {
+        errors
+            .iter()
+            .map(|e| format!("{} {}", e.kind.reason(), e.field))
+            .collect()
+    }
+
+    #[test]
+    fn a_defaulted_deployment_should_be_valid() {
+        assert_eq!(fields(&deployment_errors(&deployment())), Vec::<String>::new());
+    }
+
+    #[test]
+    fn rolling_update_bounds_should_not_both_be_zero_nor_above_100_percent() {
+        let mut d = deployment();
+        d["spec"]["strategy"]["rollingUpdate"] = json!({"maxSurge": "0%", "maxUnavailable": 0});
+        assert_eq!(
+            fields(&deployment_errors(&d)),
+            ["FieldValueInvalid spec.strategy.rollingUpdate.maxUnavailable"]
+        );
+        d["spec"]["strategy"]["rollingUpdate"] = json!({"maxSurge": "abc", "maxUnavailable": "150%"});
+        let errors = deployment_errors(&d);
+        assert_eq!(errors.len(), 2);
+        assert!(errors[1].body().ends_with("must not be greater than 100%"));
+    }
+
+    #[test]
+    fn the_selector_should_never_change_and_a_replica_set_should_say_so_after_its_spec_twice() {
+        let old = deployment();
+        let mut new = deployment();
+        new["spec"]["selector"] = json!({"matchLabels": {"app": "d", "tier": "web"}});
+        assert_eq!(
+            fields(&deployment_update_errors(&new, &old)),
+            [
+                "FieldValueInvalid spec.template.metadata.labels",
+                "FieldValueInvalid spec.selector"
+            ]
+        );
+        let mut rs = deployment();
+        rs["spec"]["replicas"] = json!(-1);
+        assert_eq!(
+            fields(&replica_set_update_errors(&rs, &old)),
+            ["FieldValueInvalid spec.replicas", "FieldValueInvalid spec.replicas"]
+        );
+    }
+
+    #[test]
+    fn a_collision_count_should_only_grow() {
+        let old = json!({"status": {"collisionCount": 3}});
+        let errors = deployment_status_update_errors(&json!({"status": {}}), &old);
+        assert_eq!(
+            errors[0].to_string(),
+            "status.collisionCount: Invalid value: 0: cannot be decremented"
+        );
+        assert!(deployment_status_update_errors(&json!({"status": {"collisionCount": 4}}), &old).is_empty());
+    }
+}
