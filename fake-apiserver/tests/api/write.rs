@@ -223,7 +223,8 @@ async fn builtins_should_keep_deployment_status_for_the_controller() {
     .unwrap();
     let created = api.create(&PostParams::default(), &deployment).await.unwrap();
     let mut status = created.clone();
-    status.status = Some(serde_json::from_value(json!({ "availableReplicas": 1, "replicas": 1 })).unwrap());
+    status.status =
+        Some(serde_json::from_value(json!({ "availableReplicas": 1, "readyReplicas": 1, "replicas": 1 })).unwrap());
     let updated = api
         .replace_status("web", &PostParams::default(), &status)
         .await
