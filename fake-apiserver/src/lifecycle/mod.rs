@@ -165,6 +165,9 @@ pub(crate) fn admit_update(
             crd::add_stored_version(new);
             crd::resources(state, info, new, crd::Write::Update { old }).map(Some)
         }
+        Lifecycle::Plain if !status && service_ips::concerns(info) => {
+            service_ips::allocate_update(state, info, new, old).map(|()| None)
+        }
         Lifecycle::Plain | Lifecycle::Namespace | Lifecycle::CustomResource => Ok(None),
     }
 }

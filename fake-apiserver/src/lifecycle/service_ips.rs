@@ -1,7 +1,9 @@
-//! The addresses kube-apiserver's Service storage gives a new Service
+//! The addresses kube-apiserver's Service storage gives a Service
 //! (`pkg/registry/core/service/storage/alloc.go`, single-stack IPv4 as a default cluster
-//! runs): a cluster IP from `10.96.0.0/12` unless it is headless or an ExternalName, node
-//! ports from 30000–32767 for NodePort and LoadBalancer Services, and the IP family fields.
+//! runs): a cluster IP from `10.96.0.0/24` (the `--service-cluster-ip-range` the corpus was
+//! recorded with) unless it is headless or an ExternalName, node ports from 30000–32767 for
+//! NodePort and LoadBalancer Services and a health check port for a LoadBalancer keeping its
+//! traffic local (the walks in `semantics::service_strategy`), and the IP family fields.
 //! kube-apiserver picks free addresses at random; this server takes the lowest free one.
 
 use std::collections::BTreeSet;
@@ -9,16 +11,19 @@ use std::net::Ipv4Addr;
 
 use serde_json::{Value, json};
 
+use crate::semantics::field_error::FieldError;
+use crate::semantics::service_node_ports::{self, AllocError};
+use crate::semantics::service_strategy;
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::resource::ResourceInfo;
 
-/// The service CIDR's network and size (`--service-cluster-ip-range=10.96.0.0/12`).
+/// The service CIDR's network and size (`--service-cluster-ip-range=10.96.0.0/24`).
 const NETWORK: u32 = u32::from_be_bytes([10, 96, 0, 0]);
-const SIZE: u32 = 1 << 20;
-const NODE_PORTS: std::ops::RangeInclusive<u64> = 30000..=32767;
+const PREFIX: u32 = 24;
+const SIZE: u32 = 1 << (32 - PREFIX);
 
-/// Whether `info` is the Services resource, whose creates allocate addresses.
+/// Whether `info` is the Services resource, whose writes allocate addresses.
 pub(super) fn concerns(info: &ResourceInfo) -> bool {
     info.builtin && info.group.is_empty() && info.plural == "services"
 }
@@ -27,18 +32,69 @@ pub(super) fn concerns(info: &ResourceInfo) -> bool {
 /// refuses an address that is taken or outside the range.
 pub(super) fn allocate(state: &State, info: &ResourceInfo, service: &mut Value) -> Result<(), ApiStatus> {
     let name = crate::storage::object::name(service).to_owned();
-    let (used_ips, used_ports) = in_use(state, info);
-    let Some(spec) = service.get_mut("spec").and_then(Value::as_object_mut) else {
+    let (used_ips, mut used_ports) = in_use(state, info);
+    let Some(spec) = service.get_mut("spec").filter(|s| s.is_object()) else {
         return Ok(());
     };
-    let kind = spec
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("ClusterIP")
-        .to_owned();
-    if kind == "ExternalName" {
+    service_strategy::normalize_create(spec);
+    if !service_strategy::needs_cluster_ip(spec) {
         return Ok(());
     }
+    refuse_invalid(info, &name, service_strategy::init_ip_families(spec, None))?;
+    allocate_cluster_ip(info, &name, spec, &used_ips)?;
+    service_node_ports::assign_node_ports(spec, &mut used_ports).map_err(|e| refusal(info, &name, e))
+}
+
+/// What an update allocates and keeps: a cluster IP for a Service that stops being an
+/// ExternalName, the IP family fields, node ports for the ports that gain one.
+pub(super) fn allocate_update(
+    state: &State,
+    info: &ResourceInfo,
+    service: &mut Value,
+    old: &Value,
+) -> Result<(), ApiStatus> {
+    let name = crate::storage::object::name(service).to_owned();
+    let (used_ips, mut used_ports) = in_use(state, info);
+    let old_spec = old.get("spec").cloned().unwrap_or_else(|| json!({}));
+    let Some(spec) = service.get_mut("spec").filter(|s| s.is_object()) else {
+        return Ok(());
+    };
+    if service_strategy::needs_cluster_ip(spec) {
+        refuse_invalid(info, &name, service_strategy::init_ip_families(spec, Some(&old_spec)))?;
+        if !service_strategy::needs_cluster_ip(&old_spec) {
+            allocate_cluster_ip(info, &name, spec, &used_ips)?;
+        }
+    }
+    service_node_ports::update_node_ports(spec, &old_spec, &mut used_ports).map_err(|e| refusal(info, &name, e))
+}
+
+fn refuse_invalid(info: &ResourceInfo, name: &str, errors: Vec<FieldError>) -> Result<(), ApiStatus> {
+    match errors.is_empty() {
+        true => Ok(()),
+        false => Err(ApiStatus::invalid_fields(info, name, &errors)),
+    }
+}
+
+/// The allocator's refusal: Invalid, or `errors.NewInternalError` (500, the error as its one
+/// cause).
+fn refusal(info: &ResourceInfo, name: &str, error: AllocError) -> ApiStatus {
+    match error {
+        AllocError::Invalid(error) => ApiStatus::invalid_fields(info, name, &[error]),
+        AllocError::Internal(why) => {
+            let mut status = ApiStatus::internal(format!("Internal error occurred: {why}"));
+            status.details = Some(json!({ "causes": [{ "message": why }] }));
+            status
+        }
+    }
+}
+
+/// The primary cluster IP: the one asked for, if it is free and in range, or the lowest free.
+fn allocate_cluster_ip(
+    info: &ResourceInfo,
+    name: &str,
+    spec: &mut Value,
+    used_ips: &BTreeSet<String>,
+) -> Result<(), ApiStatus> {
     let requested = spec
         .get("clusterIP")
         .and_then(Value::as_str)
@@ -46,13 +102,14 @@ pub(super) fn allocate(state: &State, info: &ResourceInfo, service: &mut Value) 
         .to_owned();
     let ip = match requested.as_str() {
         "None" => "None".to_owned(),
-        "" => free_ip(&used_ips).ok_or_else(|| ApiStatus::internal("failed to allocate a serviceIP: range is full"))?,
+        "" => free_ip(used_ips).ok_or_else(|| ApiStatus::internal("failed to allocate a serviceIP: range is full"))?,
         given => {
             let parsed: Option<Ipv4Addr> = given.parse().ok();
             let in_range = parsed.is_some_and(|ip| u32::from(ip).wrapping_sub(NETWORK) < SIZE);
             let why = if !in_range {
                 Some(format!(
-                    "failed to allocate IP {given}: the provided IP ({given}) is not in the valid range. The range of valid IPs is 10.96.0.0/12"
+                    "failed to allocate IP {given}: the provided IP ({given}) is not in the valid range. The range of valid IPs is {}/{PREFIX}",
+                    Ipv4Addr::from(NETWORK)
                 ))
             } else if used_ips.contains(given) {
                 Some(format!(
@@ -65,34 +122,15 @@ pub(super) fn allocate(state: &State, info: &ResourceInfo, service: &mut Value) 
                 let value = format!("[]string{{{:?}}}", given);
                 return Err(ApiStatus::invalid(
                     info,
-                    &name,
+                    name,
                     &[("spec.clusterIPs".to_owned(), format!("Invalid value: {value}: {why}"))],
                 ));
             }
             given.to_owned()
         }
     };
-    spec.insert("clusterIP".into(), json!(ip));
-    spec.entry("clusterIPs").or_insert_with(|| json!([ip]));
-    spec.entry("ipFamilies").or_insert_with(|| json!(["IPv4"]));
-    spec.entry("ipFamilyPolicy").or_insert_with(|| json!("SingleStack"));
-    if matches!(kind.as_str(), "NodePort" | "LoadBalancer") {
-        let mut taken = used_ports;
-        for port in spec
-            .get_mut("ports")
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            if port.get("nodePort").and_then(Value::as_u64).is_some_and(|p| p != 0) {
-                continue;
-            }
-            if let Some(free) = NODE_PORTS.clone().find(|p| !taken.contains(p)) {
-                taken.insert(free);
-                port["nodePort"] = json!(free);
-            }
-        }
-    }
+    spec["clusterIP"] = json!(ip);
+    spec["clusterIPs"] = json!([ip]);
     Ok(())
 }
 

@@ -10,6 +10,7 @@ use crate::semantics::field_error::FieldError;
 use crate::semantics::job;
 use crate::semantics::namespace_validation;
 use crate::semantics::node_validation;
+use crate::semantics::service_validation;
 use crate::semantics::validation::{metadata_causes, validate_metadata};
 use crate::semantics::{event_validation, lease_validation, rbac_validation, workload_validation};
 use crate::semantics::{pod_update_validation, pod_validation};
@@ -98,6 +99,9 @@ fn typed_errors(
         ("", "ConfigMap", Some(old)) => config_validation::config_map_update_errors(object, old),
         ("", "Secret", None) => config_validation::secret_errors(object),
         ("", "Secret", Some(old)) => config_validation::secret_update_errors(object, old),
+        ("", "Service", None) => service_validation::service_create_errors(object),
+        ("", "Service", Some(_)) if subresource == Some("status") => service_validation::service_status_errors(object),
+        ("", "Service", Some(old)) => service_validation::service_update_errors(object, old),
         // `ValidateServiceAccount` is its metadata alone, checked for every kind.
         ("", "ServiceAccount", _) => Vec::new(),
         ("", "Namespace", None) => namespace_validation::namespace_errors(object),

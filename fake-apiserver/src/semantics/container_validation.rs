@@ -239,7 +239,7 @@ fn port_errors(ports: Option<&Value>, field: &str) -> Vec<FieldError> {
 }
 
 /// `validation.IsValidPortName`: an IANA service name.
-fn port_name_errors(name: &str) -> Vec<&'static str> {
+pub(crate) fn port_name_errors(name: &str) -> Vec<&'static str> {
     let mut errors = Vec::new();
     if name.len() > 15 {
         errors.push("must be no more than 15 characters");

@@ -137,14 +137,33 @@ fn namespace(object: &mut Value) {
     }
 }
 
-/// `SetDefaults_Service`: type, session affinity, port protocols and target ports.
+/// `SetDefaults_Service`: session affinity and its ClientIP timeout (none without affinity),
+/// type, port protocols and target ports (a zero or empty one is the port), the traffic
+/// policies, and a LoadBalancer's node port allocation.
 fn service(object: &mut Value) {
-    let Some(spec) = object.get_mut("spec") else { return };
-    default(spec, "type", json!("ClusterIP"));
-    default(spec, "sessionAffinity", json!("None"));
-    if spec["type"] == "ClusterIP" || spec["type"] == "NodePort" || spec["type"] == "LoadBalancer" {
-        default(spec, "internalTrafficPolicy", json!("Cluster"));
+    let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else {
+        return;
+    };
+    // Go's zero value, "", is unset too.
+    for (key, zero) in [("sessionAffinity", "None"), ("type", "ClusterIP")] {
+        if spec[key] == "" {
+            spec[key] = json!(zero);
+        }
     }
+    default(spec, "sessionAffinity", json!("None"));
+    if spec["sessionAffinity"] == "None"
+        && let Some(map) = spec.as_object_mut()
+    {
+        map.remove("sessionAffinityConfig");
+    }
+    if spec["sessionAffinity"] == "ClientIP"
+        && spec
+            .pointer("/sessionAffinityConfig/clientIP/timeoutSeconds")
+            .is_none_or(Value::is_null)
+    {
+        spec["sessionAffinityConfig"] = json!({"clientIP": {"timeoutSeconds": 10800}});
+    }
+    default(spec, "type", json!("ClusterIP"));
     for port in spec
         .get_mut("ports")
         .and_then(Value::as_array_mut)
@@ -152,8 +171,29 @@ fn service(object: &mut Value) {
         .flatten()
     {
         default(port, "protocol", json!("TCP"));
-        let number = port.get("port").cloned().unwrap_or(Value::Null);
+        let number = port.get("port").cloned().unwrap_or(json!(0));
+        if matches!(port.get("targetPort"), Some(t) if *t == json!(0) || *t == json!("")) {
+            port["targetPort"] = number.clone();
+        }
         default(port, "targetPort", number);
+    }
+    let kind = spec["type"].as_str().unwrap_or_default().to_owned();
+    if matches!(kind.as_str(), "NodePort" | "LoadBalancer")
+        && spec
+            .get("externalTrafficPolicy")
+            .is_none_or(|p| p.is_null() || *p == "")
+    {
+        spec["externalTrafficPolicy"] = json!("Cluster");
+    }
+    if matches!(kind.as_str(), "ClusterIP" | "NodePort" | "LoadBalancer") {
+        default(spec, "internalTrafficPolicy", json!("Cluster"));
+    }
+    if kind == "LoadBalancer" {
+        default(spec, "allocateLoadBalancerNodePorts", json!(true));
+    }
+    // Go encodes the status' load balancer struct, empty or not.
+    if let Some(status) = object.get_mut("status").filter(|s| s.is_object()) {
+        default(status, "loadBalancer", json!({}));
     }
 }
 

@@ -9,6 +9,8 @@
 use serde_json::{Value, json};
 
 use crate::semantics::csr;
+use crate::semantics::defaults;
+use crate::semantics::service_strategy;
 use crate::semantics::validation::preserve_system_fields;
 use crate::storage::object::meta_mut;
 use crate::storage::resource::ResourceInfo;
@@ -90,6 +92,15 @@ pub(crate) fn prepare_update(
     }
     if csr::concerns(info) {
         csr::prepare_update(&mut new, old, subresource);
+    }
+    if subresource.is_none() && info.builtin && info.group.is_empty() && info.kind == "Service" {
+        // The field manager sees the Service as sent and defaulted, not what the storage
+        // keeps or allocates for it.
+        let mut view = new.clone();
+        if defaults::apply(info, &mut view).is_ok() {
+            field_view = Some(view);
+        }
+        service_strategy::prepare_update(&mut new, old);
     }
     (new, field_view)
 }
