@@ -97,6 +97,12 @@ pub enum Outcome {
 impl Expectations {
     /// Reads `allowlist.yaml` and `pending.txt` from `dir` (a missing file is empty).
     pub fn load(dir: &Path) -> Result<Self, ExpectError> {
+        Self::load_with(dir, "pending.txt")
+    }
+
+    /// Reads `allowlist.yaml` and the pending file `pending` (one per recorded minor) from
+    /// `dir`.
+    pub fn load_with(dir: &Path, pending: &str) -> Result<Self, ExpectError> {
         let allow_path = dir.join("allowlist.yaml");
         let allowlist = match read_optional(&allow_path)? {
             Some(text) if !text.trim().is_empty() => {
@@ -107,7 +113,7 @@ impl Expectations {
             }
             _ => Vec::new(),
         };
-        let pending_path = dir.join("pending.txt");
+        let pending_path = dir.join(pending);
         let mut pending = HashMap::new();
         for (i, line) in read_optional(&pending_path)?.unwrap_or_default().lines().enumerate() {
             let line = line.trim();

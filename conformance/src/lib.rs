@@ -32,8 +32,14 @@ pub const RECORDED_VERSION: &str = "v1.28.7";
 /// authentication and RBAC on as the recording cluster had them (its clients send the admin's
 /// token, as the recorder sent the cluster admin's).
 pub fn corpus_server() -> fake_apiserver::FakeApiServer {
+    corpus_server_at(RECORDED_VERSION)
+}
+
+/// The in-memory server set to answer as kube-apiserver `version` does, authenticating as the
+/// recording clusters did.
+pub fn corpus_server_at(version: &str) -> fake_apiserver::FakeApiServer {
     fake_apiserver::FakeApiServer::builder()
-        .kube_version(RECORDED_VERSION)
+        .kube_version(version)
         .authentication(true)
         .build()
 }

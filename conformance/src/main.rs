@@ -33,6 +33,10 @@ struct Args {
     /// Differences printed per step.
     #[arg(long, default_value_t = 12)]
     max_lines: usize,
+    /// Replay the transcripts recorded on this kube-apiserver version (`corpus/real-<version>/`,
+    /// `pending-<version>.txt`) against the server set to it (default: the corpus' v1.28.7).
+    #[arg(long, value_name = "VERSION")]
+    minor: Option<String>,
 }
 
 /// Why the replay could not run.
@@ -65,9 +69,18 @@ async fn main() -> ExitCode {
 
 async fn run(args: Args) -> Result<(), Error> {
     let dir = corpus_dir();
-    let corpus = Corpus::load(&dir)?;
-    let expectations = Expectations::load(&conformance::crate_dir())?;
-    let server = conformance::corpus_server();
+    let (corpus, expectations, server) = match &args.minor {
+        Some(version) => (
+            Corpus::load_recorded(&dir, &format!("real-{version}"))?,
+            Expectations::load_with(&conformance::crate_dir(), &format!("pending-{version}.txt"))?,
+            conformance::corpus_server_at(version),
+        ),
+        None => (
+            Corpus::load(&dir)?,
+            Expectations::load(&conformance::crate_dir())?,
+            conformance::corpus_server(),
+        ),
+    };
     let _served;
     let recorder = if let Some(path) = &args.kubeconfig {
         let kubeconfig = kube::config::Kubeconfig::read_from(path)?;

@@ -42,7 +42,12 @@ async fn binary_should_serve_until_sigterm() {
     match get(anonymous).await {
         Err(kube::Error::Api(status)) => {
             assert_eq!(status.code, 403);
-            assert!(status.message.contains(r#"User "system:anonymous" cannot get resource "namespaces""#), "{status:?}");
+            assert!(
+                status
+                    .message
+                    .contains(r#"User "system:anonymous" cannot get resource "namespaces""#),
+                "{status:?}"
+            );
         }
         other => panic!("expected 403, got {other:?}"),
     }

@@ -86,6 +86,10 @@ pub(crate) fn service_account_user(
         user.extra.insert(user::POD_NAME_KEY.to_owned(), vec![name.clone()]);
         user.extra.insert(user::POD_UID_KEY.to_owned(), vec![uid.clone()]);
     }
+    if let Some(id) = &claims.id {
+        user.extra
+            .insert(user::CREDENTIAL_ID_KEY.to_owned(), vec![format!("JTI={id}")]);
+    }
     Ok((user, claims))
 }
 

@@ -21,6 +21,8 @@ const SERVICE_ACCOUNTS_GROUP: &str = "system:serviceaccounts";
 pub(crate) const POD_NAME_KEY: &str = "authentication.kubernetes.io/pod-name";
 /// A bound token's pod uid, in the user's extra.
 pub(crate) const POD_UID_KEY: &str = "authentication.kubernetes.io/pod-uid";
+/// The id of a token that has one (`jti`), in the user's extra.
+pub(crate) const CREDENTIAL_ID_KEY: &str = "authentication.kubernetes.io/credential-id";
 
 /// A user as the authenticators and the authorizer see it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

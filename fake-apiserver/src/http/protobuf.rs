@@ -225,7 +225,12 @@ mod tests {
 
     #[test]
     fn a_self_access_review_decodes_to_the_json_kubectl_would_have_sent() {
-        let info = ResourceInfo::builtin("authorization.k8s.io", "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews");
+        let info = ResourceInfo::builtin(
+            "authorization.k8s.io",
+            "v1",
+            "SelfSubjectAccessReview",
+            "selfsubjectaccessreviews",
+        );
         let spec = AccessReviewSpec {
             resource_attributes: Some(ResourceAttributes {
                 verb: Some("delete".into()),
@@ -247,7 +252,12 @@ mod tests {
     fn other_kinds_and_broken_bodies_are_refused() {
         let configmaps = ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps");
         assert_eq!(to_json(&configmaps, b"k8s\0").unwrap_err().code, 415);
-        let info = ResourceInfo::builtin("authorization.k8s.io", "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews");
+        let info = ResourceInfo::builtin(
+            "authorization.k8s.io",
+            "v1",
+            "SelfSubjectRulesReview",
+            "selfsubjectrulesreviews",
+        );
         assert_eq!(to_json(&info, b"{}").unwrap_err().code, 400);
     }
 }

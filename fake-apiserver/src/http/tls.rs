@@ -39,9 +39,7 @@ pub(crate) fn ca_data() -> String {
 /// The CA's certificate, DER, for a `kube::Config`'s root certificates.
 pub(crate) fn ca_der() -> Vec<u8> {
     let body: String = CA_PEM.lines().filter(|line| !line.starts_with("-----")).collect();
-    STANDARD
-        .decode(body)
-        .expect("the embedded CA is PEM")
+    STANDARD.decode(body).expect("the embedded CA is PEM")
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ mod writes;
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -45,13 +45,8 @@ pub(crate) type Defined = Option<Vec<ResourceInfo>>;
 /// validated, a custom resource needs a live definition.
 pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value) -> Result<Defined, ApiStatus> {
     match info.lifecycle {
-        Lifecycle::Namespace => {
-            // The namespace strategy's own: the phase, and the finalizer its controller removes
-            // once the namespace is empty.
-            body["status"] = json!({ "phase": "Active" });
-            body["spec"] = json!({ "finalizers": ["kubernetes"] });
-            Ok(None)
-        }
+        // Its phase and finalizers are the strategy's (`semantics/core_strategies.rs`).
+        Lifecycle::Namespace => Ok(None),
         Lifecycle::CustomResourceDefinition => {
             let defined = crd::resources(state, info, body, crd::Write::Create)?;
             crd::initial_status(body);

@@ -281,8 +281,8 @@ fn custom_resource_definition(object: &mut Value) {
     }
 }
 
-/// A subject's `apiGroup` defaults by its kind (`SetDefaults_Subject`); an empty one, a
-/// ServiceAccount's, is not written (`omitempty`).
+/// A subject's empty `apiGroup` defaults by its kind (`SetDefaults_Subject`: `len(APIGroup) ==
+/// 0`, so `""` too); an empty one, a ServiceAccount's, is not written (`omitempty`).
 fn role_binding(object: &mut Value) {
     for subject in object
         .get_mut("subjects")
@@ -291,7 +291,12 @@ fn role_binding(object: &mut Value) {
         .flatten()
     {
         match subject.get("kind").and_then(Value::as_str) {
-            Some("User" | "Group") => default(subject, "apiGroup", json!("rbac.authorization.k8s.io")),
+            Some("User" | "Group") => {
+                if subject.get("apiGroup").and_then(Value::as_str) == Some("") {
+                    subject["apiGroup"] = Value::Null;
+                }
+                default(subject, "apiGroup", json!("rbac.authorization.k8s.io"));
+            }
             _ => {
                 if let Some(fields) = subject.as_object_mut()
                     && fields.get("apiGroup").and_then(Value::as_str) == Some("")

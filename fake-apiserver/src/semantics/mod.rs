@@ -7,6 +7,7 @@ pub(crate) mod cel;
 pub(crate) mod comparison;
 pub(crate) mod config_validation;
 pub(crate) mod container_validation;
+pub(crate) mod core_strategies;
 pub(crate) mod crd_validation;
 pub(crate) mod csr;
 pub(crate) mod csr_validation;

@@ -35,6 +35,9 @@ pub(crate) struct Claims {
     pub(crate) expires: i64,
     /// A pod-bound token's extended lifetime warns after this time (`warnafter`).
     pub(crate) warn_after: Option<i64>,
+    /// The token's id (`jti`), which kube-apiserver gives tokens from 1.30
+    /// (`ServiceAccountTokenJTI`, beta) and reports as the user's credential id.
+    pub(crate) id: Option<String>,
 }
 
 /// Why a token does not authenticate.
@@ -110,6 +113,10 @@ pub(crate) fn issue(claims: &Claims) -> Result<String, KeyError> {
         "nbf": claims.issued,
         "sub": format!("system:serviceaccount:{}:{}", claims.namespace, claims.name),
     });
+    let mut payload = payload;
+    if let Some(id) = &claims.id {
+        payload["jti"] = json!(id);
+    }
     let signing_input = format!(
         "{}.{}",
         URL_SAFE_NO_PAD.encode(header.to_string()),
@@ -219,6 +226,7 @@ pub(crate) fn verify(token: &str, wanted: &[String], now: i64) -> Result<Claims,
         issued: time("iat").unwrap_or_default(),
         expires: time("exp").unwrap_or_default(),
         warn_after: private.get("warnafter").and_then(Value::as_i64),
+        id: payload.get("jti").and_then(Value::as_str).map(str::to_owned),
     })
 }
 
@@ -242,6 +250,7 @@ mod tests {
             issued: 1_000,
             expires: 4_600,
             warn_after: None,
+            id: None,
         }
     }
 

@@ -2,8 +2,8 @@
 //! the kind its requests and answers carry, as kube-apiserver's REST storage registers them
 //! (`pkg/registry/core/rest/storage_core.go`, `pkg/registry/certificates/rest`): a pod's
 //! `ephemeralcontainers` (the pod itself), a service account's `token` (an
-//! `authentication.k8s.io/v1` TokenRequest, create only), a certificate signing request's
-//! `approval`.
+//! `authentication.k8s.io/v1` TokenRequest, create only), a namespace's `finalize` (update
+//! only), a certificate signing request's `approval`.
 
 use crate::storage::resource::ResourceInfo;
 use crate::storage::verb::Verb;
@@ -28,6 +28,12 @@ const EXTRAS: &[Extra] = &[
         kind: "ServiceAccount",
         name: "token",
         verbs: &[Verb::Create],
+    },
+    Extra {
+        group: "",
+        kind: "Namespace",
+        name: "finalize",
+        verbs: &[Verb::Update],
     },
     Extra {
         group: "certificates.k8s.io",

@@ -8,10 +8,10 @@
 
 use serde_json::{Value, json};
 
-use crate::semantics::csr;
 use crate::semantics::defaults;
 use crate::semantics::service_strategy;
 use crate::semantics::validation::preserve_system_fields;
+use crate::semantics::{core_strategies, csr};
 use crate::storage::object::meta_mut;
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::options::Ownership;
@@ -26,6 +26,9 @@ pub(crate) fn prepare_update(
     ownership: Ownership,
 ) -> (Value, Option<Value>) {
     let mut field_view: Option<Value> = None;
+    if core_strategies::prepare_update(info, old, &mut new, subresource) {
+        return (new, None);
+    }
     match subresource {
         Some(sub @ ("status" | "approval")) => {
             // `/status` changes status alone (and the managed fields that record it): the new

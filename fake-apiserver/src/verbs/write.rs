@@ -12,7 +12,9 @@ use crate::semantics::schema::{self, Scope};
 use crate::semantics::validation::{
     check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged,
 };
-use crate::semantics::{builtin_validation, csr, defaults, job, managed_fields, names, typed, versions, zero};
+use crate::semantics::{
+    builtin_validation, core_strategies, csr, defaults, job, managed_fields, names, typed, versions, zero,
+};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
@@ -213,6 +215,7 @@ pub(crate) fn create(
         let requester = opts.requester.as_deref().cloned().unwrap_or_else(UserInfo::admin);
         csr::prepare_create(&mut body, &requester);
     }
+    core_strategies::prepare_create(info, &mut body);
     let defined = lifecycle::admit_create(state, info, &mut body)?;
     if opts.dry_run {
         return Ok(Arc::new(body));
