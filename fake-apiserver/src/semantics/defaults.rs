@@ -15,9 +15,9 @@ use crate::status::ApiStatus;
 use crate::storage::object::meta_mut;
 use crate::storage::resource::ResourceInfo;
 
-/// Defaults `object` of `info`'s built-in kind in place; refuses what the decoder refuses.
-/// Every kind's metadata loses its empty maps and lists.
-pub(crate) fn apply(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiStatus> {
+/// Defaults `object` of `info`'s built-in kind in place, as the Kubernetes `minor` does;
+/// refuses what the decoder refuses. Every kind's metadata loses its empty maps and lists.
+pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Result<(), ApiStatus> {
     // Custom resources' metadata goes through `ObjectMeta` too (apiextensions' coercion).
     drop_empty_metadata(object);
     if !info.builtin {
@@ -26,7 +26,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value) -> Result<(), ApiSt
     match (info.group.as_str(), info.kind.as_str()) {
         ("apps", "Deployment") => workloads::deployment(object),
         ("apps", "ReplicaSet") => workloads::replica_set(object),
-        ("batch", "Job") => workloads::job(object),
+        ("batch", "Job") => workloads::job(object, minor),
         ("", "Pod") => workloads::pod(object),
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),
@@ -317,12 +317,30 @@ mod tests {
         let info = ResourceInfo::builtin("", "v1", "Secret", "secrets");
         let mut secret =
             json!({"metadata": {"name": "s"}, "data": {"user": "YWRtaW4="}, "stringData": {"user": "root"}});
-        apply(&info, &mut secret).unwrap();
+        apply(&info, &mut secret, 28).unwrap();
         assert_eq!(
             secret,
             json!({"metadata": {"name": "s"}, "data": {"user": "cm9vdA=="}, "type": "Opaque"})
         );
         let mut bad = json!({"metadata": {"name": "s"}, "data": {"k": "not base64!"}});
-        assert_eq!(apply(&info, &mut bad).unwrap_err().code, 400);
+        assert_eq!(apply(&info, &mut bad, 28).unwrap_err().code, 400);
+    }
+
+    #[test]
+    fn a_jobs_replacement_policy_and_manual_selector_follow_the_minor() {
+        let info = ResourceInfo::builtin("batch", "v1", "Job", "jobs");
+        let job =
+            json!({"metadata": {"name": "j"}, "spec": {"podReplacementPolicy": "Failed", "template": {"spec": {}}}});
+        let mut on_1_28 = job.clone();
+        apply(&info, &mut on_1_28, 28).unwrap();
+        assert!(
+            on_1_28["spec"].get("podReplacementPolicy").is_none(),
+            "the feature is off in 1.28"
+        );
+        assert!(on_1_28["spec"].get("manualSelector").is_none());
+        let mut on_1_31 = json!({"metadata": {"name": "j"}, "spec": {"template": {"spec": {}}}});
+        apply(&info, &mut on_1_31, 31).unwrap();
+        assert_eq!(on_1_31["spec"]["podReplacementPolicy"], "TerminatingOrFailed");
+        assert_eq!(on_1_31["spec"]["manualSelector"], false);
     }
 }

@@ -16,14 +16,15 @@ use crate::storage::object::meta_mut;
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::options::Ownership;
 
-/// The object an update of `old` to `new` through `subresource` stores, and the view of it
-/// the field manager compares when that is not the object itself.
+/// The object an update of `old` to `new` through `subresource` stores on the Kubernetes
+/// `minor`, and the view of it the field manager compares when that is not the object itself.
 pub(crate) fn prepare_update(
     info: &ResourceInfo,
     old: &Value,
     mut new: Value,
     subresource: Option<&str>,
     ownership: Ownership,
+    minor: u32,
 ) -> (Value, Option<Value>) {
     let mut field_view: Option<Value> = None;
     if core_strategies::prepare_update(info, old, &mut new, subresource) {
@@ -100,7 +101,7 @@ pub(crate) fn prepare_update(
         // The field manager sees the Service as sent and defaulted, not what the storage
         // keeps or allocates for it.
         let mut view = new.clone();
-        if defaults::apply(info, &mut view).is_ok() {
+        if defaults::apply(info, &mut view, minor).is_ok() {
             field_view = Some(view);
         }
         service_strategy::prepare_update(&mut new, old);

@@ -116,7 +116,7 @@ pub(crate) fn create(
     Checked(mut body): Checked,
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
-    defaults::apply(info, &mut body)?;
+    defaults::apply(info, &mut body, state.options.minor())?;
     // The field manager sees the object as sent, before the strategy drops its status.
     let typeable = managed_fields::is_typeable(info, &body);
     set_namespace(&mut body, info, namespace)?;
@@ -309,8 +309,8 @@ pub(crate) fn commit_update(
     // copies the old object back, so a `/status` writer owns the labels it sent even though
     // they are not kept.
     let typeable = managed_fields::is_typeable(info, &new) && managed_fields::is_typeable(info, &old);
-    let (mut new, field_view) = prepare_update(info, &old, new, subresource, ownership);
-    defaults::apply(info, &mut new)?;
+    let (mut new, field_view) = prepare_update(info, &old, new, subresource, ownership, state.options.minor());
+    defaults::apply(info, &mut new, state.options.minor())?;
     check_identity_unchanged(info, &old, &new)?;
     preserve_system_fields(&old, &mut new);
     builtin_validation::check(info, &new, Some(&old), subresource)?;

@@ -31,10 +31,12 @@ pub(super) fn replica_set(object: &mut Value) {
 }
 
 /// `SetDefaults_Job`: counts, completion mode, suspension, the job's labels from its template
-/// when it has none, and pod failure policy conditions; the fields of features off in 1.28
-/// (`podReplacementPolicy`, `backoffLimitPerIndex`, `maxFailedIndexes`) dropped as the strategy
-/// drops them.
-pub(super) fn job(object: &mut Value) {
+/// when it has none, and pod failure policy conditions. The fields of features off in 1.28
+/// (`podReplacementPolicy`, `backoffLimitPerIndex`, `maxFailedIndexes`) are dropped there as
+/// the strategy drops them; from 1.29 (`JobPodReplacementPolicy` and `BackoffLimitPerIndex`
+/// beta) they are kept, the replacement policy defaulted (`Failed` with a pod failure policy,
+/// `TerminatingOrFailed` without), and `manualSelector` defaults to false.
+pub(super) fn job(object: &mut Value, minor: u32) {
     let template_labels = object
         .pointer("/spec/template/metadata/labels")
         .filter(|l| l.is_object())
@@ -49,7 +51,15 @@ pub(super) fn job(object: &mut Value) {
     default(spec, "backoffLimit", json!(6));
     default(spec, "completionMode", json!("NonIndexed"));
     default(spec, "suspend", json!(false));
-    if let Some(fields) = spec.as_object_mut() {
+    if minor >= 29 {
+        let replacement = if spec.get("podFailurePolicy").is_some_and(|p| !p.is_null()) {
+            "Failed"
+        } else {
+            "TerminatingOrFailed"
+        };
+        default(spec, "podReplacementPolicy", json!(replacement));
+        default(spec, "manualSelector", json!(false));
+    } else if let Some(fields) = spec.as_object_mut() {
         for dropped in ["podReplacementPolicy", "backoffLimitPerIndex", "maxFailedIndexes"] {
             fields.remove(dropped);
         }
