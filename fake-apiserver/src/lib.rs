@@ -9,7 +9,8 @@
 //! [`FakeApiServer::cut_watches`], [`FakeApiServer::expire_resource_versions`],
 //! [`FakeApiServer::set_latency`]).
 //!
-//! A request takes one path through the crate: `http` (the tower service or the loopback server,
+//! A request takes one path through the crate: `auth` (who sends it and whether they may, as
+//! kube-apiserver's authentication, impersonation and RBAC decide) → `http` (the tower service or the loopback server,
 //! routing against the resource table, query parsing, discovery, OpenAPI and kubectl tables) →
 //! `verbs` (one file per verb family, each a transaction under one lock) → `storage` (the resource
 //! table, the versioned store and its watch log), with `semantics` (validation, CRD schemas,

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use http_body_util::BodyExt;
 use kube::client::Body;
+use secrecy::ExposeSecret;
 use serde_json::{Map, Value, json};
 
 use crate::node::Node;
@@ -29,6 +30,10 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Recorder {
     client: kube::Client,
     server: String,
+    /// The `Authorization` header every request carries unless its step sends its own (the
+    /// Python recorder's session header): a kubeconfig's bearer token, taken out of the client,
+    /// whose auth layer would replace a step's header.
+    authorization: Option<String>,
 }
 
 impl Recorder {
@@ -37,6 +42,7 @@ impl Recorder {
         Recorder {
             client,
             server: server.into(),
+            authorization: None,
         }
     }
 
@@ -45,7 +51,10 @@ impl Recorder {
     /// are what a step compares.
     pub fn for_config(mut config: kube::Config, server: impl Into<String>) -> Result<Self, kube::Error> {
         config.default_retry = false;
-        Ok(Self::new(kube::Client::try_from(config)?, server))
+        let token = config.auth_info.token.take();
+        let mut recorder = Self::new(kube::Client::try_from(config)?, server);
+        recorder.authorization = token.map(|token| format!("Bearer {}", token.expose_secret()));
+        Ok(recorder)
     }
 
     /// Runs one scenario and returns its transcript.
@@ -244,6 +253,9 @@ impl Recorder {
             .uri(uri)
             .header(http::header::USER_AGENT, USER_AGENT);
         let mut headers: Vec<(String, String)> = vec![("Accept".into(), "application/json".into())];
+        if let Some(authorization) = &self.authorization {
+            headers.push(("Authorization".into(), authorization.clone()));
+        }
         if outgoing.body.is_some() {
             headers.push(("Content-Type".into(), "application/json".into()));
         }

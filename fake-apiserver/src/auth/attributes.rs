@@ -2,6 +2,8 @@
 //! (`staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go`) read from the method,
 //! path and query, before any routing, so that a path nothing serves is authorized too.
 
+use crate::semantics::names::path_segment_errors;
+
 /// The authorizer's view of one request (`authorizer.AttributesRecord` without its user).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Attributes {
@@ -83,7 +85,7 @@ impl Attributes {
         if info.name.is_empty() && info.verb == "get" {
             let options = ListOptions::parse(query.unwrap_or_default());
             info.verb = if options.watch { "watch" } else { "list" }.to_owned();
-            if let Some(name) = options.name.filter(|n| valid_path_segment(n)) {
+            if let Some(name) = options.name.filter(|n| path_segment_errors(n).is_empty()) {
                 info.name = name;
             }
         }
@@ -156,11 +158,6 @@ fn exact_name(selector: &str) -> Option<String> {
         }
     }
     found
-}
-
-/// `path.IsValidPathSegmentName`: not `.` or `..`, no `/` or `%`.
-fn valid_path_segment(name: &str) -> bool {
-    name != "." && name != ".." && !name.contains(['/', '%'])
 }
 
 #[cfg(test)]

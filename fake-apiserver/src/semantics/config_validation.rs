@@ -267,9 +267,7 @@ mod tests {
 
     use super::*;
 
-    fn fields(errors: &[FieldError]) -> Vec<String> {
-        errors.iter().map(ToString::to_string).collect()
-    }
+    use crate::semantics::field_error::rendered as fields;
 
     #[test]
     fn config_keys_follow_is_config_map_key() {
@@ -286,7 +284,7 @@ mod tests {
     fn a_config_map_key_in_both_maps_is_refused_once_under_data() {
         let cm = json!({"data": {"k": "v"}, "binaryData": {"k": "AAEC", "o": "AAEC"}});
         assert_eq!(
-            fields(&config_map_errors(&cm)),
+            fields(config_map_errors(&cm)),
             vec![r#"data[k]: Invalid value: "k": duplicate of key present in binaryData"#]
         );
     }
@@ -297,7 +295,7 @@ mod tests {
         assert!(config_map_errors(&json!({"data": {"k": exactly}})).is_empty());
         let over = json!({"data": {"k": exactly, "l": "b"}});
         assert_eq!(
-            fields(&config_map_errors(&over)),
+            fields(config_map_errors(&over)),
             vec![": Too long: must have at most 1048576 bytes"]
         );
         // 4 base64 characters are 3 bytes: 1 MiB + 3 bytes of base64-encoded data is too much,
@@ -306,7 +304,7 @@ mod tests {
         assert!(secret_errors(&json!({"data": {"k": encoded}})).is_empty());
         let encoded = base64::engine::general_purpose::STANDARD.encode(vec![0u8; MAX_SECRET_SIZE + 1]);
         assert_eq!(
-            fields(&secret_errors(&json!({"data": {"k": encoded}}))),
+            fields(secret_errors(&json!({"data": {"k": encoded}}))),
             vec!["data: Too long: must have at most 1048576 bytes"]
         );
     }
@@ -338,7 +336,7 @@ mod tests {
         assert!(secret_errors(&config(r#"{"auths": {}}"#)).is_empty());
         assert!(secret_errors(&config("null")).is_empty());
         assert_eq!(
-            fields(&secret_errors(&config("[]"))),
+            fields(secret_errors(&config("[]"))),
             vec![
                 r#"data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": json: cannot unmarshal array into Go value of type map[string]interface {}"#
             ]
@@ -347,7 +345,7 @@ mod tests {
         assert_eq!(truncated[0].detail, "unexpected end of JSON input");
         let dockercfg = json!({"type": DOCKERCFG, "data": {}});
         assert_eq!(
-            fields(&secret_errors(&dockercfg)),
+            fields(secret_errors(&dockercfg)),
             vec!["data[.dockercfg]: Required value"]
         );
     }
@@ -358,7 +356,7 @@ mod tests {
         assert!(secret_update_errors(&old, &old).is_empty());
         let new = json!({"type": TLS, "data": {"k": "dg=="}});
         assert_eq!(
-            fields(&secret_update_errors(&new, &old)),
+            fields(secret_update_errors(&new, &old)),
             vec![
                 r#"type: Invalid value: "kubernetes.io/tls": field is immutable"#,
                 "immutable: Forbidden: field is immutable when `immutable` is set",
@@ -377,7 +375,7 @@ mod tests {
         assert!(config_map_update_errors(&stored, &sent).is_empty());
         let changed = json!({"immutable": true, "data": {"k": ""}});
         assert_eq!(
-            fields(&config_map_update_errors(&changed, &stored)),
+            fields(config_map_update_errors(&changed, &stored)),
             vec!["data: Forbidden: field is immutable when `immutable` is set"]
         );
     }

@@ -13,6 +13,7 @@
 use serde_json::{Map, Value};
 
 use crate::semantics::field_error::{BadValue, FieldError, go_quote};
+use crate::semantics::names::path_segment_errors;
 use crate::semantics::names::{dns1123_subdomain_errors, object_name_errors, qualified_name_errors};
 use crate::semantics::versions;
 use crate::storage::object;
@@ -61,18 +62,6 @@ pub(crate) fn deferred_metadata_causes(event: &Value, causes: Vec<(String, Strin
         ));
     }
     kept
-}
-
-/// `path.IsValidPathSegmentName`.
-fn path_segment_errors(name: &str) -> Vec<String> {
-    if name == "." || name == ".." {
-        return vec![format!("may not be '{name}'")];
-    }
-    ["/", "%"]
-        .iter()
-        .filter(|bad| name.contains(*bad))
-        .map(|bad| format!("may not contain '{bad}'"))
-        .collect()
 }
 
 /// A core Event (as stored), read as Go reads its zero values.
@@ -345,19 +334,14 @@ mod tests {
         ResourceInfo::builtin("events.k8s.io", "v1", "Event", "events").stored_as("v1")
     }
 
-    fn fields(errors: &[FieldError]) -> Vec<String> {
-        errors
-            .iter()
-            .map(|e| format!("{} {}", e.kind.reason(), e.field))
-            .collect()
-    }
+    use crate::semantics::field_error::reasons as fields;
 
     #[test]
     fn a_timed_core_event_should_name_its_reporting_component() {
         let event = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e", "namespace": "ns"},
             "involvedObject": {"namespace": "ns"}, "eventTime": "2026-01-01T00:00:00.000000Z"});
         assert_eq!(
-            fields(&event_errors(&core(), &event, None)),
+            fields(event_errors(&core(), &event, None)),
             [
                 "FieldValueRequired reportingComponent",
                 "FieldValueInvalid reportingComponent",
@@ -374,7 +358,7 @@ mod tests {
         let event =
             json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e", "namespace": "ns"}});
         assert_eq!(
-            fields(&event_errors(&events_v1(), &event, None)),
+            fields(event_errors(&events_v1(), &event, None)),
             [
                 "FieldValueInvalid involvedObject.namespace",
                 "FieldValueRequired eventTime",
@@ -388,7 +372,7 @@ mod tests {
         new["note"] = json!("b");
         new["eventTime"] = json!("2026-01-01T00:00:00.0000001Z");
         assert_eq!(
-            fields(&event_errors(&events_v1(), &new, Some(&old))),
+            fields(event_errors(&events_v1(), &new, Some(&old))),
             ["FieldValueInvalid message"]
         );
     }

@@ -300,6 +300,22 @@ pub(crate) fn go_float(f: f64) -> String {
     format!("{f}")
 }
 
+/// Test helper: field errors as Go prints them (`field: body`).
+#[cfg(test)]
+pub(crate) fn rendered(errors: impl AsRef<[FieldError]>) -> Vec<String> {
+    errors.as_ref().iter().map(ToString::to_string).collect()
+}
+
+/// Test helper: field errors as their cause reason and field, as a Status lists them.
+#[cfg(test)]
+pub(crate) fn reasons(errors: impl AsRef<[FieldError]>) -> Vec<String> {
+    errors
+        .as_ref()
+        .iter()
+        .map(|e| format!("{} {}", e.kind.reason(), e.field))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

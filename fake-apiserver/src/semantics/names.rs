@@ -73,7 +73,7 @@ pub(crate) fn dns1035_label_errors(value: &str) -> Vec<String> {
 }
 
 /// `path.IsValidPathSegmentName`: not `.` or `..`, without `/` or `%`.
-fn path_segment_errors(name: &str) -> Vec<String> {
+pub(crate) fn path_segment_errors(name: &str) -> Vec<String> {
     if let Some(bad) = [".", ".."].into_iter().find(|bad| name == *bad) {
         return vec![format!("may not be '{bad}'")];
     }

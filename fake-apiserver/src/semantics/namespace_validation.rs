@@ -96,9 +96,7 @@ mod tests {
 
     use super::*;
 
-    fn fields(errors: &[FieldError]) -> Vec<String> {
-        errors.iter().map(ToString::to_string).collect()
-    }
+    use crate::semantics::field_error::rendered as fields;
 
     #[test]
     fn finalizers_need_a_prefix_unless_standard() {
@@ -106,7 +104,7 @@ mod tests {
         assert!(finalizer_name_errors("orphan", "f").is_empty());
         assert!(finalizer_name_errors("example.com/keep", "f").is_empty());
         assert_eq!(
-            fields(&finalizer_name_errors("foo", "f")),
+            fields(finalizer_name_errors("foo", "f")),
             vec![r#"f: Invalid value: "foo": name is neither a standard finalizer name nor is it fully qualified"#]
         );
         // Two slashes: not a qualified name, but not unprefixed either.
@@ -145,11 +143,11 @@ mod tests {
         assert!(status("", false).is_empty());
         assert!(status("Terminating", true).is_empty());
         assert_eq!(
-            fields(&status("Bogus", false)),
+            fields(status("Bogus", false)),
             vec![r#"status.Phase: Invalid value: "Bogus": may only be 'Active' if `deletionTimestamp` is empty"#]
         );
         assert_eq!(
-            fields(&status("Active", true)),
+            fields(status("Active", true)),
             vec![
                 r#"status.Phase: Invalid value: "Active": may only be 'Terminating' if `deletionTimestamp` is not empty"#
             ]

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::semantics::field_error::{BadValue, FieldError, go_quote};
 use crate::semantics::label_selector_validation::{label_selector_errors, selector_fails};
+use crate::semantics::names::path_segment_errors;
 use crate::semantics::names::{dns1123_subdomain_errors, label_value_errors};
 
 const GROUP: &str = "rbac.authorization.k8s.io";
@@ -259,29 +260,12 @@ fn subject_errors(subject: &Value, namespaced: bool, path: &str) -> Vec<FieldErr
     errors
 }
 
-/// `path.IsValidPathSegmentName`, which `ValidateRBACName` is.
-fn path_segment_errors(name: &str) -> Vec<String> {
-    if name == "." || name == ".." {
-        return vec![format!("may not be '{name}'")];
-    }
-    ["/", "%"]
-        .iter()
-        .filter(|bad| name.contains(*bad))
-        .map(|bad| format!("may not contain '{bad}'"))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
 
-    fn fields(errors: &[FieldError]) -> Vec<String> {
-        errors
-            .iter()
-            .map(|e| format!("{} {}", e.kind.reason(), e.field))
-            .collect()
-    }
+    use crate::semantics::field_error::reasons as fields;
 
     #[test]
     fn rules_should_have_verbs_and_either_resources_or_urls() {
@@ -289,7 +273,7 @@ mod tests {
             {"resources": ["pods"]},
             {"verbs": ["get"], "nonResourceURLs": ["/x"], "apiGroups": [""], "resources": ["pods"]}]});
         assert_eq!(
-            fields(&role_errors(&role, true, false)),
+            fields(role_errors(&role, true, false)),
             [
                 "FieldValueRequired rules[0].verbs",
                 "FieldValueRequired rules[0].apiGroups",
@@ -297,10 +281,10 @@ mod tests {
                 "FieldValueInvalid rules[1].nonResourceURLs"
             ]
         );
-        assert_eq!(fields(&role_errors(&role, false, false)).len(), 3);
+        assert_eq!(fields(role_errors(&role, false, false)).len(), 3);
         let aggregated = json!({"aggregationRule": {"clusterRoleSelectors": []}});
         assert_eq!(
-            fields(&role_errors(&aggregated, false, false)),
+            fields(role_errors(&aggregated, false, false)),
             ["FieldValueRequired aggregationRule.clusterRoleSelectors"]
         );
     }
@@ -310,7 +294,7 @@ mod tests {
         let old = json!({"roleRef": {"apiGroup": GROUP, "kind": "ClusterRole", "name": "view"},
             "subjects": [{"kind": "ServiceAccount", "name": "sa"}]});
         assert_eq!(
-            fields(&binding_errors(&old, false)),
+            fields(binding_errors(&old, false)),
             ["FieldValueRequired subjects[0].namespace"]
         );
         assert!(binding_errors(&old, true).is_empty());

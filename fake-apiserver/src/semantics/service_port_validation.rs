@@ -169,9 +169,7 @@ mod tests {
 
     use super::*;
 
-    fn rendered(errors: Vec<FieldError>) -> Vec<String> {
-        errors.iter().map(ToString::to_string).collect()
-    }
+    use crate::semantics::field_error::rendered;
 
     #[test]
     fn a_port_should_have_a_label_name_a_number_a_protocol_and_a_target() {

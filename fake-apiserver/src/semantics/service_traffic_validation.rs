@@ -151,9 +151,7 @@ mod tests {
 
     use super::*;
 
-    fn rendered(errors: Vec<FieldError>) -> Vec<String> {
-        errors.iter().map(ToString::to_string).collect()
-    }
+    use crate::semantics::field_error::rendered;
 
     #[test]
     fn source_ranges_should_be_cidrs_of_a_load_balancer() {

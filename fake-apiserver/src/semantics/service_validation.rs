@@ -240,9 +240,7 @@ fn service_errors(service: &Value, spec: &Value) -> Vec<FieldError> {
 mod tests {
     use super::*;
 
-    fn rendered(errors: Vec<FieldError>) -> Vec<String> {
-        errors.iter().map(ToString::to_string).collect()
-    }
+    use crate::semantics::field_error::rendered;
 
     fn service(spec: Value) -> Value {
         let mut spec = spec;

@@ -420,16 +420,11 @@ mod tests {
                 "containers": [{"name": "c", "image": "nginx", "terminationMessagePolicy": "File", "imagePullPolicy": "Always"}]}}}})
     }
 
-    fn fields(errors: &[FieldError]) -> Vec<String> {
-        errors
-            .iter()
-            .map(|e| format!("{} {}", e.kind.reason(), e.field))
-            .collect()
-    }
+    use crate::semantics::field_error::reasons as fields;
 
     #[test]
     fn a_defaulted_deployment_should_be_valid() {
-        assert_eq!(fields(&deployment_errors(&deployment())), Vec::<String>::new());
+        assert_eq!(fields(deployment_errors(&deployment())), Vec::<String>::new());
     }
 
     #[test]
@@ -437,7 +432,7 @@ mod tests {
         let mut d = deployment();
         d["spec"]["strategy"]["rollingUpdate"] = json!({"maxSurge": "0%", "maxUnavailable": 0});
         assert_eq!(
-            fields(&deployment_errors(&d)),
+            fields(deployment_errors(&d)),
             ["FieldValueInvalid spec.strategy.rollingUpdate.maxUnavailable"]
         );
         d["spec"]["strategy"]["rollingUpdate"] = json!({"maxSurge": "abc", "maxUnavailable": "150%"});
@@ -452,7 +447,7 @@ mod tests {
         let mut new = deployment();
         new["spec"]["selector"] = json!({"matchLabels": {"app": "d", "tier": "web"}});
         assert_eq!(
-            fields(&deployment_update_errors(&new, &old)),
+            fields(deployment_update_errors(&new, &old)),
             [
                 "FieldValueInvalid spec.template.metadata.labels",
                 "FieldValueInvalid spec.selector"
@@ -461,7 +456,7 @@ mod tests {
         let mut rs = deployment();
         rs["spec"]["replicas"] = json!(-1);
         assert_eq!(
-            fields(&replica_set_update_errors(&rs, &old)),
+            fields(replica_set_update_errors(&rs, &old)),
             ["FieldValueInvalid spec.replicas", "FieldValueInvalid spec.replicas"]
         );
     }

@@ -147,25 +147,21 @@ fn known_fields(info: &ResourceInfo, sent: &Value, namespace: &str) -> Result<Va
     }
     let sent_spec = sent.get("spec").and_then(Value::as_object).cloned().unwrap_or_default();
     let mut spec = Map::new();
-    if let Some(resource) = sent_spec.get("resourceAttributes").and_then(Value::as_object) {
-        let kept: Map<String, Value> = RESOURCE_ATTRIBUTES
-            .iter()
-            .filter_map(|key| {
-                let value = resource.get(*key).and_then(Value::as_str).filter(|v| !v.is_empty())?;
-                Some(((*key).to_owned(), json!(value)))
-            })
-            .collect();
-        spec.insert("resourceAttributes".to_owned(), Value::Object(kept));
-    }
-    if let Some(attributes) = sent_spec.get("nonResourceAttributes").and_then(Value::as_object) {
-        let kept: Map<String, Value> = ["path", "verb"]
-            .iter()
+    // The attributes' known strings that are set (Go's `omitempty`).
+    let kept = |attributes: &Map<String, Value>, keys: &[&str]| -> Value {
+        keys.iter()
             .filter_map(|key| {
                 let value = attributes.get(*key).and_then(Value::as_str).filter(|v| !v.is_empty())?;
                 Some(((*key).to_owned(), json!(value)))
             })
-            .collect();
-        spec.insert("nonResourceAttributes".to_owned(), Value::Object(kept));
+            .collect::<Map<String, Value>>()
+            .into()
+    };
+    if let Some(resource) = sent_spec.get("resourceAttributes").and_then(Value::as_object) {
+        spec.insert("resourceAttributes".to_owned(), kept(resource, &RESOURCE_ATTRIBUTES));
+    }
+    if let Some(attributes) = sent_spec.get("nonResourceAttributes").and_then(Value::as_object) {
+        spec.insert("nonResourceAttributes".to_owned(), kept(attributes, &["path", "verb"]));
     }
     if info.plural != "selfsubjectaccessreviews" {
         for key in ["user", "groups", "extra", "uid"] {
