@@ -149,7 +149,10 @@ async fn one_seed(seed: u64, objects: u64) -> u64 {
         }
     };
     for deployment in &deployment_list {
-        let status = json!({"status": {"availableReplicas": deployment.spec.replicas}});
+        // A status kube-apiserver accepts: no more available than ready, nor ready than replicas.
+        let replicas = deployment.spec.replicas;
+        let status =
+            json!({"status": {"replicas": replicas, "readyReplicas": replicas, "availableReplicas": replicas}});
         deployments
             .patch_status(&deployment.name_any(), &PatchParams::default(), &Patch::Merge(&status))
             .await

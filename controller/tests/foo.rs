@@ -119,7 +119,10 @@ async fn fixture(foo: Foo, make: impl FnOnce(&Foo) -> Vec<Deployment>) -> Fixtur
 }
 
 fn with_status(mut deployment: Deployment, available: i32) -> Deployment {
+    // A status kube-apiserver accepts: no more available than ready, nor ready than replicas.
     deployment.status = Some(DeploymentStatus {
+        replicas: Some(available),
+        ready_replicas: Some(available),
         available_replicas: Some(available),
         ..DeploymentStatus::default()
     });
@@ -256,7 +259,7 @@ async fn an_owned_deployment_that_changes_should_requeue_its_foo() {
     })
     .await;
     // The Deployment's pods become available: the Foo's status follows.
-    let status = json!({"status": {"availableReplicas": 2}});
+    let status = json!({"status": {"replicas": 2, "readyReplicas": 2, "availableReplicas": 2}});
     deployments
         .patch_status("web-deployment", &PatchParams::default(), &Patch::Merge(&status))
         .await
