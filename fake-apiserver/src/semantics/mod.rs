@@ -13,6 +13,7 @@ pub(crate) mod csr;
 pub(crate) mod csr_validation;
 pub(crate) mod decoding;
 pub(crate) mod defaults;
+pub(crate) mod deployment_strategy_validation;
 pub(crate) mod event_validation;
 pub(crate) mod field_error;
 pub(crate) mod fieldpath;
