@@ -5,7 +5,7 @@
 use fake_apiserver::FakeApiServer;
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec, SelfSubjectRulesReview,
-    SelfSubjectRulesReviewSpec,
+    SelfSubjectRulesReviewSpec, SubjectRulesReviewStatus,
 };
 use k8s_openapi::api::core::v1::{ConfigMap, Secret, ServiceAccount};
 use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
@@ -65,6 +65,21 @@ async fn server_with_reader() -> FakeApiServer {
         .await
         .unwrap();
     server
+}
+
+/// What the client's user may do in `default`, as a SelfSubjectRulesReview answers.
+async fn rules_in_default(client: kube::Client) -> SubjectRulesReviewStatus {
+    let review = SelfSubjectRulesReview {
+        spec: SelfSubjectRulesReviewSpec {
+            namespace: Some("default".into()),
+        },
+        ..SelfSubjectRulesReview::default()
+    };
+    let created = Api::<SelfSubjectRulesReview>::all(client)
+        .create(&PostParams::default(), &review)
+        .await
+        .unwrap();
+    created.status.unwrap()
 }
 
 fn forbidden_message(error: kube::Error) -> String {
@@ -136,19 +151,7 @@ async fn access_and_rules_reviews_should_answer_for_the_requester() {
     let denied = reviews.create(&PostParams::default(), &ask("delete")).await.unwrap();
     assert!(!denied.status.unwrap().allowed);
 
-    let rules = Api::<SelfSubjectRulesReview>::all(client)
-        .create(
-            &PostParams::default(),
-            &SelfSubjectRulesReview {
-                spec: SelfSubjectRulesReviewSpec {
-                    namespace: Some("default".into()),
-                },
-                ..SelfSubjectRulesReview::default()
-            },
-        )
-        .await
-        .unwrap();
-    let resource_rules = rules.status.unwrap().resource_rules;
+    let resource_rules = rules_in_default(client).await.resource_rules;
     assert!(
         resource_rules
             .iter()
@@ -257,19 +260,7 @@ async fn without_authentication_everything_should_be_allowed() {
         .list(&ListParams::default())
         .await
         .unwrap();
-    let rules = Api::<SelfSubjectRulesReview>::all(anonymous)
-        .create(
-            &PostParams::default(),
-            &SelfSubjectRulesReview {
-                spec: SelfSubjectRulesReviewSpec {
-                    namespace: Some("default".into()),
-                },
-                ..SelfSubjectRulesReview::default()
-            },
-        )
-        .await
-        .unwrap();
-    let status = rules.status.unwrap();
+    let status = rules_in_default(anonymous).await;
     assert_eq!(status.resource_rules[0].verbs, ["*"]);
     assert_eq!(
         status.non_resource_rules[0].non_resource_urls.as_deref(),
