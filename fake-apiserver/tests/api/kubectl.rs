@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use fake_apiserver::FakeApiServer;
+use fake_apiserver::{FakeApiServer, ServedApiServer};
 use kube::CustomResourceExt;
 use kube::api::{Patch, PatchParams};
 use serde_json::json;
@@ -45,6 +45,17 @@ struct Kubectl {
 }
 
 impl Kubectl {
+    /// kubectl with a kubeconfig for `served` and a discovery cache, both in `dir`.
+    fn for_served(binary: PathBuf, served: &ServedApiServer, dir: &Path) -> Self {
+        let kubeconfig = dir.join("kubeconfig");
+        served.write_kubeconfig(&kubeconfig).unwrap();
+        Kubectl {
+            binary,
+            kubeconfig,
+            cache: dir.join("cache"),
+        }
+    }
+
     fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(&self.binary);
         command
@@ -88,13 +99,7 @@ async fn kubectl_should_apply_get_watch_and_delete() {
     let server = FakeApiServer::new();
     let served = server.serve("127.0.0.1:0".parse().unwrap()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("kubeconfig");
-    served.write_kubeconfig(&kubeconfig).unwrap();
-    let kubectl = Kubectl {
-        binary,
-        kubeconfig,
-        cache: dir.path().join("cache"),
-    };
+    let kubectl = Kubectl::for_served(binary, &served, dir.path());
 
     let crd = write_json(
         dir.path(),
@@ -204,13 +209,7 @@ async fn kubectl_auth_can_i_should_answer_from_rbac() {
     // kubectl sends the kubeconfig's token over TLS only.
     let served = server.serve_tls("127.0.0.1:0".parse().unwrap()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let kubeconfig = dir.path().join("kubeconfig");
-    served.write_kubeconfig(&kubeconfig).unwrap();
-    let kubectl = Kubectl {
-        binary,
-        kubeconfig,
-        cache: dir.path().join("cache"),
-    };
+    let kubectl = Kubectl::for_served(binary, &served, dir.path());
     // kubectl answers yes with exit 0 and no with exit 1.
     let can_i = |args: &[&str]| {
         let output = kubectl.command(args).output().unwrap();
