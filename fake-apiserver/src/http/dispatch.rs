@@ -301,6 +301,12 @@ fn status_response(status: &ApiStatus) -> Response<ResponseBody> {
 }
 
 fn json_response(code: StatusCode, bytes: Vec<u8>) -> Response<ResponseBody> {
+    if code == StatusCode::NO_CONTENT {
+        // Nothing, and no type for it.
+        let mut response = Response::new(Full::new(Bytes::new()).boxed_unsync());
+        *response.status_mut() = code;
+        return response;
+    }
     plain_response(code, Bytes::from(bytes), "application/json")
 }
 

@@ -21,7 +21,7 @@ use crate::verbs::options::{DeleteOpts, Query, Warnings, WriteOpts};
 use crate::verbs::patch::{PatchRequest, decode_body};
 use crate::verbs::read::{Filter, list_body};
 use crate::verbs::write::Checked;
-use crate::verbs::{authentication, authorization, component_status, delete, patch, read, scale, write};
+use crate::verbs::{authentication, authorization, component_status, delete, patch, pod_log, read, scale, write};
 
 /// A rendered answer, or the status that refuses the request.
 pub(crate) type Answer = Result<(StatusCode, Vec<u8>), ApiStatus>;
@@ -134,6 +134,7 @@ impl Inner {
             }
             Outcome::Deleted(page) => Ok((StatusCode::OK, list_body(info, &page))),
             Outcome::Body(code, bytes) => Ok((code, bytes)),
+            Outcome::Empty => Ok((StatusCode::NO_CONTENT, Vec::new())),
         }
     }
 
@@ -170,6 +171,10 @@ impl Inner {
                 Ok(Outcome::Object(StatusCode::OK, component_status::get(name)?))
             }
             Action::List if component_status::concerns(info) => Ok(Outcome::List(component_status::list(info, query)?)),
+            Action::Get if subresource == Some("log") => {
+                pod_log::get(&state, info, namespace, name, &query.log)?;
+                Ok(Outcome::Empty)
+            }
             Action::Get if subresource == Some("scale") => {
                 let found = scale::parent(&state, info, namespace, name)?;
                 Ok(Outcome::Scale(StatusCode::OK, scale::view(info, &found)))
@@ -295,6 +300,8 @@ enum Outcome {
     Deleted(read::ListPage),
     /// An answer already rendered.
     Body(StatusCode, Vec<u8>),
+    /// 204: nothing to answer (a log without a location).
+    Empty,
 }
 
 fn render_one(info: &ResourceInfo, render: Render, object: &Value) -> Vec<u8> {

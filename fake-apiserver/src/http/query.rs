@@ -28,6 +28,11 @@ pub(crate) fn parse(raw: Option<&str>) -> Result<Query, ApiStatus> {
             "fieldValidation" => query.field_validation = Some(value),
             "dryRun" => query.dry_run_values.push(value),
             "propagationPolicy" if !value.is_empty() => query.propagation_policy = Some(value),
+            "container" if !value.is_empty() => query.log.container = Some(value),
+            "tailLines" => query.log.tail_lines = Some(number(&key, &value)?),
+            "limitBytes" => query.log.limit_bytes = Some(number(&key, &value)?),
+            "sinceSeconds" => query.log.since_seconds = Some(number(&key, &value)?),
+            "sinceTime" if !value.is_empty() => query.log.since_time = Some(value),
             _ => {}
         }
     }

@@ -2,8 +2,8 @@
 //! the kind its requests and answers carry, as kube-apiserver's REST storage registers them
 //! (`pkg/registry/core/rest/storage_core.go`, `pkg/registry/certificates/rest`): a pod's
 //! `ephemeralcontainers` (the pod itself), a service account's `token` (an
-//! `authentication.k8s.io/v1` TokenRequest, create only), a namespace's `finalize` (update
-//! only), a certificate signing request's `approval`.
+//! `authentication.k8s.io/v1` TokenRequest, create only), a pod's `log` (get only), a
+//! namespace's `finalize` (update only), a certificate signing request's `approval`.
 
 use crate::storage::resource::ResourceInfo;
 use crate::storage::verb::Verb;
@@ -22,6 +22,12 @@ const EXTRAS: &[Extra] = &[
         kind: "Pod",
         name: "ephemeralcontainers",
         verbs: Verb::SUBRESOURCE,
+    },
+    Extra {
+        group: "",
+        kind: "Pod",
+        name: "log",
+        verbs: &[Verb::Get],
     },
     Extra {
         group: "",
@@ -81,9 +87,10 @@ mod tests {
         let pods = ResourceInfo::builtin("", "v1", "Pod", "pods").with_status();
         assert_eq!(
             pods.subresources().iter().map(|(name, _)| *name).collect::<Vec<_>>(),
-            ["status", "ephemeralcontainers"]
+            ["status", "ephemeralcontainers", "log"]
         );
-        assert!(pods.has_subresource("ephemeralcontainers") && !pods.has_subresource("log"));
+        assert!(pods.serves(Verb::Get, Some("log")) && !pods.serves(Verb::Update, Some("log")));
+        assert!(!pods.has_subresource("exec"), "no kubelet, no exec");
         let accounts = ResourceInfo::builtin("", "v1", "ServiceAccount", "serviceaccounts");
         assert!(accounts.serves(Verb::Create, Some("token")) && !accounts.serves(Verb::Get, Some("token")));
         assert_eq!(accounts.subresource_kind("token").2, "TokenRequest");

@@ -7,6 +7,7 @@ pub(crate) mod component_status;
 pub(crate) mod delete;
 pub(crate) mod options;
 pub(crate) mod patch;
+pub(crate) mod pod_log;
 pub(crate) mod read;
 pub(crate) mod scale;
 pub(crate) mod strategy;

@@ -31,6 +31,18 @@ pub(crate) struct Query {
     /// Every `dryRun` value sent, checked by [`Query::validate`].
     pub(crate) dry_run_values: Vec<String>,
     pub(crate) propagation_policy: Option<String>,
+    /// `PodLogOptions` of a `pods/<name>/log` read.
+    pub(crate) log: LogOptions,
+}
+
+/// `PodLogOptions` as sent in the query.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LogOptions {
+    pub(crate) container: Option<String>,
+    pub(crate) tail_lines: Option<i64>,
+    pub(crate) limit_bytes: Option<i64>,
+    pub(crate) since_seconds: Option<i64>,
+    pub(crate) since_time: Option<String>,
 }
 
 impl Query {
