@@ -6,8 +6,7 @@
 
 use serde_json::Value;
 
-use crate::semantics::field_error::{BadValue, FieldError};
-use crate::semantics::workload_validation::nonnegative;
+use crate::semantics::field_error::{BadValue, FieldError, nonnegative};
 
 /// `validation.IsValidPercent`'s message.
 const NOT_PERCENT: &str = "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')";

@@ -300,6 +300,19 @@ pub(crate) fn go_float(f: f64) -> String {
     format!("{f}")
 }
 
+/// `ValidateNonnegativeField`: a negative count is invalid.
+pub(crate) fn nonnegative(value: i64, path: &str) -> Vec<FieldError> {
+    if value < 0 {
+        vec![FieldError::invalid(
+            path,
+            BadValue::Int(value),
+            "must be greater than or equal to 0",
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
 /// Test helper: field errors as Go prints them (`field: body`).
 #[cfg(test)]
 pub(crate) fn rendered(errors: impl AsRef<[FieldError]>) -> Vec<String> {

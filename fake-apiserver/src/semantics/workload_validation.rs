@@ -11,13 +11,12 @@
 use serde_json::{Map, Value};
 
 use crate::semantics::deployment_strategy_validation::strategy_errors;
-use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::field_error::{BadValue, FieldError, nonnegative};
 use crate::semantics::label_selector_validation::{
     is_empty_selector, label_selector_errors, label_selector_go, selector_fails, selects, string_map_go,
 };
 use crate::semantics::pod_validation::pod_template_errors;
 
-const NONNEGATIVE: &str = "must be greater than or equal to 0";
 const ABOVE_REPLICAS: &str = "cannot be greater than status.replicas";
 
 /// `ValidateDeployment`, less the object metadata.
@@ -281,15 +280,6 @@ fn is_zero(value: &Value) -> bool {
         Value::Object(map) => map.is_empty(),
         Value::Array(items) => items.is_empty(),
         _ => false,
-    }
-}
-
-/// `ValidateNonnegativeField`.
-pub(crate) fn nonnegative(value: i64, path: &str) -> Vec<FieldError> {
-    if value < 0 {
-        vec![FieldError::invalid(path, BadValue::Int(value), NONNEGATIVE)]
-    } else {
-        Vec::new()
     }
 }
 
