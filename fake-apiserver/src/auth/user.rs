@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use crate::semantics::names::dns1123_subdomain_errors;
+use crate::storage::object::string_list;
 
 /// The user of a request that carries no credentials.
 pub(crate) const ANONYMOUS: &str = "system:anonymous";
@@ -100,26 +101,17 @@ impl UserInfo {
     /// A user as a SubjectAccessReview's spec names it.
     pub(crate) fn from_review_spec(spec: &Value) -> Self {
         let text = |key: &str| spec.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-        let strings = |value: &Value| -> Vec<String> {
-            value
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        };
         let extra = spec
             .get("extra")
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
-            .map(|(key, values)| (key.clone(), strings(values)))
+            .map(|(key, values)| (key.clone(), string_list(Some(values))))
             .collect();
         Self {
             name: text("user"),
             uid: text("uid"),
-            groups: spec.get("groups").map(strings).unwrap_or_default(),
+            groups: string_list(spec.get("groups")),
             extra,
         }
     }

@@ -63,7 +63,7 @@ impl Reviewer<'_> {
         };
         let attrs = match spec.get("resourceAttributes") {
             Some(resource) => {
-                let text = |key: &str| resource.get(key).and_then(Value::as_str).unwrap_or_default();
+                let text = |key: &str| text_of(resource, key);
                 let version = Some(text("version")).filter(|v| !v.is_empty()).unwrap_or("*");
                 Attributes {
                     version: version.to_owned(),
@@ -79,16 +79,9 @@ impl Reviewer<'_> {
             }
             None => {
                 let attributes = &spec["nonResourceAttributes"];
-                let text = |key: &str| {
-                    attributes
-                        .get(key)
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned()
-                };
                 Attributes {
-                    verb: text("verb"),
-                    path: text("path"),
+                    verb: text_of(attributes, "verb").to_owned(),
+                    path: text_of(attributes, "path").to_owned(),
                     ..Attributes::default()
                 }
             }
@@ -254,6 +247,11 @@ fn validate(info: &ResourceInfo, review: &Value) -> Vec<FieldError> {
     errors
 }
 
+/// The string at `key` of a review's attributes; `""` when absent, as Go's zero value.
+fn text_of<'a>(attributes: &'a Value, key: &str) -> &'a str {
+    attributes.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
 /// The kind the reviews' errors name: the internal object's, whose kind decoding cleared.
 fn unnamed_kind() -> ResourceInfo {
     ResourceInfo {
@@ -264,13 +262,7 @@ fn unnamed_kind() -> ResourceInfo {
 
 /// Go's `%#v` of the internal `NonResourceAttributes`.
 fn go_non_resource(attributes: &Value) -> String {
-    let text = |key: &str| {
-        attributes
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
+    let text = |key: &str| text_of(attributes, key);
     format!(
         "authorization.NonResourceAttributes{{Path:{:?}, Verb:{:?}}}",
         text("path"),
