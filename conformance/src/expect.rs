@@ -203,7 +203,7 @@ pub fn pending_file(expectations: &Expectations, results: &[StepResult]) -> Stri
         "# Known gaps of the in-memory API server against the recorded kube-apiserver answers:\n\
          # `scenario / step: verdict`, the worst a step may do. The replay test fails when a step does\n\
          # worse, and when it does better than its line (delete the line). Regenerate with\n\
-         # CONFORMANCE_BLESS=1 cargo test -p conformance --test replay. This file only shrinks.\n",
+         # CONFORMANCE_BLESS=1 cargo test -p conformance --test integration replay::; this file only shrinks.\n",
     );
     for ((scenario, step), verdict) in worst.into_iter().filter(|(_, v)| *v != Verdict::Identical) {
         let _ = writeln!(out, "{scenario} / {step}: {}", verdict.name());

@@ -1,9 +1,6 @@
 //! kube-apiserver's answers that the in-memory server does not give, for intercepting clients
 //! (`support/intercepted.rs`) to answer with.
 
-// Each test crate that includes this file uses part of it.
-#![allow(dead_code)]
-
 use bytes::Bytes;
 use fake_apiserver::{ApiStatus, ResponseBody};
 use http_body_util::combinators::UnsyncBoxBody;

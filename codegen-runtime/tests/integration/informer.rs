@@ -4,10 +4,8 @@
 //! fields stripped (handlers and subscriptions: `handlers.rs`).
 //! The servers start empty (`bootstrap(false)`): the tests count every ConfigMap of `default`.
 
-#[path = "support/informers.rs"]
-mod informers;
-#[path = "support/objects.rs"]
-mod objects;
+use crate::support::informers;
+use crate::support::objects;
 
 use informers::{Recorder, informer, take};
 use objects::configmap;

@@ -2,7 +2,7 @@
 //! syncs the informers, runs one reconcile of the Foo and compares the writes it made (and the
 //! events) with what sample-controller expects.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

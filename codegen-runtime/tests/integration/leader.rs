@@ -1,7 +1,6 @@
 //! Leader election between candidates on one in-memory API server, under paused time.
 
-#[path = "support/seeded.rs"]
-mod seeded;
+use crate::support::seeded;
 
 use seeded::Rng;
 use std::sync::Arc;

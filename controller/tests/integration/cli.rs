@@ -2,7 +2,7 @@
 //! exits 0 on SIGTERM; bad flags, a missing kubeconfig, an unreachable server and missing CRDs
 //! are one clear line and a non-zero exit, never a panic.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! leads; SIGKILL of the leader hands over within the lease duration; SIGTERM hands over at
 //! once, because the leader releases the lease after finishing its work, and exits 0.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -100,7 +100,7 @@ async fn derived_items_should_work_over_the_in_memory_server() {
 
 /// What the derive's client puts on the wire: every request that sends a whole object carries
 /// `apiVersion` and `kind` (the command line's clients are checked in generated-example's
-/// `tests/wire.rs`).
+/// `tests/integration/wire.rs`).
 #[tokio::test]
 async fn every_write_of_the_derived_client_should_send_api_version_and_kind() {
     let server = FakeApiServer::new();

@@ -3,7 +3,7 @@
 //! and the finalizer; driver failures; delete → server deleted, finalizer removed, object gone;
 //! usage refreshed.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

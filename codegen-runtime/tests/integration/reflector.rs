@@ -4,12 +4,8 @@
 //! asked for while a page is decoded, and followed where a page names it only after its items.
 //! The servers start empty (`bootstrap(false)`): the tests count every ConfigMap of `default`.
 
-#[path = "support/intercepted.rs"]
-mod intercepted;
-#[path = "support/objects.rs"]
-mod objects;
-#[path = "support/reflecting.rs"]
-mod reflecting;
+use crate::support::intercepted;
+use crate::support::reflecting;
 
 use intercepted::{intercepted, is_watch, pass_on};
 use reflecting::{create, lists_answered, running, time_until_cached, write_and_compact};

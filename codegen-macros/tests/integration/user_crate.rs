@@ -83,9 +83,9 @@ fn the_readme_should_show_this_example() {
     let this = include_str!("user_crate.rs");
     let start = this.find("// README:start\n").unwrap() + "// README:start\n".len();
     let example = &this[start..this.find("// README:end").unwrap()];
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../../README.md");
     assert!(
         readme.contains(&format!("```rust\n{example}```")),
-        "README.md's \"Use it in your crate\" example differs from codegen-macros/tests/user_crate.rs"
+        "README.md's \"Use it in your crate\" example differs from codegen-macros/tests/integration/user_crate.rs"
     );
 }

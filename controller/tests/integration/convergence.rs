@@ -6,9 +6,9 @@
 //!
 //! `CONVERGENCE_SEEDS` (default 4) and `CONVERGENCE_OBJECTS` (300 of each kind) scale it.
 
-mod common;
+use crate::common;
 
-#[path = "../../codegen-runtime/tests/support/seeded.rs"]
+#[path = "../../../codegen-runtime/tests/integration/support/seeded.rs"]
 mod seeded;
 
 use seeded::{Rng, setting};

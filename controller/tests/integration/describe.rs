@@ -5,7 +5,7 @@
 //! kubectl comes from Debian's packages (`hack/test.sh` installs it); without it the test is
 //! skipped locally and fails under CI.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::Duration;

@@ -5,10 +5,8 @@
 //! timeouts fire if one deadlocks).
 //! The servers start empty (`bootstrap(false)`): the tests count every ConfigMap of `default`.
 
-#[path = "support/informers.rs"]
-mod informers;
-#[path = "support/objects.rs"]
-mod objects;
+use crate::support::informers;
+use crate::support::objects;
 
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;

@@ -5,7 +5,7 @@
 //! path that needed it never completes). Every (group, resource, verb) they requested must be
 //! granted by `deploy/rbac/role.yaml`, and every rule it grants must have been used.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -2,9 +2,6 @@
 //! namespace `default` running with a watcher configuration, and the wait for an object to
 //! reach its store. Needs `support/objects.rs` as the crate's `objects`.
 
-// Each test crate that includes this file uses part of it.
-#![allow(dead_code)]
-
 use std::time::Duration;
 
 use codegen_runtime::cache::{InformerOptions, SharedIndexInformer};
@@ -14,7 +11,7 @@ use kube::api::{Api, PostParams};
 use kube::runtime::watcher;
 use tokio::time::Instant;
 
-use crate::objects::configmap;
+use super::objects::configmap;
 
 /// Creates an empty ConfigMap `name` in namespace `default`, as a client would.
 pub async fn create(server: &FakeApiServer, name: &str) {

@@ -4,14 +4,9 @@
 //! bookmark kube-apiserver sends after their initial events.
 //! The servers start empty (`bootstrap(false)`): the tests count every ConfigMap of `default`.
 
-#[path = "support/answers.rs"]
-mod answers;
-#[path = "support/intercepted.rs"]
-mod intercepted;
-#[path = "support/objects.rs"]
-mod objects;
-#[path = "support/reflecting.rs"]
-mod reflecting;
+use crate::support::answers;
+use crate::support::intercepted;
+use crate::support::reflecting;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

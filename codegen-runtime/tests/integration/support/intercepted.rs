@@ -2,9 +2,6 @@
 //! server and back: for what kube-apiserver (or a proxy in front of it) may do that the
 //! in-memory server does not.
 
-// Each test crate that includes this file uses part of it.
-#![allow(dead_code)]
-
 use std::convert::Infallible;
 use std::future::Future;
 

@@ -71,8 +71,8 @@ mod apis {
 
 mod client {
     codegen_macros::clientset! {
-        "samplecontroller.k8s.io" => crate::apis::samplecontroller::v1alpha1 { Foo },
-        "example-group.dev" as ExampleGroup => crate::apis::example::v1 { Cluster, Ticket },
+        "samplecontroller.k8s.io" => crate::clientset::apis::samplecontroller::v1alpha1 { Foo },
+        "example-group.dev" as ExampleGroup => crate::clientset::apis::example::v1 { Cluster, Ticket },
     }
 }
 

@@ -6,7 +6,7 @@
 //! kubectl comes from Debian's packages (`hack/test.sh` installs it); without it the test is
 //! skipped locally and fails under CI.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -9,8 +9,7 @@
 //! (5000 per seed) scale it; `RELIABILITY_FIRST_SEED` replays from another seed. Odd seeds run
 //! the informer with `ApplyEvents::WhereDecoded` (the default), even ones with `OnOwnTask`.
 
-#[path = "support/seeded.rs"]
-mod seeded;
+use crate::support::seeded;
 
 use seeded::{Rng, setting};
 use std::collections::BTreeMap;
