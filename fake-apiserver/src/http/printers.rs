@@ -5,8 +5,10 @@ use serde_json::{Value, json};
 
 use crate::storage::object;
 
+mod apps_sets;
 mod cluster;
 mod core;
+mod cronjob_endpoints;
 mod pods;
 mod workloads;
 
@@ -57,7 +59,10 @@ pub(crate) fn columns(group: &str, kind: &str) -> Option<Vec<BuiltinColumn>> {
     let age = column("Age", "string", AGE_DESCRIPTION, age);
     match group {
         "" if kind == "Pod" => Some(pods::columns(age)),
+        "" if kind == "Endpoints" => Some(cronjob_endpoints::endpoints_columns(age)),
+        "batch" if kind == "CronJob" => Some(cronjob_endpoints::cron_job_columns(age)),
         "" => core::columns(kind, age),
+        "apps" if matches!(kind, "StatefulSet" | "DaemonSet") => apps_sets::columns(kind, age),
         "apps" | "batch" => workloads::columns(group, kind, age),
         _ => cluster::columns(group, kind, age),
     }

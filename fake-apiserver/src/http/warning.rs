@@ -3,6 +3,8 @@
 
 use http::{HeaderMap, header};
 
+use crate::semantics::field_error::go_quote;
+
 /// `Warning: 299 - "text"` headers, one per warning, as kube-apiserver's warning recorder
 /// writes them (duplicates once).
 pub(crate) fn add_warnings(headers: &mut HeaderMap, warnings: Vec<String>) {
@@ -17,28 +19,6 @@ pub(crate) fn add_warnings(headers: &mut HeaderMap, warnings: Vec<String>) {
         }
         sent.push(text);
     }
-}
-
-/// Go's `strconv.Quote` of a warning: quotes and backslashes escaped, control characters as
-/// `\n`, `\t` or `\xNN`, printable text as it is.
-fn go_quote(text: &str) -> String {
-    let mut quoted = String::with_capacity(text.len() + 2);
-    quoted.push('"');
-    for c in text.chars() {
-        match c {
-            '"' | '\\' => {
-                quoted.push('\\');
-                quoted.push(c);
-            }
-            '\n' => quoted.push_str("\\n"),
-            '\r' => quoted.push_str("\\r"),
-            '\t' => quoted.push_str("\\t"),
-            c if c.is_ascii_control() => quoted.push_str(&format!("\\x{:02x}", c as u32)),
-            c => quoted.push(c),
-        }
-    }
-    quoted.push('"');
-    quoted
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::lifecycle::crd_names;
 use crate::lifecycle::writes::{Writes, drop_finalizer};
+use crate::semantics::cel::CompiledRules;
 use crate::semantics::crd_validation;
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -34,20 +35,25 @@ pub(super) fn resources(
     write: Write<'_>,
 ) -> Result<Vec<ResourceInfo>, ApiStatus> {
     let name = object::name(crd);
+    let minor = state.options.minor();
     let errors = match write {
-        Write::Create => crd_validation::validate_create(crd),
-        Write::Update { old } => crd_validation::validate_update(crd, old),
+        Write::Create => crd_validation::validate_create(crd, minor),
+        Write::Update { old } => crd_validation::validate_update(crd, old, minor),
         Write::Status => crd_validation::validate_status_update(crd),
     };
     if !errors.is_empty() {
         return Err(ApiStatus::invalid_fields(info, name, &errors));
     }
-    let infos = match ResourceInfo::from_crd(crd) {
+    let mut infos = match ResourceInfo::from_crd(crd) {
         Ok(infos) => infos,
         // A CRD that serves no version is valid; it defines nothing to serve.
         Err(DefinitionError::NoServedVersion) => return Ok(Vec::new()),
         Err(why) => return Err(ApiStatus::internal(format!("cannot serve a valid CRD: {why}"))),
     };
+    // Objects are validated with the rules as this minor compiles them.
+    for info in &mut infos {
+        info.rules = CompiledRules::for_minor(minor);
+    }
     let Some(first) = infos.first() else { return Ok(infos) };
     let taken = state
         .registry

@@ -6,12 +6,16 @@ use serde_json::Value;
 use crate::semantics::apiservice_validation;
 use crate::semantics::config_validation;
 use crate::semantics::csr_validation;
+use crate::semantics::daemonset_validation;
+use crate::semantics::endpoints_validation;
 use crate::semantics::field_error::FieldError;
 use crate::semantics::job;
 use crate::semantics::namespace_validation;
 use crate::semantics::node_validation;
 use crate::semantics::service_validation;
+use crate::semantics::statefulset_validation;
 use crate::semantics::validation::{metadata_causes, validate_metadata};
+use crate::semantics::{cronjob_strategy, cronjob_validation};
 use crate::semantics::{event_validation, lease_validation, rbac_validation, workload_validation};
 use crate::semantics::{pod_update_validation, pod_validation};
 use crate::status::ApiStatus;
@@ -30,6 +34,7 @@ pub(crate) fn check(
     if !info.builtin {
         return validate_metadata(info, object);
     }
+    cronjob_strategy::refuse_panicking(info, object, subresource)?;
     let mut errors = metadata_causes(info, object);
     let typed = typed_errors(info, object, old, subresource);
     errors.extend(typed.iter().map(|e| (e.field.clone(), e.body())));
@@ -91,6 +96,12 @@ fn typed_errors(
             errors.extend(job::job_update_errors(object, old));
             errors
         }
+        ("batch", "CronJob", None) => cronjob_validation::create_errors(object),
+        // The status strategy validates nothing of its own.
+        ("batch", "CronJob", Some(_)) if subresource == Some("status") => Vec::new(),
+        ("batch", "CronJob", Some(old)) => cronjob_validation::update_errors(object, old),
+        // `ValidateEndpointsUpdate` is the create's validation and every kind's metadata rules.
+        ("", "Endpoints", _) => endpoints_validation::endpoints_errors(object),
         ("apiregistration.k8s.io", "APIService", Some(_)) if subresource == Some("status") => {
             apiservice_validation::api_service_status_errors(object)
         }
@@ -122,6 +133,16 @@ fn typed_errors(
             workload_validation::replica_set_status_errors(object)
         }
         ("apps", "ReplicaSet", Some(old)) => workload_validation::replica_set_update_errors(object, old),
+        ("apps", "StatefulSet", None) => statefulset_validation::stateful_set_errors(object),
+        ("apps", "StatefulSet", Some(old)) if subresource == Some("status") => {
+            statefulset_validation::stateful_set_status_update_errors(object, old)
+        }
+        ("apps", "StatefulSet", Some(old)) => statefulset_validation::stateful_set_update_errors(object, old),
+        ("apps", "DaemonSet", None) => daemonset_validation::daemon_set_errors(object),
+        ("apps", "DaemonSet", Some(old)) if subresource == Some("status") => {
+            daemonset_validation::daemon_set_status_update_errors(object, old)
+        }
+        ("apps", "DaemonSet", Some(old)) => daemonset_validation::daemon_set_update_errors(object, old),
         ("" | "events.k8s.io", "Event", old) => event_validation::event_errors(info, object, old),
         ("coordination.k8s.io", "Lease", _) => lease_validation::lease_errors(object),
         ("rbac.authorization.k8s.io", kind @ ("Role" | "ClusterRole"), None) => {

@@ -8,8 +8,10 @@
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
+use crate::semantics::endpoints_validation;
 use crate::semantics::zero;
 
+pub(crate) mod apps_sets;
 mod workloads;
 use crate::status::ApiStatus;
 use crate::storage::object::meta_mut;
@@ -26,7 +28,11 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
     match (info.group.as_str(), info.kind.as_str()) {
         ("apps", "Deployment") => workloads::deployment(object),
         ("apps", "ReplicaSet") => workloads::replica_set(object),
+        ("apps", "StatefulSet") => apps_sets::stateful_set(object),
+        ("apps", "DaemonSet") => apps_sets::daemon_set(object)?,
         ("batch", "Job") => workloads::job(object, minor),
+        ("batch", "CronJob") => workloads::cron_job(object),
+        ("", "Endpoints") => endpoints_validation::set_defaults(object),
         ("", "Pod") => workloads::pod(object),
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),

@@ -75,7 +75,7 @@ fn rolling_update_errors(rolling: &Value) -> Vec<FieldError> {
 }
 
 /// `ValidatePositiveIntOrPercent`.
-fn int_or_percent_errors(value: &Value, path: &str) -> Vec<FieldError> {
+pub(crate) fn int_or_percent_errors(value: &Value, path: &str) -> Vec<FieldError> {
     match value {
         Value::String(_) if percent_value(value).is_none() => {
             vec![FieldError::invalid(path, int_or_string_go(value), NOT_PERCENT)]
@@ -86,7 +86,7 @@ fn int_or_percent_errors(value: &Value, path: &str) -> Vec<FieldError> {
 }
 
 /// `getPercentValue`: the number of a valid percentage (`[0-9]+%`).
-fn percent_value(value: &Value) -> Option<i64> {
+pub(crate) fn percent_value(value: &Value) -> Option<i64> {
     let digits = value.as_str()?.strip_suffix('%')?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -97,7 +97,7 @@ fn percent_value(value: &Value) -> Option<i64> {
 
 /// `getIntOrPercentValue`: a percentage's number, else `IntValue()` (a string that is no
 /// number counts as 0).
-fn int_or_percent_value(value: &Value) -> i64 {
+pub(crate) fn int_or_percent_value(value: &Value) -> i64 {
     match value {
         Value::String(s) => percent_value(value).unwrap_or_else(|| s.parse().unwrap_or(0)),
         other => other.as_i64().unwrap_or(0),
@@ -105,7 +105,7 @@ fn int_or_percent_value(value: &Value) -> i64 {
 }
 
 /// Go's `%#v` of an `intstr.IntOrString`.
-fn int_or_string_go(value: &Value) -> BadValue {
+pub(crate) fn int_or_string_go(value: &Value) -> BadValue {
     BadValue::Raw(match value {
         Value::String(s) => format!(
             "intstr.IntOrString{{Type:1, IntVal:0, StrVal:{}}}",

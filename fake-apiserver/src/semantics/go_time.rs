@@ -1,5 +1,5 @@
 //! Go's `time` package as more than one port reads times with it (`time/format.go` of Go 1.21):
-//! `ParseDuration`, and the month lengths `Parse` checks a day against.
+//! `ParseDuration`, `LoadLocation`, and the month lengths `Parse` checks a day against.
 
 /// 2⁶³: Go's durations are `int64` nanoseconds, parsed as `uint64` magnitudes up to this.
 const TWO_TO_63: u64 = 1 << 63;
@@ -8,24 +8,30 @@ const TWO_TO_63: u64 = 1 << 63;
 /// ms, s, m, h, a lone `0` needing none, and the total within ±2⁶³ ns; `None` for any of its
 /// errors, which its callers report alike.
 pub(crate) fn parse_duration(s: &str) -> Option<i64> {
-    let (negative, mut s) = match s.as_bytes() {
+    go_parse_duration(s).ok()
+}
+
+/// `time.ParseDuration` with its error's text (`time: missing unit in duration "5"`).
+pub(crate) fn go_parse_duration(orig: &str) -> Result<i64, String> {
+    let invalid = || format!("time: invalid duration {}", quote(orig));
+    let (negative, mut s) = match orig.as_bytes() {
         [b'-', rest @ ..] => (true, rest),
         [b'+', rest @ ..] => (false, rest),
         s => (false, s),
     };
     if s == b"0" {
-        return Some(0);
+        return Ok(0);
     }
     if s.is_empty() {
-        return None;
+        return Err(invalid());
     }
     let mut total: u64 = 0;
     while !s.is_empty() {
         if s[0] != b'.' && !s[0].is_ascii_digit() {
-            return None;
+            return Err(invalid());
         }
         let int_len = s.iter().take_while(|b| b.is_ascii_digit()).count();
-        let mut v = leading_int(&s[..int_len])?;
+        let mut v = leading_int(&s[..int_len]).ok_or_else(invalid)?;
         s = &s[int_len..];
         let (mut fraction, mut scale, mut post) = (0, 1.0, false);
         if let [b'.', rest @ ..] = s {
@@ -36,34 +42,69 @@ pub(crate) fn parse_duration(s: &str) -> Option<i64> {
         }
         // No digits at all, as in `.s`.
         if int_len == 0 && !post {
-            return None;
+            return Err(invalid());
         }
         let unit_len = s.iter().take_while(|&&b| b != b'.' && !b.is_ascii_digit()).count();
-        let unit = unit_nanos(&s[..unit_len])?;
+        if unit_len == 0 {
+            return Err(format!("time: missing unit in duration {}", quote(orig)));
+        }
+        let Some(unit) = unit_nanos(&s[..unit_len]) else {
+            // The unit ends at an ASCII byte, so it is whole characters.
+            let name = String::from_utf8_lossy(&s[..unit_len]);
+            return Err(format!(
+                "time: unknown unit {} in duration {}",
+                quote(&name),
+                quote(orig)
+            ));
+        };
         s = &s[unit_len..];
         if v > TWO_TO_63 / unit {
-            return None;
+            return Err(invalid());
         }
         v *= unit;
         if fraction > 0 {
             // Go's float64 arithmetic, truncated as its conversion to uint64 truncates.
             v += (fraction as f64 * (unit as f64 / scale)) as u64;
             if v > TWO_TO_63 {
-                return None;
+                return Err(invalid());
             }
         }
         // Go adds in uint64, wrapping: two halves of 2⁶³ sum to 0 and pass.
         total = total.wrapping_add(v);
         if total > TWO_TO_63 {
-            return None;
+            return Err(invalid());
         }
     }
     if negative {
         // -2⁶³ is the one magnitude of 2⁶³ that fits.
-        Some((total as i64).wrapping_neg())
+        Ok((total as i64).wrapping_neg())
+    } else if total < TWO_TO_63 {
+        Ok(total as i64)
     } else {
-        (total < TWO_TO_63).then_some(total as i64)
+        Err(invalid())
     }
+}
+
+/// The `time` package's own `quote`: ASCII as it is (quotes and backslashes escaped), every
+/// byte of anything else as `\xNN`.
+fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        if c.is_ascii() && c >= ' ' {
+            if c == '"' || c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for byte in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("\\x{byte:02x}"));
+            }
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// `leadingInt`: the digits' value, or `None` past 2⁶³.
@@ -107,6 +148,22 @@ fn unit_nanos(unit: &[u8]) -> Option<u64> {
     }
 }
 
+/// `time.LoadLocation` as kube-apiserver runs it, with the IANA database built in (it imports
+/// `time/tzdata` for CronJob time zones): `""`, `UTC` and `Local` always load, a name with `..`
+/// or a leading slash is refused outright, any other must name a zone of the database
+/// (chrono-tz's copy of it, matched case-sensitively as Go's zip is); the error's text otherwise.
+pub(crate) fn load_location(name: &str) -> Result<(), String> {
+    if matches!(name, "" | "UTC" | "Local") {
+        return Ok(());
+    }
+    if name.contains("..") || name.starts_with('/') || name.starts_with('\\') {
+        return Err("time: invalid location name".to_owned());
+    }
+    name.parse::<chrono_tz::Tz>()
+        .map(drop)
+        .map_err(|_| format!("unknown time zone {name}"))
+}
+
 /// `daysIn`: the days of `month` (1 to 12) in `year` of the proleptic Gregorian calendar.
 pub(crate) fn days_in(month: i64, year: i64) -> i64 {
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
@@ -130,6 +187,55 @@ mod tests {
         // `leadingFraction` stops gaining digits instead.
         assert_eq!(parse_duration("0.18446744073709551619s"), Some(184_467_440));
         assert_eq!(parse_duration("-9223372036854775808ns"), Some(i64::MIN));
+    }
+
+    #[test]
+    fn parse_duration_errors_should_read_as_go_words_them() {
+        assert_eq!(go_parse_duration("1h30m"), Ok(5_400_000_000_000));
+        assert_eq!(
+            go_parse_duration("5").unwrap_err(),
+            r#"time: missing unit in duration "5""#
+        );
+        assert_eq!(
+            go_parse_duration("5q").unwrap_err(),
+            r#"time: unknown unit "q" in duration "5q""#
+        );
+        assert_eq!(go_parse_duration("").unwrap_err(), r#"time: invalid duration """#);
+        assert_eq!(go_parse_duration("x").unwrap_err(), r#"time: invalid duration "x""#);
+        assert_eq!(
+            go_parse_duration("9223372036854775808ns").unwrap_err(),
+            r#"time: invalid duration "9223372036854775808ns""#
+        );
+        // Non-ASCII is written byte by byte.
+        assert_eq!(
+            go_parse_duration("1é").unwrap_err(),
+            r#"time: unknown unit "\xc3\xa9" in duration "1\xc3\xa9""#
+        );
+    }
+
+    #[test]
+    fn load_location_should_know_iana_names_only() {
+        for known in [
+            "",
+            "UTC",
+            "Local",
+            "Europe/Berlin",
+            "America/Argentina/Buenos_Aires",
+            "Etc/GMT+5",
+            "US/Eastern",
+        ] {
+            assert_eq!(load_location(known), Ok(()), "{known}");
+        }
+        assert_eq!(
+            load_location("Mars/Olympus").unwrap_err(),
+            "unknown time zone Mars/Olympus"
+        );
+        assert_eq!(
+            load_location("europe/berlin").unwrap_err(),
+            "unknown time zone europe/berlin"
+        );
+        assert_eq!(load_location("a..b").unwrap_err(), "time: invalid location name");
+        assert_eq!(load_location("/etc/passwd").unwrap_err(), "time: invalid location name");
     }
 
     #[test]

@@ -75,11 +75,6 @@ pub(crate) fn create_warnings(job: &Value) -> Vec<String> {
     if why.is_empty() {
         return Vec::new();
     }
-    let why = if object::name(job).contains('.') {
-        vec!["must not contain dots".to_owned()]
-    } else {
-        why
-    };
     vec![format!(
         "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [{}]",
         why.join(" ")
@@ -156,69 +151,11 @@ fn generated_selector_errors(job: &Value, prefixed: bool) -> Vec<FieldError> {
     errors
 }
 
-/// `ValidateJobSpec`: the counts and modes, the template, its restart policy, the selector.
+/// `ValidateJobSpec`: `validateJobSpec` under `spec`, then the selector.
 fn spec_errors(spec: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    let int = |key: &str| spec.get(key).and_then(Value::as_i64);
-    for key in [
-        "parallelism",
-        "completions",
-        "activeDeadlineSeconds",
-        "backoffLimit",
-        "ttlSecondsAfterFinished",
-    ] {
-        if let Some(n) = int(key).filter(|n| *n < 0) {
-            errors.push(FieldError::invalid(
-                format!("spec.{key}"),
-                BadValue::Int(n),
-                "must be greater than or equal to 0",
-            ));
-        }
-    }
-    match spec.get("completionMode").and_then(Value::as_str) {
-        Some("NonIndexed") | None => {}
-        Some("Indexed") => {
-            if int("completions").is_none() {
-                errors.push(FieldError::required(
-                    "spec.completions",
-                    "when completion mode is Indexed",
-                ));
-            }
-            if let Some(p) = int("parallelism").filter(|p| *p > 100_000) {
-                let why = "must be less than or equal to 100000 when completion mode is Indexed";
-                errors.push(FieldError::invalid("spec.parallelism", BadValue::Int(p), why));
-            }
-        }
-        Some(other) => {
-            let supported = ["NonIndexed".to_owned(), "Indexed".to_owned()];
-            errors.push(FieldError::not_supported(
-                "spec.completionMode",
-                other.into(),
-                &supported,
-            ));
-        }
-    }
+    let mut errors = job_spec_errors(spec, "spec");
     let empty = Value::Object(Map::new());
     let template = spec.get("template").unwrap_or(&empty);
-    errors.extend(pod_template_errors(template, "spec.template"));
-    let restart = template
-        .pointer("/spec/restartPolicy")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let field = "spec.template.spec.restartPolicy";
-    match restart {
-        "Always" | "" => errors.push(FieldError::required(field, "valid values: \"OnFailure\", \"Never\"")),
-        "OnFailure" | "Never" => {
-            if spec.get("podFailurePolicy").is_some_and(|p| !p.is_null()) && restart != "Never" {
-                let why = "only \"Never\" is supported when podFailurePolicy is specified";
-                errors.push(FieldError::invalid(field, restart.into(), why));
-            }
-        }
-        other => {
-            let supported = ["OnFailure".to_owned(), "Never".to_owned()];
-            errors.push(FieldError::not_supported(field, other.into(), &supported));
-        }
-    }
     let selector = spec.get("selector").filter(|s| !s.is_null());
     if selector.is_none() {
         errors.push(FieldError::required("spec.selector", ""));
@@ -237,6 +174,87 @@ fn spec_errors(spec: &Value) -> Vec<FieldError> {
         ));
     }
     errors
+}
+
+/// `validateJobSpec`, the part of a job's spec a CronJob's job template shares (`at` is the
+/// spec's path): the counts and modes, the pod template and its restart policy.
+pub(crate) fn job_spec_errors(spec: &Value, at: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let int = |key: &str| spec.get(key).and_then(Value::as_i64);
+    for key in [
+        "parallelism",
+        "completions",
+        "activeDeadlineSeconds",
+        "backoffLimit",
+        "ttlSecondsAfterFinished",
+    ] {
+        if let Some(n) = int(key).filter(|n| *n < 0) {
+            errors.push(FieldError::invalid(
+                format!("{at}.{key}"),
+                BadValue::Int(n),
+                "must be greater than or equal to 0",
+            ));
+        }
+    }
+    match spec.get("completionMode").and_then(Value::as_str) {
+        Some("NonIndexed") | None => {}
+        Some("Indexed") => {
+            if int("completions").is_none() {
+                errors.push(FieldError::required(
+                    format!("{at}.completions"),
+                    "when completion mode is Indexed",
+                ));
+            }
+            if let Some(p) = int("parallelism").filter(|p| *p > 100_000) {
+                let why = "must be less than or equal to 100000 when completion mode is Indexed";
+                errors.push(FieldError::invalid(format!("{at}.parallelism"), BadValue::Int(p), why));
+            }
+        }
+        Some(other) => {
+            let supported = ["NonIndexed".to_owned(), "Indexed".to_owned()];
+            errors.push(FieldError::not_supported(
+                format!("{at}.completionMode"),
+                other.into(),
+                &supported,
+            ));
+        }
+    }
+    let empty = Value::Object(Map::new());
+    let template = spec.get("template").unwrap_or(&empty);
+    errors.extend(pod_template_errors(template, &format!("{at}.template")));
+    let restart = template
+        .pointer("/spec/restartPolicy")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let field = format!("{at}.template.spec.restartPolicy");
+    match restart {
+        "Always" | "" => errors.push(FieldError::required(field, "valid values: \"OnFailure\", \"Never\"")),
+        "OnFailure" | "Never" => {
+            if spec.get("podFailurePolicy").is_some_and(|p| !p.is_null()) && restart != "Never" {
+                let why = "only \"Never\" is supported when podFailurePolicy is specified";
+                errors.push(FieldError::invalid(field, restart.into(), why));
+            }
+        }
+        other => {
+            let supported = ["OnFailure".to_owned(), "Never".to_owned()];
+            errors.push(FieldError::not_supported(field, other.into(), &supported));
+        }
+    }
+    errors
+}
+
+/// `WarningsForJobSpec` (`pkg/api/job/warnings.go`) under `at`, less the pod template's
+/// warnings (`GetWarningsForPodTemplate` is not ported here): an Indexed job too large to
+/// track its failed indexes.
+pub(crate) fn job_spec_warnings(spec: &Value, at: &str) -> Vec<String> {
+    let int = |key: &str| spec.get(key).and_then(Value::as_i64).unwrap_or(0);
+    let indexed = spec.get("completionMode").and_then(Value::as_str) == Some("Indexed");
+    if indexed && int("completions") > 100_000 && int("parallelism") > 10_000 {
+        return vec![format!(
+            "{at}: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail"
+        )];
+    }
+    Vec::new()
 }
 
 /// `ValidateJobUpdate` and the template rules of `ValidateJobSpecUpdate`, after `job_errors`.
@@ -347,7 +365,7 @@ fn string_map(map: &Map<String, Value>) -> String {
 }
 
 /// Go's `%#v` of a `v1.LabelSelector`.
-fn label_selector_go(selector: &Value) -> String {
+pub(crate) fn label_selector_go(selector: &Value) -> String {
     let labels = selector
         .get("matchLabels")
         .and_then(Value::as_object)

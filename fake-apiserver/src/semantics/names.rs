@@ -13,10 +13,10 @@ const DNS_LABEL: &str = "a lowercase RFC 1123 label must consist of lower case a
 const DNS_1035_LABEL: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 /// Why `name` is not an object name of `kind`, as its strategy's name validation says it:
-/// Namespaces are RFC 1123 labels, Services DNS-1035 labels, RBAC's roles and bindings and
-/// APIServices path segments (`ValidateRBACName`, so `system:discovery` is a name; an
-/// APIService's must also be `version.group`, which its own validation checks), everything
-/// else RFC 1123 subdomains. Each reason is a cause of its own.
+/// Namespaces and StatefulSets (`ValidateStatefulSetName`) are RFC 1123 labels, Services
+/// DNS-1035 labels, RBAC's roles and bindings and APIServices path segments
+/// (`ValidateRBACName`, so `system:discovery` is a name; an APIService's must also be
+/// `version.group`, which its own validation checks), everything else RFC 1123 subdomains. Each reason is a cause of its own.
 pub(crate) fn object_name_errors(kind: &str, name: &str) -> Vec<String> {
     // A CSR's name is not validated at all (`ValidateCertificateRequestName`).
     if kind == "CertificateSigningRequest" {
@@ -30,7 +30,7 @@ pub(crate) fn object_name_errors(kind: &str, name: &str) -> Vec<String> {
     }
     let mut errors = Vec::new();
     let (limit, shaped, why) = match kind {
-        "Namespace" => (63, is_label_shaped(name), DNS_LABEL),
+        "Namespace" | "StatefulSet" => (63, is_label_shaped(name), DNS_LABEL),
         "Service" => (
             63,
             is_label_shaped(name) && name.starts_with(|c: char| c.is_ascii_lowercase()),
@@ -42,7 +42,9 @@ pub(crate) fn object_name_errors(kind: &str, name: &str) -> Vec<String> {
         errors.push(format!("must be no more than {limit} characters"));
     }
     if !shaped {
-        errors.push(why.to_owned());
+        // `IsDNS1123Label`: a name that is a subdomain fails as a label by its dots alone.
+        let dotted = why == DNS_LABEL && name.split('.').all(is_label_shaped);
+        errors.push(if dotted { "must not contain dots" } else { why }.to_owned());
     }
     errors
 }
@@ -215,7 +217,10 @@ mod tests {
             object_name_errors("ConfigMap", &"a".repeat(254)),
             ["must be no more than 253 characters"]
         );
-        assert!(object_name_errors("Namespace", "a.b")[0].starts_with("a lowercase RFC 1123 label"));
+        // A subdomain is no label by its dots alone (`IsDNS1123Label`).
+        assert_eq!(object_name_errors("Namespace", "a.b"), ["must not contain dots"]);
+        assert!(object_name_errors("Namespace", "a_b")[0].starts_with("a lowercase RFC 1123 label"));
+        assert!(dns1123_label_errors("a..b")[0].starts_with("a lowercase RFC 1123 label"));
         assert!(object_name_errors("Service", "1abc")[0].starts_with("a DNS-1035 label"));
         assert_eq!(object_name_errors("Namespace", &"A".repeat(64)).len(), 2);
     }

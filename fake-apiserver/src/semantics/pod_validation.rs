@@ -88,6 +88,27 @@ pub(crate) fn pod_spec_errors(spec: &Value, path: &str) -> Vec<FieldError> {
 /// `ValidatePodTemplateSpec` of the template at `path` (labels and annotations, the spec, and
 /// no ephemeral containers).
 pub(crate) fn pod_template_errors(template: &Value, path: &str) -> Vec<FieldError> {
+    let mut errors = template_metadata_errors(template, path);
+    let empty = Value::Object(Map::new());
+    let spec = template.get("spec").unwrap_or(&empty);
+    errors.extend(pod_spec_errors(spec, &format!("{path}.spec")));
+    if spec
+        .get("ephemeralContainers")
+        .and_then(Value::as_array)
+        .is_some_and(|e| !e.is_empty())
+    {
+        errors.push(FieldError::forbidden(
+            format!("{path}.spec.ephemeralContainers"),
+            "ephemeral containers not allowed in pod template",
+        ));
+    }
+    errors
+}
+
+/// The labels and annotations part of `ValidatePodTemplateSpec` (also all a StatefulSet's
+/// template gets, `ValidatePodTemplateSpecForStatefulSet`): errors on `{path}.labels` and
+/// `{path}.annotations`, as Go names them.
+pub(crate) fn template_metadata_errors(template: &Value, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let meta = template.get("metadata");
     for (key, value) in meta
@@ -118,19 +139,6 @@ pub(crate) fn pod_template_errors(template: &Value, path: &str) -> Vec<FieldErro
                 why,
             ));
         }
-    }
-    let empty = Value::Object(Map::new());
-    let spec = template.get("spec").unwrap_or(&empty);
-    errors.extend(pod_spec_errors(spec, &format!("{path}.spec")));
-    if spec
-        .get("ephemeralContainers")
-        .and_then(Value::as_array)
-        .is_some_and(|e| !e.is_empty())
-    {
-        errors.push(FieldError::forbidden(
-            format!("{path}.spec.ephemeralContainers"),
-            "ephemeral containers not allowed in pod template",
-        ));
     }
     errors
 }

@@ -131,6 +131,33 @@ impl Quantity {
         self.scale = -9;
     }
 
+    /// `NewQuantity(value, DecimalExponent)`: an integer, as the CEL library adds one.
+    pub(crate) fn from_int(value: i64) -> Self {
+        Self::exact(i128::from(value), 0, Format::DecimalExponent, "")
+    }
+
+    /// The exact value `mantissa × 10^scale`, and whether Go holds it in an `int64Amount`
+    /// (else an `inf.Dec`), for the CEL library's arithmetic.
+    pub(crate) fn amount(&self) -> (i128, i32, bool) {
+        (self.mantissa, self.scale, self.fits)
+    }
+
+    /// This quantity's format with another exact value; `fits`: held in an `int64Amount`.
+    pub(crate) fn with_amount(&self, mantissa: i128, scale: i32, fits: bool, format: Format) -> Self {
+        Self {
+            mantissa,
+            scale,
+            format,
+            fits,
+            cached: String::new(),
+        }
+    }
+
+    /// The format the suffix gave.
+    pub(crate) fn format(&self) -> Format {
+        self.format
+    }
+
     /// Compares two quantities by value (`Cmp`).
     pub(crate) fn cmp_value(&self, other: &Self) -> std::cmp::Ordering {
         let scale = self.scale.min(other.scale);

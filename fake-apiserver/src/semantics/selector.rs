@@ -224,24 +224,33 @@ pub(crate) fn label_selector_text(selector: &Value) -> String {
         .into_iter()
         .flatten()
     {
-        let key = expression.get("key").and_then(Value::as_str).unwrap_or_default();
-        let values: Vec<&str> = expression
-            .get("values")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        terms.push(
-            match expression.get("operator").and_then(Value::as_str).unwrap_or_default() {
-                "In" => format!("{key} in ({})", values.join(",")),
-                "NotIn" => format!("{key} notin ({})", values.join(",")),
-                "Exists" => key.to_owned(),
-                _ => format!("!{key}"),
-            },
-        );
+        terms.push(requirement_text(expression, false));
     }
     terms.join(",")
+}
+
+/// One `matchExpressions` requirement as a selector string writes it (`key in (a,b)`,
+/// `key notin (a)`, `key`, `!key`); `sorted` writes the values as a parsed selector's
+/// `String()` does, sorted and without duplicates.
+pub(crate) fn requirement_text(expression: &Value, sorted: bool) -> String {
+    let key = expression.get("key").and_then(Value::as_str).unwrap_or_default();
+    let mut values: Vec<&str> = expression
+        .get("values")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    if sorted {
+        values.sort_unstable();
+        values.dedup();
+    }
+    match expression.get("operator").and_then(Value::as_str).unwrap_or_default() {
+        "In" => format!("{key} in ({})", values.join(",")),
+        "NotIn" => format!("{key} notin ({})", values.join(",")),
+        "Exists" => key.to_owned(),
+        _ => format!("!{key}"),
+    }
 }
 
 #[cfg(test)]

@@ -7,12 +7,12 @@
 //! naming the field's JSON path and Go type (the struct named is the kind's: k8s-openapi does
 //! not say which nested struct held the field).
 
-use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::autoscaling::v1::Scale;
-use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount};
+use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount};
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -110,7 +110,11 @@ fn through_type(
         ("", "v1", "Event") => via::<Event>(object),
         ("apps", "v1", "Deployment") => via::<Deployment>(object),
         ("apps", "v1", "ReplicaSet") => via::<ReplicaSet>(object),
+        ("apps", "v1", "StatefulSet") => via::<StatefulSet>(object),
+        ("apps", "v1", "DaemonSet") => via::<DaemonSet>(object),
         ("batch", "v1", "Job") => via::<Job>(object),
+        ("batch", "v1", "CronJob") => via::<CronJob>(object),
+        ("", "v1", "Endpoints") => via::<Endpoints>(object),
         ("certificates.k8s.io", "v1", "CertificateSigningRequest") => via::<CertificateSigningRequest>(object),
         // What a `/scale` subresource reads and writes.
         ("autoscaling", "v1", "Scale") => via::<Scale>(object),

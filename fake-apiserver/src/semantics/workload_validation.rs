@@ -158,21 +158,8 @@ fn replica_set_spec_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<FieldE
 /// The selector part both specs share (the message says "deployment" for ReplicaSets too),
 /// then `ValidatePodTemplateSpecForReplicaSet` — skipped when the selector does not parse.
 fn selector_and_template_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<FieldError> {
-    let mut errors = Vec::new();
     let selector = spec.get("selector").filter(|s| !s.is_null());
-    match selector {
-        None => errors.push(FieldError::required("spec.selector", "")),
-        Some(selector) => {
-            errors.extend(label_selector_errors(selector, "spec.selector", false));
-            if is_empty_selector(selector) {
-                errors.push(FieldError::invalid(
-                    "spec.selector",
-                    label_selector_go(selector),
-                    "empty selector is invalid for deployment",
-                ));
-            }
-        }
-    }
+    let mut errors = required_selector_errors(selector, "deployment");
     if let Some(selector) = selector.filter(|s| selector_fails(s)) {
         errors.push(FieldError::invalid(
             "spec.selector",
@@ -200,6 +187,15 @@ fn selector_and_template_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<F
         let old_volumes = old_spec.and_then(|s| s.pointer("/template/spec/volumes"));
         errors.extend(read_only_disk_errors(template.pointer("/spec/volumes"), old_volumes));
     }
+    errors.extend(always_running_errors(template, "ReplicaSet"));
+    errors
+}
+
+/// What every controller of long-running pods requires of its template at `spec.template`:
+/// pods that always restart, without a deadline (`kind` names the controller in the message,
+/// "ReplicaSet" for Deployments too).
+pub(crate) fn always_running_errors(template: &Value, kind: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
     let restart = template
         .pointer("/spec/restartPolicy")
         .and_then(Value::as_str)
@@ -217,7 +213,24 @@ fn selector_and_template_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<F
     {
         errors.push(FieldError::forbidden(
             "spec.template.spec.activeDeadlineSeconds",
-            "activeDeadlineSeconds in ReplicaSet is not Supported",
+            format!("activeDeadlineSeconds in {kind} is not Supported"),
+        ));
+    }
+    errors
+}
+
+/// A selector the workload requires, checked strictly, and not empty (`kind` names the
+/// workload in the message).
+pub(crate) fn required_selector_errors(selector: Option<&Value>, kind: &str) -> Vec<FieldError> {
+    let Some(selector) = selector else {
+        return vec![FieldError::required("spec.selector", "")];
+    };
+    let mut errors = label_selector_errors(selector, "spec.selector", false);
+    if is_empty_selector(selector) {
+        errors.push(FieldError::invalid(
+            "spec.selector",
+            label_selector_go(selector),
+            format!("empty selector is invalid for {kind}"),
         ));
     }
     errors
@@ -225,7 +238,7 @@ fn selector_and_template_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<F
 
 /// `ValidateReadOnlyPersistentDisks`: replicated pods may share a GCE disk only read-only,
 /// unless the old template already had a writable one.
-fn read_only_disk_errors(volumes: Option<&Value>, old_volumes: Option<&Value>) -> Vec<FieldError> {
+pub(crate) fn read_only_disk_errors(volumes: Option<&Value>, old_volumes: Option<&Value>) -> Vec<FieldError> {
     let writable = |volume: &Value| {
         volume.get("gcePersistentDisk").is_some_and(|d| d.is_object())
             && volume.pointer("/gcePersistentDisk/readOnly").and_then(Value::as_bool) != Some(true)
@@ -250,7 +263,7 @@ fn read_only_disk_errors(volumes: Option<&Value>, old_volumes: Option<&Value>) -
 
 /// `ValidateImmutableField` of `spec.selector` (nil and empty lists or maps are equal, as
 /// `apiequality.Semantic.DeepEqual` has them).
-fn selector_immutable(object: &Value, old: &Value) -> Vec<FieldError> {
+pub(crate) fn selector_immutable(object: &Value, old: &Value) -> Vec<FieldError> {
     let new = object.pointer("/spec/selector").filter(|s| !s.is_null());
     let before = old.pointer("/spec/selector").filter(|s| !s.is_null());
     if new.map(semantic) == before.map(semantic) {
@@ -261,7 +274,7 @@ fn selector_immutable(object: &Value, old: &Value) -> Vec<FieldError> {
 }
 
 /// A value with its empty lists and maps (and nulls) left out.
-fn semantic(value: &Value) -> Value {
+pub(crate) fn semantic(value: &Value) -> Value {
     match value {
         Value::Object(map) => Value::Object(
             map.iter()
@@ -283,7 +296,7 @@ fn is_zero(value: &Value) -> bool {
     }
 }
 
-fn spec_of(object: &Value) -> &Value {
+pub(crate) fn spec_of(object: &Value) -> &Value {
     object.get("spec").unwrap_or(&Value::Null)
 }
 

@@ -47,6 +47,16 @@ fn zero_of(group: &str, kind: &str) -> Value {
             json!({"spec": {"selector": null, "template": template, "strategy": {}}, "status": {}})
         }
         ("apps", "ReplicaSet") => json!({"spec": {"selector": null, "template": template}, "status": {"replicas": 0}}),
+        ("apps", "StatefulSet") => json!({
+            "spec": {"selector": null, "template": template, "serviceName": "", "updateStrategy": {}},
+            "status": {"replicas": 0, "availableReplicas": 0},
+        }),
+        ("apps", "DaemonSet") => json!({
+            "spec": {"selector": null, "template": template, "updateStrategy": {}},
+            "status": {
+                "currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0,
+            },
+        }),
         ("", "Node") => json!({"spec": {}, "status": {
             "daemonEndpoints": {"kubeletEndpoint": {"Port": 0}},
             "nodeInfo": {
@@ -67,6 +77,10 @@ fn zero_of(group: &str, kind: &str) -> Value {
             json!({"spec": {}, "status": {"allowed": false}})
         }
         ("batch", "Job") => json!({"spec": {"template": template}, "status": {}}),
+        ("batch", "CronJob") => json!({
+            "spec": {"schedule": "", "jobTemplate": {"metadata": {"creationTimestamp": null}, "spec": {"template": template}}},
+            "status": {},
+        }),
         ("coordination.k8s.io", "Lease") => json!({"spec": {}}),
         ("apiregistration.k8s.io", "APIService") => {
             json!({"spec": {"groupPriorityMinimum": 0, "versionPriority": 0}, "status": {}})

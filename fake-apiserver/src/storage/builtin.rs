@@ -65,6 +65,7 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .returning_deleted_object()
             .with_short_names(&["po"]),
         b("", "v1", "Event", "events").with_short_names(&["ev"]),
+        b("", "v1", "Endpoints", "endpoints").with_short_names(&["ep"]),
         b("", "v1", "Node", "nodes")
             .cluster_scoped()
             .with_status()
@@ -88,10 +89,26 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .with_generation()
             .with_scale(Some(".spec.selector"))
             .with_short_names(&["rs"]),
+        b("apps", "v1", "StatefulSet", "statefulsets")
+            .with_categories(&["all"])
+            .with_status()
+            .with_generation()
+            .with_scale(Some(".spec.selector"))
+            .with_short_names(&["sts"]),
+        b("apps", "v1", "DaemonSet", "daemonsets")
+            .with_categories(&["all"])
+            .with_status()
+            .with_generation()
+            .with_short_names(&["ds"]),
         ResourceInfo {
             categories: vec!["all".to_owned()],
             ..b("batch", "v1", "Job", "jobs").with_status().with_generation()
         },
+        b("batch", "v1", "CronJob", "cronjobs")
+            .with_categories(&["all"])
+            .with_status()
+            .with_generation()
+            .with_short_names(&["cj"]),
         b(
             "certificates.k8s.io",
             "v1",

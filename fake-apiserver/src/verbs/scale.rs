@@ -54,6 +54,9 @@ pub(crate) fn apply(
     };
     let old = parent(state, info, request.namespace, request.name)?;
     write::check_resource_version(info, request.name, object::resource_version(config), &old)?;
+    if let Some(replicas) = &applied_replicas {
+        check_scale(info, request.name, replicas)?;
+    }
 
     let replicas_in_scale = field_path(".spec.replicas");
     let replicas_in_object = field_path(&paths.spec_replicas);
@@ -177,11 +180,28 @@ pub(crate) fn write(
         )];
         return Err(ApiStatus::invalid(info, object::name(&old), &causes));
     };
+    check_scale(info, object::name(&old), replicas)?;
     let mut new = (*old).clone();
     object::set_field(&mut new, &paths.spec_replicas, replicas.clone());
     // The scale writer's managed-fields entry is its own (`subresource: scale`).
     let stored = write::commit_update(state, info, old, new, Some("scale"), opts, Ownership::Update)?;
     Ok(Arc::new(view(info, &stored)))
+}
+
+/// `ValidateScale` of the Scale a built-in kind's scale storage was sent: its replicas must not
+/// be negative (its metadata is the parent's). Custom resources' replicas are checked by
+/// their schema instead.
+fn check_scale(info: &ResourceInfo, name: &str, replicas: &Value) -> Result<(), ApiStatus> {
+    match replicas.as_i64() {
+        Some(count) if info.builtin && count < 0 => {
+            let cause = (
+                "spec.replicas".to_owned(),
+                format!("Invalid value: {count}: must be greater than or equal to 0"),
+            );
+            Err(ApiStatus::invalid_kind("Scale", "autoscaling", name, &[cause]))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The `autoscaling/v1` `Scale` view of an object.
@@ -272,4 +292,23 @@ fn to_parent(
         });
     }
     entries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_built_in_scale_refuses_negative_replicas_as_a_scale() {
+        let statefulsets = ResourceInfo::builtin("apps", "v1", "StatefulSet", "statefulsets");
+        let status = check_scale(&statefulsets, "s1", &json!(-1)).unwrap_err();
+        assert_eq!(
+            (status.code, status.message.as_str()),
+            (
+                422,
+                "Scale.autoscaling \"s1\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"
+            )
+        );
+        assert!(check_scale(&statefulsets, "s1", &json!(0)).is_ok());
+    }
 }

@@ -8,8 +8,10 @@
 
 use serde_json::{Value, json};
 
+use crate::semantics::apps_set_strategy;
 use crate::semantics::defaults;
 use crate::semantics::service_strategy;
+use crate::semantics::status_metadata;
 use crate::semantics::validation::preserve_system_fields;
 use crate::semantics::{core_strategies, csr};
 use crate::storage::object::meta_mut;
@@ -29,6 +31,9 @@ pub(crate) fn prepare_update(
     let mut field_view: Option<Value> = None;
     if core_strategies::prepare_update(info, old, &mut new, subresource) {
         return (new, None);
+    }
+    if let Some(view) = apps_set_strategy::prepare_update(info, old, &mut new, subresource, minor) {
+        return (new, view);
     }
     match subresource {
         Some(sub @ ("status" | "approval")) => {
@@ -59,17 +64,31 @@ pub(crate) fn prepare_update(
             if csr::concerns(info) {
                 csr::reset_in_view(&mut view, old, sub);
             }
-            field_view = Some(view);
-            match status {
-                Some(status) => new["status"] = status,
-                None => {
-                    if let Some(fields) = new.as_object_mut() {
-                        fields.remove("status");
+            if info.builtin && sub == "status" && !csr::concerns(info) {
+                // A built-in kind's status strategy resets spec and what `status_metadata`
+                // names, and keeps the rest of what was sent: labels and annotations written
+                // through `/status` are stored (a custom resource's strategy keeps none).
+                status_metadata::reset(info, old, &mut view);
+                let stored_managed = old.pointer("/metadata/managedFields").cloned();
+                new = view.clone();
+                match managed.or(stored_managed) {
+                    Some(managed) => meta_mut(&mut new).insert("managedFields".to_owned(), managed),
+                    None => meta_mut(&mut new).remove("managedFields"),
+                };
+                field_view = Some(view);
+            } else {
+                field_view = Some(view);
+                match status {
+                    Some(status) => new["status"] = status,
+                    None => {
+                        if let Some(fields) = new.as_object_mut() {
+                            fields.remove("status");
+                        }
                     }
                 }
-            }
-            if let Some(managed) = managed {
-                meta_mut(&mut new).insert("managedFields".to_owned(), managed);
+                if let Some(managed) = managed {
+                    meta_mut(&mut new).insert("managedFields".to_owned(), managed);
+                }
             }
         }
         Some("ephemeralcontainers") => {

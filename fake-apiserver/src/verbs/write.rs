@@ -9,11 +9,13 @@ use crate::auth::{UserInfo, escalation};
 use crate::lifecycle;
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::schema::{self, Scope};
+use crate::semantics::strategy_warnings;
 use crate::semantics::validation::{
     check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged,
 };
 use crate::semantics::{
-    builtin_validation, core_strategies, csr, defaults, job, managed_fields, names, typed, versions, zero,
+    apps_set_strategy, builtin_validation, core_strategies, csr, defaults, job, managed_fields, names, typed, versions,
+    zero,
 };
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -168,12 +170,14 @@ pub(crate) fn create(
     }
     // What the field manager saw, when the strategy changes the object before validating it
     // (a Job's generated selector): those changes are nobody's.
-    let before_strategy = generates_on_create(info).then(|| body.clone());
+    let before_strategy = (generates_on_create(info) || apps_set_strategy::concerns(info)).then(|| body.clone());
+    apps_set_strategy::prepare_create(info, &mut body);
     if generates_on_create(info) {
         job::generate_selector(&mut body);
         opts.warnings.extend(job::create_warnings(&body));
     }
     builtin_validation::check(info, &body, None, None)?;
+    opts.warnings.extend(strategy_warnings::on_create(info, &body));
     if info.status_subresource && !info.create_keeps_status() {
         // Status is the controllers' to write: kube-apiserver's strategies reset it on create, to
         // the Go zero value a built-in kind encodes (`{}` for a Deployment) and to nothing for a
@@ -314,6 +318,8 @@ pub(crate) fn commit_update(
     check_identity_unchanged(info, &old, &new)?;
     preserve_system_fields(&old, &mut new);
     builtin_validation::check(info, &new, Some(&old), subresource)?;
+    opts.warnings
+        .extend(strategy_warnings::on_update(info, &new, &old, subresource));
     if object::is_deleting(&old) {
         let before = object::finalizers(&old);
         let added: Vec<String> = object::finalizers(&new)

@@ -117,7 +117,7 @@ fn template_columns() -> [BuiltinColumn; 3] {
     ]
 }
 
-fn containers(object: &Value, field: &str) -> Value {
+pub(super) fn containers(object: &Value, field: &str) -> Value {
     let names: Vec<&str> = object
         .pointer("/spec/template/spec/containers")
         .and_then(Value::as_array)

@@ -1,15 +1,17 @@
-//! The type checker of a parsed rule, cel-go v0.16.1's `checker/checker.go` over the `cel`
-//! crate's AST: identifiers, field selection on the schema's object types, overload
-//! resolution with type parameters, homogeneous list and map literals, and the
-//! comprehensions macros expand to. Its types and references feed the cost estimator.
+//! The type checker of a parsed rule, cel-go's `checker/checker.go` (v0.16.1 for 1.28, v0.20.1
+//! for 1.31) over the `cel` crate's AST: identifiers, field selection on the schema's object
+//! types, optional field selection, overload resolution with type parameters (calls are in
+//! [`super::checker_calls`]), homogeneous list and map literals, and the comprehensions macros
+//! expand to. Its types and references feed the cost estimator.
 
 use std::collections::HashMap;
 
 use cel::common::ast::{EntryExpr, Expr, IdedExpr, LiteralValue, SourceInfo};
 
-use super::declarations::{Overload, declarations};
+use super::declarations::{Declarations, declarations};
+use super::environment::{CelGo, Environment};
 use super::issues::{self, Issue};
-use super::types::{Mapping, Type, is_assignable, is_assignable_list, most_general, substitute};
+use super::types::{CelTypeName, Mapping, Type, is_assignable, most_general, substitute};
 
 /// What an identifier or a call resolved to.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +26,9 @@ pub(crate) enum Reference {
 pub(crate) struct Checked {
     pub(crate) types: HashMap<u64, Type>,
     pub(crate) references: HashMap<u64, Reference>,
+    /// The calls of a namespaced function (`sets.contains(a, b)`), by the function's name:
+    /// cel-go drops their target, which is the namespace, not an operand.
+    pub(crate) namespaced: HashMap<u64, String>,
 }
 
 impl Checked {
@@ -33,16 +38,19 @@ impl Checked {
     }
 }
 
-/// Checks `expr`, parsed from `source`, with the `variables` declared.
+/// Checks `expr`, parsed from `source`, with the `variables` declared, in `env`.
 pub(crate) fn check(
     expr: &IdedExpr,
     source_info: &SourceInfo,
     source: &str,
     variables: &[(&str, Type)],
+    env: Environment,
 ) -> Result<Checked, Vec<Issue>> {
     let mut checker = Checker {
         source,
         source_info,
+        cel_go: env.cel_go(),
+        declarations: declarations(env),
         variables: variables.iter().map(|(n, t)| (n.to_string(), t.clone())).collect(),
         scopes: Vec::new(),
         mappings: Mapping::default(),
@@ -62,20 +70,22 @@ pub(crate) fn check(
     Ok(checked)
 }
 
-struct Checker<'a> {
+pub(super) struct Checker<'a> {
     source: &'a str,
     source_info: &'a SourceInfo,
+    pub(super) cel_go: CelGo,
+    pub(super) declarations: &'static Declarations,
     variables: HashMap<String, Type>,
     /// Comprehension variables, innermost last.
     scopes: Vec<(String, Type)>,
-    mappings: Mapping,
+    pub(super) mappings: Mapping,
     free_vars: usize,
-    checked: Checked,
+    pub(super) checked: Checked,
     issues: Vec<Issue>,
 }
 
 impl Checker<'_> {
-    fn check(&mut self, e: &IdedExpr) {
+    pub(super) fn check(&mut self, e: &IdedExpr) {
         match &e.expr {
             Expr::Literal(literal) => {
                 let t = match literal {
@@ -91,7 +101,7 @@ impl Checker<'_> {
             }
             Expr::Ident(name) => self.check_ident(e, name),
             Expr::Select(select) => {
-                let mut t = self.check_select_field(e, &select.operand, &select.field);
+                let mut t = self.check_select_field(e, &select.operand, &select.field, false);
                 if select.test {
                     t = Type::Bool;
                 }
@@ -101,9 +111,12 @@ impl Checker<'_> {
             Expr::Call(call) => self.check_call(e, &call.func_name, call.target.as_deref(), &call.args),
             Expr::List(list) => {
                 let mut elems: Option<Type> = None;
-                for element in &list.elements {
+                for (i, element) in list.elements.iter().enumerate() {
                     self.check(element);
-                    let t = self.type_of(element);
+                    let mut t = self.type_of(element);
+                    if list.optional_indices.contains(&i) {
+                        t = self.unwrap_optional_entry(element, t);
+                    }
                     elems = Some(self.join_types(element, elems, t));
                 }
                 let elems = elems.unwrap_or_else(|| self.new_type_var());
@@ -119,7 +132,10 @@ impl Checker<'_> {
                     let key = self.type_of(&entry.key);
                     keys = Some(self.join_types(&entry.key, keys, key));
                     self.check(&entry.value);
-                    let value = self.type_of(&entry.value);
+                    let mut value = self.type_of(&entry.value);
+                    if entry.optional {
+                        value = self.unwrap_optional_entry(&entry.value, value);
+                    }
                     values = Some(self.join_types(&entry.value, values, value));
                 }
                 let t = match (keys, values) {
@@ -129,7 +145,13 @@ impl Checker<'_> {
                 self.set_type(e, t);
             }
             Expr::Struct(create) => {
-                // No message type is declared to a CRD rule.
+                // No message type is declared to a CRD rule. v0.20 gives up on the literal
+                // there; v0.16 checks its fields first and records no type.
+                if self.cel_go == CelGo::V020 {
+                    self.set_type(e, Type::Error);
+                    let message = format!("undeclared reference to '{}' (in container '')", create.type_name);
+                    return self.report(e, message);
+                }
                 for entry in &create.entries {
                     if let EntryExpr::StructField(field) = &entry.expr {
                         self.check(&field.value);
@@ -154,7 +176,8 @@ impl Checker<'_> {
                     }
                     other => {
                         let message = format!(
-                            "expression of type '{other}' cannot be range of a comprehension (must be list, map, or dynamic)"
+                            "expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)",
+                            self.spell(other)
                         );
                         self.report(&comp.iter_range, message);
                         Type::Error
@@ -184,7 +207,7 @@ impl Checker<'_> {
             .find(|(n, _)| n == name)
             .map(|(_, t)| t.clone())
             .or_else(|| self.variables.get(name).cloned())
-            .or_else(|| declarations().ident(name));
+            .or_else(|| self.declarations.ident(name));
         match found {
             Some(t) => {
                 self.set_type(e, t);
@@ -197,11 +220,11 @@ impl Checker<'_> {
         }
     }
 
-    /// `checkSelectField`: the type of `operand.field`.
-    fn check_select_field(&mut self, e: &IdedExpr, operand: &IdedExpr, field: &str) -> Type {
+    /// `checkSelectField`: the type of `operand.field` (`operand.?field` when `optional`).
+    pub(super) fn check_select_field(&mut self, e: &IdedExpr, operand: &IdedExpr, field: &str, optional: bool) -> Type {
         self.check(operand);
         let operand_type = substitute(&self.mappings, &self.type_of(operand), false);
-        let (target, optional) = operand_type.unwrap_optional();
+        let (target, selects_optional) = operand_type.unwrap_optional();
         let result = match target {
             Type::Map(_, value) => (**value).clone(),
             Type::Object(decl) => match decl.field(field) {
@@ -211,8 +234,9 @@ impl Checker<'_> {
                     Type::Error
                 }
             },
-            Type::Url => {
-                self.report(e, format!("undefined field '{field}'"));
+            // A library's object type is not known to the type provider.
+            Type::Named(name) => {
+                self.report(e, format!("unexpected failed resolution of '{name}'"));
                 Type::Error
             }
             Type::Param(_) => {
@@ -222,118 +246,79 @@ impl Checker<'_> {
             }
             other => {
                 if !other.is_dyn_or_error() {
-                    self.report(
-                        e,
-                        format!("type '{}' does not support field selection", proto_text(other)),
-                    );
+                    let shown = match self.cel_go {
+                        CelGo::V016 => proto_text(other),
+                        CelGo::V020 => CelTypeName(other).to_string(),
+                    };
+                    self.report(e, format!("type '{shown}' does not support field selection"));
                 }
                 Type::Dyn
             }
         };
-        if optional { Type::optional(result) } else { result }
-    }
-
-    fn check_call(&mut self, e: &IdedExpr, name: &str, target: Option<&IdedExpr>, args: &[IdedExpr]) {
-        for arg in args {
-            self.check(arg);
-        }
-        let overloads = declarations().function(name);
-        match target {
-            None => match overloads {
-                Some(overloads) => self.resolve(e, name, overloads, None, args),
-                None => {
-                    self.report(e, format!("undeclared reference to '{name}' (in container '')"));
-                    self.set_type(e, Type::Error);
-                }
-            },
-            Some(target) => {
-                self.check(target);
-                match overloads {
-                    Some(overloads) => self.resolve(e, name, overloads, Some(target), args),
-                    // cel-go records no type here: the call is `<nil>` to its parent.
-                    None => self.report(e, format!("undeclared reference to '{name}' (in container '')")),
-                }
-            }
+        if optional || selects_optional {
+            Type::optional(result)
+        } else {
+            result
         }
     }
 
-    /// `resolveOverloadOrError`.
-    fn resolve(
-        &mut self,
-        e: &IdedExpr,
-        name: &str,
-        overloads: &[Overload],
-        target: Option<&IdedExpr>,
-        args: &[IdedExpr],
-    ) {
-        let mut arg_types: Vec<Type> = target.iter().map(|t| self.type_of(t)).collect();
-        arg_types.extend(args.iter().map(|a| self.type_of(a)));
-        let mut result: Option<Type> = None;
-        let mut matched = Vec::new();
-        for overload in overloads.iter().filter(|o| o.member == target.is_some()) {
-            let mut instance = Mapping::default();
-            for param in &overload.type_params {
-                let var = self.new_type_var();
-                instance.add(&Type::Param(param.clone()), var);
-            }
-            let params: Vec<Type> = overload
-                .params
-                .iter()
-                .map(|p| substitute(&instance, p, false))
-                .collect();
-            let overload_result = substitute(&instance, &overload.result, false);
-            if let Some(mappings) = is_assignable_list(&self.mappings, &arg_types, &params) {
-                self.mappings = mappings;
-                matched.push(overload.id.clone());
-                let fn_result = substitute(&self.mappings, &overload_result, false);
-                result = Some(match result {
-                    None => fn_result,
-                    Some(previous) if !previous.is_dyn() && previous != fn_result => Type::Dyn,
-                    Some(previous) => previous,
-                });
-            }
+    /// An element of a list or a map value given with `?`: it must be an optional (or `dyn`),
+    /// whose value joins the others.
+    fn unwrap_optional_entry(&mut self, e: &IdedExpr, t: Type) -> Type {
+        let (inner, was_optional) = t.unwrap_optional();
+        let inner = inner.clone();
+        if !was_optional && !inner.is_dyn() {
+            let message = format!(
+                "expected type '{}' but found '{}'",
+                self.spell(&Type::optional(inner.clone())),
+                self.spell(&inner)
+            );
+            self.report(e, message);
         }
-        match result {
-            Some(t) => {
-                self.set_type(e, t);
-                self.checked.references.insert(e.id, Reference::Function(matched));
-            }
-            None => {
-                let shown: Vec<String> = arg_types
-                    .iter()
-                    .map(|t| substitute(&self.mappings, t, true).to_string())
-                    .collect();
-                let signature = match target {
-                    Some(_) => format!("{}.({})", shown[0], shown[1..].join(", ")),
-                    None => format!("({})", shown.join(", ")),
-                };
-                self.report(
-                    e,
-                    format!("found no matching overload for '{name}' applied to '{signature}'"),
-                );
-                self.set_type(e, Type::Error);
-            }
-        }
+        inner
     }
 
-    /// `joinTypes` with homogeneous aggregate literals, as Kubernetes configures cel-go.
+    /// `joinTypes`: v0.16's checker refuses mixed literals itself (Kubernetes sets
+    /// `HomogeneousAggregateLiterals`); v0.20's makes them `dyn`, and leaves refusing them to the
+    /// validator that option has become.
     fn join_types(&mut self, at: &IdedExpr, previous: Option<Type>, current: Type) -> Type {
         let Some(previous) = previous else { return current };
         if self.assignable(&previous, &current) {
             return most_general(&previous, &current);
         }
-        self.report(at, format!("expected type '{previous}' but found '{current}'"));
+        if self.cel_go == CelGo::V020 {
+            return Type::Dyn;
+        }
+        let message = format!(
+            "expected type '{}' but found '{}'",
+            self.spell(&previous),
+            self.spell(&current)
+        );
+        self.report(at, message);
         Type::Error
     }
 
     fn assert_type(&mut self, e: &IdedExpr, expected: &Type) {
         let actual = self.type_of(e);
         if !self.assignable(expected, &actual) {
-            self.report(e, format!("expected type '{expected}' but found '{actual}'"));
+            let message = format!(
+                "expected type '{}' but found '{}'",
+                self.spell(expected),
+                self.spell(&actual)
+            );
+            self.report(e, message);
         }
     }
 
-    fn assignable(&mut self, t1: &Type, t2: &Type) -> bool {
+    /// A type in a message: `FormatCheckedType` in v0.16, `FormatCELType` in v0.20.
+    pub(super) fn spell(&self, t: &Type) -> String {
+        match self.cel_go {
+            CelGo::V016 => t.to_string(),
+            CelGo::V020 => CelTypeName(t).to_string(),
+        }
+    }
+
+    pub(super) fn assignable(&mut self, t1: &Type, t2: &Type) -> bool {
         match is_assignable(&self.mappings, t1, t2) {
             Some(mappings) => {
                 self.mappings = mappings;
@@ -343,24 +328,23 @@ impl Checker<'_> {
         }
     }
 
-    fn new_type_var(&mut self) -> Type {
+    pub(super) fn new_type_var(&mut self) -> Type {
         let var = Type::Param(format!("_var{}", self.free_vars));
         self.free_vars += 1;
         var
     }
 
-    fn set_type(&mut self, e: &IdedExpr, t: Type) {
+    pub(super) fn set_type(&mut self, e: &IdedExpr, t: Type) {
         self.checked.types.entry(e.id).or_insert(t);
     }
 
-    fn type_of(&self, e: &IdedExpr) -> Type {
+    pub(super) fn type_of(&self, e: &IdedExpr) -> Type {
         self.checked.type_of(e.id)
     }
 
-    fn report(&mut self, e: &IdedExpr, message: String) {
-        let offset = self.source_info.offset_for(e.id).map_or(0, |(start, _)| start as usize);
-        let (line, column) = issues::location(self.source, offset);
-        self.issues.push(Issue { line, column, message });
+    pub(super) fn report(&mut self, e: &IdedExpr, message: String) {
+        self.issues
+            .push(issues::at(self.source, self.source_info, e.id, message));
     }
 }
 

@@ -1,4 +1,4 @@
-//! A rule's static cost: cel-go v0.16.1 `checker/cost.go` with Kubernetes' `library/cost.go` and CRD `sizeEstimator`.
+//! A rule's static cost: cel-go's `checker/cost.go` (v0.16.1, or v0.20.1 on 1.31) with Kubernetes' `library/cost.go` and CRD `sizeEstimator`.
 
 mod estimate;
 mod kubernetes;
@@ -17,14 +17,16 @@ use self::estimate::{CONST, LIST_CREATE, MAP_CREATE, SELECT_AND_IDENT, STRUCT_CR
 use self::path::{Arrays, Path};
 use super::checker::{Checked, Reference};
 use super::decl_type::DeclType;
+use super::environment::{CelGo, Environment};
 use super::types::Type;
 
 /// `EstimateCost` of a checked rule (or messageExpression) whose variables `self`/`oldSelf` are
-/// of `root`'s type.
-pub(crate) fn estimate(expr: &IdedExpr, checked: &Checked, root: &Arc<DeclType>) -> CostEstimate {
+/// of `root`'s type, in `env`.
+pub(crate) fn estimate(expr: &IdedExpr, checked: &Checked, root: &Arc<DeclType>, env: Environment) -> CostEstimate {
     let mut coster = Coster {
         checked,
         root,
+        env,
         arrays: Arrays::default(),
         paths: HashMap::new(),
         iter_ranges: HashMap::new(),
@@ -41,6 +43,7 @@ const ACCUMULATORS: [&str; 2] = ["__result__", "@result"];
 struct Coster<'e> {
     checked: &'e Checked,
     root: &'e DeclType,
+    env: Environment,
     arrays: Arrays,
     /// `exprPath`: the path through the schema of an expression's value, by expression id.
     paths: HashMap<u64, Path>,
@@ -92,15 +95,20 @@ impl<'e> Coster<'e> {
             Expr::Literal(_) => CONST,
             Expr::Ident(name) => self.cost_ident(e, name),
             Expr::Select(select) if select.test => {
-                // `has()`: the presence test costs 1 (`PresenceTestHasCost` defaults to true) and
-                // records no path.
-                SELECT_AND_IDENT.add(self.cost(&select.operand))
+                // `has()`: the presence test costs 1 (`PresenceTestHasCost` defaults to true,
+                // 1.31 turns it off) and records no path.
+                let presence = if self.env.free_presence_test() {
+                    CostEstimate::ZERO
+                } else {
+                    SELECT_AND_IDENT
+                };
+                presence.add(self.cost(&select.operand))
             }
             Expr::Select(select) => {
                 let cost = self.cost(&select.operand);
                 let operand = self.checked.type_of(select.operand.id);
                 let cost = match operand {
-                    Type::Map(..) | Type::Object(_) | Type::Url | Type::Param(_) => cost.add(SELECT_AND_IDENT),
+                    Type::Map(..) | Type::Object(_) | Type::Named(_) | Type::Param(_) => cost.add(SELECT_AND_IDENT),
                     _ => cost,
                 };
                 let path = self
@@ -151,6 +159,10 @@ impl<'e> Coster<'e> {
                 sum = sum.add(self.cost(&comp.result));
                 let range = self.node(&comp.iter_range);
                 let count = self.cel_size(&range);
+                // v0.20 knows a comprehension yields at most as many values as it ranges over.
+                if self.env.cel_go() == CelGo::V020 {
+                    self.computed_sizes.insert(e.id, count);
+                }
                 sum.add(count.multiply_by_cost(step_cost.add(loop_cost)))
             }
             Expr::Unspecified => CostEstimate::ZERO,
@@ -198,6 +210,11 @@ impl<'e> Coster<'e> {
         let overloads = match checked.references.get(&e.id) {
             Some(Reference::Function(ids)) if !ids.is_empty() => ids,
             _ => return CostEstimate::ZERO,
+        };
+        // A namespaced function is called without its namespace, by its whole name.
+        let (function, target) = match checked.namespaced.get(&e.id) {
+            Some(name) => (name.as_str(), None),
+            None => (function, target),
         };
         let mut sum = CostEstimate::ZERO;
         let target = target.map(|t| {

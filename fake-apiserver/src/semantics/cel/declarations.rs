@@ -1,12 +1,14 @@
-//! The functions a CRD rule may call, as kube-apiserver 1.28 declares them to new rules
-//! (`apiserver/pkg/cel/environment/base.go` at compatibility version 1.27): cel-go's standard
-//! declarations (`cel-go/checker/standard.go`, without the cross-type numeric comparisons
-//! 1.28 enables only for stored rules), ext strings version 0 (`cel-go/ext/strings.go`), and
-//! Kubernetes' lists, regex and URL libraries (`apiserver/pkg/cel/library/{lists,regex,urls}.go`).
+//! The functions a CRD rule may call, by environment (`apiserver/pkg/cel/environment/base.go`):
+//! cel-go's standard declarations (`cel-go/checker/standard.go`), ext strings
+//! (`cel-go/ext/strings.go`), Kubernetes' lists, regex and URL libraries
+//! (`apiserver/pkg/cel/library/{lists,regex,urls}.go`), and what later minors add: cross-type
+//! numeric comparisons, optional types, quantities, sets. `declarations.txt` lists them in
+//! sections named after [`Library::section`].
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
+use super::environment::{Environment, Library};
 use super::types::Type;
 
 /// One overload of a function.
@@ -24,6 +26,8 @@ pub(crate) struct Overload {
 /// The declared functions by name, and the identifiers of the standard environment.
 pub(crate) struct Declarations {
     functions: HashMap<String, Vec<Overload>>,
+    /// Whether the optional types library is in, which declares the `optional_type` type.
+    optional: bool,
 }
 
 impl Declarations {
@@ -46,26 +50,48 @@ impl Declarations {
             "map" => of(Type::map(Type::Param("A".into()), Type::Param("B".into()))),
             "null_type" => of(Type::Null),
             "type" => of(Type::Meta(None)),
+            // `cel.Types(types.OptionalType)`.
+            "optional_type" if self.optional => of(Type::optional(Type::Param("A".into()))),
             _ => None,
         }
     }
 }
 
-/// The declarations, parsed once.
-pub(crate) fn declarations() -> &'static Declarations {
-    static DECLARATIONS: OnceLock<Declarations> = OnceLock::new();
-    DECLARATIONS.get_or_init(|| {
-        let mut functions: HashMap<String, Vec<Overload>> = HashMap::new();
-        for line in TABLE
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        {
+/// The declarations of `env`'s libraries, built once per set of libraries.
+pub(crate) fn declarations(env: Environment) -> &'static Declarations {
+    static BUILT: OnceLock<Mutex<HashMap<Vec<Library>, &'static Declarations>>> = OnceLock::new();
+    let libraries: Vec<Library> = Library::ALL.into_iter().filter(|l| env.has(*l)).collect();
+    let mut built = BUILT
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // A few minors make a few sets: leaking each once bounds what is kept.
+    built
+        .entry(libraries)
+        .or_insert_with_key(|libraries| Box::leak(Box::new(build(libraries))))
+}
+
+fn build(libraries: &[Library]) -> Declarations {
+    let mut functions: HashMap<String, Vec<Overload>> = HashMap::new();
+    let mut section = None;
+    for line in TABLE
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            section = Library::ALL.into_iter().find(|l| l.section() == name);
+            continue;
+        }
+        if section.is_some_and(|s| libraries.contains(&s)) {
             let (name, overload) = parse_line(line);
             functions.entry(name).or_default().push(overload);
         }
-        Declarations { functions }
-    })
+    }
+    Declarations {
+        functions,
+        optional: libraries.contains(&Library::OptionalTypes),
+    }
 }
 
 /// `name id signature`, the signature `(params) -> result` or `target.(params) -> result`.
@@ -135,6 +161,7 @@ fn parse_type(text: &str) -> Type {
             "list" => Type::list(next()),
             "map" => Type::map(next(), next()),
             "type" => Type::Meta(Some(Box::new(next()))),
+            "optional" => Type::optional(next()),
             _ => panic!("type {text:?}"),
         };
     }
@@ -148,7 +175,9 @@ fn parse_type(text: &str) -> Type {
         "timestamp" => Type::Timestamp,
         "duration" => Type::Duration,
         "dyn" => Type::Dyn,
-        "kubernetes.URL" => Type::Url,
+        "kubernetes.URL" => Type::Named("kubernetes.URL"),
+        "kubernetes.Quantity" => Type::Named("kubernetes.Quantity"),
+        "net.IP" | "net.CIDR" => Type::Abstract(text.into(), Vec::new()),
         "A" | "B" => Type::Param(text.into()),
         _ => panic!("type {text:?}"),
     }
@@ -163,6 +192,7 @@ fn collect_params(t: &Type, into: &mut Vec<String>) {
             collect_params(value, into);
         }
         Type::Meta(Some(of)) => collect_params(of, into),
+        Type::Abstract(_, params) => params.iter().for_each(|p| collect_params(p, into)),
         _ => {}
     }
 }
@@ -174,17 +204,37 @@ const TABLE: &str = include_str!("declarations.txt");
 mod tests {
     use super::*;
 
+    const ON_128: Environment = Environment {
+        version: 27,
+        server: 28,
+    };
+
     #[test]
     fn the_table_should_parse_members_parameters_and_results() {
-        let size = declarations().function("size").expect("size");
+        let size = declarations(ON_128).function("size").expect("size");
         assert_eq!(size.len(), 8);
         assert!(size[0].member);
         assert_eq!(size[2].params[0].to_string(), "list(A)");
         assert_eq!(size[2].type_params, ["A"]);
-        let index = &declarations().function("_[_]").expect("index")[1];
+        let index = &declarations(ON_128).function("_[_]").expect("index")[1];
         assert_eq!(index.params[0].to_string(), "map(A, B)");
         assert_eq!(index.result.to_string(), "B");
-        let query = &declarations().function("getQuery").expect("getQuery")[0];
+        let query = &declarations(ON_128).function("getQuery").expect("getQuery")[0];
         assert_eq!(query.result.to_string(), "map(string, list(string))");
+    }
+
+    #[test]
+    fn each_environment_should_declare_only_its_libraries() {
+        assert!(declarations(ON_128).function("quantity").is_none());
+        assert_eq!(declarations(ON_128).function("_<_").map(<[_]>::len), Some(8));
+        let stored = declarations(Environment::stored_expressions(28));
+        assert_eq!(stored.function("_<_").map(<[_]>::len), Some(14));
+        let add = stored.function("add").expect("quantity add");
+        assert_eq!(add[1].params[1], Type::Int);
+        assert_eq!(add[0].result.to_string(), "kubernetes.Quantity");
+        assert!(stored.ident("optional_type").is_some() && declarations(ON_128).ident("optional_type").is_none());
+        let on_131 = declarations(Environment::new_expressions(31));
+        assert!(on_131.function("sets.contains").is_some() && on_131.function("strings.quote").is_some());
+        assert_eq!(on_131.function("_[_]").map(<[_]>::len), Some(4));
     }
 }

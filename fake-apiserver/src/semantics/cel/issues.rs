@@ -2,6 +2,7 @@
 //! position, each `ERROR: <input>:line:column: message` with the source line and a caret.
 
 use cel::ParseErrors;
+use cel::common::ast::SourceInfo;
 
 /// One parse or check error, at a 1-based line and 0-based column (in characters).
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +25,13 @@ pub(crate) fn location(source: &str, offset: usize) -> (usize, usize) {
         }
     }
     (line, column)
+}
+
+/// An issue about the expression `id` of `source`, where the parser placed it.
+pub(crate) fn at(source: &str, source_info: &SourceInfo, id: u64, message: String) -> Issue {
+    let offset = source_info.offset_for(id).map_or(0, |(start, _)| start as usize);
+    let (line, column) = location(source, offset);
+    Issue { line, column, message }
 }
 
 /// The issues of a parse that failed.

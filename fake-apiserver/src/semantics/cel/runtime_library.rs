@@ -1,8 +1,11 @@
-//! The functions CRD rules run with, as kube-apiserver 1.28.7 evaluates them on cel-go v0.16.1 (`common/types/*.go`, `interpreter/{interpretable,attributes}.go`, `ext/strings.go` at version 0, `apiserver/pkg/cel/{url.go,library/lists.go,library/regex.go,library/urls.go}`), and the texts of its runtime errors.
+//! The functions CRD rules run with, as kube-apiserver evaluates them on cel-go v0.16.1 (1.28) and v0.20.1 (1.31) (`common/types/*.go`, `interpreter/{interpretable,attributes}.go`, `ext/{strings,sets,formatting}.go`, `apiserver/pkg/cel/{url,quantity,ip,cidr}.go`, `apiserver/pkg/cel/library/{lists,regex,urls,quantity,ip,cidr}.go`), and the texts of its runtime errors. Every library of every minor is here: the checker decides which a rule may call.
 
 mod conversions;
+mod format;
+mod ip;
 mod lists;
 mod net_url;
+mod quantity;
 mod regex;
 mod strings;
 mod time;
@@ -13,14 +16,17 @@ use cel::common::value::{CowVal, Val};
 use cel::parser::{Macro, MacroExprHelper};
 use cel::{DeclarationError, Env, ExecutionError, IdedExpr, OverloadError, Value};
 
+pub(crate) use format::{Clause, interpolate};
+
 /// The environment every rule runs in, built once.
 pub(crate) fn shared_env() -> &'static std::sync::Arc<Env> {
     static ENV: std::sync::OnceLock<std::sync::Arc<Env>> = std::sync::OnceLock::new();
     ENV.get_or_init(|| std::sync::Arc::new(kubernetes_env()))
 }
 
-/// The environment of a CRD rule's evaluation: the `cel` crate's standard library as cel-go
-/// v0.16.1 behaves, ext strings version 0, and Kubernetes' lists, regex and URL libraries.
+/// The environment of a CRD rule's evaluation: the `cel` crate's standard library (with its
+/// optional types) as cel-go behaves, ext strings (with version 1's `format` and `quote`), ext
+/// sets, and Kubernetes' lists, regex, URL, quantity, IP and CIDR libraries.
 ///
 /// Where the crate's standard functions differ from cel-go's (the conversions `int`, `uint`,
 /// `double`, `bool`, `string`, `duration` and `timestamp`, `matches`, the timestamp and duration
@@ -51,14 +57,29 @@ pub(crate) fn shared_env() -> &'static std::sync::Arc<Env> {
 ///   `-` of a `duration` (only reachable through `dyn`) is an error where Go negates it; a
 ///   missing `double` map key prints as Rust does (`no such key: 1000000000000000000000` for
 ///   Go's `1e+21`).
-/// - The quantity library (`quantity()`, `isQuantity()`, ...) of 1.28's stored rules is not
-///   provided.
 pub(crate) fn kubernetes_env() -> Env {
     let mut env = Env::stdlib();
     with_libraries(&mut env).expect("the runtime library declares each overload and macro once");
     // cel-go keeps the last of a map literal's repeated keys.
     env.set_error_on_duplicate_map_keys(false);
     env
+}
+
+/// Whether evaluating `function(value)` fails, as cel-go's literal validators find out
+/// (`evalCall` of `cel/validator.go`): `duration('1x')`, `timestamp('x')`, `matches('', '[')`.
+pub(crate) fn call_fails(function: &str, value: Value) -> bool {
+    const ARGUMENT: &str = "__k8s_literal__";
+    let source = match function {
+        // A pattern is compiled when the call runs; the text matched against does not count.
+        "matches" => format!("matches('', {ARGUMENT})"),
+        other => format!("{other}({ARGUMENT})"),
+    };
+    let Ok(program) = shared_env().parser().parse(&source) else {
+        return false;
+    };
+    let mut context = cel::Context::with_env(shared_env().clone());
+    context.add_variable_from_value(ARGUMENT, value);
+    Value::resolve(&program, &context).is_err()
 }
 
 /// The standard calls cel-go evaluates differently: the function, whether it's called on a
@@ -103,6 +124,9 @@ fn with_libraries(env: &mut Env) -> Result<(), DeclarationError> {
     regex::register(env)?;
     strings::register(env)?;
     lists::register(env)?;
+    quantity::register(env)?;
+    ip::register(env)?;
+    format::register(env)?;
     urls::register(env)
 }
 

@@ -30,8 +30,9 @@ pub(crate) enum Type {
     Map(Box<Type>, Box<Type>),
     /// An object type of a schema, known by name; its fields are its declaration's.
     Object(Arc<DeclType>),
-    /// `kubernetes.URL`, the object type of the URL library, which has no fields.
-    Url,
+    /// An object type of a Kubernetes library, which has no fields: `kubernetes.URL`,
+    /// `kubernetes.Quantity`.
+    Named(&'static str),
     /// A type parameter of an overload (`A`) or a free type variable of the checker (`_var0`).
     Param(String),
     /// A type as a value: the type of `int` is `type(int)`, of `type` itself `type` (`None`).
@@ -51,7 +52,7 @@ impl PartialEq for Type {
             (Map(k1, v1), Map(k2, v2)) => k1 == k2 && v1 == v2,
             // Go compares message types by name.
             (Object(a), Object(b)) => a.name() == b.name(),
-            (Url, Url) => true,
+            (Named(a), Named(b)) => a == b,
             (Param(a), Param(b)) => a == b,
             (Meta(a), Meta(b)) => a == b,
             (Abstract(n1, p1), Abstract(n2, p2)) => n1 == n2 && p1 == p2,
@@ -88,7 +89,7 @@ impl Type {
             Type::Timestamp | Type::Duration => Kind::WellKnown,
             Type::List(_) => Kind::List,
             Type::Map(..) => Kind::Map,
-            Type::Object(_) | Type::Url => Kind::Object,
+            Type::Object(_) | Type::Named(_) => Kind::Object,
             Type::Param(_) => Kind::Param,
             Type::Meta(_) => Kind::Type,
             Type::Abstract(..) => Kind::Abstract,
@@ -146,7 +147,7 @@ impl fmt::Display for Type {
             Type::List(elem) => write!(f, "list({elem})"),
             Type::Map(key, value) => write!(f, "map({key}, {value})"),
             Type::Object(decl) => f.write_str(decl.name()),
-            Type::Url => f.write_str("kubernetes.URL"),
+            Type::Named(name) => f.write_str(name),
             Type::Param(name) => f.write_str(name),
             Type::Meta(None) => f.write_str("type"),
             Type::Meta(Some(of)) => write!(f, "type({of})"),
@@ -160,6 +161,28 @@ impl fmt::Display for Type {
                 }
                 f.write_str(")")
             }
+        }
+    }
+}
+
+/// A type as cel-go v0.20's `FormatCELType` spells it: as v0.16's `FormatCheckedType` (the
+/// `Display` of [`Type`]) but for `optional_type` and opaque types without parameters.
+pub(crate) struct CelTypeName<'t>(pub(crate) &'t Type);
+
+impl fmt::Display for CelTypeName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let spelled = |t: &Type| CelTypeName(t).to_string();
+        match self.0 {
+            Type::List(elem) => write!(f, "list({})", spelled(elem)),
+            Type::Map(key, value) => write!(f, "map({}, {})", spelled(key), spelled(value)),
+            Type::Meta(Some(of)) => write!(f, "type({})", spelled(of)),
+            Type::Abstract(name, params) if params.is_empty() => f.write_str(name),
+            Type::Abstract(name, params) => {
+                let params: Vec<String> = params.iter().map(spelled).collect();
+                let name = if name == "optional" { "optional_type" } else { name };
+                write!(f, "{name}({})", params.join(", "))
+            }
+            other => write!(f, "{other}"),
         }
     }
 }
@@ -242,7 +265,7 @@ fn assignable(m: &mut Mapping, t1: &Type, t2: &Type) -> bool {
         (Type::Abstract(n1, p1), Type::Abstract(n2, p2)) => n1 == n2 && assignable_list(m, p1, p2),
         (Type::List(e1), Type::List(e2)) => assignable(m, e1, e2),
         (Type::Map(k1, v1), Type::Map(k2, v2)) => assignable(m, k1, k2) && assignable(m, v1, v2),
-        (Type::Object(_) | Type::Url, Type::Object(_) | Type::Url) => t1 == t2,
+        (Type::Object(_) | Type::Named(_), Type::Object(_) | Type::Named(_)) => t1 == t2,
         (Type::Meta(_), Type::Meta(_)) => true,
         (Type::Timestamp, _) | (Type::Duration, _) => t1 == t2,
         _ => false,
@@ -361,6 +384,10 @@ mod tests {
         assert_eq!(Type::optional(Type::Dyn).to_string(), "optional(dyn)");
         assert_eq!(Type::Meta(Some(Box::new(Type::Uint))).to_string(), "type(uint)");
         assert_eq!(Type::Unknown.to_string(), "<nil>");
+        let optional = Type::map(Type::String, Type::optional(Type::String));
+        assert_eq!(CelTypeName(&optional).to_string(), "map(string, optional_type(string))");
+        let quantity = Type::Named("kubernetes.Quantity");
+        assert_eq!(CelTypeName(&quantity).to_string(), "kubernetes.Quantity");
     }
 
     #[test]

@@ -6,13 +6,15 @@
 
 use std::collections::BTreeMap;
 
+use cel::common::types::CelOptional;
+use cel::common::value::Val;
 use cel::{Context, Value as Cel};
 use serde_json::Value;
 
 use super::compile::{self, CompiledRule};
 use super::runtime_library::{self, go_error_text};
 use super::values;
-use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::field_error::{BadValue, ErrorType, FieldError};
 use crate::semantics::schema::structural;
 
 /// The longest message a `messageExpression` may produce (`MaxEvaluatedMessageExpressionSizeBytes`).
@@ -21,6 +23,8 @@ const MAX_MESSAGE_BYTES: usize = 5 * 1024;
 /// The compiled rules of a schema, node by node (`NewValidator`).
 #[derive(Default)]
 pub(crate) struct Validator {
+    /// The minor of the server.
+    minor: u32,
     rules: Vec<(Value, CompiledRule)>,
     compile_error: Option<String>,
     resource_root: bool,
@@ -37,9 +41,10 @@ impl std::fmt::Debug for Validator {
     }
 }
 
-/// The validator of a CRD version's schema, `None` when no node has rules.
-pub(crate) fn build(schema: &Value) -> Option<Validator> {
-    has_rules(schema).then(|| node(schema, true))
+/// The validator of a CRD version's schema on a server of `minor`, `None` when no node has
+/// rules. Every rule is compiled as a stored expression.
+pub(crate) fn build(schema: &Value, minor: u32) -> Option<Validator> {
+    has_rules(schema).then(|| node(schema, true, minor))
 }
 
 fn has_rules(schema: &Value) -> bool {
@@ -52,21 +57,22 @@ fn has_rules(schema: &Value) -> bool {
             .is_some_and(|p| p.values().any(has_rules))
 }
 
-fn node(schema: &Value, resource_root: bool) -> Validator {
-    let (rules, compile_error) = match compile::compile_node(schema, resource_root) {
+fn node(schema: &Value, resource_root: bool, minor: u32) -> Validator {
+    let (rules, compile_error) = match compile::compile_node(schema, resource_root, compile::Loader::Stored(minor)) {
         Ok(compiled) => (compile::rules_of(schema).iter().cloned().zip(compiled).collect(), None),
         Err(error) => (Vec::new(), Some(error)),
     };
-    let child = |s: &Value| has_rules(s).then(|| Box::new(node(s, structural::embedded_resource(s))));
+    let child = |s: &Value| has_rules(s).then(|| Box::new(node(s, structural::embedded_resource(s), minor)));
     let properties = schema
         .get("properties")
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
         .filter(|(_, p)| has_rules(p))
-        .map(|(name, p)| (name.clone(), node(p, structural::embedded_resource(p))))
+        .map(|(name, p)| (name.clone(), node(p, structural::embedded_resource(p), minor)))
         .collect();
     Validator {
+        minor,
         rules,
         compile_error,
         resource_root,
@@ -85,6 +91,18 @@ pub(crate) struct At<'a> {
 }
 
 impl Validator {
+    /// `hasBlockingErr` of the custom resource strategy: whether `errors` keep the rules from
+    /// running, as they would read values of the wrong shape. 1.31 counts a value outside an
+    /// `enum` too (1.28 does not).
+    pub(crate) fn blocked_by(&self, errors: &[FieldError]) -> bool {
+        let blocking = |kind: ErrorType| match kind {
+            ErrorType::Required | ErrorType::TooLong | ErrorType::TooMany | ErrorType::TypeInvalid => true,
+            ErrorType::NotSupported => self.minor >= 31,
+            _ => false,
+        };
+        errors.iter().any(|e| blocking(e.kind))
+    }
+
     /// `Validate`: the errors of every rule of this node and below, in kube-apiserver's order.
     pub(crate) fn validate(&self, at: &At<'_>) -> Vec<FieldError> {
         if at.value.is_null() {
@@ -180,10 +198,20 @@ impl Validator {
                 continue;
             }
             let Some(program) = &compiled.program else { continue };
-            if compiled.transition && old.is_none() {
+            // `optionalOldSelf`: the rule runs on a create too, `oldSelf` an optional.
+            let optional_old_self = compile::optional_old_self(rule, self.minor) == Some(true);
+            if compiled.transition && old.is_none() && !optional_old_self {
                 continue;
             }
-            match Cel::resolve(program, &context) {
+            let mut optional_scope = context.new_inner_scope();
+            if optional_old_self {
+                let old_self = match old.clone().map(Box::<dyn Val>::try_from) {
+                    Some(Ok(old)) => CelOptional::of(old),
+                    _ => CelOptional::none(),
+                };
+                optional_scope.add_variable_as_val("oldSelf", Box::new(old_self));
+            }
+            match Cel::resolve(program, &optional_scope) {
                 Ok(Cel::Bool(true)) => {}
                 Ok(_) => errors.push(self.failure(at, rule, compiled, &context, &node_type)),
                 Err(error) => {

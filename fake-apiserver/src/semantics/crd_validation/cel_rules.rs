@@ -3,13 +3,16 @@
 //! `ValidateCustomResourceDefinitionOpenAPISchema`, `getExpressionCost`; `cel_validation.go`:
 //! `CELSchemaContext`, `TotalCost`): compile errors, each rule's and message expression's
 //! estimated cost times how often the node may occur, `oldSelf` where values do not
-//! correlate, and the cost of all rules together.
+//! correlate, and the cost of all rules together. An update compiles the expressions the old
+//! CRD held as stored ones (`findPreexistingExpressions`).
 
 use std::cell::RefCell;
 
 use serde_json::Value;
 
+use super::internal::{Spec, has_keyword};
 use crate::semantics::cel::compile::{self, CompileError};
+use crate::semantics::cel::{Loader, Preexisting};
 use crate::semantics::field_error::{BadValue, FieldError, go_quote};
 use crate::semantics::schema::structural;
 
@@ -66,6 +69,8 @@ impl TotalCost {
 #[derive(Clone)]
 pub(super) struct Context<'t> {
     total: &'t RefCell<TotalCost>,
+    /// Which environment each expression compiles in.
+    loader: Loader<'t>,
     /// How many values of the node a request may hold; `None` when nothing bounds it.
     max_cardinality: Option<u64>,
     /// The CRD's root or an embedded resource.
@@ -76,9 +81,10 @@ pub(super) struct Context<'t> {
 
 impl<'t> Context<'t> {
     /// `RootCELContext`.
-    pub(super) fn root(total: &'t RefCell<TotalCost>) -> Self {
+    pub(super) fn root(total: &'t RefCell<TotalCost>, loader: Loader<'t>) -> Self {
         Self {
             total,
+            loader,
             max_cardinality: Some(1),
             resource_root: true,
             uncorrelatable: None,
@@ -117,6 +123,7 @@ impl<'t> Context<'t> {
         let per_parent = max_elements(parent);
         Self {
             total: self.total,
+            loader: self.loader,
             max_cardinality: self.max_cardinality.zip(per_parent).map(|(a, b)| a.saturating_mul(b)),
             resource_root: structural::embedded_resource(child),
             uncorrelatable: self.uncorrelatable.clone(),
@@ -135,7 +142,8 @@ impl<'t> Context<'t> {
             return Vec::new();
         }
         let at = |i: usize, key: &str| format!("{path}.x-kubernetes-validations[{i}].{key}");
-        let compiled = match compile::compile_node(schema, self.resource_root) {
+        let minor = self.loader.server();
+        let compiled = match compile::compile_node(schema, self.resource_root, self.loader) {
             Ok(compiled) => compiled,
             Err(why) => {
                 let detail = format!(
@@ -164,7 +172,7 @@ impl<'t> Context<'t> {
             if let Some(CompileError::Invalid(detail)) = &result.error {
                 errors.push(FieldError::invalid(
                     at(i, "rule"),
-                    BadValue::Raw(go_rule(rule)),
+                    BadValue::Raw(go_rule(rule, minor)),
                     detail.clone(),
                 ));
             }
@@ -172,7 +180,7 @@ impl<'t> Context<'t> {
                 (Some(CompileError::Invalid(detail)), _) => {
                     errors.push(FieldError::invalid(
                         at(i, "messageExpression"),
-                        BadValue::Raw(go_rule(rule)),
+                        BadValue::Raw(go_rule(rule, minor)),
                         detail.clone(),
                     ));
                 }
@@ -185,14 +193,27 @@ impl<'t> Context<'t> {
                 }
                 (None, None) => {}
             }
-            if let (true, Some(ancestor)) = (result.transition, &self.uncorrelatable) {
-                let detail =
-                    format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {ancestor}");
-                errors.push(FieldError::invalid(
-                    at(i, "rule"),
-                    BadValue::from(compile::text(rule, "rule")),
-                    detail,
-                ));
+            match (
+                result.transition,
+                &self.uncorrelatable,
+                compile::optional_old_self(rule, minor),
+            ) {
+                (true, Some(ancestor), _) => {
+                    let detail =
+                        format!("oldSelf cannot be used on the uncorrelatable portion of the schema within {ancestor}");
+                    errors.push(FieldError::invalid(
+                        at(i, "rule"),
+                        BadValue::from(compile::text(rule, "rule")),
+                        detail,
+                    ));
+                }
+                // A rule that does not read `oldSelf` (or did not compile) may not say how to.
+                (false, _, Some(optional)) => errors.push(FieldError::invalid(
+                    at(i, "optionalOldSelf"),
+                    BadValue::Json(Value::Bool(optional)),
+                    "may not be set if oldSelf is not used in rule",
+                )),
+                _ => {}
             }
         }
         errors
@@ -224,16 +245,43 @@ fn cost_message(name: &str, cost: u64, limit: u64) -> String {
     )
 }
 
-/// A rule as Go's `%#v` prints the internal `ValidationRule`. A reason is a pointer Go prints
-/// by address, which no answer can depend on: this server prints a fixed one.
-pub(super) fn go_rule(rule: &Value) -> String {
+/// `findPreexistingExpressions`: every rule and message expression of the CRD's schemas.
+pub(super) fn preexisting(spec: &Spec<'_>) -> Preexisting {
+    let found = RefCell::new(Preexisting::default());
+    let collect = |schema: &Value| {
+        let mut found = found.borrow_mut();
+        for rule in compile::rules_of(schema) {
+            found.rules.insert(compile::text(rule, "rule").to_owned());
+            let message = compile::text(rule, "messageExpression");
+            if !message.is_empty() {
+                found.messages.insert(message.to_owned());
+            }
+        }
+        false
+    };
+    for schema in spec.schemas() {
+        has_keyword(schema, &collect);
+    }
+    found.into_inner()
+}
+
+/// A rule as Go's `%#v` prints the internal `ValidationRule` on a server of `minor` (which has
+/// `OptionalOldSelf` from 1.29). A pointer Go prints by address, which no answer can depend
+/// on: this server prints a fixed one.
+pub(super) fn go_rule(rule: &Value, minor: u32) -> String {
+    const ADDRESS: &str = "0xc000000000";
     let text = |key: &str| go_quote(compile::text(rule, key));
     let reason = match rule.get("reason").and_then(Value::as_str) {
-        Some(_) => "(*apiextensions.FieldValueErrorReason)(0xc000000000)",
-        None => "(*apiextensions.FieldValueErrorReason)(nil)",
+        Some(_) => format!("(*apiextensions.FieldValueErrorReason)({ADDRESS})"),
+        None => "(*apiextensions.FieldValueErrorReason)(nil)".to_owned(),
+    };
+    let optional_old_self = match (minor >= 29, compile::optional_old_self(rule, minor)) {
+        (false, _) => String::new(),
+        (true, None) => ", OptionalOldSelf:(*bool)(nil)".to_owned(),
+        (true, Some(_)) => format!(", OptionalOldSelf:(*bool)({ADDRESS})"),
     };
     format!(
-        "apiextensions.ValidationRule{{Rule:{}, Message:{}, MessageExpression:{}, Reason:{reason}, FieldPath:{}}}",
+        "apiextensions.ValidationRule{{Rule:{}, Message:{}, MessageExpression:{}, Reason:{reason}, FieldPath:{}{optional_old_self}}}",
         text("rule"),
         text("message"),
         text("messageExpression"),
@@ -250,9 +298,12 @@ mod tests {
     #[test]
     fn a_rule_should_print_as_go_prints_the_internal_struct() {
         assert_eq!(
-            go_rule(&json!({"rule": "self.min <"})),
+            go_rule(&json!({"rule": "self.min <"}), 28),
             r#"apiextensions.ValidationRule{Rule:"self.min <", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:""}"#
         );
+        assert!(go_rule(&json!({"rule": "x"}), 31).ends_with(r#"FieldPath:"", OptionalOldSelf:(*bool)(nil)}"#));
+        let optional = json!({"rule": "x", "optionalOldSelf": true});
+        assert!(go_rule(&optional, 31).ends_with("OptionalOldSelf:(*bool)(0xc000000000)}"));
     }
 
     #[test]
@@ -265,9 +316,49 @@ mod tests {
     }
 
     #[test]
+    fn an_update_should_compile_the_rules_the_old_crd_held_as_stored_expressions() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}},
+            "x-kubernetes-validations": [{"rule": "self.n < 1.5"}]});
+        let total = RefCell::new(TotalCost::default());
+        // 1.28 compiles a new rule at 1.27, without cross-type comparisons.
+        let new = Context::root(&total, Loader::New(28)).errors(&schema, "s");
+        assert!(
+            new.iter()
+                .any(|e| e.to_string().contains("'_<_' applied to '(int, double)'")),
+            "{new:?}"
+        );
+        let old = Preexisting {
+            rules: ["self.n < 1.5".to_owned()].into(),
+            messages: Default::default(),
+        };
+        assert!(
+            Context::root(&total, Loader::Update(28, &old))
+                .errors(&schema, "s")
+                .is_empty()
+        );
+        // 1.31 compiles a new rule at 1.30, which has them.
+        assert!(Context::root(&total, Loader::New(31)).errors(&schema, "s").is_empty());
+    }
+
+    #[test]
+    fn optional_old_self_should_need_a_rule_reading_old_self_from_1_30() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}},
+            "x-kubernetes-validations": [{"rule": "self.n > 0", "optionalOldSelf": true}]});
+        let total = RefCell::new(TotalCost::default());
+        let errors = Context::root(&total, Loader::New(31)).errors(&schema, "s");
+        assert_eq!(
+            errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            [
+                "s.x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule"
+            ]
+        );
+        assert!(Context::root(&total, Loader::New(28)).errors(&schema, "s").is_empty());
+    }
+
+    #[test]
     fn cardinality_should_multiply_down_bounded_collections_only() {
         let total = RefCell::new(TotalCost::default());
-        let root = Context::root(&total);
+        let root = Context::root(&total, Loader::New(28));
         let list = json!({"type": "array", "maxItems": 5, "items": {"type": "string"}});
         let items = root.items(&list, "p", &list["items"]);
         assert_eq!(items.max_cardinality, Some(5));

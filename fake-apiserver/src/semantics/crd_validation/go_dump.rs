@@ -14,19 +14,45 @@ use crate::semantics::field_error::{go_float, go_quote};
 const ADDRESS: &str = "0xc000000000";
 
 /// `[]apiextensions.CustomResourceDefinitionVersion{…}` of the internal spec's versions
-/// (`None`: the field was absent, a nil slice).
-pub(crate) fn versions(versions: Option<&[Version<'_>]>) -> String {
+/// (`None`: the field was absent, a nil slice) on a server of `minor`.
+pub(crate) fn versions(versions: Option<&[Version<'_>]>, minor: u32) -> String {
     let Some(versions) = versions else {
         return "[]apiextensions.CustomResourceDefinitionVersion(nil)".into();
     };
-    let items: Vec<String> = versions.iter().map(version).collect();
+    // Selectable fields (1.30's) all versions share move to the spec, as schemas do.
+    fn fields<'v>(v: &Version<'v>) -> Option<&'v Value> {
+        v.raw.get("selectableFields").filter(|f| !f.is_null())
+    }
+    let shared = versions.iter().all(|v| fields(v) == versions.first().and_then(fields));
+    let selectable = |v: &Version<'_>| match (minor >= 30, shared) {
+        (false, _) => String::new(),
+        (true, true) => ", SelectableFields:[]apiextensions.SelectableField(nil)".to_owned(),
+        (true, false) => format!(", SelectableFields:{}", selectable_fields(fields(v))),
+    };
+    let items: Vec<String> = versions.iter().map(|v| version(v, &selectable(v))).collect();
     format!(
         "[]apiextensions.CustomResourceDefinitionVersion{{{}}}",
         items.join(", ")
     )
 }
 
-fn version(v: &Version<'_>) -> String {
+/// `[]apiextensions.SelectableField{…}`.
+fn selectable_fields(fields: Option<&Value>) -> String {
+    let Some(fields) = fields.and_then(Value::as_array) else {
+        return "[]apiextensions.SelectableField(nil)".to_owned();
+    };
+    let items: Vec<String> = fields
+        .iter()
+        .map(|f| {
+            let path = f.get("jsonPath").and_then(Value::as_str).unwrap_or_default();
+            format!("apiextensions.SelectableField{{JSONPath:{}}}", go_quote(path))
+        })
+        .collect();
+    format!("[]apiextensions.SelectableField{{{}}}", items.join(", "))
+}
+
+/// One version; `selectable` is its `SelectableFields` field where the minor has one.
+fn version(v: &Version<'_>, selectable: &str) -> String {
     let text = |key: &str| go_quote(v.raw.get(key).and_then(Value::as_str).unwrap_or_default());
     let flag = |key: &str| v.raw.get(key).and_then(Value::as_bool).unwrap_or_default();
     let columns = match v.columns {
@@ -37,7 +63,7 @@ fn version(v: &Version<'_>) -> String {
         }
     };
     format!(
-        "apiextensions.CustomResourceDefinitionVersion{{Name:{}, Served:{}, Storage:{}, Deprecated:{}, DeprecationWarning:{}, Schema:{}, Subresources:{}, AdditionalPrinterColumns:{columns}}}",
+        "apiextensions.CustomResourceDefinitionVersion{{Name:{}, Served:{}, Storage:{}, Deprecated:{}, DeprecationWarning:{}, Schema:{}, Subresources:{}, AdditionalPrinterColumns:{columns}{selectable}}}",
         text("name"),
         flag("served"),
         flag("storage"),
@@ -69,15 +95,15 @@ fn pointer(ty: &str, value: Option<&Value>) -> String {
     }
 }
 
-/// `apiextensions.JSONSchemaProps{…}` of a v1 schema.
-pub(crate) fn schema(s: &Value) -> String {
+/// `apiextensions.JSONSchemaProps{…}` of a v1 schema on a server of `minor`.
+pub(crate) fn schema(s: &Value, minor: u32) -> String {
     let text = |key: &str| go_quote(s.get(key).and_then(Value::as_str).unwrap_or_default());
     let flag = |key: &str| s.get(key).and_then(Value::as_bool).unwrap_or_default();
     let ptr = |ty: &str, key: &str| pointer(ty, s.get(key));
     let schemas = |key: &str| match s.get(key).and_then(Value::as_array) {
         None => "[]apiextensions.JSONSchemaProps(nil)".to_owned(),
         Some(items) => {
-            let items: Vec<String> = items.iter().map(schema).collect();
+            let items: Vec<String> = items.iter().map(|item| schema(item, minor)).collect();
             format!("[]apiextensions.JSONSchemaProps{{{}}}", items.join(", "))
         }
     };
@@ -87,7 +113,7 @@ pub(crate) fn schema(s: &Value) -> String {
             // Go's fmt prints a map's entries sorted by key; serde_json's map is sorted.
             let items: Vec<String> = entries
                 .iter()
-                .map(|(k, v)| format!("{}:{}", go_quote(k), schema(v)))
+                .map(|(k, v)| format!("{}:{}", go_quote(k), schema(v, minor)))
                 .collect();
             format!("{ty}{{{}}}", items.join(", "))
         }
@@ -109,7 +135,10 @@ pub(crate) fn schema(s: &Value) -> String {
     let validations = match s.get("x-kubernetes-validations").and_then(Value::as_array) {
         None => "apiextensions.ValidationRules(nil)".to_owned(),
         Some(rules) => {
-            let items: Vec<String> = rules.iter().map(super::cel_rules::go_rule).collect();
+            let items: Vec<String> = rules
+                .iter()
+                .map(|rule| super::cel_rules::go_rule(rule, minor))
+                .collect();
             format!("apiextensions.ValidationRules{{{}}}", items.join(", "))
         }
     };
@@ -236,7 +265,7 @@ mod tests {
 
     #[test]
     fn a_plain_schema_should_print_every_field_in_go_order() {
-        let printed = schema(&json!({"required": ["spec"]}));
+        let printed = schema(&json!({"required": ["spec"]}), 28);
         assert!(printed.starts_with(
             r#"apiextensions.JSONSchemaProps{ID:"", Schema:"", Ref:(*string)(nil), Description:"", Type:"""#
         ));

@@ -127,6 +127,45 @@ fn present(value: Option<&Value>) -> Option<&Value> {
     value.filter(|v| !v.is_null())
 }
 
+/// Whether `pred` holds for `schema` or any schema below it (`SchemaHas`).
+pub(crate) fn has_keyword(schema: &Value, pred: &dyn Fn(&Value) -> bool) -> bool {
+    if !schema.is_object() {
+        return false;
+    }
+    if pred(schema) {
+        return true;
+    }
+    let single = |key: &str| {
+        schema.get(key).is_some_and(|s| match s {
+            Value::Array(items) => items.iter().any(|s| has_keyword(s, pred)),
+            other => has_keyword(other, pred),
+        })
+    };
+    let listed = |key: &str| {
+        schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|s| has_keyword(s, pred))
+    };
+    let mapped = |key: &str| {
+        schema
+            .get(key)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .any(|(_, s)| has_keyword(s, pred))
+    };
+    ["items", "not", "additionalProperties", "additionalItems"]
+        .into_iter()
+        .any(single)
+        || ["allOf", "anyOf", "oneOf"].into_iter().any(listed)
+        || ["properties", "patternProperties", "definitions", "dependencies"]
+            .into_iter()
+            .any(mapped)
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

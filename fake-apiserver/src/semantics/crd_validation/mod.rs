@@ -17,8 +17,11 @@ mod root_fields;
 mod spec;
 mod structural;
 
+use std::rc::Rc;
+
 use serde_json::Value;
 
+use crate::semantics::cel::{Loader, Preexisting};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
 use crate::semantics::schema::formats;
@@ -35,11 +38,27 @@ pub(crate) struct Options {
     pub(crate) require_pruned_defaults: bool,
     pub(crate) require_atomic_set: bool,
     pub(crate) require_map_list_keys: bool,
+    /// The minor of the server, which decides the CEL environments and the internal types'
+    /// fields Go prints.
+    pub(crate) minor: u32,
+    /// On an update, the CEL expressions the old CRD held (`preexistingExpressions`), which
+    /// compile as stored expressions.
+    pub(crate) preexisting: Option<Rc<Preexisting>>,
 }
 
 impl Options {
-    fn strict() -> Self {
+    /// Which environment each CEL expression compiles in.
+    pub(crate) fn cel_loader(&self) -> Loader<'_> {
+        match &self.preexisting {
+            Some(old) => Loader::Update(self.minor, old),
+            None => Loader::New(self.minor),
+        }
+    }
+
+    fn strict(minor: u32) -> Self {
         Self {
+            minor,
+            preexisting: None,
             require_recognized_conversion_review: true,
             require_immutable_names: false,
             require_open_api_schema: true,
@@ -51,8 +70,9 @@ impl Options {
     }
 }
 
-/// The errors of a new CRD (defaulted, its status not yet set), in kube-apiserver's order.
-pub(crate) fn validate_create(crd: &Value) -> Vec<FieldError> {
+/// The errors of a new CRD (defaulted, its status not yet set), in kube-apiserver's order, on a
+/// server of `minor`.
+pub(crate) fn validate_create(crd: &Value, minor: u32) -> Vec<FieldError> {
     let spec = Spec::of(crd);
     // The create strategy starts the stored versions with the storage version.
     let stored: Vec<&str> = spec
@@ -63,7 +83,7 @@ pub(crate) fn validate_create(crd: &Value) -> Vec<FieldError> {
         .into_iter()
         .collect();
     let mut errors = name_errors(crd, &spec);
-    errors.extend(spec::errors(&spec, &Options::strict()));
+    errors.extend(spec::errors(&spec, &Options::strict(minor)));
     errors.extend(definition_names::errors(
         crd.pointer("/status/acceptedNames"),
         "status.acceptedNames",
@@ -80,12 +100,13 @@ pub(crate) fn validate_status_update(new: &Value) -> Vec<FieldError> {
     definition_names::errors(new.pointer("/status/acceptedNames"), "status.acceptedNames")
 }
 
-/// The errors of an update of `old` to `new`.
-pub(crate) fn validate_update(new: &Value, old: &Value) -> Vec<FieldError> {
+/// The errors of an update of `old` to `new` on a server of `minor`.
+pub(crate) fn validate_update(new: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
     let spec = Spec::of(new);
     let old_spec = Spec::of(old);
-    let mut opts = Options::strict();
+    let mut opts = Options::strict(minor);
     opts.require_immutable_names = is_established(old);
+    opts.preexisting = Some(Rc::new(cel_rules::preexisting(&old_spec)));
     // The update strategy keeps the old status and adds the storage version if it is new.
     let mut stored: Vec<&str> = old
         .pointer("/status/storedVersions")
@@ -295,7 +316,7 @@ mod tests {
         let schema = json!({ "openAPIV3Schema": { "type": "object", "properties": {
             "spec": { "type": "object", "properties": { "size": { "type": "integer", "default": 1 } } } } } });
         let versions = json!([{ "name": "v1", "served": true, "storage": true, "schema": schema }]);
-        assert!(validate_create(&crd(versions)).is_empty());
+        assert!(validate_create(&crd(versions), 28).is_empty());
     }
 
     #[test]
@@ -305,7 +326,7 @@ mod tests {
         let shared = json!([{ "name": "v1", "served": true, "storage": true, "schema": bad },
                             { "name": "v2", "served": true, "storage": false, "schema": bad }]);
         assert_eq!(
-            shown(&validate_create(&crd(shared))),
+            shown(&validate_create(&crd(shared), 28)),
             [
                 "spec.validation.openAPIV3Schema.properties[a].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic"
             ]
@@ -313,7 +334,7 @@ mod tests {
         let apart = json!([{ "name": "v1", "served": true, "storage": true, "schema": good },
                            { "name": "v2", "served": true, "storage": false, "schema": bad }]);
         assert_eq!(
-            shown(&validate_create(&crd(apart))),
+            shown(&validate_create(&crd(apart), 28)),
             [
                 "spec.versions[1].schema.openAPIV3Schema.properties[a].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic"
             ]
@@ -324,7 +345,7 @@ mod tests {
     fn validate_create_should_require_one_storage_version_and_name_the_stored_ones() {
         let schema = json!({ "openAPIV3Schema": { "type": "object" } });
         let versions = json!([{ "name": "v1", "served": true, "storage": false, "schema": schema }]);
-        let errors = shown(&validate_create(&crd(versions)));
+        let errors = shown(&validate_create(&crd(versions), 28));
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert!(
             errors[0].ends_with("must have exactly one version marked as storage version"),
@@ -344,7 +365,7 @@ mod tests {
         let mut new = crd(json!([{ "name": "v2", "served": true, "storage": true, "schema": schema }]));
         new["spec"]["group"] = json!("other.example.com");
         assert_eq!(
-            shown(&validate_update(&new, &old)),
+            shown(&validate_update(&new, &old, 28)),
             [
                 "spec.group: Invalid value: \"other.example.com\": field is immutable",
                 "status.storedVersions[0]: Invalid value: \"v1\": must appear in spec.versions",
@@ -358,15 +379,15 @@ mod tests {
         let mut protected = crd(json!([{ "name": "v1", "served": true, "storage": true, "schema": schema }]));
         protected["metadata"]["name"] = json!("things.x.k8s.io");
         protected["spec"]["group"] = json!("x.k8s.io");
-        let errors = shown(&validate_create(&protected));
+        let errors = shown(&validate_create(&protected, 28));
         assert!(
             errors[0].starts_with("metadata.annotations[api-approved.kubernetes.io]: Required value"),
             "{errors:?}"
         );
         protected["metadata"]["annotations"] =
             json!({ "api-approved.kubernetes.io": "https://github.com/kubernetes/kubernetes/pull/1" });
-        assert!(validate_create(&protected).is_empty());
+        assert!(validate_create(&protected, 28).is_empty());
         protected["metadata"]["annotations"] = json!({ "api-approved.kubernetes.io": "unapproved, testing" });
-        assert!(validate_create(&protected).is_empty());
+        assert!(validate_create(&protected, 28).is_empty());
     }
 }

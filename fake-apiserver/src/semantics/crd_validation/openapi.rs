@@ -31,7 +31,7 @@ pub(crate) fn validation_errors(
     let root = format!("{path}.openAPIV3Schema");
     let mut errors = Vec::new();
     if status {
-        errors.extend(root_fields::error(schema, &root));
+        errors.extend(root_fields::error(schema, &root, opts.minor));
     }
     if schema.get("nullable").and_then(Value::as_bool) == Some(true) {
         errors.push(FieldError::forbidden(
@@ -56,7 +56,7 @@ pub(crate) fn validation_errors(
         }
     }
     let total = RefCell::new(TotalCost::default());
-    let root_context = cel_rules::Context::root(&total);
+    let root_context = cel_rules::Context::root(&total, opts.cel_loader());
     let cel = rules_checked.then_some(&root_context);
     let mut cel_errors = Vec::new();
     let standard = Standard {

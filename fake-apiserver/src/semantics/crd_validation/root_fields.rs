@@ -62,7 +62,7 @@ const ALLOWED_AT_ROOT: &str = "[Description Type Format Title Maximum ExclusiveM
 
 /// The check of the root's fields when `status` is a subresource: `type` must be `object`, and
 /// only some fields may be set.
-pub(super) fn error(schema: &Value, root: &str) -> Option<FieldError> {
+pub(super) fn error(schema: &Value, root: &str, minor: u32) -> Option<FieldError> {
     for (json, go) in FIELDS {
         let Some(value) = schema.get(json).filter(|v| !is_zero(v)) else {
             continue;
@@ -86,7 +86,11 @@ pub(super) fn error(schema: &Value, root: &str) -> Option<FieldError> {
             let why = format!(
                 "only {ALLOWED_AT_ROOT} fields are allowed at the root of the schema if the status subresource is enabled"
             );
-            return Some(FieldError::invalid(root, BadValue::Raw(go_dump::schema(schema)), why));
+            return Some(FieldError::invalid(
+                root,
+                BadValue::Raw(go_dump::schema(schema, minor)),
+                why,
+            ));
         }
     }
     None

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::internal::{Spec, Version, has_status};
+use super::internal::{Spec, Version, has_keyword, has_status};
 use super::{Options, conversion, definition_names, go_dump, openapi};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
@@ -85,7 +85,12 @@ pub(crate) fn errors(spec: &Spec<'_>, opts: &Options) -> Vec<FieldError> {
         errors.extend(version_errors(version, &path, status, &opts));
     }
     let listed = spec.raw.get("versions").is_some_and(|v| !v.is_null());
-    let versions_value = || BadValue::Raw(go_dump::versions(listed.then_some(spec.versions.as_slice())));
+    let versions_value = || {
+        BadValue::Raw(go_dump::versions(
+            listed.then_some(spec.versions.as_slice()),
+            opts.minor,
+        ))
+    };
     let per_version = |pick: fn(&Version<'_>) -> bool| spec.versions.iter().any(pick);
     if spec.validation.is_some() && per_version(|v| v.schema.is_some()) {
         errors.push(FieldError::forbidden(
@@ -284,45 +289,6 @@ fn simple_json_path_errors(path_value: &str, field: &str) -> Vec<FieldError> {
     } else {
         Vec::new()
     }
-}
-
-/// Whether `pred` holds for `schema` or any schema below it (`SchemaHas`).
-pub(crate) fn has_keyword(schema: &Value, pred: &dyn Fn(&Value) -> bool) -> bool {
-    if !schema.is_object() {
-        return false;
-    }
-    if pred(schema) {
-        return true;
-    }
-    let single = |key: &str| {
-        schema.get(key).is_some_and(|s| match s {
-            Value::Array(items) => items.iter().any(|s| has_keyword(s, pred)),
-            other => has_keyword(other, pred),
-        })
-    };
-    let listed = |key: &str| {
-        schema
-            .get(key)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .any(|s| has_keyword(s, pred))
-    };
-    let mapped = |key: &str| {
-        schema
-            .get(key)
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-            .any(|(_, s)| has_keyword(s, pred))
-    };
-    ["items", "not", "additionalProperties", "additionalItems"]
-        .into_iter()
-        .any(single)
-        || ["allOf", "anyOf", "oneOf"].into_iter().any(listed)
-        || ["properties", "patternProperties", "definitions", "dependencies"]
-            .into_iter()
-            .any(mapped)
 }
 
 /// `schemaHasKubernetesExtensions`.

@@ -1,11 +1,12 @@
 //! The defaults of pods and of the workloads that hold pod templates (`SetDefaults_Pod`,
 //! `SetDefaults_PodSpec`, `SetDefaults_Container` of `pkg/apis/core/v1/defaults.go`;
-//! `SetDefaults_Deployment`, `SetDefaults_ReplicaSet` of `pkg/apis/apps/v1`; `SetDefaults_Job` of
-//! `pkg/apis/batch/v1`).
+//! `SetDefaults_Deployment`, `SetDefaults_ReplicaSet` of `pkg/apis/apps/v1`; `SetDefaults_Job` and
+//! `SetDefaults_CronJob` of `pkg/apis/batch/v1`).
 
 use serde_json::{Map, Value, json};
 
 use super::default;
+use crate::semantics::image_reference;
 use crate::storage::object::meta_mut;
 
 pub(super) fn deployment(object: &mut Value) {
@@ -87,7 +88,48 @@ pub(super) fn job(object: &mut Value, minor: u32) {
     }
 }
 
-fn pod_template(spec: &mut Value) {
+/// `SetObjectDefaults_CronJob`: `SetDefaults_CronJob` (concurrency, suspension, history
+/// limits) and the job template's pod spec; the job template's own spec is not defaulted
+/// (`SetDefaults_Job` is a Job's, not a `JobSpec`'s).
+pub(super) fn cron_job(object: &mut Value) {
+    let Some(spec) = struct_at(object, "spec") else { return };
+    if spec
+        .get("concurrencyPolicy")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
+        spec["concurrencyPolicy"] = json!("Allow");
+    }
+    default(spec, "suspend", json!(false));
+    default(spec, "successfulJobsHistoryLimit", json!(3));
+    default(spec, "failedJobsHistoryLimit", json!(1));
+    // Go writes the template structs even when empty (`omitempty` never omits a struct), so
+    // there is always a pod spec to default; each template's metadata has its zero creation
+    // time, written null.
+    let Some(template) = struct_at(spec, "jobTemplate") else {
+        return;
+    };
+    default(template, "metadata", json!({"creationTimestamp": null}));
+    let Some(job_spec) = struct_at(template, "spec") else {
+        return;
+    };
+    let Some(pod) = struct_at(job_spec, "template") else {
+        return;
+    };
+    default(pod, "metadata", json!({"creationTimestamp": null}));
+    if let Some(pod_spec) = struct_at(pod, "spec") {
+        default(pod_spec, "containers", Value::Null);
+    }
+    pod_template(job_spec);
+}
+
+/// The struct at `key` of `object`, made empty when unset; `None` when it is no object.
+fn struct_at<'v>(object: &'v mut Value, key: &str) -> Option<&'v mut Value> {
+    default(object, key, json!({}));
+    object.get_mut(key).filter(|v| v.is_object())
+}
+
+pub(super) fn pod_template(spec: &mut Value) {
     if let Some(pod) = spec.pointer_mut("/template/spec") {
         pod_spec(pod);
     }
@@ -150,7 +192,8 @@ fn container_defaults(container: &mut Value) {
     default(container, "terminationMessagePath", json!("/dev/termination-log"));
     default(container, "terminationMessagePolicy", json!("File"));
     let image = container.get("image").and_then(Value::as_str).unwrap_or_default();
-    let policy = if image_tag(image) == "latest" {
+    // An image that does not parse reads as no tag: `IfNotPresent`.
+    let policy = if image_reference::tag(image).as_deref() == Some("latest") {
         "Always"
     } else {
         "IfNotPresent"
@@ -165,28 +208,5 @@ fn container_defaults(container: &mut Value) {
         .flatten()
     {
         default(port, "protocol", json!("TCP"));
-    }
-}
-
-/// The tag of an image reference as kube-apiserver's parser reads it: `latest` when there is
-/// neither a tag nor a digest, empty with a digest alone.
-fn image_tag(image: &str) -> &str {
-    if image.contains('@') {
-        return "";
-    }
-    let last = image.rsplit('/').next().unwrap_or(image);
-    last.split_once(':').map_or("latest", |(_, tag)| tag)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn image_tags_decide_the_pull_policy() {
-        assert_eq!(image_tag("registry.example/app:1"), "1");
-        assert_eq!(image_tag("registry.example:5000/app"), "latest");
-        assert_eq!(image_tag("app:latest"), "latest");
-        assert_eq!(image_tag("app@sha256:abc"), "");
     }
 }

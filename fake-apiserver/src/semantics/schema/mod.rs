@@ -23,19 +23,11 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::semantics::cel;
-use crate::semantics::field_error::{BadValue, ErrorType, FieldError};
+use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::{list_types, scale_checks};
 use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
-
-/// The errors that keep the rules from running (`hasBlockingErr` of the strategy).
-const BLOCKING: [ErrorType; 4] = [
-    ErrorType::Required,
-    ErrorType::TooLong,
-    ErrorType::TooMany,
-    ErrorType::TypeInvalid,
-];
 
 /// What a write validates: the whole object, or (a `/status` write) its status, whose schema
 /// errors kube-apiserver names relative to `status` up to 1.30 and under `status.` from 1.31
@@ -65,7 +57,7 @@ pub(crate) fn admit(
     }
     if let Some(rules) = info.rules.validator(schema) {
         // `hasBlockingErr`: rules would read values of the wrong shape.
-        if errors.iter().any(|e| BLOCKING.contains(&e.kind)) {
+        if rules.blocked_by(&errors) {
             errors.push(FieldError::invalid(
                 "<nil>",
                 BadValue::Json(Value::Null),

@@ -1,12 +1,13 @@
 //! Kubernetes' call costs (`apiserver/pkg/cel/library/cost.go`: `EstimateCallCost`), which
-//! cel-go asks before its own, for the lists, regex, URL and ext strings functions. Matched by
-//! function name, as Kubernetes does; the authorizer library's functions it also prices are not
-//! declared to CRD rules, so they never reach here.
+//! cel-go asks before its own, for the lists, regex, URL, ext strings, and (1.31) quantity, IP
+//! and CIDR functions. Matched by function name, as Kubernetes does; the authorizer library's
+//! functions it also prices are not declared to CRD rules, so they never reach here.
 
 use cel::common::ast::{Expr, LiteralValue};
 
 use super::estimate::{CallEstimate, CostEstimate, REGEX_LENGTH, STRING_TRAVERSAL, SizeEstimate, go_f64_to_u64};
 use super::{Coster, Node, NodePath};
+use crate::semantics::cel::environment::CelGo;
 use crate::semantics::cel::types::Type;
 
 impl Coster<'_> {
@@ -104,8 +105,59 @@ impl Coster<'_> {
                     result_size: Some(result),
                 })
             }
+            // Go's target is never nil (a pointer to a nil node for a global call): only the
+            // argument counts are checked.
+            "quantity" | "isQuantity" | "cidr" | "isIP" | "isCIDR" if self.prices_131() => {
+                Some(CallEstimate::cost(self.traversal(args.first()?, 1.0)))
+            }
+            "ip" if self.prices_131() => match args.first() {
+                Some(string) => Some(CallEstimate::cost(self.traversal(string, 1.0))),
+                // `cidr.ip()` reads a field.
+                None => Some(CallEstimate::cost(CostEstimate::exactly(1))),
+            },
+            "ip.isCanonical" if self.prices_131() => Some(CallEstimate::cost(self.traversal(args.first()?, 2.0))),
+            "masked"
+            | "prefixLength"
+            | "family"
+            | "isUnspecified"
+            | "isLoopback"
+            | "isLinkLocalMulticast"
+            | "isLinkLocalUnicast"
+            | "isGlobalUnicast"
+                if self.prices_131() =>
+            {
+                Some(CallEstimate::cost(CostEstimate::exactly(1)))
+            }
+            "containsIP" | "containsCIDR" if self.prices_131() => {
+                let other = args.first()?;
+                // Two addresses of 4 or 16 bytes are compared; a CIDR's prefix is masked too.
+                let address = SizeEstimate { min: 4, max: 16 };
+                let mut cost = address.add(address).multiply_by_cost_factor(STRING_TRAVERSAL);
+                if function == "containsCIDR" {
+                    cost = cost
+                        .add(address.multiply_by_cost_factor(STRING_TRAVERSAL))
+                        .add(CostEstimate::exactly(1));
+                }
+                // A string argument is parsed first.
+                if other.ty == Type::String {
+                    cost = cost.add(self.traversal(other, 1.0));
+                }
+                Some(CallEstimate::cost(cost))
+            }
             _ => None,
         }
+    }
+
+    /// Whether Kubernetes prices the libraries 1.31 has (quantity, IP, CIDR); 1.28's
+    /// `EstimateCallCost` leaves the quantity functions to cel-go.
+    fn prices_131(&self) -> bool {
+        self.env.cel_go() == CelGo::V020
+    }
+
+    /// A walk over a string `times` over: its size times the traversal factor.
+    fn traversal(&self, string: &Node, times: f64) -> CostEstimate {
+        self.library_size(string)
+            .multiply_by_cost_factor(times * STRING_TRAVERSAL)
     }
 
     /// `replace`: a walk and a rebuild of the string; the result is longest when the shortest

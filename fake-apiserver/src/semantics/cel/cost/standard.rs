@@ -1,5 +1,6 @@
-//! The cost of one overload of a call: Kubernetes' estimate when it has one, else cel-go
-//! v0.16.1's `coster.functionCost` (`checker/cost.go`) for the standard functions.
+//! The cost of one overload of a call: an overload's own estimator (ext sets'), else
+//! Kubernetes' estimate when it has one, else cel-go's `coster.functionCost`
+//! (`checker/cost.go`) for the standard and ext strings functions.
 
 use super::estimate::{CallEstimate, CostEstimate, REGEX_LENGTH, STRING_TRAVERSAL, SizeEstimate};
 use super::{Coster, Node};
@@ -18,6 +19,18 @@ impl Coster<'_> {
         arg_costs: &[CostEstimate],
     ) -> CallEstimate {
         let arg_sum = arg_costs.iter().fold(CostEstimate::ZERO, |sum, c| sum.add(*c));
+        // `ext/sets.go`'s `estimateSetsCost`: every element of one list against every one of
+        // the other (twice for equivalence), plus the call.
+        let sets_factor = match overload {
+            "list_sets_contains_list" | "list_sets_intersects_list" => Some(1.0),
+            "list_sets_equivalent_list" => Some(2.0),
+            _ => None,
+        };
+        if let (Some(factor), [a, b]) = (sets_factor, args) {
+            let pairs = self.library_size(a).multiply(self.library_size(b));
+            let cost = pairs.multiply_by_cost_factor(factor).add(CostEstimate::exactly(1));
+            return CallEstimate::cost(cost.add(arg_sum));
+        }
         if let Some(call) = self.library_call_cost(function, target, args) {
             return CallEstimate {
                 cost: call.cost.add(arg_sum),
@@ -26,8 +39,20 @@ impl Coster<'_> {
         }
         let traversal = |size: SizeEstimate| size.multiply_by_cost_factor(STRING_TRAVERSAL).add(arg_sum);
         match (overload, target, args, arg_costs) {
-            // O(n): one walk over a string. (ext strings version 0 has no `format` or `quote`,
-            // whose overloads cel-go also prices here.)
+            // O(n): one walk over a string.
+            ("string_format", Some(target), _, _) => CallEstimate::cost(traversal(self.cel_size(target))),
+            ("strings_quote", _, [arg], _) => {
+                let size = self.cel_size(arg);
+                // Every character may be escaped; the quotes are added. Go's arithmetic wraps.
+                let result = SizeEstimate {
+                    min: size.min.wrapping_add(2),
+                    max: size.max.wrapping_mul(2).wrapping_add(2),
+                };
+                CallEstimate {
+                    cost: traversal(size),
+                    result_size: Some(result),
+                }
+            }
             ("string_to_bytes", _, [arg], _) => {
                 let size = self.cel_size(arg);
                 // A character is at most four bytes. Go multiplies without the overflow guard,

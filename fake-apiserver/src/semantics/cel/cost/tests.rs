@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::semantics::cel::checker::check;
 use crate::semantics::cel::decl_type::schema_decl_type;
+use crate::semantics::cel::environment::Environment;
 
 /// `StaticEstimatedCostLimit`: the most one rule may cost.
 const PER_RULE_LIMIT: u64 = 10_000_000;
@@ -29,11 +30,19 @@ fn bounded() -> Arc<DeclType> {
     }}))
 }
 
+/// A new rule's cost on kube-apiserver 1.28.
 fn cost(source: &str, root: &Arc<DeclType>) -> CostEstimate {
-    let (expr, info) = Parser::default().parse_with_source_info(source).expect("parses");
+    cost_in(source, root, Environment::new_expressions(28))
+}
+
+fn cost_in(source: &str, root: &Arc<DeclType>, env: Environment) -> CostEstimate {
+    let (expr, info) = Parser::default()
+        .enable_optional_syntax(true)
+        .parse_with_source_info(source)
+        .expect("parses");
     let t = root.cel_type();
-    let checked = check(&expr, &info, source, &[("self", t.clone()), ("oldSelf", t)]).expect("checks");
-    estimate(&expr, &checked, root)
+    let checked = check(&expr, &info, source, &[("self", t.clone()), ("oldSelf", t)], env).expect("checks");
+    estimate(&expr, &checked, root, env)
 }
 
 fn range(min: u64, max: u64) -> CostEstimate {
@@ -178,4 +187,27 @@ fn rules_kube_apiserver_accepted_should_fit_the_budget() {
     // metadata.name is unbounded, but only the literal prefix is walked: 3 + 1.
     let resource = schema_decl_type(&json!({"type": "object", "properties": {}}), true, "selfType0").expect("declared");
     assert_eq!(cost("self.metadata.name.startsWith('g')", &resource), range(4, 4));
+}
+
+/// kube-apiserver 1.31's estimates (cel-go v0.20.1; `real-v1.31.2/cel-libraries-compile.json`).
+#[test]
+fn v020_should_price_sets_and_size_comprehension_results() {
+    let decl = root(json!({"type": "object", "properties": {
+        "bl": {"type": "array", "maxItems": 4000, "items": {"type": "string", "maxLength": 10}}
+    }}));
+    let on_131 = Environment::new_expressions(31);
+    // estimateSetsCost(2): 4000 × 4000 × 2 + 1, plus `self.bl` twice (2 each): 3.2× the limit.
+    assert_eq!(
+        cost_in("sets.equivalent(self.bl, self.bl)", &decl, on_131),
+        range(5, 32_000_005)
+    );
+    // `map` yields at most as many items as it ranges over, so `all` over it is bounded.
+    let mapped = cost_in("self.bl.map(x, x + x).all(y, y.size() < 30)", &decl, on_131);
+    assert!(mapped.max < PER_RULE_LIMIT, "{mapped:?}");
+    let stored_128 = Environment::stored_expressions(28);
+    let unbounded = cost_in("self.bl.map(x, x + x).all(y, y.size() < 30)", &decl, stored_128);
+    assert!(unbounded.max > PER_RULE_LIMIT, "{unbounded:?}");
+    // `has()` is free on 1.31.
+    assert_eq!(cost_in("has(self.bl)", &decl, on_131), range(1, 1));
+    assert_eq!(cost_in("has(self.bl)", &decl, stored_128), range(2, 2));
 }

@@ -154,6 +154,8 @@ fn to_string<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, Ex
         "null".to_owned()
     } else if let Some(d) = value.downcast_ref::<CelDuration>() {
         format_duration(d)
+    } else if let Some(address) = super::ip::display(value) {
+        address
     } else {
         return Err(conversion_error("string", value, "string"));
     };

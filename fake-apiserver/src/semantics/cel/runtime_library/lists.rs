@@ -1,4 +1,4 @@
-//! Kubernetes' lists library (`apiserver/pkg/cel/library/lists.go`), with the check cel-go's guard makes of a list's first element against the element type of the overloads (`list(int).sum()`), as the crate's lists have none.
+//! Kubernetes' lists library (`apiserver/pkg/cel/library/lists.go`), with the check cel-go's guard makes of a list's first element against the element type of the overloads (`list(int).sum()`), as the crate's lists have none; and cel-go's sets library (`ext/sets.go`), whose elements compare with CEL's equality (`1 == 1.0`).
 
 use std::cmp::Ordering;
 
@@ -10,6 +10,10 @@ use cel::{DeclarationError, Env, ExecutionError};
 use super::{arguments, go_error, no_such_overload};
 
 pub(super) fn register(env: &mut Env) -> Result<(), DeclarationError> {
+    let two_lists = || vec![LIST_TYPE, LIST_TYPE];
+    env.add_overload("sets.contains", "list_sets_contains_list", two_lists(), contains)?;
+    env.add_overload("sets.equivalent", "list_sets_equivalent_list", two_lists(), equivalent)?;
+    env.add_overload("sets.intersects", "list_sets_intersects_list", two_lists(), intersects)?;
     let aggregates: [(&str, Function); 4] = [("isSorted", is_sorted), ("sum", sum), ("min", min), ("max", max)];
     for (name, function) in aggregates {
         env.add_member_overload(name, &format!("list_{name}"), LIST_TYPE, vec![], function)?;
@@ -157,6 +161,49 @@ fn position<'b, 'v>(args: &[CowVal<'_, 'v>], last: bool) -> Result<CowVal<'b, 'v
     Ok(CowVal::owned(CelInt::from(found.map_or(-1, |i| i as i64))))
 }
 
+/// The elements of a list argument.
+fn elements<'a, 'v>(function: &str, list: &'a (dyn Val + 'v)) -> Result<Vec<&'a (dyn Val + 'v)>, ExecutionError> {
+    let iterable = list
+        .as_iterable()
+        .ok_or_else(|| go_error(function, "no such overload"))?;
+    let mut items = Vec::new();
+    let mut iterator = iterable.iter();
+    while let Some(item) = iterator.next() {
+        items.push(item);
+    }
+    Ok(items)
+}
+
+/// `setsContains`: every element of `sublist` is in `list`.
+fn all_in(list: &[&dyn Val], sublist: &[&dyn Val]) -> bool {
+    sublist.iter().all(|x| list.iter().any(|y| y.equals(*x)))
+}
+
+/// The elements of the two lists a sets function takes.
+type TwoLists<'a, 'v> = (Vec<&'a (dyn Val + 'v)>, Vec<&'a (dyn Val + 'v)>);
+
+fn lists<'a, 'v>(function: &str, args: &'a [CowVal<'_, 'v>]) -> Result<TwoLists<'a, 'v>, ExecutionError> {
+    let [a, b] = arguments(args)?;
+    Ok((elements(function, a)?, elements(function, b)?))
+}
+
+fn contains<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let (list, sublist) = lists("sets.contains", &args)?;
+    Ok(CowVal::owned(CelBool::from(all_in(&list, &sublist))))
+}
+
+fn equivalent<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let (a, b) = lists("sets.equivalent", &args)?;
+    Ok(CowVal::owned(CelBool::from(all_in(&a, &b) && all_in(&b, &a))))
+}
+
+fn intersects<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let (a, b) = lists("sets.intersects", &args)?;
+    Ok(CowVal::owned(CelBool::from(
+        a.iter().any(|x| b.iter().any(|y| y.equals(*x))),
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     // Expected values are cel-go v0.16.1's with `library.Lists()`.
@@ -219,5 +266,18 @@ mod tests {
         check("[[1], [2]].lastIndexOf([2])", Ok(1.into()));
         check("dyn(1).indexOf(1)", Err("no such overload: indexOf(int, int)"));
         check("dyn(1).sum()", Err("no such overload: sum(int)"));
+    }
+
+    #[test]
+    fn sets_should_compare_elements_by_value() {
+        check("sets.contains([1, 2, 3, 4], [2, 3])", Ok(true.into()));
+        check("sets.contains([1, 2.0, 3u], [1.0, 2u, 3])", Ok(true.into()));
+        check("sets.contains([1], [])", Ok(true.into()));
+        check(
+            "sets.equivalent([1], [1u, 1.0]) && !sets.equivalent([1, 2], [1])",
+            Ok(true.into()),
+        );
+        check("sets.intersects([[1], [2, 3]], [[1, 2], [2, 3.0]])", Ok(true.into()));
+        check("sets.intersects([1], [])", Ok(false.into()));
     }
 }
