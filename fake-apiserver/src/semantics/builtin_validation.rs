@@ -30,13 +30,14 @@ pub(crate) fn check(
     object: &Value,
     old: Option<&Value>,
     subresource: Option<&str>,
+    minor: u32,
 ) -> Result<(), ApiStatus> {
     if !info.builtin {
         return validate_metadata(info, object);
     }
     cronjob_strategy::refuse_panicking(info, object, subresource)?;
     let mut errors = metadata_causes(info, object);
-    let typed = typed_errors(info, object, old, subresource);
+    let typed = typed_errors(info, object, old, subresource, minor);
     errors.extend(typed.iter().map(|e| (e.field.clone(), e.body())));
     if info.group.is_empty() && info.kind == "Event" && old.is_none() {
         // A core v1 Event's metadata is checked after its strategy, only if that passed.
@@ -60,6 +61,7 @@ fn typed_errors(
     object: &Value,
     old: Option<&Value>,
     subresource: Option<&str>,
+    minor: u32,
 ) -> Vec<FieldError> {
     match (info.group.as_str(), info.kind.as_str(), old) {
         ("", "Node", None) => node_validation::node_errors(object),
@@ -96,10 +98,10 @@ fn typed_errors(
             errors.extend(job::job_update_errors(object, old));
             errors
         }
-        ("batch", "CronJob", None) => cronjob_validation::create_errors(object),
+        ("batch", "CronJob", None) => cronjob_validation::create_errors(object, minor),
         // The status strategy validates nothing of its own.
         ("batch", "CronJob", Some(_)) if subresource == Some("status") => Vec::new(),
-        ("batch", "CronJob", Some(old)) => cronjob_validation::update_errors(object, old),
+        ("batch", "CronJob", Some(old)) => cronjob_validation::update_errors(object, old, minor),
         // `ValidateEndpointsUpdate` is the create's validation and every kind's metadata rules.
         ("", "Endpoints", _) => endpoints_validation::endpoints_errors(object),
         ("apiregistration.k8s.io", "APIService", Some(_)) if subresource == Some("status") => {

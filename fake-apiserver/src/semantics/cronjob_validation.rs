@@ -37,10 +37,10 @@ fn time_zone(spec: &Value) -> Option<&str> {
     pointer(spec, "timeZone").map(|tz| tz.as_str().unwrap_or_default())
 }
 
-/// `ValidateCronJobCreate`, less the object metadata checked for every kind: the spec, then
-/// the name's length.
-pub(crate) fn create_errors(cron_job: &Value) -> Vec<FieldError> {
-    let mut errors = spec_errors(spec_of(cron_job), None);
+/// `ValidateCronJobCreate` on the Kubernetes `minor`, less the object metadata checked for every
+/// kind: the spec, then the name's length.
+pub(crate) fn create_errors(cron_job: &Value, minor: u32) -> Vec<FieldError> {
+    let mut errors = spec_errors(spec_of(cron_job), None, minor);
     let name = object::name(cron_job);
     if name.len() > MAX_NAME_LENGTH {
         errors.push(FieldError::invalid(
@@ -54,18 +54,20 @@ pub(crate) fn create_errors(cron_job: &Value) -> Vec<FieldError> {
 
 /// `ValidateCronJobUpdate`: the spec again (the time zone only when it changed); the name's
 /// length is not checked, so that older, longer-named CronJobs can still be changed.
-pub(crate) fn update_errors(cron_job: &Value, old: &Value) -> Vec<FieldError> {
-    spec_errors(spec_of(cron_job), Some(spec_of(old)))
+pub(crate) fn update_errors(cron_job: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
+    spec_errors(spec_of(cron_job), Some(spec_of(old)), minor)
 }
 
-/// `validateCronJobSpec`.
-fn spec_errors(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
+/// `validateCronJobSpec`. From 1.29 a schedule may name a time zone only where the stored one
+/// already did (until then it only drew a warning).
+fn spec_errors(spec: &Value, old: Option<&Value>, minor: u32) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let schedule = schedule(spec);
     if schedule.is_empty() {
         errors.push(FieldError::required("spec.schedule", ""));
     } else {
-        errors.extend(schedule_errors(schedule, time_zone(spec)));
+        let allow_zone_in_schedule = minor < 29 || old.is_some_and(|old| self::schedule(old).contains("TZ"));
+        errors.extend(schedule_errors(schedule, time_zone(spec), allow_zone_in_schedule));
     }
     errors.extend(nonnegative(spec, "startingDeadlineSeconds"));
     if old.is_none_or(|old| time_zone(old) != time_zone(spec)) {
@@ -97,19 +99,25 @@ fn nonnegative(spec: &Value, key: &str) -> Option<FieldError> {
 }
 
 /// `validateScheduleFormat`: the schedule parses, and names no zone of its own when the
-/// `timeZone` field does.
-fn schedule_errors(schedule: &str, time_zone: Option<&str>) -> Vec<FieldError> {
+/// `timeZone` field does, or at all where that is not allowed.
+fn schedule_errors(schedule: &str, time_zone: Option<&str>, allow_zone_in_schedule: bool) -> Vec<FieldError> {
     let mut errors = Vec::new();
     // A schedule that crashes the parser is refused before validation
     // (`cronjob_strategy::refuse_panicking`).
     if let Err(ScheduleError::Invalid(why)) = parse_standard(schedule) {
         errors.push(FieldError::invalid("spec.schedule", schedule.into(), why));
     }
-    if schedule.contains("TZ") && time_zone.is_some() {
+    if allow_zone_in_schedule && schedule.contains("TZ") && time_zone.is_some() {
         errors.push(FieldError::invalid(
             "spec.schedule",
             schedule.into(),
             "cannot use both timeZone field and TZ or CRON_TZ in schedule",
+        ));
+    } else if !allow_zone_in_schedule && schedule.contains("TZ") {
+        errors.push(FieldError::invalid(
+            "spec.schedule",
+            schedule.into(),
+            "cannot use TZ or CRON_TZ in schedule, use timeZone field instead",
         ));
     }
     errors
@@ -209,7 +217,7 @@ pub(crate) mod tests {
     #[test]
     fn a_valid_cron_job_should_pass() {
         let valid = cron_job(json!({"schedule": "*/5 * * * *", "concurrencyPolicy": "Allow"}));
-        assert_eq!(rendered(&create_errors(&valid)), Vec::<String>::new());
+        assert_eq!(rendered(&create_errors(&valid, 28)), Vec::<String>::new());
     }
 
     #[test]
@@ -219,7 +227,7 @@ pub(crate) mod tests {
             "successfulJobsHistoryLimit": -1, "failedJobsHistoryLimit": -2, "timeZone": "",
         }));
         assert_eq!(
-            rendered(&create_errors(&bad)),
+            rendered(&create_errors(&bad, 28)),
             [
                 "spec.schedule: Required value",
                 "spec.startingDeadlineSeconds: Invalid value: -1: must be greater than or equal to 0",
@@ -230,7 +238,7 @@ pub(crate) mod tests {
             ]
         );
         let unset = json!({"metadata": {"name": "c1"}, "spec": {"schedule": "@daily", "concurrencyPolicy": ""}});
-        let errors = rendered(&create_errors(&unset));
+        let errors = rendered(&create_errors(&unset, 28));
         assert_eq!(errors[0], "spec.concurrencyPolicy: Required value");
         assert!(errors.contains(&"spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"".to_owned()));
     }
@@ -275,7 +283,7 @@ pub(crate) mod tests {
         let both =
             cron_job(json!({"schedule": "CRON_TZ=UTC 0 * * * *", "timeZone": "UTC", "concurrencyPolicy": "Allow"}));
         assert_eq!(
-            rendered(&create_errors(&both)),
+            rendered(&create_errors(&both, 28)),
             [
                 "spec.schedule: Invalid value: \"CRON_TZ=UTC 0 * * * *\": cannot use both timeZone field and TZ or CRON_TZ in schedule"
             ]
@@ -288,10 +296,10 @@ pub(crate) mod tests {
         old["spec"]["timeZone"] = json!("Mars/Olympus");
         let mut new = old.clone();
         new["metadata"]["name"] = json!("x".repeat(60));
-        assert!(update_errors(&new, &old).is_empty());
-        assert_eq!(create_errors(&new).len(), 2);
+        assert!(update_errors(&new, &old, 28).is_empty());
+        assert_eq!(create_errors(&new, 28).len(), 2);
         new["spec"]["timeZone"] = json!("Mars/Phobos");
-        assert_eq!(update_errors(&new, &old).len(), 1);
+        assert_eq!(update_errors(&new, &old, 28).len(), 1);
     }
 
     #[test]
@@ -302,7 +310,7 @@ pub(crate) mod tests {
         spec["selector"] = json!({"matchLabels": {"a": "b"}});
         spec["manualSelector"] = json!(true);
         assert_eq!(
-            rendered(&create_errors(&bad)),
+            rendered(&create_errors(&bad, 28)),
             [
                 "spec.jobTemplate.spec.parallelism: Invalid value: -1: must be greater than or equal to 0",
                 "spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"a\":\"b\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` will be auto-generated",
@@ -318,7 +326,7 @@ pub(crate) mod tests {
             json!({"spec": 5}),
             json!({"spec": {"schedule": 5, "jobTemplate": []}}),
         ] {
-            assert_eq!(create_errors(&odd)[0].to_string(), "spec.schedule: Required value");
+            assert_eq!(create_errors(&odd, 28)[0].to_string(), "spec.schedule: Required value");
         }
     }
 
@@ -359,5 +367,20 @@ pub(crate) mod tests {
         let mut odd = json!({"metadata": {"name": "c1"}, "spec": {"jobTemplate": 3}});
         assert!(crate::semantics::defaults::apply(&info, &mut odd, 28).is_ok());
         assert_eq!(odd["spec"]["jobTemplate"], 3);
+    }
+
+    #[test]
+    fn a_zone_in_the_schedule_should_be_refused_from_1_29_unless_stored() {
+        let zoned = cron_job(json!({"schedule": "CRON_TZ=UTC 0 * * * *", "concurrencyPolicy": "Allow"}));
+        assert!(create_errors(&zoned, 28).is_empty());
+        assert_eq!(
+            rendered(&create_errors(&zoned, 31)),
+            [
+                "spec.schedule: Invalid value: \"CRON_TZ=UTC 0 * * * *\": cannot use TZ or CRON_TZ in schedule, use timeZone field instead"
+            ]
+        );
+        assert!(update_errors(&zoned, &zoned, 31).is_empty());
+        let plain = cron_job(json!({"schedule": "0 * * * *", "concurrencyPolicy": "Allow"}));
+        assert_eq!(update_errors(&zoned, &plain, 31).len(), 1);
     }
 }

@@ -176,7 +176,7 @@ pub(crate) fn create(
         job::generate_selector(&mut body);
         opts.warnings.extend(job::create_warnings(&body));
     }
-    builtin_validation::check(info, &body, None, None)?;
+    builtin_validation::check(info, &body, None, None, state.options.minor())?;
     opts.warnings.extend(strategy_warnings::on_create(info, &body));
     if info.status_subresource && !info.create_keeps_status() {
         // Status is the controllers' to write: kube-apiserver's strategies reset it on create, to
@@ -317,7 +317,7 @@ pub(crate) fn commit_update(
     defaults::apply(info, &mut new, state.options.minor())?;
     check_identity_unchanged(info, &old, &new)?;
     preserve_system_fields(&old, &mut new);
-    builtin_validation::check(info, &new, Some(&old), subresource)?;
+    builtin_validation::check(info, &new, Some(&old), subresource, state.options.minor())?;
     opts.warnings
         .extend(strategy_warnings::on_update(info, &new, &old, subresource));
     if object::is_deleting(&old) {
