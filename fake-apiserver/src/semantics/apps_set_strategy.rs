@@ -17,7 +17,7 @@ use crate::semantics::defaults::apps_sets::{TEMPLATE_GENERATION, template_genera
 use crate::semantics::quantity::Quantity;
 use crate::semantics::validation::preserve_system_fields;
 use crate::semantics::workload_validation::semantic;
-use crate::storage::object::meta_mut;
+use crate::storage::object::{keep_stored, meta_mut};
 use crate::storage::resource::ResourceInfo;
 
 /// The kinds whose strategies are here.
@@ -71,7 +71,7 @@ pub(crate) fn prepare_update(
         Some(_) => return None,
     };
     // The main resource keeps the stored status, `/status` the stored spec.
-    keep(new, old, if main { "status" } else { "spec" });
+    keep_stored(new, old, if main { "status" } else { "spec" });
     let mut view = new.clone();
     if defaults::apply(info, &mut view, minor).is_err() {
         return Some(None);
@@ -89,19 +89,6 @@ pub(crate) fn prepare_update(
         Kind::StatefulSet => {}
     }
     Some(Some(view))
-}
-
-/// Sets `field` to the stored one's, or removes it when the stored object has none.
-fn keep(new: &mut Value, old: &Value, field: &str) {
-    match (old.get(field), new.as_object_mut()) {
-        (Some(value), Some(fields)) => {
-            fields.insert(field.to_owned(), value.clone());
-        }
-        (None, Some(fields)) => {
-            fields.remove(field);
-        }
-        _ => {}
-    }
 }
 
 /// `dropStatefulSetDisabledFields`: `maxUnavailable` goes unless the stored object used it.

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::field_error::FieldError;
 use crate::semantics::names;
 use crate::semantics::quantity::Quantity;
 use crate::semantics::quantity_validation::resource_quantity_errors;
@@ -227,9 +227,8 @@ fn port_errors(ports: Option<&Value>, field: &str) -> Vec<FieldError> {
             let number = port.get(key).and_then(Value::as_i64).unwrap_or(0);
             if number == 0 && key == "containerPort" {
                 errors.push(FieldError::required(format!("{at}.{key}"), ""));
-            } else if number != 0 && !(1..=65535).contains(&number) {
-                let why = "must be between 1 and 65535, inclusive";
-                errors.push(FieldError::invalid(format!("{at}.{key}"), BadValue::Int(number), why));
+            } else if number != 0 {
+                errors.extend(FieldError::port_number(format!("{at}.{key}"), number));
             }
         }
         let protocol = port.get("protocol").and_then(Value::as_str).unwrap_or_default();

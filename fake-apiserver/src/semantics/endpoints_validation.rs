@@ -8,10 +8,10 @@
 
 use serde_json::{Value, json};
 
-use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::field_error::FieldError;
 use crate::semantics::names;
 use crate::semantics::service_ip_validation::{NOT_AN_IP, non_special_ip_errors, parse_ip, text};
-use crate::semantics::service_port_validation::number;
+use crate::semantics::service_port_validation::{list_port_name_errors, number};
 
 /// `supportedPortProtocols`, sorted as `sets.String.List()` gives them.
 const PROTOCOLS: [&str; 3] = ["SCTP", "TCP", "UDP"];
@@ -89,24 +89,8 @@ fn address_errors(address: &Value, at: &str) -> Vec<FieldError> {
 /// `validateEndpointPort`: a name (required when the subset has more ports) that is a DNS
 /// label, a port number, a supported protocol, an application protocol that is a qualified name.
 fn port_errors(port: &Value, require_name: bool, at: &str) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    let name = text(port, "name");
-    if require_name && name.is_empty() {
-        errors.push(FieldError::required(format!("{at}.name"), ""));
-    } else if !name.is_empty() {
-        for why in names::dns1123_label_errors(name) {
-            errors.push(FieldError::invalid(format!("{at}.name"), name.into(), why));
-        }
-    }
-    let port_number = number(port, "port");
-    if !(1..=65535).contains(&port_number) {
-        let why = "must be between 1 and 65535, inclusive";
-        errors.push(FieldError::invalid(
-            format!("{at}.port"),
-            BadValue::Int(port_number),
-            why,
-        ));
-    }
+    let mut errors = list_port_name_errors(text(port, "name"), require_name, at);
+    errors.extend(FieldError::port_number(format!("{at}.port"), number(port, "port")));
     errors.extend(FieldError::enum_string(
         &format!("{at}.protocol"),
         text(port, "protocol"),

@@ -194,6 +194,12 @@ impl FieldError {
         }
     }
 
+    /// `validation.IsValidPortNum` as a field error: a port outside 1–65535.
+    pub(crate) fn port_number(field: impl Into<String>, port: i64) -> Option<Self> {
+        (!(1..=65535).contains(&port))
+            .then(|| Self::invalid(field, BadValue::Int(port), "must be between 1 and 65535, inclusive"))
+    }
+
     /// `field.TooLongMaxLength`.
     pub(crate) fn too_long_max_length(field: impl Into<String>, value: BadValue, max: i64) -> Self {
         let detail = if max >= 0 {

@@ -18,27 +18,31 @@ pub(crate) fn number(object: &Value, key: &str) -> i64 {
     object.get(key).and_then(Value::as_i64).unwrap_or(0)
 }
 
+/// The name of a port among several (a Service's or an Endpoints subset's): required when
+/// the list has more than one, a DNS label when given.
+pub(crate) fn list_port_name_errors(name: &str, require_name: bool, at: &str) -> Vec<FieldError> {
+    if require_name && name.is_empty() {
+        return vec![FieldError::required(format!("{at}.name"), "")];
+    }
+    names::dns1123_label_errors(name)
+        .into_iter()
+        .filter(|_| !name.is_empty())
+        .map(|why| FieldError::invalid(format!("{at}.name"), name.into(), why))
+        .collect()
+}
+
 /// `validateServicePort`.
 pub(crate) fn port_errors(port: &Value, require_name: bool, seen: &mut Vec<String>, at: &str) -> Vec<FieldError> {
-    let mut errors = Vec::new();
     let name = text(port, "name");
-    if require_name && name.is_empty() {
-        errors.push(FieldError::required(format!("{at}.name"), ""));
-    } else if !name.is_empty() {
-        for why in names::dns1123_label_errors(name) {
-            errors.push(FieldError::invalid(format!("{at}.name"), name.into(), why));
-        }
+    let mut errors = list_port_name_errors(name, require_name, at);
+    if !name.is_empty() {
         if seen.iter().any(|s| s == name) {
             errors.push(FieldError::duplicate(format!("{at}.name"), name.into()));
         } else {
             seen.push(name.to_owned());
         }
     }
-    let number_of = number(port, "port");
-    if !(1..=65535).contains(&number_of) {
-        let why = "must be between 1 and 65535, inclusive";
-        errors.push(FieldError::invalid(format!("{at}.port"), BadValue::Int(number_of), why));
-    }
+    errors.extend(FieldError::port_number(format!("{at}.port"), number(port, "port")));
     errors.extend(FieldError::enum_string(
         &format!("{at}.protocol"),
         text(port, "protocol"),
@@ -56,14 +60,7 @@ pub(crate) fn port_errors(port: &Value, require_name: bool, seen: &mut Vec<Strin
         }
         target => {
             let target = target.and_then(Value::as_i64).unwrap_or(0);
-            if !(1..=65535).contains(&target) {
-                let why = "must be between 1 and 65535, inclusive";
-                errors.push(FieldError::invalid(
-                    format!("{at}.targetPort"),
-                    BadValue::Int(target),
-                    why,
-                ));
-            }
+            errors.extend(FieldError::port_number(format!("{at}.targetPort"), target));
         }
     }
     if let Some(protocol) = port.get("appProtocol").and_then(Value::as_str) {

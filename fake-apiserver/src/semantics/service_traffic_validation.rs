@@ -120,13 +120,8 @@ pub(crate) fn traffic_policy_errors(spec: &Value) -> Vec<FieldError> {
         }
     } else if health == 0 {
         errors.push(FieldError::required("spec.healthCheckNodePort", ""));
-    } else if !(1..=65535).contains(&health) {
-        let why = "must be between 1 and 65535, inclusive";
-        errors.push(FieldError::invalid(
-            "spec.healthCheckNodePort",
-            BadValue::Int(health),
-            why,
-        ));
+    } else {
+        errors.extend(FieldError::port_number("spec.healthCheckNodePort", health));
     }
     match spec.get("internalTrafficPolicy").and_then(Value::as_str) {
         None if matches!(kind, "NodePort" | "LoadBalancer" | "ClusterIP") => {

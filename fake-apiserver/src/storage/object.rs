@@ -96,6 +96,18 @@ pub(crate) fn string_list(value: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Sets `new`'s top-level `field` to `old`'s, or removes it where `old` has none: what a
+/// strategy keeps of the stored object (status on the main resource, spec on `/status`).
+pub(crate) fn keep_stored(new: &mut Value, old: &Value, field: &str) {
+    let Some(fields) = new.as_object_mut() else {
+        return;
+    };
+    match old.get(field) {
+        Some(value) => fields.insert(field.to_owned(), value.clone()),
+        None => fields.remove(field),
+    };
+}
+
 /// The current time as kube-apiserver writes timestamps (RFC 3339, whole seconds, UTC).
 pub(crate) fn now() -> String {
     jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()

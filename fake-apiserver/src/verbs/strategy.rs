@@ -14,7 +14,7 @@ use crate::semantics::service_strategy;
 use crate::semantics::status_metadata;
 use crate::semantics::validation::preserve_system_fields;
 use crate::semantics::{core_strategies, csr};
-use crate::storage::object::meta_mut;
+use crate::storage::object::{keep_stored, meta_mut};
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::options::Ownership;
 
@@ -52,14 +52,7 @@ pub(crate) fn prepare_update(
                 .filter(|_| ownership == Ownership::Applied)
                 .cloned();
             let mut view = std::mem::replace(&mut new, old.clone());
-            match old.get("spec") {
-                Some(spec) => view["spec"] = spec.clone(),
-                None => {
-                    if let Some(fields) = view.as_object_mut() {
-                        fields.remove("spec");
-                    }
-                }
-            }
+            keep_stored(&mut view, old, "spec");
             preserve_system_fields(old, &mut view);
             if csr::concerns(info) {
                 csr::reset_in_view(&mut view, old, sub);
@@ -103,14 +96,7 @@ pub(crate) fn prepare_update(
                 };
             }
         }
-        _ if info.status_subresource => match old.get("status") {
-            Some(status) => new["status"] = status.clone(),
-            None => {
-                if let Some(fields) = new.as_object_mut() {
-                    fields.remove("status");
-                }
-            }
-        },
+        _ if info.status_subresource => keep_stored(&mut new, old, "status"),
         _ => {}
     }
     if csr::concerns(info) {
