@@ -199,7 +199,7 @@ impl Inner {
                 return reaction.map(|object| json_response(code, go_json_writer::to_vec(&object)));
             }
         }
-        let render = Render::negotiate(&header_text(headers, header::ACCEPT), raw_query);
+        let render = Render::negotiate(&header_text(headers, header::ACCEPT), raw_query, self.options.minor());
         render.check_fits(route.verb == Verb::List, &route.info.kind)?;
         if route.verb == Verb::Watch {
             // Watches do not go through `run_verb`, which validates the other verbs' options;

@@ -120,14 +120,14 @@ impl Inner {
                         let list = table::partial_list(page.items.iter().map(|o| o.as_ref()), &rv, token);
                         Ok((StatusCode::OK, go_json_writer::to_vec(&list)))
                     }
-                    Render::Table(include) => {
+                    Render::Table(options) => {
                         let api_version = info.api_version();
                         let shown: Vec<Value> = page
                             .items
                             .iter()
                             .map(|o| versions::view(info, &api_version, o).into_owned())
                             .collect();
-                        let table = table::table(info, shown.iter(), include, &rv, token);
+                        let table = table::table(info, shown.iter(), options, &rv, token);
                         Ok((StatusCode::OK, go_json_writer::to_vec(&table)))
                     }
                 }
@@ -309,9 +309,9 @@ fn render_one(info: &ResourceInfo, render: Render, object: &Value) -> Vec<u8> {
         Render::Metadata { .. } if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
             go_json_writer::to_vec(&table::partial(object))
         }
-        Render::Table(include) if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
+        Render::Table(options) if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
             let rv = crate::storage::object::resource_version(object).to_owned();
-            go_json_writer::to_vec(&table::table(info, std::iter::once(object), include, &rv, None))
+            go_json_writer::to_vec(&table::table(info, std::iter::once(object), options, &rv, None))
         }
         // A built-in object is a Go struct: type meta and object meta first, in Go's order.
         _ if info.builtin => go_json_writer::to_vec(&Ordered {

@@ -16,7 +16,7 @@ mod workloads;
 pub(crate) const NAME_DESCRIPTION: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
 
 /// `ObjectMeta.creationTimestamp`'s documentation, the description of the built-in Age columns.
-const AGE_DESCRIPTION: &str = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
+pub(crate) const AGE_DESCRIPTION: &str = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 
 /// One column of a built-in printer.
 pub(crate) struct BuiltinColumn {
@@ -53,17 +53,17 @@ const fn wide(name: &'static str, description: &'static str, cell: fn(&Value) ->
     }
 }
 
-/// The columns after Name of a built-in kind's printer, or `None` for kinds printed by the
-/// default printer (Name and Age).
-pub(crate) fn columns(group: &str, kind: &str) -> Option<Vec<BuiltinColumn>> {
+/// The columns after Name of a built-in kind's printer on a server of `minor`, or `None` for
+/// kinds printed by the default printer (Name and Age).
+pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<BuiltinColumn>> {
     let age = column("Age", "string", AGE_DESCRIPTION, age);
     match group {
         "" if kind == "Pod" => Some(pods::columns(age)),
         "" if kind == "Endpoints" => Some(cronjob_endpoints::endpoints_columns(age)),
-        "batch" if kind == "CronJob" => Some(cronjob_endpoints::cron_job_columns(age)),
+        "batch" if kind == "CronJob" => Some(cronjob_endpoints::cron_job_columns(age, minor)),
         "" => core::columns(kind, age),
         "apps" if matches!(kind, "StatefulSet" | "DaemonSet") => apps_sets::columns(kind, age),
-        "apps" | "batch" => workloads::columns(group, kind, age),
+        "apps" | "batch" => workloads::columns(group, kind, age, minor),
         _ => cluster::columns(group, kind, age),
     }
 }

@@ -17,10 +17,18 @@ pub(crate) enum Render {
     /// As the objects themselves.
     Object,
     /// As a `Table`, with each row carrying the object, its metadata only, or nothing.
-    Table(IncludeObject),
+    Table(TableOptions),
     /// As `PartialObjectMetadata`, or (`list`) a `PartialObjectMetadataList`: kube-apiserver
     /// answers each only where it fits.
     Metadata { list: bool },
+}
+
+/// How a table is printed: what each row carries, and the server's minor (printers gain columns
+/// between minors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TableOptions {
+    pub(crate) include: IncludeObject,
+    pub(crate) minor: u32,
 }
 
 /// The `includeObject` query parameter of table requests.
@@ -32,8 +40,8 @@ pub(crate) enum IncludeObject {
 }
 
 impl Render {
-    /// Reads the `Accept` header and the `includeObject` parameter.
-    pub(crate) fn negotiate(accept: &str, raw_query: Option<&str>) -> Self {
+    /// Reads the `Accept` header and the `includeObject` parameter, for a server of `minor`.
+    pub(crate) fn negotiate(accept: &str, raw_query: Option<&str>, minor: u32) -> Self {
         let first = accept.split(',').next().unwrap_or_default();
         if first.contains("as=PartialObjectMetadataList") {
             return Render::Metadata { list: true };
@@ -52,7 +60,7 @@ impl Render {
                 _ => IncludeObject::Metadata,
             })
             .unwrap_or(IncludeObject::Metadata);
-        Render::Table(include)
+        Render::Table(TableOptions { include, minor })
     }
 
     /// Refuses, as kube-apiserver does with 406, metadata of the wrong form: a single
@@ -75,9 +83,9 @@ impl Render {
         match self {
             Render::Object => Cow::Borrowed(object),
             Render::Metadata { .. } => Cow::Owned(partial(object)),
-            Render::Table(include) => {
+            Render::Table(options) => {
                 let rv = object::resource_version(object);
-                let mut table = table(info, std::iter::once(object), include, rv, None);
+                let mut table = table(info, std::iter::once(object), options, rv, None);
                 if !first {
                     table["columnDefinitions"] = Value::Null;
                 }
@@ -91,11 +99,11 @@ impl Render {
 pub(crate) fn table<'a>(
     info: &ResourceInfo,
     objects: impl Iterator<Item = &'a Value>,
-    include: IncludeObject,
+    options: TableOptions,
     resource_version: &str,
     continue_token: Option<&str>,
 ) -> Value {
-    let columns = columns(info);
+    let columns = columns(info, options.minor);
     let definitions: Vec<Value> = columns
         .iter()
         .map(|c| {
@@ -106,7 +114,7 @@ pub(crate) fn table<'a>(
         .map(|object| {
             let cells: Vec<Value> = columns.iter().map(|c| c.cell(object)).collect();
             let mut row = json!({ "cells": cells });
-            match include {
+            match options.include {
                 IncludeObject::None => {}
                 IncludeObject::Metadata => row["object"] = partial(object),
                 IncludeObject::Object => row["object"] = object.clone(),
@@ -177,9 +185,10 @@ impl Column {
     }
 }
 
-/// Name, then the kind's printer columns: a built-in printer's, or a CRD's (Age when it
-/// declares none), as kube-apiserver prints them.
-fn columns(info: &ResourceInfo) -> Vec<Column> {
+/// Name, then the kind's printer columns: a built-in printer's (as of `minor`), or a CRD's (Age
+/// when it declares none, described as `ObjectMeta.creationTimestamp`), as kube-apiserver
+/// prints them.
+fn columns(info: &ResourceInfo, minor: u32) -> Vec<Column> {
     let name = Column {
         name: "Name".to_owned(),
         type_: "string".to_owned(),
@@ -190,7 +199,7 @@ fn columns(info: &ResourceInfo) -> Vec<Column> {
     };
     let builtin = info
         .builtin
-        .then(|| printers::columns(&info.group, &info.kind))
+        .then(|| printers::columns(&info.group, &info.kind, minor))
         .flatten();
     let rest: Vec<Column> = match builtin {
         Some(printed) => printed
@@ -209,7 +218,7 @@ fn columns(info: &ResourceInfo) -> Vec<Column> {
                 name: "Age".to_owned(),
                 type_: "date".to_owned(),
                 format: String::new(),
-                description: String::new(),
+                description: printers::AGE_DESCRIPTION.to_owned(),
                 priority: 0,
                 json_path: ".metadata.creationTimestamp".to_owned(),
             };
@@ -296,7 +305,11 @@ mod tests {
             json_path: ".status.server.usage[0].cpu".into(),
         }];
         let vm = json!({"metadata": {"name": "vm"}, "status": {"server": {"usage": [{"cpu": 12.5}]}}});
-        let table = table(&info, [&vm].into_iter(), IncludeObject::Metadata, "7", None);
+        let options = TableOptions {
+            include: IncludeObject::Metadata,
+            minor: 31,
+        };
+        let table = table(&info, [&vm].into_iter(), options, "7", None);
         assert_eq!(table["rows"][0]["cells"], json!(["vm", 12.5]));
         assert_eq!(table["columnDefinitions"][1]["name"], "CPU");
         assert_eq!(table["rows"][0]["object"]["kind"], "PartialObjectMetadata");
@@ -306,9 +319,12 @@ mod tests {
     fn render_should_want_a_table_only_when_asked_first() {
         let accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
         assert_eq!(
-            Render::negotiate(accept, Some("includeObject=Object")),
-            Render::Table(IncludeObject::Object)
+            Render::negotiate(accept, Some("includeObject=Object"), 28),
+            Render::Table(TableOptions {
+                include: IncludeObject::Object,
+                minor: 28
+            })
         );
-        assert_eq!(Render::negotiate("application/json", None), Render::Object);
+        assert_eq!(Render::negotiate("application/json", None, 28), Render::Object);
     }
 }

@@ -112,9 +112,11 @@ fn typed_errors(
         ("", "ConfigMap", Some(old)) => config_validation::config_map_update_errors(object, old),
         ("", "Secret", None) => config_validation::secret_errors(object),
         ("", "Secret", Some(old)) => config_validation::secret_update_errors(object, old),
-        ("", "Service", None) => service_validation::service_create_errors(object),
-        ("", "Service", Some(_)) if subresource == Some("status") => service_validation::service_status_errors(object),
-        ("", "Service", Some(old)) => service_validation::service_update_errors(object, old),
+        ("", "Service", None) => service_validation::service_create_errors(object, minor),
+        ("", "Service", Some(_)) if subresource == Some("status") => {
+            service_validation::service_status_errors(object, minor)
+        }
+        ("", "Service", Some(old)) => service_validation::service_update_errors(object, old, minor),
         // `ValidateServiceAccount` is its metadata alone, checked for every kind.
         ("", "ServiceAccount", _) => Vec::new(),
         ("", "Namespace", None) => namespace_validation::namespace_errors(object),
@@ -125,26 +127,26 @@ fn typed_errors(
             namespace_validation::namespace_finalize_update_errors(object)
         }
         ("", "Namespace", Some(old)) => namespace_validation::namespace_update_errors(object, old),
-        ("apps", "Deployment", None) => workload_validation::deployment_errors(object),
+        ("apps", "Deployment", None) => workload_validation::deployment_errors(object, minor),
         ("apps", "Deployment", Some(old)) if subresource == Some("status") => {
             workload_validation::deployment_status_update_errors(object, old)
         }
-        ("apps", "Deployment", Some(old)) => workload_validation::deployment_update_errors(object, old),
-        ("apps", "ReplicaSet", None) => workload_validation::replica_set_errors(object),
+        ("apps", "Deployment", Some(old)) => workload_validation::deployment_update_errors(object, old, minor),
+        ("apps", "ReplicaSet", None) => workload_validation::replica_set_errors(object, minor),
         ("apps", "ReplicaSet", Some(_)) if subresource == Some("status") => {
             workload_validation::replica_set_status_errors(object)
         }
-        ("apps", "ReplicaSet", Some(old)) => workload_validation::replica_set_update_errors(object, old),
+        ("apps", "ReplicaSet", Some(old)) => workload_validation::replica_set_update_errors(object, old, minor),
         ("apps", "StatefulSet", None) => statefulset_validation::stateful_set_errors(object),
         ("apps", "StatefulSet", Some(old)) if subresource == Some("status") => {
             statefulset_validation::stateful_set_status_update_errors(object, old)
         }
         ("apps", "StatefulSet", Some(old)) => statefulset_validation::stateful_set_update_errors(object, old),
-        ("apps", "DaemonSet", None) => daemonset_validation::daemon_set_errors(object),
+        ("apps", "DaemonSet", None) => daemonset_validation::daemon_set_errors(object, minor),
         ("apps", "DaemonSet", Some(old)) if subresource == Some("status") => {
             daemonset_validation::daemon_set_status_update_errors(object, old)
         }
-        ("apps", "DaemonSet", Some(old)) => daemonset_validation::daemon_set_update_errors(object, old),
+        ("apps", "DaemonSet", Some(old)) => daemonset_validation::daemon_set_update_errors(object, old, minor),
         ("" | "events.k8s.io", "Event", old) => event_validation::event_errors(info, object, old),
         ("coordination.k8s.io", "Lease", _) => lease_validation::lease_errors(object),
         ("rbac.authorization.k8s.io", kind @ ("Role" | "ClusterRole"), None) => {

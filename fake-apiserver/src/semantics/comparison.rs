@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use crate::semantics::fieldpath::{FieldPath, collect, extend, is_system, node_paths, value_at};
+use crate::semantics::fieldpath::{FieldPath, Node, collect, extend, is_system, node_paths, value_at};
 use crate::semantics::shape::Shape;
 
 /// What a write changed, as kube-apiserver's field manager compares the object before and after.
@@ -87,17 +87,30 @@ fn compare_field(old: Option<&Value>, new: Option<&Value>, shape: Shape<'_>, pat
 }
 
 /// The rule of the comparison, given the nodes of both versions: a node that appears is
-/// touched, and so is a leaf whose value `differs`; a node that disappears is removed.
+/// touched, and so is a leaf whose value `differs`; a node that disappears is removed. A
+/// repeated item (`compare.go`) is touched when its repeats change; one that starts or stops
+/// repeating is removed and touched: its old owners lose it, the writer takes it.
 fn changes_between(
-    before: &BTreeMap<FieldPath, bool>,
-    after: &BTreeMap<FieldPath, bool>,
+    before: &BTreeMap<FieldPath, Node>,
+    after: &BTreeMap<FieldPath, Node>,
     differs: impl Fn(&FieldPath) -> bool,
     out: &mut Comparison,
 ) {
-    let touched = after
-        .iter()
-        .filter(|(path, interior)| !before.contains_key(*path) || (!**interior && differs(path)));
-    out.touched.extend(touched.map(|(path, _)| path.clone()));
+    for (path, node) in after {
+        let (touched, removed) = match (before.get(path), node) {
+            (None, _) => (true, false),
+            (Some(Node::Repeated(old)), Node::Repeated(new)) => (old != new, false),
+            (Some(Node::Repeated(_)), _) | (Some(_), Node::Repeated(_)) => (true, true),
+            (Some(_), Node::Leaf) => (differs(path), false),
+            (Some(_), Node::Interior) => (false, false),
+        };
+        if touched {
+            out.touched.insert(path.clone());
+        }
+        if removed {
+            out.removed.insert(path.clone());
+        }
+    }
     let removed = before.keys().filter(|path| !after.contains_key(*path));
     out.removed.extend(removed.cloned());
 }

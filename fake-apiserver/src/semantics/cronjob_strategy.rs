@@ -9,6 +9,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::semantics::apps_set_strategy::semantic_equal;
 use crate::semantics::cron_schedule::{ScheduleError, parse_standard};
 use crate::semantics::cronjob_validation::{schedule, spec_of};
 use crate::semantics::job;
@@ -48,41 +49,43 @@ fn zone_in_schedule_warning(spec: &Value) -> Option<String> {
     })
 }
 
-/// The job template's spec warnings (`job.WarningsForJobSpec`).
-fn job_template_warnings(spec: &Value) -> Vec<String> {
+/// The job template's spec warnings (`job.WarningsForJobSpec`), its pod template's among them.
+fn job_template_warnings(spec: &Value, minor: u32) -> Vec<String> {
     let empty = Value::Object(Map::new());
     let job_spec = spec.pointer("/jobTemplate/spec").unwrap_or(&empty);
-    job::job_spec_warnings(job_spec, "spec.jobTemplate.spec")
+    job::job_spec_warnings(job_spec, "spec.jobTemplate.spec", minor)
 }
 
-/// `WarningsOnCreate`, once the CronJob is valid: a name that is no DNS label (it names pods),
-/// the job template's warnings, a zone in the schedule.
-pub(crate) fn create_warnings(info: &ResourceInfo, cron_job: &Value) -> Vec<String> {
+/// `WarningsOnCreate` on the Kubernetes `minor`, once the CronJob is valid: a name that is no
+/// DNS label (it names pods), the job template's warnings, a zone in the schedule.
+pub(crate) fn create_warnings(info: &ResourceInfo, cron_job: &Value, minor: u32) -> Vec<String> {
     if !is_cron_job(info) {
         return Vec::new();
     }
     let spec = spec_of(cron_job);
     let mut warnings = job::create_warnings(cron_job);
-    warnings.extend(job_template_warnings(spec));
+    warnings.extend(job_template_warnings(spec, minor));
     warnings.extend(zone_in_schedule_warning(spec));
     warnings
 }
 
-/// `WarningsOnUpdate`, once the update is valid: the job template's warnings when the spec
-/// changed (the generation moves), a zone in the schedule; none through `/status`.
+/// `WarningsOnUpdate` on the Kubernetes `minor`, once the update is valid: the job template's
+/// warnings when the spec changed semantically (the generation moves), a zone in the schedule;
+/// none through `/status`.
 pub(crate) fn update_warnings(
     info: &ResourceInfo,
     cron_job: &Value,
     old: &Value,
     subresource: Option<&str>,
+    minor: u32,
 ) -> Vec<String> {
     if !is_cron_job(info) || subresource.is_some() {
         return Vec::new();
     }
     let spec = spec_of(cron_job);
     let mut warnings = Vec::new();
-    if spec != spec_of(old) {
-        warnings.extend(job_template_warnings(spec));
+    if !semantic_equal(Some(spec), Some(spec_of(old))) {
+        warnings.extend(job_template_warnings(spec, minor));
     }
     warnings.extend(zone_in_schedule_warning(spec));
     warnings
@@ -100,28 +103,28 @@ mod tests {
         let info = ResourceInfo::builtin("batch", "v1", "CronJob", "cronjobs");
         let zoned = cron_job(json!({"schedule": "CRON_TZ=UTC 0 * * * *"}));
         assert_eq!(
-            create_warnings(&info, &zoned),
+            create_warnings(&info, &zoned, 28),
             [
                 "CRON_TZ or TZ used in spec.spec.schedule is not officially supported, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details"
             ]
         );
-        assert_eq!(update_warnings(&info, &zoned, &zoned, None).len(), 1);
-        assert!(update_warnings(&info, &zoned, &zoned, Some("status")).is_empty());
+        assert_eq!(update_warnings(&info, &zoned, &zoned, None, 28).len(), 1);
+        assert!(update_warnings(&info, &zoned, &zoned, Some("status"), 28).is_empty());
         let mut dotted = cron_job(json!({"schedule": "@daily"}));
         dotted["metadata"]["name"] = json!("a.b");
-        assert_eq!(create_warnings(&info, &dotted).len(), 1);
+        assert_eq!(create_warnings(&info, &dotted, 28).len(), 1);
         // The job template's warnings, on update only when the spec changed.
         let mut indexed = cron_job(json!({"schedule": "@daily"}));
         let job_spec = &mut indexed["spec"]["jobTemplate"]["spec"];
         job_spec["completionMode"] = json!("Indexed");
         job_spec["completions"] = json!(100_001);
         job_spec["parallelism"] = json!(10_001);
-        let warnings = create_warnings(&info, &indexed);
+        let warnings = create_warnings(&info, &indexed, 28);
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].starts_with("spec.jobTemplate.spec: In Indexed Jobs with a number of completions"));
-        assert!(update_warnings(&info, &indexed, &indexed, None).is_empty());
+        assert!(update_warnings(&info, &indexed, &indexed, None, 28).is_empty());
         let before = cron_job(json!({"schedule": "@daily"}));
-        assert_eq!(update_warnings(&info, &indexed, &before, None), warnings);
+        assert_eq!(update_warnings(&info, &indexed, &before, None, 28), warnings);
         let panicking = cron_job(json!({"schedule": "TZ=UTC"}));
         assert_eq!(refuse_panicking(&info, &panicking, None).map_err(|s| s.code), Err(500));
         assert!(refuse_panicking(&info, &panicking, Some("status")).is_ok());

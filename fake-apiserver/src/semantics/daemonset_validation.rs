@@ -21,24 +21,26 @@ use crate::semantics::label_selector_validation::{
     is_empty_selector, label_selector_errors, label_selector_go, selector_fails, selects, string_map_go,
 };
 use crate::semantics::pod_validation::pod_template_errors;
-use crate::semantics::workload_validation::{always_running_errors, read_only_disk_errors, selector_immutable};
+use crate::semantics::workload_validation::{
+    always_running_errors, read_only_disk_errors, read_only_disks_checked, selector_immutable,
+};
 
 /// `ValidateDaemonSet`, less the object metadata.
-pub(crate) fn daemon_set_errors(daemon_set: &Value) -> Vec<FieldError> {
-    spec_errors(daemon_set, None, false)
+pub(crate) fn daemon_set_errors(daemon_set: &Value, minor: u32) -> Vec<FieldError> {
+    spec_errors(daemon_set, None, false, minor)
 }
 
 /// The strategy's `ValidateUpdate`: `ValidateDaemonSet`, `ValidateDaemonSetUpdate` and the
 /// selector's immutability. A stored selector with an invalid label value lets the new one
 /// keep such values (`AllowInvalidLabelValueInSelector`).
-pub(crate) fn daemon_set_update_errors(daemon_set: &Value, old: &Value) -> Vec<FieldError> {
+pub(crate) fn daemon_set_update_errors(daemon_set: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
     let lenient = old
         .pointer("/spec/selector")
         .filter(|s| !s.is_null())
         .is_some_and(has_invalid_label_value);
-    let mut errors = spec_errors(daemon_set, None, lenient);
+    let mut errors = spec_errors(daemon_set, None, lenient, minor);
     errors.extend(template_generation_errors(daemon_set, old));
-    errors.extend(spec_errors(daemon_set, Some(old), lenient));
+    errors.extend(spec_errors(daemon_set, Some(old), lenient, minor));
     errors.extend(selector_immutable(daemon_set, old));
     errors
 }
@@ -118,7 +120,7 @@ fn template_generation_errors(daemon_set: &Value, old: &Value) -> Vec<FieldError
 }
 
 /// `ValidateDaemonSetSpec`, with the stored object for the read-only disk check.
-fn spec_errors(daemon_set: &Value, old: Option<&Value>, lenient: bool) -> Vec<FieldError> {
+fn spec_errors(daemon_set: &Value, old: Option<&Value>, lenient: bool, minor: u32) -> Vec<FieldError> {
     let spec = daemon_set.get("spec").unwrap_or(&Value::Null);
     let mut errors = Vec::new();
     let selector = spec.get("selector").filter(|s| !s.is_null());
@@ -146,8 +148,10 @@ fn spec_errors(daemon_set: &Value, old: Option<&Value>, lenient: bool) -> Vec<Fi
         ));
     }
     errors.extend(pod_template_errors(template, "spec.template"));
-    let old_volumes = old.and_then(|o| o.pointer("/spec/template/spec/volumes"));
-    errors.extend(read_only_disk_errors(template.pointer("/spec/volumes"), old_volumes));
+    if read_only_disks_checked(minor) {
+        let old_volumes = old.and_then(|o| o.pointer("/spec/template/spec/volumes"));
+        errors.extend(read_only_disk_errors(template.pointer("/spec/volumes"), old_volumes));
+    }
     errors.extend(always_running_errors(template, "DaemonSet"));
     let int = |key: &str| spec.get(key).and_then(Value::as_i64);
     errors.extend(nonnegative(int("minReadySeconds").unwrap_or(0), "spec.minReadySeconds"));
@@ -239,7 +243,7 @@ mod tests {
 
     #[test]
     fn a_defaulted_daemon_set_is_valid() {
-        assert_eq!(reasons(daemon_set_errors(&daemon_set())), Vec::<String>::new());
+        assert_eq!(reasons(daemon_set_errors(&daemon_set(), 28)), Vec::<String>::new());
     }
 
     #[test]
@@ -248,7 +252,7 @@ mod tests {
         ds["spec"]["minReadySeconds"] = json!(-1);
         ds["spec"]["revisionHistoryLimit"] = json!(-1);
         ds["spec"]["updateStrategy"] = json!({"type": "Sideways"});
-        let errors = daemon_set_errors(&ds);
+        let errors = daemon_set_errors(&ds, 28);
         assert_eq!(
             reasons(&errors),
             [
@@ -268,12 +272,12 @@ mod tests {
         let mut ds = daemon_set();
         ds["spec"]["updateStrategy"]["rollingUpdate"] = json!({"maxUnavailable": 0, "maxSurge": 0});
         assert_eq!(
-            rendered(daemon_set_errors(&ds)),
+            rendered(daemon_set_errors(&ds, 28)),
             ["spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0"]
         );
         ds["spec"]["updateStrategy"]["rollingUpdate"] = json!({"maxUnavailable": "150%", "maxSurge": 1});
         assert_eq!(
-            rendered(daemon_set_errors(&ds)),
+            rendered(daemon_set_errors(&ds, 28)),
             [
                 "spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"150%\"}: must not be greater than 100%",
                 "spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: intstr.IntOrString{Type:0, IntVal:1, StrVal:\"\"}: may not be set when maxUnavailable is non-zero",
@@ -287,7 +291,7 @@ mod tests {
         ds["spec"]["selector"] = json!({});
         ds["spec"]["template"]["spec"]["restartPolicy"] = json!("OnFailure");
         assert_eq!(
-            reasons(daemon_set_errors(&ds)),
+            reasons(daemon_set_errors(&ds, 28)),
             [
                 "FieldValueInvalid spec.selector",
                 "FieldValueNotSupported spec.template.spec.restartPolicy"
@@ -295,7 +299,7 @@ mod tests {
         );
         ds["spec"]["selector"] = Value::Null;
         assert_eq!(
-            reasons(daemon_set_errors(&ds))[0],
+            reasons(daemon_set_errors(&ds, 28))[0],
             "FieldValueInvalid spec.template.metadata.labels"
         );
     }
@@ -309,7 +313,7 @@ mod tests {
         new["spec"]["template"]["metadata"]["labels"]["x"] = json!("y");
         new["metadata"]["annotations"][TEMPLATE_GENERATION] = json!("2");
         assert_eq!(
-            reasons(daemon_set_update_errors(&new, &old)),
+            reasons(daemon_set_update_errors(&new, &old, 28)),
             [
                 "FieldValueInvalid spec.minReadySeconds",
                 "FieldValueInvalid spec.minReadySeconds",
@@ -317,7 +321,7 @@ mod tests {
             ]
         );
         new["metadata"]["annotations"][TEMPLATE_GENERATION] = json!("1");
-        assert!(rendered(daemon_set_update_errors(&new, &old)).contains(
+        assert!(rendered(daemon_set_update_errors(&new, &old, 28)).contains(
             &"spec.templateGeneration: Invalid value: 1: must be incremented upon template update".to_owned()
         ));
     }

@@ -37,7 +37,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),
         ("", "Event") => zero::fill_unset(object, "", "Event"),
-        ("", "Service") => service(object),
+        ("", "Service") => service(object, minor),
         ("", "Node") => node(object),
         ("certificates.k8s.io", "CertificateSigningRequest") => certificate_signing_request(object)?,
         ("apiregistration.k8s.io", "APIService") => {
@@ -145,8 +145,9 @@ fn namespace(object: &mut Value) {
 
 /// `SetDefaults_Service`: session affinity and its ClientIP timeout (none without affinity),
 /// type, port protocols and target ports (a zero or empty one is the port), the traffic
-/// policies, and a LoadBalancer's node port allocation.
-fn service(object: &mut Value) {
+/// policies, a LoadBalancer's node port allocation and, from 1.30 (`LoadBalancerIPMode` on),
+/// the `VIP` mode of its ingress points that have an address.
+fn service(object: &mut Value, minor: u32) {
     let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else {
         return;
     };
@@ -197,9 +198,21 @@ fn service(object: &mut Value) {
     if kind == "LoadBalancer" {
         default(spec, "allocateLoadBalancerNodePorts", json!(true));
     }
+    let balancer = kind == "LoadBalancer";
     // Go encodes the status' load balancer struct, empty or not.
     if let Some(status) = object.get_mut("status").filter(|s| s.is_object()) {
         default(status, "loadBalancer", json!({}));
+        if balancer && minor >= 30 {
+            let ingress = status
+                .pointer_mut("/loadBalancer/ingress")
+                .and_then(Value::as_array_mut);
+            for point in ingress.into_iter().flatten().filter(|p| p.is_object()) {
+                let has_ip = point.get("ip").and_then(Value::as_str).is_some_and(|ip| !ip.is_empty());
+                if has_ip && point.get("ipMode").is_none_or(Value::is_null) {
+                    point["ipMode"] = json!("VIP");
+                }
+            }
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::semantics::go_json_writer;
 use crate::semantics::shape::{ListKind, Shape, list_kind};
 
 /// A leaf path in FieldsV1 segments, e.g. `["f:spec", "f:containers", "k:{\"name\":\"app\"}", "f:image"]`.
@@ -45,10 +46,32 @@ pub(super) fn key_segment(item: &Value, keys: &[(String, Option<Value>)]) -> Opt
     Some(format!("k:{}", Value::Object(key)))
 }
 
+/// The `v:` segment of a set member: its JSON, a float holding an integer written as Go
+/// writes it (`1.0` is `1`, so `[1, 1.0]` names one member twice).
+pub(super) fn value_segment(item: &Value) -> String {
+    match item {
+        Value::Number(n) if n.is_f64() => format!("v:{}", String::from_utf8_lossy(&go_json_writer::to_vec(item))),
+        _ => format!("v:{item}"),
+    }
+}
+
+/// A node of an object as field management compares it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Node {
+    /// A value without children: a scalar, an atomic value, an empty map or list.
+    Leaf,
+    /// A map or granular list with children, or a keyed item with fields.
+    Interior,
+    /// A keyed item or set member a list names more than once: structured-merge-diff v4.4
+    /// (`typed/tofieldset.go`, kube-apiserver 1.30 on) makes it one leaf over all its repeats,
+    /// which are compared as one atomic list.
+    Repeated(Vec<Value>),
+}
+
 /// Every node of an object as field management compares them — map fields, keyed list
 /// elements, set members, atomic values — each with whether it has children. The type meta,
 /// `metadata` itself and the metadata fields the server owns are not fields anyone manages.
-pub(crate) fn node_paths(object: &Value, shape: Shape<'_>) -> BTreeMap<FieldPath, bool> {
+pub(crate) fn node_paths(object: &Value, shape: Shape<'_>) -> BTreeMap<FieldPath, Node> {
     let mut nodes = BTreeMap::new();
     for (key, value) in object.as_object().into_iter().flatten() {
         if key != "apiVersion" && key != "kind" {
@@ -63,13 +86,13 @@ pub(super) fn is_system(path: &[String]) -> bool {
     path.len() == 2 && path[0] == "f:metadata" && SYSTEM_FIELDS.iter().any(|f| path[1][2..] == **f)
 }
 
-pub(super) fn collect(value: &Value, shape: Shape<'_>, path: FieldPath, out: &mut BTreeMap<FieldPath, bool>) {
+pub(super) fn collect(value: &Value, shape: Shape<'_>, path: FieldPath, out: &mut BTreeMap<FieldPath, Node>) {
     if is_system(&path) {
         return;
     }
     let is_metadata = path.len() == 1 && path[0] == "f:metadata";
     if shape.is_atomic(&path) {
-        out.insert(path, false);
+        out.insert(path, Node::Leaf);
         return;
     }
     match value {
@@ -78,30 +101,40 @@ pub(super) fn collect(value: &Value, shape: Shape<'_>, path: FieldPath, out: &mu
                 collect(child, shape.child(key), extend(&path, format!("f:{key}")), out);
             }
             if !is_metadata {
-                out.insert(path, true);
+                out.insert(path, Node::Interior);
             }
         }
         Value::Array(items) if !items.is_empty() => {
             let field = path.last().map_or("", |s| &s[2..]);
-            match list_kind(shape, &path, field, items) {
-                ListKind::Set => {
-                    out.extend(items.iter().map(|item| (extend(&path, format!("v:{item}")), false)));
-                    out.insert(path, true);
-                }
-                ListKind::Map(keys) if items.iter().all(|item| key_segment(item, &keys).is_some()) => {
-                    for item in items {
-                        let segment = key_segment(item, &keys).expect("checked above");
-                        collect(item, shape.items(), extend(&path, segment), out);
-                    }
-                    out.insert(path, true);
-                }
-                _ => {
-                    out.insert(path, false);
+            let segments: Option<Vec<String>> = match list_kind(shape, &path, field, items) {
+                ListKind::Set => Some(items.iter().map(value_segment).collect()),
+                ListKind::Map(keys) => items.iter().map(|item| key_segment(item, &keys)).collect(),
+                ListKind::Atomic => None,
+            };
+            let Some(segments) = segments else {
+                out.insert(path, Node::Leaf);
+                return;
+            };
+            for (item, segment) in items.iter().zip(&segments) {
+                let repeats: Vec<Value> = items
+                    .iter()
+                    .zip(&segments)
+                    .filter(|(_, other)| *other == segment)
+                    .map(|(item, _)| item.clone())
+                    .collect();
+                let item_path = extend(&path, segment.clone());
+                if repeats.len() > 1 {
+                    out.insert(item_path, Node::Repeated(repeats));
+                } else if segment.starts_with("v:") {
+                    out.insert(item_path, Node::Leaf);
+                } else {
+                    collect(item, shape.items(), item_path, out);
                 }
             }
+            out.insert(path, Node::Interior);
         }
         _ => {
-            out.insert(path, false);
+            out.insert(path, Node::Leaf);
         }
     }
 }

@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names::{self, go_syntax};
 use crate::semantics::pod_validation::pod_template_errors;
+use crate::semantics::pod_warnings;
 use crate::semantics::selector::{LabelSelector, label_selector_text};
 use crate::storage::object;
 
@@ -69,7 +70,9 @@ pub(crate) fn generate_selector(job: &mut Value) {
     }
 }
 
-/// The strategy's create warning: a job's name ends up in pod names and hostnames.
+/// The strategy's create warning of a name that is no DNS label: a job's name ends up in pod
+/// names and hostnames (as do a CronJob's, a Deployment's and a ReplicaSet's, whose strategies
+/// warn alike).
 pub(crate) fn create_warnings(job: &Value) -> Vec<String> {
     let why = names::dns1123_label_errors(object::name(job));
     if why.is_empty() {
@@ -243,18 +246,24 @@ pub(crate) fn job_spec_errors(spec: &Value, at: &str) -> Vec<FieldError> {
     errors
 }
 
-/// `WarningsForJobSpec` (`pkg/api/job/warnings.go`) under `at`, less the pod template's
-/// warnings (`GetWarningsForPodTemplate` is not ported here): an Indexed job too large to
-/// track its failed indexes.
-pub(crate) fn job_spec_warnings(spec: &Value, at: &str) -> Vec<String> {
+/// `WarningsForJobSpec` (`pkg/api/job/warnings.go`) under `at`, on the Kubernetes `minor`: an
+/// Indexed job too large to track its failed indexes, then the pod template's warnings.
+pub(crate) fn job_spec_warnings(spec: &Value, at: &str, minor: u32) -> Vec<String> {
     let int = |key: &str| spec.get(key).and_then(Value::as_i64).unwrap_or(0);
     let indexed = spec.get("completionMode").and_then(Value::as_str) == Some("Indexed");
+    let mut warnings = Vec::new();
     if indexed && int("completions") > 100_000 && int("parallelism") > 10_000 {
-        return vec![format!(
+        warnings.push(format!(
             "{at}: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail"
-        )];
+        ));
     }
-    Vec::new()
+    let template = format!("{at}.template");
+    warnings.extend(pod_warnings::pod_template_warnings(
+        spec.get("template"),
+        &template,
+        minor,
+    ));
+    warnings
 }
 
 /// `ValidateJobUpdate` and the template rules of `ValidateJobSpecUpdate`, after `job_errors`.

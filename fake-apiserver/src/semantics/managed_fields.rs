@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 use crate::semantics::comparison::compare;
+use crate::semantics::fieldpath;
 pub(crate) use crate::semantics::fieldpath::FieldPath;
-use crate::semantics::list_types;
 use crate::semantics::schema::structural;
 use crate::semantics::shape::Shape;
 use crate::semantics::zero::zero_object;
@@ -126,14 +126,22 @@ fn order_key(e: &ManagedEntry) -> (&str, &str, &str, &str, &str) {
     (&e.operation, &e.time, &e.manager, subresource, &e.api_version)
 }
 
-/// Whether structured-merge-diff can type `object` as a custom resource of `info`. A write of an
-/// object it cannot type (a set or list-map with a repeated item, which a `/status` write may
-/// bring in the spec it does not change) loses its managed fields: `FieldManager.UpdateNoErrors`
-/// drops them on any error.
-pub(crate) fn is_typeable(info: &ResourceInfo, object: &Value) -> bool {
-    info.schema
-        .as_ref()
-        .is_none_or(|schema| !list_types::untypeable(schema, object) && fits_schema_types(schema, object))
+/// Whether structured-merge-diff can type `object` as an object of `info` for an update on a
+/// server of `minor`. A write of an object it cannot type loses its managed fields
+/// (`FieldManager.UpdateNoErrors` drops them on any error): a granular list with an item it
+/// cannot name, a custom resource's value of another type than its schema's, and up to 1.29
+/// (structured-merge-diff v4.2/v4.3) a granular list naming an item twice — a Deployment's two
+/// `env` entries of one name, or a set or list-map repeat a `/status` write brings in the spec
+/// it does not change. From 1.30 (v4.4) an update lets repeats through (`AllowDuplicates`).
+pub(crate) fn is_typeable(info: &ResourceInfo, object: &Value, minor: u32) -> bool {
+    let repeats_allowed = minor >= 30;
+    fieldpath::list_errors(object, Shape::of(info))
+        .iter()
+        .all(|error| error.repeat && repeats_allowed)
+        && info
+            .schema
+            .as_ref()
+            .is_none_or(|schema| fits_schema_types(schema, object))
 }
 
 /// Whether every value has the shape its schema's type asks for, as structured-merge-diff's
@@ -283,5 +291,48 @@ mod tests {
         assert_eq!(entries[0].fields.len(), 1, "first keeps only spec.paused");
         assert_eq!(entries[1].manager, "second");
         assert!(entries[1].fields.contains(&path(&["f:spec", "f:replicas"])));
+    }
+
+    #[test]
+    fn repeated_keys_should_be_typeable_from_1_30_only() {
+        let deployment = ResourceInfo::builtin("apps", "v1", "Deployment", "deployments");
+        let env = json!([{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]);
+        let object = json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "env": env}]}}}});
+        assert!(!is_typeable(&deployment, &object, 28));
+        assert!(is_typeable(&deployment, &object, 30));
+        let unnamed = json!({"spec": {"template": {"spec": {"containers": [null]}}}});
+        assert!(
+            !is_typeable(&deployment, &unnamed, 31),
+            "an item it cannot name fails every version"
+        );
+    }
+
+    #[test]
+    fn a_repeated_item_should_be_one_leaf_that_changes_owner_as_a_whole() {
+        let deployment = ResourceInfo::builtin("apps", "v1", "Deployment", "deployments");
+        let with_env =
+            |env: Value| json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "env": env}]}}}});
+        let old = with_env(json!([{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]));
+        let changed = with_env(json!([{"name": "A", "value": "1"}, {"name": "A", "value": "9"}]));
+        let single = with_env(json!([{"name": "A", "value": "1"}]));
+        let item = path(&[
+            "f:spec",
+            "f:template",
+            "f:spec",
+            "f:containers",
+            "k:{\"name\":\"c\"}",
+            "f:env",
+            "k:{\"name\":\"A\"}",
+        ]);
+        let shape = Shape::of(&deployment);
+        let edit = compare(&old, &changed, shape);
+        assert_eq!(edit.touched.iter().collect::<Vec<_>>(), [&item]);
+        let unrepeat = compare(&old, &single, shape);
+        assert!(unrepeat.touched.contains(&item) && unrepeat.removed.contains(&item));
+        assert!(
+            unrepeat
+                .touched
+                .contains(&[item.clone(), vec!["f:value".to_owned()]].concat())
+        );
     }
 }

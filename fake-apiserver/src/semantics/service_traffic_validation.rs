@@ -14,13 +14,15 @@ use crate::semantics::service_strategy::needs_health_check;
 
 const SOURCE_RANGES_ANNOTATION: &str = "service.beta.kubernetes.io/load-balancer-source-ranges";
 
-/// `loadBalancerSourceRanges` (or its annotation): only for a LoadBalancer, and CIDRs.
-pub(crate) fn source_range_errors(spec: &Value, annotations: &Map<String, Value>) -> Vec<FieldError> {
+/// `loadBalancerSourceRanges` (or its annotation): only for a LoadBalancer, and CIDRs — up to
+/// 1.30 checked as one list, from 1.31 each range by `IsValidCIDR`, space-padding allowed.
+pub(crate) fn source_range_errors(spec: &Value, annotations: &Map<String, Value>, minor: u32) -> Vec<FieldError> {
     let ranges = strings(spec, "loadBalancerSourceRanges");
     let annotation = annotations.get(SOURCE_RANGES_ANNOTATION).and_then(Value::as_str);
     if ranges.is_empty() && annotation.is_none() {
         return Vec::new();
     }
+    let from_field = !ranges.is_empty();
     let (at, shown, specs) = if ranges.is_empty() {
         let value = annotation.unwrap_or_default();
         let trimmed = value.trim();
@@ -49,6 +51,18 @@ pub(crate) fn source_range_errors(spec: &Value, annotations: &Map<String, Value>
             &at,
             "may only be used when `type` is 'LoadBalancer'",
         ));
+    }
+    if minor >= 31 {
+        let why = "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)";
+        for (i, range) in specs.iter().enumerate() {
+            let range = range.trim();
+            if parse_cidr(range).is_err() {
+                // The field's ranges are named by index, the annotation's by the annotation.
+                let path = if from_field { format!("{at}[{i}]") } else { at.clone() };
+                errors.push(FieldError::invalid(path, range.into(), why));
+            }
+        }
+        return errors;
     }
     if specs.iter().any(|s| parse_cidr(s.trim()).is_err()) {
         let why = "must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24 ";
@@ -152,14 +166,14 @@ mod tests {
     fn source_ranges_should_be_cidrs_of_a_load_balancer() {
         let spec = json!({"type": "LoadBalancer", "loadBalancerSourceRanges": ["not-a-cidr"]});
         assert_eq!(
-            rendered(source_range_errors(&spec, &Map::new())),
+            rendered(source_range_errors(&spec, &Map::new(), 28)),
             [
                 "spec.LoadBalancerSourceRanges: Invalid value: \"[not-a-cidr]\": must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24 "
             ]
         );
         let spec = json!({"type": "ClusterIP"});
         let annotations = json!({SOURCE_RANGES_ANNOTATION: "10.0.0.0/8"});
-        let fields: Vec<String> = source_range_errors(&spec, annotations.as_object().unwrap())
+        let fields: Vec<String> = source_range_errors(&spec, annotations.as_object().unwrap(), 28)
             .into_iter()
             .map(|e| e.field)
             .collect();

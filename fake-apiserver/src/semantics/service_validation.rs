@@ -39,7 +39,7 @@ fn spec_of(service: &Value) -> Value {
 }
 
 /// A create: the allocator's checks, then `ValidateServiceCreate`.
-pub(crate) fn service_create_errors(service: &Value) -> Vec<FieldError> {
+pub(crate) fn service_create_errors(service: &Value, minor: u32) -> Vec<FieldError> {
     let mut spec = spec_of(service);
     normalize_create(&mut spec);
     let families = init_ip_families(&mut spec, None);
@@ -50,13 +50,13 @@ pub(crate) fn service_create_errors(service: &Value) -> Vec<FieldError> {
         Err(AllocError::Invalid(error)) => vec![error],
         // kube-apiserver answers 500 before validating: the allocator refuses it after.
         Err(AllocError::Internal(_)) => Vec::new(),
-        Ok(()) => service_errors(service, &spec),
+        Ok(()) => service_errors(service, &spec, minor),
     }
 }
 
 /// An update of the main resource (already through `service_strategy::prepare_update`):
 /// the allocator's checks, then `ValidateServiceUpdate`.
-pub(crate) fn service_update_errors(service: &Value, old: &Value) -> Vec<FieldError> {
+pub(crate) fn service_update_errors(service: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
     let mut spec = spec_of(service);
     let old = spec_of(old);
     let families = init_ip_families(&mut spec, Some(&old));
@@ -76,25 +76,42 @@ pub(crate) fn service_update_errors(service: &Value, old: &Value) -> Vec<FieldEr
     {
         errors.push(FieldError::forbidden("spec.healthCheckNodePort", "field is immutable"));
     }
-    errors.extend(service_errors(service, &spec));
+    errors.extend(service_errors(service, &spec, minor));
     errors
 }
 
-/// `ValidateServiceStatusUpdate`: `ValidateLoadBalancerStatus`.
-pub(crate) fn service_status_errors(service: &Value) -> Vec<FieldError> {
+/// `ValidateServiceStatusUpdate`: `ValidateLoadBalancerStatus`. From 1.29 (gate
+/// `AllowServiceLBStatusOnNonLB`, off) only a LoadBalancer may have ingress points; from 1.30
+/// (`LoadBalancerIPMode` on) an ingress with an address needs its `ipMode` (the defaults set
+/// it to `VIP`), which one without may not have; 1.31 words addresses as `IsValidIP` does
+/// (recorded on 1.28 and 1.31; the minors between follow the gates' histories).
+pub(crate) fn service_status_errors(service: &Value, minor: u32) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let ingress = service
+    let ingress: &[Value] = service
         .pointer("/status/loadBalancer/ingress")
-        .and_then(Value::as_array);
-    for (i, entry) in ingress.into_iter().flatten().enumerate() {
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
+    let balancer = service.pointer("/spec/type").and_then(Value::as_str) == Some("LoadBalancer");
+    if minor >= 29 && !balancer && !ingress.is_empty() {
+        errors.push(FieldError::forbidden(
+            "status.loadBalancer.ingress",
+            "may only be used when `spec.type` is 'LoadBalancer'",
+        ));
+        return errors;
+    }
+    for (i, entry) in ingress.iter().enumerate() {
         let at = format!("status.loadBalancer.ingress[{i}]");
         let ip = text(entry, "ip");
         if !ip.is_empty() && parse_ip(ip).is_none() {
-            errors.push(FieldError::invalid(
-                format!("{at}.ip"),
-                ip.into(),
-                "must be a valid IP address",
-            ));
+            let why = if minor >= 31 {
+                "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
+            } else {
+                "must be a valid IP address"
+            };
+            errors.push(FieldError::invalid(format!("{at}.ip"), ip.into(), why));
+        }
+        if minor >= 30 {
+            errors.extend(ip_mode_errors(entry, &at, ip));
         }
         let host = text(entry, "hostname");
         if !host.is_empty() {
@@ -110,8 +127,31 @@ pub(crate) fn service_status_errors(service: &Value) -> Vec<FieldError> {
     errors
 }
 
+/// The `ipMode` of an ingress point (1.31, gate `LoadBalancerIPMode` on): required with an
+/// address, forbidden without, `VIP` or `Proxy`.
+fn ip_mode_errors(entry: &Value, at: &str, ip: &str) -> Vec<FieldError> {
+    let mode = entry.get("ipMode").filter(|m| !m.is_null());
+    match mode {
+        None if !ip.is_empty() => vec![FieldError::required(
+            format!("{at}.ipMode"),
+            "must be specified when `ip` is set",
+        )],
+        None => Vec::new(),
+        Some(_) if ip.is_empty() => vec![FieldError::forbidden(
+            format!("{at}.ipMode"),
+            "may not be specified when `ip` is not set",
+        )],
+        Some(mode) if !matches!(mode.as_str(), Some("VIP" | "Proxy")) => vec![FieldError::not_supported(
+            format!("{at}.ipMode"),
+            BadValue::Json(mode.clone()),
+            &["Proxy".to_owned(), "VIP".to_owned()],
+        )],
+        Some(_) => Vec::new(),
+    }
+}
+
 /// `ValidateService` less the object metadata checked for every kind.
-fn service_errors(service: &Value, spec: &Value) -> Vec<FieldError> {
+fn service_errors(service: &Value, spec: &Value, minor: u32) -> Vec<FieldError> {
     let empty = Map::new();
     let annotations = service
         .pointer("/metadata/annotations")
@@ -221,7 +261,7 @@ fn service_errors(service: &Value, spec: &Value) -> Vec<FieldError> {
         }
     }
     errors.extend(duplicate_port_errors(ports));
-    errors.extend(source_range_errors(spec, annotations));
+    errors.extend(source_range_errors(spec, annotations, minor));
     let balancer = kind == "LoadBalancer";
     if is_set(spec, "allocateLoadBalancerNodePorts") && !balancer {
         let why = "may only be used when `type` is 'LoadBalancer'";
@@ -261,7 +301,7 @@ mod tests {
         let ok = service(
             json!({"ports": [{"port": 80, "protocol": "TCP", "targetPort": 8080}], "selector": {"app": "web"}}),
         );
-        assert!(service_create_errors(&ok).is_empty());
+        assert!(service_create_errors(&ok, 28).is_empty());
     }
 
     #[test]
@@ -270,7 +310,7 @@ mod tests {
             json!({"ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}, {"port": 80, "protocol": "TCP", "targetPort": 80}]}),
         );
         assert_eq!(
-            rendered(service_create_errors(&dup)),
+            rendered(service_create_errors(&dup, 28)),
             [
                 "spec.ports[0].name: Required value",
                 "spec.ports[1].name: Required value",
@@ -284,7 +324,7 @@ mod tests {
         let spec = json!({"externalTrafficPolicy": "Local", "healthCheckNodePort": 31920, "loadBalancerSourceRanges": ["10.0.0.0/8"],
             "loadBalancerClass": "example.com/lb", "allocateLoadBalancerNodePorts": false,
             "ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}]});
-        let fields: Vec<String> = service_create_errors(&service(spec))
+        let fields: Vec<String> = service_create_errors(&service(spec), 28)
             .into_iter()
             .map(|e| e.field)
             .collect();
@@ -304,7 +344,7 @@ mod tests {
     fn the_allocator_should_answer_before_validation() {
         let spec = json!({"type": "NodePort", "externalTrafficPolicy": "Cluster", "ports": [{"port": 80, "nodePort": 80, "protocol": "TCP", "targetPort": 80}], "selector": {"bad key!": "x"}});
         assert_eq!(
-            rendered(service_create_errors(&service(spec))),
+            rendered(service_create_errors(&service(spec), 28)),
             [
                 "spec.ports[0].nodePort: Invalid value: 80: provided port is not in the valid range. The range of valid ports is 30000-32767"
             ]
@@ -316,7 +356,7 @@ mod tests {
         let spec = json!({"sessionAffinity": "ClientIP", "sessionAffinityConfig": {"clientIP": {"timeoutSeconds": 86401}},
             "ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}]});
         assert_eq!(
-            rendered(service_create_errors(&service(spec))),
+            rendered(service_create_errors(&service(spec), 28)),
             [
                 "spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 86401: must be greater than 0 and less than 86400"
             ]
@@ -333,7 +373,7 @@ mod tests {
             json!({"clusterIP": "10.96.0.251", "clusterIPs": ["10.96.0.251"], "ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}]}),
         );
         assert_eq!(
-            rendered(service_update_errors(&new, &old)),
+            rendered(service_update_errors(&new, &old, 28)),
             ["spec.clusterIPs[0]: Invalid value: []string{\"10.96.0.251\"}: may not change once set"]
         );
     }
@@ -342,7 +382,7 @@ mod tests {
     fn load_balancer_ingress_should_be_addresses_and_dns_names() {
         let status = json!({"status": {"loadBalancer": {"ingress": [{"ip": "not-an-ip"}, {"hostname": "1.2.3.4"}]}}});
         assert_eq!(
-            rendered(service_status_errors(&status)),
+            rendered(service_status_errors(&status, 28)),
             [
                 "status.loadBalancer.ingress[0].ip: Invalid value: \"not-an-ip\": must be a valid IP address",
                 "status.loadBalancer.ingress[1].hostname: Invalid value: \"1.2.3.4\": must be a DNS name, not an IP address",

@@ -89,6 +89,20 @@ pub(crate) fn set_namespace(body: &mut Value, info: &ResourceInfo, namespace: Op
     Ok(())
 }
 
+/// `checkName` of kube-apiserver's update and patch handlers (`endpoints/handlers/rest.go`):
+/// the object sent (or the patched one, or its Scale) must carry the name on the URL.
+pub(crate) fn check_name(body: &Value, name: &str) -> Result<(), ApiStatus> {
+    match object::name(body) {
+        "" => Err(ApiStatus::bad_request(format!(
+            "the name of the object ({name} based on URL) was undeterminable: name must be provided"
+        ))),
+        own if own != name => Err(ApiStatus::bad_request(format!(
+            "the name of the object ({own}) does not match the name on the URL ({name})"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Name, namespace and uid cannot change: a write (typically a patch) that sets them to other
 /// values is Invalid; leaving them out keeps them.
 pub(crate) fn check_identity_unchanged(info: &ResourceInfo, old: &Value, new: &Value) -> Result<(), ApiStatus> {

@@ -20,14 +20,14 @@ use crate::semantics::pod_validation::pod_template_errors;
 const ABOVE_REPLICAS: &str = "cannot be greater than status.replicas";
 
 /// `ValidateDeployment`, less the object metadata.
-pub(crate) fn deployment_errors(deployment: &Value) -> Vec<FieldError> {
-    deployment_spec_errors(spec_of(deployment), None)
+pub(crate) fn deployment_errors(deployment: &Value, minor: u32) -> Vec<FieldError> {
+    deployment_spec_errors(spec_of(deployment), None, minor)
 }
 
 /// The deployment strategy's `ValidateUpdate`: `ValidateDeploymentUpdate` and, for apps/v1,
 /// the selector's immutability.
-pub(crate) fn deployment_update_errors(deployment: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errors = deployment_spec_errors(spec_of(deployment), Some(spec_of(old)));
+pub(crate) fn deployment_update_errors(deployment: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
+    let mut errors = deployment_spec_errors(spec_of(deployment), Some(spec_of(old)), minor);
     errors.extend(selector_immutable(deployment, old));
     errors
 }
@@ -70,15 +70,15 @@ pub(crate) fn deployment_status_update_errors(deployment: &Value, old: &Value) -
 }
 
 /// `ValidateReplicaSet`, less the object metadata.
-pub(crate) fn replica_set_errors(replica_set: &Value) -> Vec<FieldError> {
-    replica_set_spec_errors(spec_of(replica_set), None)
+pub(crate) fn replica_set_errors(replica_set: &Value, minor: u32) -> Vec<FieldError> {
+    replica_set_spec_errors(spec_of(replica_set), None, minor)
 }
 
 /// The replica set strategy's `ValidateUpdate`: `ValidateReplicaSet` again, then
 /// `ValidateReplicaSetUpdate` and, for apps/v1, the selector's immutability.
-pub(crate) fn replica_set_update_errors(replica_set: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errors = replica_set_errors(replica_set);
-    errors.extend(replica_set_spec_errors(spec_of(replica_set), Some(spec_of(old))));
+pub(crate) fn replica_set_update_errors(replica_set: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
+    let mut errors = replica_set_errors(replica_set, minor);
+    errors.extend(replica_set_spec_errors(spec_of(replica_set), Some(spec_of(old)), minor));
     errors.extend(selector_immutable(replica_set, old));
     errors
 }
@@ -123,10 +123,10 @@ fn counts_above_replicas(status: &Value, keys: &[&str]) -> Vec<FieldError> {
 }
 
 /// `ValidateDeploymentSpec`.
-fn deployment_spec_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<FieldError> {
+fn deployment_spec_errors(spec: &Value, old_spec: Option<&Value>, minor: u32) -> Vec<FieldError> {
     let int = |key: &str| spec.get(key).and_then(Value::as_i64);
     let mut errors = nonnegative(int("replicas").unwrap_or(0), "spec.replicas");
-    errors.extend(selector_and_template_errors(spec, old_spec));
+    errors.extend(selector_and_template_errors(spec, old_spec, minor));
     errors.extend(strategy_errors(spec.get("strategy").unwrap_or(&Value::Null)));
     let min_ready = int("minReadySeconds").unwrap_or(0);
     errors.extend(nonnegative(min_ready, "spec.minReadySeconds"));
@@ -147,17 +147,17 @@ fn deployment_spec_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<FieldEr
 }
 
 /// `ValidateReplicaSetSpec`.
-fn replica_set_spec_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<FieldError> {
+fn replica_set_spec_errors(spec: &Value, old_spec: Option<&Value>, minor: u32) -> Vec<FieldError> {
     let int = |key: &str| spec.get(key).and_then(Value::as_i64).unwrap_or(0);
     let mut errors = nonnegative(int("replicas"), "spec.replicas");
     errors.extend(nonnegative(int("minReadySeconds"), "spec.minReadySeconds"));
-    errors.extend(selector_and_template_errors(spec, old_spec));
+    errors.extend(selector_and_template_errors(spec, old_spec, minor));
     errors
 }
 
 /// The selector part both specs share (the message says "deployment" for ReplicaSets too),
 /// then `ValidatePodTemplateSpecForReplicaSet` — skipped when the selector does not parse.
-fn selector_and_template_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<FieldError> {
+fn selector_and_template_errors(spec: &Value, old_spec: Option<&Value>, minor: u32) -> Vec<FieldError> {
     let selector = spec.get("selector").filter(|s| !s.is_null());
     let mut errors = required_selector_errors(selector, "deployment");
     if let Some(selector) = selector.filter(|s| selector_fails(s)) {
@@ -183,7 +183,7 @@ fn selector_and_template_errors(spec: &Value, old_spec: Option<&Value>) -> Vec<F
     }
     errors.extend(pod_template_errors(template, "spec.template"));
     let replicas = spec.get("replicas").and_then(Value::as_i64).unwrap_or(0);
-    if replicas > 1 {
+    if replicas > 1 && read_only_disks_checked(minor) {
         let old_volumes = old_spec.and_then(|s| s.pointer("/template/spec/volumes"));
         errors.extend(read_only_disk_errors(template.pointer("/spec/volumes"), old_volumes));
     }
@@ -234,6 +234,12 @@ pub(crate) fn required_selector_errors(selector: Option<&Value>, kind: &str) -> 
         ));
     }
     errors
+}
+
+/// Whether the minor still checks `ValidateReadOnlyPersistentDisks` (1.28 does, 1.31 has
+/// dropped it with the in-tree GCE PD plugin; the minors between are unrecorded).
+pub(crate) fn read_only_disks_checked(minor: u32) -> bool {
+    minor < 31
 }
 
 /// `ValidateReadOnlyPersistentDisks`: replicated pods may share a GCE disk only read-only,
@@ -319,7 +325,7 @@ mod tests {
 
     #[test]
     fn a_defaulted_deployment_should_be_valid() {
-        assert_eq!(fields(deployment_errors(&deployment())), Vec::<String>::new());
+        assert_eq!(fields(deployment_errors(&deployment(), 28)), Vec::<String>::new());
     }
 
     #[test]
@@ -327,11 +333,11 @@ mod tests {
         let mut d = deployment();
         d["spec"]["strategy"]["rollingUpdate"] = json!({"maxSurge": "0%", "maxUnavailable": 0});
         assert_eq!(
-            fields(deployment_errors(&d)),
+            fields(deployment_errors(&d, 28)),
             ["FieldValueInvalid spec.strategy.rollingUpdate.maxUnavailable"]
         );
         d["spec"]["strategy"]["rollingUpdate"] = json!({"maxSurge": "abc", "maxUnavailable": "150%"});
-        let errors = deployment_errors(&d);
+        let errors = deployment_errors(&d, 28);
         assert_eq!(errors.len(), 2);
         assert!(errors[1].body().ends_with("must not be greater than 100%"));
     }
@@ -342,7 +348,7 @@ mod tests {
         let mut new = deployment();
         new["spec"]["selector"] = json!({"matchLabels": {"app": "d", "tier": "web"}});
         assert_eq!(
-            fields(deployment_update_errors(&new, &old)),
+            fields(deployment_update_errors(&new, &old, 28)),
             [
                 "FieldValueInvalid spec.template.metadata.labels",
                 "FieldValueInvalid spec.selector"
@@ -351,7 +357,7 @@ mod tests {
         let mut rs = deployment();
         rs["spec"]["replicas"] = json!(-1);
         assert_eq!(
-            fields(replica_set_update_errors(&rs, &old)),
+            fields(replica_set_update_errors(&rs, &old, 28)),
             ["FieldValueInvalid spec.replicas", "FieldValueInvalid spec.replicas"]
         );
     }

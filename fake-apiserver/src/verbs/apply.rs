@@ -177,8 +177,11 @@ fn typed_patch(config: &Value, info: &ResourceInfo, sent: &str) -> Result<(), Ap
     let errors = fieldpath::list_errors(config, Shape::of(info));
     let reason = match &errors[..] {
         [] => return Ok(()),
-        [only] => only.clone(),
-        _ => format!("errors:\n  {}", errors.join("\n  ")),
+        [only] => only.to_string(),
+        _ => {
+            let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+            format!("errors:\n  {}", lines.join("\n  "))
+        }
     };
     let gvk = format!("{}/{}, Kind={}", info.group, info.version, info.kind);
     Err(ApiStatus::new(

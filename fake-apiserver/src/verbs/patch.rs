@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::field_error::go_quote;
-use crate::semantics::strategic;
 use crate::semantics::{go_json, go_json_writer};
+use crate::semantics::{strategic, validation};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
@@ -124,6 +124,10 @@ pub(crate) fn patch(
         );
         ApiStatus::invalid_kind("", "", "", &[cause])
     })?;
+    // `applyPatch` ends as an update's body is checked: namespace, then name.
+    let mut patched = patched;
+    validation::set_namespace(&mut patched, info, request.namespace)?;
+    validation::check_name(&patched, request.name)?;
     write::check_resource_version(info, request.name, object::resource_version(&patched), &old)?;
     if request.subresource == Some("scale") {
         return Ok((scale::write(state, info, old, &patched, request.opts)?, false));

@@ -12,6 +12,7 @@ use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::fieldpath::{FieldPath, value_at};
 use crate::semantics::managed_fields::{self, ManagedEntry};
 use crate::semantics::selector::label_selector_text;
+use crate::semantics::validation;
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
@@ -158,8 +159,11 @@ pub(crate) fn update(
     scale: Checked,
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
-    let scale = scale.into_value();
-    let old = parent(state, info, namespace, name)?;
+    let mut scale = scale.into_value();
+    validation::set_namespace(&mut scale, info, namespace)?;
+    validation::check_name(&scale, name)?;
+    // The update goes to the parent's storage, whose 404 names the parent's resource.
+    let old = read::get(state, info, namespace, name)?;
     write::check_resource_version(info, name, object::resource_version(&scale), &old)?;
     write(state, info, old, &scale, opts)
 }

@@ -11,7 +11,7 @@ use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::schema::{self, Scope};
 use crate::semantics::strategy_warnings;
 use crate::semantics::validation::{
-    check_identity_unchanged, check_type_meta, preserve_system_fields, set_namespace, unchanged,
+    check_identity_unchanged, check_name, check_type_meta, preserve_system_fields, set_namespace, unchanged,
 };
 use crate::semantics::{
     apps_set_strategy, builtin_validation, core_strategies, csr, defaults, job, managed_fields, names, typed, versions,
@@ -120,7 +120,7 @@ pub(crate) fn create(
 ) -> Result<Arc<Value>, ApiStatus> {
     defaults::apply(info, &mut body, state.options.minor())?;
     // The field manager sees the object as sent, before the strategy drops its status.
-    let typeable = managed_fields::is_typeable(info, &body);
+    let typeable = managed_fields::is_typeable(info, &body, state.options.minor());
     set_namespace(&mut body, info, namespace)?;
     if let Some(ns) = namespace {
         check_namespace_open(state, info, object::name(&body), ns)?;
@@ -174,17 +174,25 @@ pub(crate) fn create(
     apps_set_strategy::prepare_create(info, &mut body);
     if generates_on_create(info) {
         job::generate_selector(&mut body);
-        opts.warnings.extend(job::create_warnings(&body));
     }
     builtin_validation::check(info, &body, None, None, state.options.minor())?;
-    opts.warnings.extend(strategy_warnings::on_create(info, &body));
+    opts.warnings
+        .extend(strategy_warnings::on_create(info, &body, state.options.minor()));
     if info.status_subresource && !info.create_keeps_status() {
         // Status is the controllers' to write: kube-apiserver's strategies reset it on create, to
         // the Go zero value a built-in kind encodes (`{}` for a Deployment) and to nothing for a
         // custom resource.
         reset_status(info, &mut body);
     }
-    schema::admit(info, &mut body, Scope::Object, None)?;
+    // A create has nothing to ratchet, so nothing to warn of.
+    schema::admit(
+        info,
+        &mut body,
+        Scope::Object,
+        None,
+        state.options.minor(),
+        &mut Vec::new(),
+    )?;
     if state.object(info, namespace, &name).is_some() {
         return Err(ApiStatus::already_exists(info, &name));
     }
@@ -255,14 +263,7 @@ pub(crate) fn update(
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
     set_namespace(&mut body, info, namespace)?;
-    let body_name = object::name(&body);
-    if body_name.is_empty() {
-        meta_mut(&mut body).insert("name".to_owned(), json!(name));
-    } else if body_name != name {
-        return Err(ApiStatus::bad_request(format!(
-            "the name of the object ({body_name}) does not match the name on the URL ({name})"
-        )));
-    }
+    check_name(&body, name)?;
     let old = read::get(state, info, namespace, name)?;
     let rv = object::resource_version(&body);
     if rv.is_empty() && !info.allow_unconditional_update {
@@ -312,14 +313,15 @@ pub(crate) fn commit_update(
     // (spec for `/status`). kube-apiserver records managed fields before the status strategy
     // copies the old object back, so a `/status` writer owns the labels it sent even though
     // they are not kept.
-    let typeable = managed_fields::is_typeable(info, &new) && managed_fields::is_typeable(info, &old);
+    let minor = state.options.minor();
+    let typeable = managed_fields::is_typeable(info, &new, minor) && managed_fields::is_typeable(info, &old, minor);
     let (mut new, field_view) = prepare_update(info, &old, new, subresource, ownership, state.options.minor());
     defaults::apply(info, &mut new, state.options.minor())?;
     check_identity_unchanged(info, &old, &new)?;
     preserve_system_fields(&old, &mut new);
     builtin_validation::check(info, &new, Some(&old), subresource, state.options.minor())?;
     opts.warnings
-        .extend(strategy_warnings::on_update(info, &new, &old, subresource));
+        .extend(strategy_warnings::on_update(info, &new, &old, subresource, minor));
     if object::is_deleting(&old) {
         let before = object::finalizers(&old);
         let added: Vec<String> = object::finalizers(&new)
@@ -344,7 +346,10 @@ pub(crate) fn commit_update(
     } else {
         Scope::Object
     };
-    schema::admit(info, &mut new, scope, Some(&old))?;
+    let mut ratcheted = Vec::new();
+    let admitted = schema::admit(info, &mut new, scope, Some(&old), state.options.minor(), &mut ratcheted);
+    opts.warnings.extend(ratcheted);
+    admitted?;
     let with_status = !info.status_subresource;
     if info.has_generation && !object::same_spec(&old, &new, with_status) {
         meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));

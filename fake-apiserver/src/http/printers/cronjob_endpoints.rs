@@ -10,15 +10,24 @@ use crate::semantics::selector::label_selector_text;
 /// How many endpoints `formatEndpoints` shows before it counts the rest.
 const SHOWN_ENDPOINTS: usize = 3;
 
-/// The columns after Name of a CronJob's printer (`age` is the Age column).
-pub(super) fn cron_job_columns(age: BuiltinColumn) -> Vec<BuiltinColumn> {
-    vec![
-        column(
-            "Schedule",
-            "string",
-            "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.",
-            |o| json!(text(o, "/spec/schedule")),
-        ),
+/// The documentation of `CronJobSpec.timeZone`, the Timezone column's description.
+const TIME_ZONE_DESCRIPTION: &str = "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones";
+
+/// The columns after Name of a CronJob's printer on a server of `minor` (`age` is the Age
+/// column): from 1.30 the schedule's time zone follows it.
+pub(super) fn cron_job_columns(age: BuiltinColumn, minor: u32) -> Vec<BuiltinColumn> {
+    let schedule = column(
+        "Schedule",
+        "string",
+        "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.",
+        |o| json!(text(o, "/spec/schedule")),
+    );
+    let time_zone = (minor >= 30).then(|| {
+        column("Timezone", "string", TIME_ZONE_DESCRIPTION, |o| {
+            json!(o.pointer("/spec/timeZone").and_then(Value::as_str).unwrap_or("<none>"))
+        })
+    });
+    [schedule].into_iter().chain(time_zone).chain([
         column(
             "Suspend",
             "boolean",
@@ -49,7 +58,8 @@ pub(super) fn cron_job_columns(age: BuiltinColumn) -> Vec<BuiltinColumn> {
             "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
             job_template_selector,
         ),
-    ]
+    ])
+    .collect()
 }
 
 /// The columns after Name of an Endpoints' printer.
@@ -210,7 +220,7 @@ mod tests {
                 "containers": [{"name": "a", "image": "busybox"}, {"name": "b"}]}}}}},
             "status": {"active": [{"name": "j1"}, {"name": "j2"}]},
         });
-        let cells: Vec<Value> = cron_job_columns(column("Age", "string", "", |_| json!("0s")))
+        let cells: Vec<Value> = cron_job_columns(column("Age", "string", "", |_| json!("0s")), 28)
             .iter()
             .map(|c| (c.cell)(&cron_job))
             .collect();

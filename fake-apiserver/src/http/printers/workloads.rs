@@ -7,8 +7,19 @@ use super::{BuiltinColumn, column, human_duration, int, wide};
 use crate::semantics::selector::label_selector_text;
 use crate::storage::object;
 
-/// The columns after Name of a workload's printer (`age` is the Age column).
-pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn) -> Option<Vec<BuiltinColumn>> {
+/// The documentation of `JobStatus.succeeded`, the Completions column's description: 1.31
+/// documents that an elastic indexed job may lower it.
+fn completions_description(minor: u32) -> &'static str {
+    if minor >= 31 {
+        "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs."
+    } else {
+        "The number of pods which reached phase Succeeded."
+    }
+}
+
+/// The columns after Name of a workload's printer on a server of `minor` (`age` is the Age
+/// column); a Job's table gains its Status in 1.31.
+pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn, minor: u32) -> Option<Vec<BuiltinColumn>> {
     Some(match (group, kind) {
         ("apps", "Deployment") => vec![
             column("Ready", "string", "Number of the pod with ready state", |o| {
@@ -35,8 +46,11 @@ pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn) -> Option<Vec
         .into_iter()
         .chain(template_columns())
         .collect(),
-        ("batch", "Job") => vec![
-            column("Completions", "string", "The number of pods which reached phase Succeeded.", job_completions),
+        ("batch", "Job") => (minor >= 31)
+            .then(|| column("Status", "string", "Status of the job.", job_status))
+            .into_iter()
+            .chain([
+            column("Completions", "string", completions_description(minor), job_completions),
             column("Duration", "string", "Time required to complete the job.", job_duration),
             age,
             wide("Containers", "Names of each container in the template.", |o| containers(o, "name")),
@@ -46,7 +60,8 @@ pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn) -> Option<Vec
                 "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
                 |o| json!(o.pointer("/spec/selector").map(label_selector_text).unwrap_or_default()),
             ),
-        ],
+        ])
+            .collect(),
         ("apps", "ReplicaSet") => vec![
             column(
                 "Desired",
@@ -83,6 +98,35 @@ fn job_completions(job: &Value) -> Value {
         Some(completions) => format!("{succeeded}/{completions}"),
         None if parallelism > 1 => format!("{succeeded}/1 of {parallelism}"),
         None => format!("{succeeded}/1"),
+    })
+}
+
+/// `printJob`'s status: the first of its conditions that holds, in the printer's order, else
+/// Running.
+fn job_status(job: &Value) -> Value {
+    let holds = |kind: &str| {
+        job.pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|c| {
+                c.get("type").and_then(Value::as_str) == Some(kind)
+                    && c.get("status").and_then(Value::as_str) == Some("True")
+            })
+    };
+    let deleting = job.pointer("/metadata/deletionTimestamp").is_some_and(|t| !t.is_null());
+    json!(if holds("Complete") {
+        "Complete"
+    } else if holds("Failed") {
+        "Failed"
+    } else if deleting {
+        "Terminating"
+    } else if holds("Suspended") {
+        "Suspended"
+    } else if holds("FailureTarget") {
+        "FailureTarget"
+    } else {
+        "Running"
     })
 }
 

@@ -15,6 +15,7 @@ use super::compile::{self, CompiledRule};
 use super::runtime_library::{self, go_error_text};
 use super::values;
 use crate::semantics::field_error::{BadValue, ErrorType, FieldError};
+use crate::semantics::schema::correlation::{self, Correlated};
 use crate::semantics::schema::structural;
 
 /// The longest message a `messageExpression` may produce (`MaxEvaluatedMessageExpressionSizeBytes`).
@@ -88,6 +89,55 @@ pub(crate) struct At<'a> {
     pub(crate) schema: &'a Value,
     pub(crate) value: &'a Value,
     pub(crate) old: Option<&'a Value>,
+    pub(crate) ratchet: Ratchet<'a>,
+}
+
+/// `ratchetingOptions`: the node of the update's correlation a failure is ratcheted by
+/// (from 1.30, on updates of the object): the node itself when it correlates, else its
+/// nearest correlated ancestor, whose unchanged value turns a failure into a warning.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Ratchet<'a> {
+    /// No ratcheting: a create, a `/status` write, or below the type meta of the root.
+    Off,
+    /// The node correlates.
+    Current(Correlated<'a>),
+    /// The node does not correlate; this is its nearest ancestor that does.
+    Below(Correlated<'a>),
+}
+
+impl<'a> Ratchet<'a> {
+    /// `key`: the property `field` (`root`: of the resource, whose type meta never ratchets).
+    fn key(self, field: &str, root: bool) -> Self {
+        match self {
+            Self::Current(_) if root && (field == "apiVersion" || field == "kind") => Self::Off,
+            Self::Current(node) => node.key(field).map_or(Self::Below(node), Self::Current),
+            other => other,
+        }
+    }
+
+    /// `index`: the list item `i`.
+    fn index(self, i: usize) -> Self {
+        match self {
+            Self::Current(node) => node.index(i).map_or(Self::Below(node), Self::Current),
+            other => other,
+        }
+    }
+
+    /// `shouldRatchetError`.
+    fn applies(self) -> bool {
+        match self {
+            Self::Off => false,
+            Self::Current(node) | Self::Below(node) => node.unchanged(),
+        }
+    }
+}
+
+/// What a validation found: the failures, and those ratcheted (kube-apiserver answers them
+/// as warnings).
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    pub(crate) errors: Vec<FieldError>,
+    pub(crate) ratcheted: Vec<FieldError>,
 }
 
 impl Validator {
@@ -103,24 +153,37 @@ impl Validator {
         errors.iter().any(|e| blocking(e.kind))
     }
 
-    /// `Validate`: the errors of every rule of this node and below, in kube-apiserver's order.
-    pub(crate) fn validate(&self, at: &At<'_>) -> Vec<FieldError> {
+    /// `Validate`: the failures of every rule of this node and below, in kube-apiserver's order.
+    pub(crate) fn validate(&self, at: &At<'_>) -> Found {
+        let mut found = Found::default();
+        self.walk(at, &mut found);
+        found
+    }
+
+    fn walk(&self, at: &At<'_>, found: &mut Found) {
         if at.value.is_null() {
-            return Vec::new();
+            return;
         }
-        let mut errors = self.validate_expressions(at);
+        self.validate_expressions(at, found);
         match at.value {
             Value::Array(items) => {
                 if let (Some(validator), Some(items_schema)) = (&self.items, structural::items(at.schema)) {
                     for (i, item) in items.iter().enumerate() {
-                        let old = at.old.and_then(|old| correlated_item(at.schema, old, item));
+                        let old = at
+                            .old
+                            .and_then(Value::as_array)
+                            .and_then(|old| correlation::map_list_item(at.schema, old, item));
                         let path = format!("{}[{i}]", at.path);
-                        errors.extend(validator.validate(&At {
-                            path,
-                            schema: items_schema,
-                            value: item,
-                            old,
-                        }));
+                        validator.walk(
+                            &At {
+                                path,
+                                schema: items_schema,
+                                value: item,
+                                old,
+                                ratchet: at.ratchet.index(i),
+                            },
+                            found,
+                        );
                     }
                 }
             }
@@ -133,15 +196,20 @@ impl Validator {
                         None
                     }
                 };
+                let root = at.path == "<nil>";
                 if let (Some(validator), Some(additional)) = (&self.additional, structural::additional(at.schema)) {
                     for (key, value) in fields {
                         let path = format!("{}[{key}]", at.path);
-                        errors.extend(validator.validate(&At {
-                            path,
-                            schema: additional,
-                            value,
-                            old: old_field(key),
-                        }));
+                        validator.walk(
+                            &At {
+                                path,
+                                schema: additional,
+                                value,
+                                old: old_field(key),
+                                ratchet: at.ratchet.key(key, root),
+                            },
+                            found,
+                        );
                     }
                 }
                 for (key, value) in fields {
@@ -151,28 +219,32 @@ impl Validator {
                         continue;
                     };
                     let path = child(&at.path, key);
-                    errors.extend(validator.validate(&At {
-                        path,
-                        schema: prop,
-                        value,
-                        old: old_field(key),
-                    }));
+                    validator.walk(
+                        &At {
+                            path,
+                            schema: prop,
+                            value,
+                            old: old_field(key),
+                            ratchet: at.ratchet.key(key, root),
+                        },
+                        found,
+                    );
                 }
             }
             _ => {}
         }
-        errors
     }
 
     /// `validateExpressions`: this node's rules.
-    fn validate_expressions(&self, at: &At<'_>) -> Vec<FieldError> {
+    fn validate_expressions(&self, at: &At<'_>, found: &mut Found) {
         let node_type = BadValue::from(at.schema.get("type").and_then(Value::as_str).unwrap_or_default());
         if let Some(error) = &self.compile_error {
             let detail = format!("rule compiler initialization error: {error}");
-            return vec![FieldError::invalid(&at.path, node_type, detail)];
+            found.errors.push(FieldError::invalid(&at.path, node_type, detail));
+            return;
         }
         if self.rules.is_empty() {
-            return Vec::new();
+            return;
         }
         let convert = |v: &Value| {
             if self.resource_root {
@@ -187,7 +259,7 @@ impl Validator {
         if let Some(old) = &old {
             context.add_variable_from_value("oldSelf", old.clone());
         }
-        let mut errors = Vec::new();
+        let errors = &mut found.errors;
         for (rule, compiled) in &self.rules {
             if let Some(error) = &compiled.error {
                 errors.push(FieldError::invalid(
@@ -213,7 +285,15 @@ impl Validator {
             }
             match Cel::resolve(program, &optional_scope) {
                 Ok(Cel::Bool(true)) => {}
-                Ok(_) => errors.push(self.failure(at, rule, compiled, &context, &node_type)),
+                Ok(_) => {
+                    let failure = self.failure(at, rule, compiled, &context, &node_type);
+                    // A rule that does not read `oldSelf` does not hold an unchanged value back.
+                    if !compiled.transition && at.ratchet.applies() {
+                        found.ratcheted.push(failure);
+                    } else {
+                        errors.push(failure);
+                    }
+                }
                 Err(error) => {
                     let text = go_error_text(&error);
                     let shown = rule_error_string(rule);
@@ -228,7 +308,6 @@ impl Validator {
                 }
             }
         }
-        errors
     }
 
     /// The error of a rule that evaluated to false: at its `fieldPath`, of its `reason`,
@@ -294,19 +373,4 @@ fn map_correlatable(schema: &Value) -> bool {
         schema.get("x-kubernetes-map-type").and_then(Value::as_str),
         None | Some("granular" | "atomic")
     )
-}
-
-/// The old item a new one correlates with: only in a `map` list, by its keys (`makeMapList`).
-fn correlated_item<'o>(schema: &Value, old: &'o Value, item: &Value) -> Option<&'o Value> {
-    if schema.get("x-kubernetes-list-type").and_then(Value::as_str) != Some("map") {
-        return None;
-    }
-    let keys: Vec<&str> = schema
-        .get("x-kubernetes-list-map-keys")
-        .and_then(Value::as_array)
-        .map(|k| k.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let key_of = |v: &Value| keys.iter().map(|k| v.get(*k).cloned()).collect::<Vec<_>>();
-    let wanted = key_of(item);
-    old.as_array()?.iter().find(|candidate| key_of(candidate) == wanted)
 }

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
-use super::{FieldPath, display, extend, is_system, key_segment};
+use super::{FieldPath, display, extend, is_system, key_segment, value_segment};
 use crate::semantics::shape::{ListKind, Shape, list_kind};
 
 /// Every member of `object`'s field set, each with whether other members sit below it (a list
@@ -59,7 +59,7 @@ fn walk(value: &Value, shape: Shape<'_>, path: FieldPath, set: &mut BTreeSet<Fie
             let field = path.last().map_or("", |s| &s[2..]);
             match list_kind(shape, &path, field, items) {
                 // `doList`: a granular list owns its items, not itself; an empty one owns nothing.
-                ListKind::Set => set.extend(items.iter().map(|item| extend(&path, format!("v:{item}")))),
+                ListKind::Set => set.extend(items.iter().map(|item| extend(&path, value_segment(item)))),
                 ListKind::Map(keys) if items.iter().all(|item| key_segment(item, &keys).is_some()) => {
                     for item in items {
                         let Some(segment) = key_segment(item, &keys) else {
@@ -81,10 +81,25 @@ fn walk(value: &Value, shape: Shape<'_>, path: FieldPath, set: &mut BTreeSet<Fie
     }
 }
 
+/// An error of structured-merge-diff's typed conversion of a granular list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ListError {
+    pub(crate) message: String,
+    /// A repeated name, which v4.4 (kube-apiserver 1.30 on) lets an update through
+    /// (`AllowDuplicates`), where an item it cannot name fails every conversion.
+    pub(crate) repeat: bool,
+}
+
+impl std::fmt::Display for ListError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 /// The errors structured-merge-diff's typed conversion finds in `object`'s granular lists: an
 /// item it cannot name (a keyed list's null, non-object or key-less item; a set's object, list
 /// or null), which abandons the rest of that list, and every repeat of a name.
-pub(crate) fn list_errors(object: &Value, shape: Shape<'_>) -> Vec<String> {
+pub(crate) fn list_errors(object: &Value, shape: Shape<'_>) -> Vec<ListError> {
     let mut errors = Vec::new();
     for (key, value) in object.as_object().into_iter().flatten() {
         if key != "apiVersion" && key != "kind" {
@@ -94,7 +109,7 @@ pub(crate) fn list_errors(object: &Value, shape: Shape<'_>) -> Vec<String> {
     errors
 }
 
-fn check(value: &Value, shape: Shape<'_>, path: FieldPath, errors: &mut Vec<String>) {
+fn check(value: &Value, shape: Shape<'_>, path: FieldPath, errors: &mut Vec<ListError>) {
     if is_system(&path) || shape.is_atomic(&path) {
         return;
     }
@@ -115,13 +130,19 @@ fn check(value: &Value, shape: Shape<'_>, path: FieldPath, errors: &mut Vec<Stri
                 let segment = match item_segment(&kind, item) {
                     Ok(segment) => segment,
                     Err(why) => {
-                        errors.push(format!("{}: element {i}: {why}", display(&path)));
+                        errors.push(ListError {
+                            message: format!("{}: element {i}: {why}", display(&path)),
+                            repeat: false,
+                        });
                         return;
                     }
                 };
                 if !seen.insert(segment.clone()) {
                     let name = display(std::slice::from_ref(&segment));
-                    errors.push(format!("{}: duplicate entries for key {name}", display(&path)));
+                    errors.push(ListError {
+                        message: format!("{}: duplicate entries for key {name}", display(&path)),
+                        repeat: true,
+                    });
                 }
                 if let ListKind::Map(_) = kind {
                     check(item, shape.items(), extend(&path, segment), errors);
@@ -152,7 +173,7 @@ fn item_segment(kind: &ListKind, item: &Value) -> Result<String, String> {
         (_, Value::Object(_)) => Err("associative list without keys has an element that's a map type".into()),
         (_, Value::Array(_)) => Err("not supported: associative list with lists as elements".into()),
         (_, Value::Null) => Err("associative list without keys has an element that's an explicit null".into()),
-        (_, scalar) => Ok(format!("v:{scalar}")),
+        (_, scalar) => Ok(value_segment(scalar)),
     }
 }
 
@@ -206,8 +227,14 @@ mod tests {
         let shape = Shape::of(&info);
         let object = json!({"spec": {"ports": [{"name": "x", "protocol": "TCP"}, {"name": "x", "protocol": "TCP"}],
                                      "tags": ["q", "q", "q"]}});
+        let messages = |object| {
+            list_errors(object, shape)
+                .into_iter()
+                .map(|e| e.message)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(
-            list_errors(&object, shape),
+            messages(&object),
             [
                 ".spec.ports: duplicate entries for key [name=\"x\",protocol=\"TCP\"]",
                 ".spec.tags: duplicate entries for key [=\"q\"]",
@@ -216,7 +243,7 @@ mod tests {
         );
         let object = json!({"spec": {"ports": [{"name": "y"}, {"name": "y"}], "args": ["a", "a"]}});
         assert_eq!(
-            list_errors(&object, shape),
+            messages(&object),
             [
                 ".spec.ports: element 0: associative list with keys has an element that omits key field \"protocol\" (and doesn't have default value)"
             ]

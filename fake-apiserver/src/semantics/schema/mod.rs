@@ -6,6 +6,7 @@
 //! (`pkg/registry/customresource/{strategy,validator,status_strategy}.go`), all errors in one
 //! answer.
 
+pub(crate) mod correlation;
 mod defaulting;
 mod embedded;
 pub(crate) mod formats;
@@ -22,6 +23,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use self::correlation::Correlated;
 use crate::semantics::cel;
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::{list_types, scale_checks};
@@ -41,17 +43,23 @@ pub(crate) enum Scope {
 /// Prunes, defaults and validates `object` when `info` carries a schema; Invalid lists every
 /// violation found, in kube-apiserver's order: the schema's, the scale fields', the embedded
 /// resources', the list types'. An update (`old` given) is refused for its list types only when
-/// the old object kept them (ratcheting). Unknown fields are dropped silently here: the decoder
-/// has already reported them ([`prune_unknown`]).
+/// the old object kept them (ratcheting). From 1.30 (`CRDValidationRatcheting`) an update of
+/// the object (not of `/status`) ratchets: schema errors and rule failures (of rules that do
+/// not read `oldSelf`) in parts left unchanged are dropped, the rule failures into `warnings`.
+/// Unknown fields are dropped silently here: the decoder has already reported them
+/// ([`prune_unknown`]).
 pub(crate) fn admit(
     info: &ResourceInfo,
     object: &mut Value,
     scope: Scope,
     old: Option<&Value>,
+    minor: u32,
+    warnings: &mut Vec<String>,
 ) -> Result<(), ApiStatus> {
     let Some(schema) = &info.schema else { return Ok(()) };
     decode(info, schema, object)?;
-    let mut errors = validate(info, schema, object, scope);
+    let ratchet = old.filter(|_| scope == Scope::Object && minor >= 30);
+    let mut errors = validate(info, schema, object, scope, ratchet);
     if old.is_none_or(|old| list_types::duplicates(schema, old, "").is_empty()) {
         errors.extend(list_types::duplicates(schema, object, ""));
     }
@@ -64,12 +72,19 @@ pub(crate) fn admit(
                 "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
             ));
         } else {
-            errors.extend(rules.validate(&cel::At {
+            let ratchet = match ratchet {
+                Some(old) => cel::Ratchet::Current(Correlated::root(object, old, schema)),
+                None => cel::Ratchet::Off,
+            };
+            let found = rules.validate(&cel::At {
                 path: "<nil>".into(),
                 schema,
                 value: object,
                 old,
-            }));
+                ratchet,
+            });
+            errors.extend(found.errors);
+            warnings.extend(found.ratcheted.iter().map(ToString::to_string));
         }
     }
     if errors.is_empty() {
@@ -173,10 +188,23 @@ fn decode(info: &ResourceInfo, schema: &Value, object: &mut Value) -> Result<(),
     Ok(())
 }
 
-/// The strategy's checks of a decoded custom resource.
-fn validate(info: &ResourceInfo, schema: &Value, object: &Value, scope: Scope) -> Vec<FieldError> {
+/// The strategy's checks of a decoded custom resource; schema errors ratchet against `ratchet`,
+/// the old object, when given.
+fn validate(
+    info: &ResourceInfo,
+    schema: &Value,
+    object: &Value,
+    scope: Scope,
+    ratchet: Option<&Value>,
+) -> Vec<FieldError> {
     let mut errors = match scope {
-        Scope::Object => openapi_errors::to_field_errors(&validator::validate(schema, object, "").errors, None),
+        Scope::Object => {
+            let found = match ratchet {
+                Some(old) => validator::validate_update(schema, object, old),
+                None => validator::validate(schema, object, ""),
+            };
+            openapi_errors::to_field_errors(&found.errors, None)
+        }
         Scope::Status { minor } => {
             let status_schema = structural::property(schema, "status");
             let base = (minor >= 31).then_some("status");
@@ -247,7 +275,7 @@ mod tests {
             "status": { "anything": 1 },
             "extra": 1
         });
-        admit(&info(), &mut object, Scope::Object, None).unwrap();
+        admit(&info(), &mut object, Scope::Object, None, 31, &mut Vec::new()).unwrap();
         assert_eq!(
             object["spec"],
             json!({ "cpu": 2, "memory": "1Gi", "labels": { "a": "b" } })
@@ -271,7 +299,7 @@ mod tests {
     #[test]
     fn admit_should_report_every_violation_with_its_cause_type() {
         let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": "two", "mode": "medium" } });
-        let status = admit(&info(), &mut object, Scope::Object, None).unwrap_err();
+        let status = admit(&info(), &mut object, Scope::Object, None, 31, &mut Vec::new()).unwrap_err();
         assert_eq!(status.code, 422);
         assert_eq!(
             causes(&status),
@@ -288,20 +316,24 @@ mod tests {
             status.message
         );
         let mut zero = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 0 } });
-        let message = admit(&info(), &mut zero, Scope::Object, None).unwrap_err().message;
+        let message = admit(&info(), &mut zero, Scope::Object, None, 31, &mut Vec::new())
+            .unwrap_err()
+            .message;
         assert!(
             message.contains("spec.cpu: Invalid value: 0: spec.cpu in body should be greater than or equal to 1"),
             "{message}"
         );
         let mut missing = json!({ "metadata": { "name": "vm" }, "spec": {} });
-        let message = admit(&info(), &mut missing, Scope::Object, None).unwrap_err().message;
+        let message = admit(&info(), &mut missing, Scope::Object, None, 31, &mut Vec::new())
+            .unwrap_err()
+            .message;
         assert!(message.contains("spec.cpu: Required value"), "{message}");
     }
 
     #[test]
     fn admit_should_drop_nulls_the_schema_does_not_allow_before_validating() {
         let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 1, "mode": null, "memory": null } });
-        admit(&info(), &mut object, Scope::Object, None).unwrap();
+        admit(&info(), &mut object, Scope::Object, None, 31, &mut Vec::new()).unwrap();
         assert_eq!(object["spec"], json!({ "cpu": 1, "memory": "1Gi" }));
     }
 }

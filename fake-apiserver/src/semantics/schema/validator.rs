@@ -7,9 +7,17 @@
 //! `Result` collects them: every validator runs, an error whose text was already reported is
 //! dropped, and the count of checks made (`MatchCount`) picks the closest failing branch of an
 //! `anyOf` or `oneOf`.
+//!
+//! An update may ratchet (`apiextensions-apiserver/pkg/apiserver/validation/ratcheting.go`,
+//! from 1.30): each node that correlates with the old object ([`Correlated`]) and is unchanged
+//! drops the errors found in it and below, so a value that was valid when written stays
+//! writable after the schema tightened. Nodes reached through a composition (`anyOf`, …) or
+//! an uncorrelated item are validated plainly, their errors left to the nearest correlated
+//! node.
 
 use serde_json::{Map, Value};
 
+use super::correlation::Correlated;
 use super::go_value::{self, Number};
 use super::openapi_errors::SchemaError;
 use super::outcome::Outcome;
@@ -19,6 +27,26 @@ use crate::semantics::field_error::{BadValue, go_quote};
 
 /// Validates `data` against `schema`; `path` names `data` in messages (empty at the root).
 pub(crate) fn validate(schema: &Value, data: &Value, path: &str) -> Outcome {
+    node(schema, data, path, None)
+}
+
+/// Validates the update of `old` to `data` with ratcheting: errors in unchanged parts are
+/// dropped (`RatchetingSchemaValidator.ValidateUpdate`).
+pub(crate) fn validate_update(schema: &Value, data: &Value, old: &Value) -> Outcome {
+    node(schema, data, "", Some(Correlated::root(data, old, schema)))
+}
+
+/// One node: plainly when `correlated` is `None`, else as a ratcheting node.
+fn node(schema: &Value, data: &Value, path: &str, correlated: Option<Correlated<'_>>) -> Outcome {
+    let mut out = checks(schema, data, path, correlated);
+    if !out.is_valid() && correlated.is_some_and(|c| c.unchanged()) {
+        // `MergeAsWarnings`: the errors become warnings, which no one reads.
+        out.errors.clear();
+    }
+    out
+}
+
+fn checks(schema: &Value, data: &Value, path: &str, correlated: Option<Correlated<'_>>) -> Outcome {
     let mut out = Outcome::default();
     if data.is_null() {
         out.merge(check_type(schema, data, path));
@@ -44,11 +72,11 @@ pub(crate) fn validate(schema: &Value, data: &Value, path: &str) -> Outcome {
         step(&mut out, check_number(schema, number, path));
     }
     if let Some(items) = data.as_array() {
-        step(&mut out, check_slice(schema, items, path));
+        step(&mut out, check_slice(schema, items, path, correlated));
     }
     step(&mut out, check_enum(schema, data, path));
     if let Some(map) = data.as_object() {
-        step(&mut out, check_object(schema, map, path));
+        step(&mut out, check_object(schema, map, path, correlated));
     }
     out.matches += 1;
     out
@@ -206,11 +234,12 @@ fn check_composition(schema: &Value, data: &Value, path: &str) -> Outcome {
 }
 
 /// `schemaSliceValidator`: each item, then `minItems`, `maxItems`, `uniqueItems`.
-fn check_slice(schema: &Value, items: &[Value], path: &str) -> Outcome {
+fn check_slice(schema: &Value, items: &[Value], path: &str, correlated: Option<Correlated<'_>>) -> Outcome {
     let mut out = Outcome::default();
     if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
         for (i, item) in items.iter().enumerate() {
-            out.merge(validate(item_schema, item, &format!("{path}[{i}]")));
+            let item_correlated = correlated.and_then(|c| c.index(i));
+            out.merge(node(item_schema, item, &format!("{path}[{i}]"), item_correlated));
         }
     }
     let size = items.len() as i64;
@@ -247,7 +276,7 @@ fn check_enum(schema: &Value, data: &Value, path: &str) -> Outcome {
 }
 
 /// `objectValidator`: property counts, additional properties, each known property, `required`.
-fn check_object(schema: &Value, map: &Map<String, Value>, path: &str) -> Outcome {
+fn check_object(schema: &Value, map: &Map<String, Value>, path: &str, correlated: Option<Correlated<'_>>) -> Outcome {
     let mut out = Outcome::default();
     let size = map.len() as i64;
     if let Some(min) = structural::int(schema, "minProperties").filter(|min| size < *min) {
@@ -257,10 +286,15 @@ fn check_object(schema: &Value, map: &Map<String, Value>, path: &str) -> Outcome
         out.add(SchemaError::too_many_properties(path, max, size));
     }
     let properties = schema.get("properties").and_then(Value::as_object);
+    // `SubPropertyValidator`: the root's type meta never ratchets (both versions read alike).
+    let key_correlated = |key: &str| {
+        let type_meta = path.is_empty() && (key == "kind" || key == "apiVersion");
+        correlated.filter(|_| !type_meta).and_then(|c| c.key(key))
+    };
     if let Some(additional) = schema.get("additionalProperties").filter(|a| a.is_object()) {
         for (key, value) in map {
             if properties.is_none_or(|p| !p.contains_key(key)) {
-                out.merge(validate(additional, value, &format!("{path}.{key}")));
+                out.merge(node(additional, value, &format!("{path}.{key}"), key_correlated(key)));
             }
         }
     }
@@ -271,7 +305,7 @@ fn check_object(schema: &Value, map: &Map<String, Value>, path: &str) -> Outcome
             } else {
                 format!("{path}.{name}")
             };
-            out.merge(validate(property, value, &child));
+            out.merge(node(property, value, &child, key_correlated(name)));
         }
     }
     for key in schema
