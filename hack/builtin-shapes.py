@@ -4,13 +4,126 @@ OpenAPI v3 documents (api/openapi-spec/v3 of a Kubernetes source tree): the stru
 built-in type, reduced to what field management reads, as kube-openapi's schemaconv reads it:
 properties, items, additionalProperties, list types (a list's x-kubernetes-list-type, else its
 patch strategy and merge key, else atomic), map types, and the defaults of list-map key fields.
+From the Go types of the same tree (staging/src/k8s.io/...), each definition's `x-omitempty`:
+the fields whose empty value Go's JSON encoder leaves out (`omitempty` on a value that is no
+pointer or struct: a string, number or bool at its zero value, an empty slice or map), which a
+built-in object therefore never stores.
 
-usage: hack/builtin-shapes.py /tmp/k8s-src/api/openapi-spec/v3 > fake-apiserver/src/semantics/builtin_shapes.json
+usage: hack/builtin-shapes.py /tmp/k8s-src > fake-apiserver/src/semantics/builtin_shapes.json
 """
 
+import glob
 import json
 import os
+import re
 import sys
+
+# The Go package of each OpenAPI definition prefix.
+GO_PACKAGES = {
+    "io.k8s.api.": "staging/src/k8s.io/api/",
+    "io.k8s.apimachinery.pkg.apis.meta.v1": "staging/src/k8s.io/apimachinery/pkg/apis/meta/v1",
+    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1": "staging/src/k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1",
+    "io.k8s.kube-aggregator.pkg.apis.apiregistration.v1": "staging/src/k8s.io/kube-aggregator/pkg/apis/apiregistration/v1",
+}
+SCALARS = {"string", "bool", "byte", "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64"}
+STRUCT_RE = re.compile(r"^type (\w+) struct \{$")
+NAMED_RE = re.compile(r"^type (\w+) (\S+)$")
+FIELD_RE = re.compile(r'^\s*(\w+)?\s*([^\s`]+)\s+`json:"([^"]*)"')
+
+
+def go_package(definition):
+    """The directory of a definition's Go package and the type's name, or None."""
+    package, _, name = definition.rpartition(".")
+    for prefix, directory in GO_PACKAGES.items():
+        if package == prefix.rstrip("."):
+            return directory, name
+        if prefix.endswith(".") and package.startswith(prefix):
+            group, version = package[len(prefix):].split(".")
+            return f"{directory}{group}/{version}", name
+    return None
+
+
+def read_package(root, directory, cache):
+    """Every struct of a Go package (its fields: Go name, type, json tag) and its named types."""
+    if directory in cache:
+        return cache[directory]
+    structs, named = {}, {}
+    for path in sorted(glob.glob(os.path.join(root, directory, "*.go"))):
+        if path.endswith("_test.go") or "generated" in os.path.basename(path):
+            continue
+        current = None
+        with open(path) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if current is None:
+                    m = STRUCT_RE.match(line)
+                    if m:
+                        current = structs.setdefault(m.group(1), [])
+                        continue
+                    m = NAMED_RE.match(line)
+                    if m:
+                        named[m.group(1)] = m.group(2)
+                elif line == "}":
+                    current = None
+                else:
+                    m = FIELD_RE.match(line)
+                    if m:
+                        go_name, go_type, tag = m.groups()
+                        current.append((go_name, go_type, tag))
+    cache[directory] = (structs, named)
+    return cache[directory]
+
+
+# Named types of other packages the API types use (`types.UID`).
+FOREIGN_NAMED = {"UID": "string"}
+
+
+def empty_omitted(go_type, named):
+    """Whether `omitempty` drops a value of this Go type when empty: not for pointers, structs.
+    A type of another package (`v1.ResourceList`) is looked up by its name in `named`, which
+    holds the named types of every package read."""
+    seen = set()
+    while go_type not in seen:
+        seen.add(go_type)
+        if go_type.startswith("*"):
+            return False
+        if go_type.startswith("[]") or go_type.startswith("map["):
+            return True
+        if go_type in SCALARS:
+            return True
+        base = go_type.split(".")[-1]
+        if base in named:
+            go_type = named[base]
+        elif base in FOREIGN_NAMED:
+            go_type = FOREIGN_NAMED[base]
+        else:
+            return False
+    return False
+
+
+def omitted_fields(root, definition, cache):
+    """The JSON names of a definition's fields whose empty value Go's encoder omits."""
+    located = go_package(definition)
+    if not located:
+        return []
+    directory, name = located
+    structs, _ = read_package(root, directory, cache)
+    # Named types by name across the packages the API types refer to.
+    named = {}
+    for package in ("staging/src/k8s.io/api/core/v1", "staging/src/k8s.io/apimachinery/pkg/apis/meta/v1", directory):
+        named.update(read_package(root, package, cache)[1])
+    fields, pending = [], [name]
+    while pending:
+        for go_name, go_type, tag in structs.get(pending.pop(), []):
+            json_name, _, options = tag.partition(",")
+            if "inline" in options.split(","):
+                pending.append(go_type.split(".")[-1])
+                continue
+            if json_name == "-" or "omitempty" not in options.split(","):
+                continue
+            if empty_omitted(go_type, named):
+                fields.append(json_name or go_name)
+    return sorted(set(fields))
 
 PREFIX = "#/components/schemas/"
 
@@ -63,7 +176,8 @@ def reduce(node, schemas):
     return out
 
 
-def main(spec_dir):
+def main(source):
+    spec_dir = os.path.join(source, "api/openapi-spec/v3")
     schemas, kinds = {}, {}
     for name in sorted(os.listdir(spec_dir)):
         if not name.endswith("_openapi.json"):
@@ -73,6 +187,11 @@ def main(spec_dir):
         for definition, node in document.get("components", {}).get("schemas", {}).items():
             schemas.setdefault(definition, node)
     reduced = {name: reduce(node, schemas) for name, node in sorted(schemas.items())}
+    cache = {}
+    for name, node in reduced.items():
+        omitted = [f for f in omitted_fields(source, name, cache) if f in node.get("properties", {})]
+        if omitted:
+            node["x-omitempty"] = omitted
     for name, node in sorted(schemas.items()):
         for gvk in node.get("x-kubernetes-group-version-kind", []):
             key = f"{gvk['group']}/{gvk['version']}/{gvk['kind']}"

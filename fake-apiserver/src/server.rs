@@ -129,8 +129,9 @@ impl FakeApiServer {
                 history_limit: 20_000,
                 watch_buffer: 1 << 16,
                 bookmark_interval: Duration::from_secs(60),
-                version: "v1.33.0".to_owned(),
-                // Off by default in v1.33, as in 1.28 to 1.31 (on in 1.32 and from 1.34).
+                // The newest minor this project builds and records kube-apiserver on.
+                version: "v1.31.2".to_owned(),
+                // Off by default in 1.28 to 1.31 (on in 1.32 and from 1.34).
                 watch_list: false,
                 controller_delay: Duration::from_millis(100),
                 bootstrap: true,
@@ -275,14 +276,15 @@ impl FakeApiServerBuilder {
     }
 
     /// Serves streaming lists (watches with `sendInitialEvents`), as kube-apiserver does with
-    /// its WatchList feature on: by default in 1.32 and from 1.34. Default: off, as in the v1.33
-    /// this server reports (and 1.28 to 1.31), which refuse such a watch with 422.
+    /// its WatchList feature on: by default in 1.32 and from 1.34. Default: off, as in the v1.31
+    /// this server reports by default (and 1.28 to 1.31), which refuse such a watch with 422.
     pub fn watch_list(mut self, on: bool) -> Self {
         self.options.watch_list = on;
         self
     }
 
-    /// The Kubernetes version the server reports in `/version` (default `v1.33.0`); its minor
+    /// The Kubernetes version the server reports in `/version` (default `v1.31.2`, the newest
+    /// minor whose kube-apiserver answers are recorded in the conformance corpus); its minor
     /// picks what changed between minors: the aggregated discovery versions served
     /// (`apidiscovery.k8s.io/v2beta1` from 1.26, `v2` from 1.30) and the field path of a
     /// `/status` schema error (under `status.` from 1.31). Give `v1.<minor>.<patch>`, 1.28 or

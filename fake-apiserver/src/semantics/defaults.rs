@@ -9,6 +9,8 @@ use base64::Engine;
 use serde_json::{Map, Value, json};
 
 use crate::semantics::endpoints_validation;
+use crate::semantics::omit_empty::{self, Empty};
+use crate::semantics::shape::Shape;
 use crate::semantics::zero;
 
 pub(crate) mod apps_sets;
@@ -25,6 +27,9 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
     if !info.builtin {
         return Ok(());
     }
+    // Decoding into the Go type first: an empty `omitempty` scalar is no value, which the
+    // defaulters then fill as they fill an absent one.
+    omit_empty::drop_empty(object, Shape::of(info), Empty::Scalars);
     match (info.group.as_str(), info.kind.as_str()) {
         ("apps", "Deployment") => workloads::deployment(object),
         ("apps", "ReplicaSet") => workloads::replica_set(object),

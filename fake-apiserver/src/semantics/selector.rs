@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use crate::semantics::label_selector_parser::{self, Operator, ParsedRequirement};
 use crate::storage::field_selectors::FieldValue;
 
 /// One requirement of a label selector.
@@ -15,23 +16,44 @@ enum Requirement {
     NotIn(String, BTreeSet<String>),
     Exists(String),
     DoesNotExist(String),
+    GreaterThan(String, i64),
+    LessThan(String, i64),
+}
+
+impl Requirement {
+    fn of(parsed: ParsedRequirement) -> Self {
+        let ParsedRequirement { key, operator, values } = parsed;
+        let first = || values.first().cloned().unwrap_or_default();
+        // The parser has checked that `gt`/`lt` take one integer.
+        let number = || first().parse::<i64>().unwrap_or_default();
+        match operator {
+            Operator::Equals => Self::Equals(key, first()),
+            Operator::NotEquals => Self::NotEquals(key, first()),
+            Operator::In => Self::In(key, values.into_iter().collect()),
+            Operator::NotIn => Self::NotIn(key, values.into_iter().collect()),
+            Operator::Exists => Self::Exists(key),
+            Operator::DoesNotExist => Self::DoesNotExist(key),
+            Operator::GreaterThan => Self::GreaterThan(key, number()),
+            Operator::LessThan => Self::LessThan(key, number()),
+        }
+    }
 }
 
 /// Why a selector does not parse; the server answers 400 BadRequest with it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum SelectorError {
-    /// A label requirement with no operator kube-apiserver knows; the word found instead.
-    #[error("unable to parse requirement: found '{0}', expected: in, notin, =, ==, !=, gt, lt")]
-    Operator(String),
-    /// `in`/`notin` without `( … )`; the word found instead of `(`.
-    #[error("unable to parse requirement: found '{0}' expected: '('")]
-    ValueSet(String),
-    /// A label key with characters a label key cannot have.
-    #[error("invalid label key {0:?}")]
-    LabelKey(String),
-    /// A field selector term without `=`, `==` or `!=`.
-    #[error("invalid field selector: {0:?}: expected =, == or !=")]
-    FieldTerm(String),
+    /// A label selector `labels.Parse` refuses, in its words.
+    #[error("{0}")]
+    Label(String),
+    /// A field selector term without `=`, `==` or `!=`: the selector, then the term.
+    #[error("invalid selector: '{0}'; can't understand '{1}'")]
+    FieldTerm(String, String),
+    /// A backslash before anything but `\`, `,` or `=` (or at the end) in a field value.
+    #[error("invalid field selector: invalid escape sequence: {0}")]
+    FieldEscape(String),
+    /// An unescaped `,` or `=` in a field value, as the number of the character (Go's `%v` of a rune).
+    #[error("invalid field selector: unescaped character in value: {0}")]
+    FieldUnescaped(u32),
     /// A field path a kind with selectable fields of its own does not index.
     #[error("field label not supported: {0}")]
     UnsupportedField(String),
@@ -45,17 +67,10 @@ pub(crate) enum SelectorError {
 pub(crate) struct LabelSelector(Vec<Requirement>);
 
 impl LabelSelector {
-    /// Parses `a=b,c!=d,e in (x,y),f notin (z),g,!h`.
+    /// Parses `a=b,c!=d,e in (x,y),f notin (z),g,!h,n>1` as `labels.Parse` does.
     pub(crate) fn parse(text: &str) -> Result<Self, SelectorError> {
-        let mut requirements = Vec::new();
-        for part in split_top_level(text) {
-            let part = part.trim();
-            if part.is_empty() {
-                continue;
-            }
-            requirements.push(parse_requirement(part)?);
-        }
-        Ok(Self(requirements))
+        let parsed = label_selector_parser::parse(text).map_err(SelectorError::Label)?;
+        Ok(Self(parsed.into_iter().map(Requirement::of).collect()))
     }
 
     /// Whether an object with these labels is selected.
@@ -68,89 +83,10 @@ impl LabelSelector {
             Requirement::NotIn(k, values) => get(k).is_none_or(|v| !values.contains(v)),
             Requirement::Exists(k) => get(k).is_some(),
             Requirement::DoesNotExist(k) => get(k).is_none(),
+            // A label that is no integer matches neither.
+            Requirement::GreaterThan(k, n) => get(k).and_then(|v| v.parse::<i64>().ok()).is_some_and(|v| v > *n),
+            Requirement::LessThan(k, n) => get(k).and_then(|v| v.parse::<i64>().ok()).is_some_and(|v| v < *n),
         })
-    }
-}
-
-/// Splits on commas that are not inside `( … )`.
-fn split_top_level(text: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    for (i, c) in text.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                parts.push(&text[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&text[start..]);
-    parts
-}
-
-fn parse_requirement(part: &str) -> Result<Requirement, SelectorError> {
-    if let Some(key) = part.strip_prefix('!') {
-        return Ok(Requirement::DoesNotExist(valid_key(key.trim())?));
-    }
-    for (op, build) in [
-        ("!=", Requirement::NotEquals as fn(String, String) -> Requirement),
-        ("==", Requirement::Equals),
-        ("=", Requirement::Equals),
-    ] {
-        if let Some((key, value)) = part.split_once(op) {
-            return Ok(build(valid_key(key.trim())?, value.trim().to_owned()));
-        }
-    }
-    let words: Vec<&str> = part.splitn(2, char::is_whitespace).collect();
-    if let [key, rest] = words[..] {
-        let rest = rest.trim_start();
-        let (set, negated) = if let Some(rest) = rest.strip_prefix("notin") {
-            (rest, true)
-        } else if let Some(rest) = rest.strip_prefix("in") {
-            (rest, false)
-        } else {
-            return Err(SelectorError::Operator(first_word(rest).to_owned()));
-        };
-        let values = set
-            .trim()
-            .strip_prefix('(')
-            .and_then(|s| s.strip_suffix(')'))
-            .ok_or_else(|| SelectorError::ValueSet(first_word(set).to_owned()))?
-            .split(',')
-            .map(|v| v.trim().to_owned())
-            .collect();
-        let key = valid_key(key)?;
-        return Ok(if negated {
-            Requirement::NotIn(key, values)
-        } else {
-            Requirement::In(key, values)
-        });
-    }
-    Ok(Requirement::Exists(valid_key(part)?))
-}
-
-/// The token Go's selector lexer reads next: a word up to a space or one of `!=(),<>`.
-fn first_word(text: &str) -> &str {
-    let text = text.trim_start();
-    let end = text
-        .find(|c: char| c.is_whitespace() || "!=(),<>".contains(c))
-        .unwrap_or(text.len());
-    &text[..end]
-}
-
-fn valid_key(key: &str) -> Result<String, SelectorError> {
-    let ok = !key.is_empty()
-        && key.len() <= 317
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
-    if ok {
-        Ok(key.to_owned())
-    } else {
-        Err(SelectorError::LabelKey(key.to_owned()))
     }
 }
 
@@ -163,25 +99,22 @@ impl FieldSelector {
     /// that selects on metadata alone refuses others through apimachinery's default
     /// conversion, in its own words (`metadata_only`).
     pub(crate) fn parse(text: &str, supported: &[String], metadata_only: bool) -> Result<Self, SelectorError> {
+        // `parseSelector`: every term is parsed (in sorted order) before any is converted.
+        let mut parts = split_field_terms(text);
+        parts.sort_unstable();
         let mut terms = Vec::new();
-        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (path, equal, value) = if let Some((p, v)) = part.split_once("!=") {
-                (p, false, v)
-            } else if let Some((p, v)) = part.split_once("==") {
-                (p, true, v)
-            } else if let Some((p, v)) = part.split_once('=') {
-                (p, true, v)
-            } else {
-                return Err(SelectorError::FieldTerm(part.to_owned()));
-            };
-            let path = path.trim();
+        for part in parts.into_iter().filter(|p| !p.is_empty()) {
+            let (path, equal, value) =
+                split_field_term(part).ok_or_else(|| SelectorError::FieldTerm(text.to_owned(), part.to_owned()))?;
+            terms.push((path.to_owned(), equal, unescape_field_value(value)?));
+        }
+        for (path, _, _) in &terms {
             if !supported.iter().any(|s| s == path) {
                 if metadata_only {
-                    return Err(SelectorError::NotKnownField(path.to_owned()));
+                    return Err(SelectorError::NotKnownField(path.clone()));
                 }
-                return Err(SelectorError::UnsupportedField(path.to_owned()));
+                return Err(SelectorError::UnsupportedField(path.clone()));
             }
-            terms.push((path.to_owned(), equal, value.trim().to_owned()));
         }
         Ok(Self(terms))
     }
@@ -203,6 +136,66 @@ impl FieldSelector {
             (actual.as_deref().unwrap_or("") == value) == *equal
         })
     }
+}
+
+/// `splitTerms`: the terms between commas no backslash escapes.
+fn split_field_terms(text: &str) -> Vec<&str> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let mut terms = Vec::new();
+    let (mut start, mut escaped) = (0, false);
+    for (i, c) in text.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            ',' => {
+                terms.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    terms.push(&text[start..]);
+    terms
+}
+
+/// `splitTerm`: the field before the first operator (`!=`, `==`, `=`, tried in that order at
+/// each position), whether it asks for equality, and the raw value after it. Nothing is trimmed.
+fn split_field_term(term: &str) -> Option<(&str, bool, &str)> {
+    term.char_indices().find_map(|(i, _)| {
+        let rest = &term[i..];
+        [("!=", false), ("==", true), ("=", true)]
+            .into_iter()
+            .find(|(op, _)| rest.starts_with(op))
+            .map(|(op, equal)| (&term[..i], equal, &rest[op.len()..]))
+    })
+}
+
+/// `UnescapeValue`: `\\`, `\,` and `\=` stand for themselves; any other escape, and a bare `,`
+/// or `=`, is refused.
+fn unescape_field_value(value: &str) -> Result<String, SelectorError> {
+    let mut out = String::with_capacity(value.len());
+    let mut escaped = false;
+    for c in value.chars() {
+        if escaped {
+            if !matches!(c, '\\' | ',' | '=') {
+                return Err(SelectorError::FieldEscape(format!("\\{c}")));
+            }
+            out.push(c);
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' => escaped = true,
+            ',' | '=' => return Err(SelectorError::FieldUnescaped(u32::from(c))),
+            _ => out.push(c),
+        }
+    }
+    if escaped {
+        return Err(SelectorError::FieldEscape("\\".to_owned()));
+    }
+    Ok(out)
 }
 
 /// A `LabelSelector` object (`matchLabels`, `matchExpressions`) in the string form the
@@ -289,6 +282,41 @@ mod tests {
         assert_eq!(
             error("app in web"),
             "unable to parse requirement: found 'web' expected: '('"
+        );
+    }
+
+    #[test]
+    fn field_selectors_should_parse_as_fields_parse_does() {
+        let supported = vec!["metadata.name".to_owned(), "type".to_owned()];
+        let parse = |text: &str| FieldSelector::parse(text, &supported, false);
+        assert_eq!(
+            parse("type=a\\,b,metadata.name!=x").unwrap(),
+            FieldSelector(vec![
+                ("metadata.name".into(), false, "x".into()),
+                ("type".into(), true, "a,b".into())
+            ])
+        );
+        assert_eq!(
+            parse("type").unwrap_err().to_string(),
+            "invalid selector: 'type'; can't understand 'type'"
+        );
+        assert_eq!(
+            parse("type=a=b").unwrap_err().to_string(),
+            "invalid field selector: unescaped character in value: 61"
+        );
+        assert_eq!(
+            parse("type=a\\x").unwrap_err().to_string(),
+            "invalid field selector: invalid escape sequence: \\x"
+        );
+        assert_eq!(
+            parse("type = a").unwrap_err().to_string(),
+            "field label not supported: type ",
+            "nothing is trimmed"
+        );
+        assert_eq!(
+            parse("zzz=1,bad").unwrap_err().to_string(),
+            "invalid selector: 'zzz=1,bad'; can't understand 'bad'",
+            "every term parses before any converts"
         );
     }
 

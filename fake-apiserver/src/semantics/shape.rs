@@ -106,6 +106,17 @@ impl<'a> Shape<'a> {
         schema_atomic || owner_reference
     }
 
+    /// Whether Go's JSON encoder leaves the field `key` of this built-in type out when it is
+    /// empty (`x-omitempty`, from the Go types by `hack/builtin-shapes.py`).
+    pub(crate) fn omits_empty(self, key: &str) -> bool {
+        self.definitions.is_some()
+            && self
+                .schema
+                .and_then(|s| s.get("x-omitempty"))
+                .and_then(Value::as_array)
+                .is_some_and(|fields| fields.iter().any(|f| f == key))
+    }
+
     /// The default of a list item's field `name`, from the list's schema.
     fn item_default(self, name: &str) -> Option<Value> {
         let items = self.resolve(self.schema.and_then(|s| s.get("items")))?;

@@ -32,7 +32,7 @@ pub(crate) struct Options {
     pub(crate) history_limit: usize,
     pub(crate) watch_buffer: usize,
     pub(crate) bookmark_interval: Duration,
-    /// The `gitVersion` `/version` reports (`v1.33.0`).
+    /// The `gitVersion` `/version` reports (`v1.31.2` by default).
     pub(crate) version: String,
     /// kube-apiserver's WatchList feature: streaming lists (`sendInitialEvents`) served.
     pub(crate) watch_list: bool,

@@ -131,7 +131,7 @@ impl Query {
     }
 
     /// What kube-apiserver's `ValidateListOptions` refuses in a list's or a watch's options, in
-    /// its order. Without the WatchList feature (off by default in 1.28 to 1.31 and in 1.33) a
+    /// its order. Without the WatchList feature (off by default in 1.28 to 1.31, the server's default, and in 1.33) a
     /// watch may not carry `sendInitialEvents` at all, even `false`.
     fn list_option_causes(&self, watch: bool, watch_list: bool) -> Vec<(String, String)> {
         const MATCH: &str = "resourceVersionMatch";

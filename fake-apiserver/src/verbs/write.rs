@@ -8,7 +8,9 @@ use serde_json::{Value, json};
 use crate::auth::{UserInfo, escalation};
 use crate::lifecycle;
 use crate::semantics::decoding::{self, Decoded};
+use crate::semantics::omit_empty::{self, Empty};
 use crate::semantics::schema::{self, Scope};
+use crate::semantics::shape::Shape;
 use crate::semantics::strategy_warnings;
 use crate::semantics::validation::{
     check_identity_unchanged, check_name, check_type_meta, preserve_system_fields, set_namespace, unchanged,
@@ -176,6 +178,7 @@ pub(crate) fn create(
         job::generate_selector(&mut body);
     }
     builtin_validation::check(info, &body, None, None, state.options.minor())?;
+    encoded(info, &mut body);
     opts.warnings
         .extend(strategy_warnings::on_create(info, &body, state.options.minor()));
     if info.status_subresource && !info.create_keeps_status() {
@@ -315,11 +318,15 @@ pub(crate) fn commit_update(
     // they are not kept.
     let minor = state.options.minor();
     let typeable = managed_fields::is_typeable(info, &new, minor) && managed_fields::is_typeable(info, &old, minor);
-    let (mut new, field_view) = prepare_update(info, &old, new, subresource, ownership, state.options.minor());
+    let (mut new, mut field_view) = prepare_update(info, &old, new, subresource, ownership, state.options.minor());
     defaults::apply(info, &mut new, state.options.minor())?;
     check_identity_unchanged(info, &old, &new)?;
     preserve_system_fields(&old, &mut new);
     builtin_validation::check(info, &new, Some(&old), subresource, state.options.minor())?;
+    encoded(info, &mut new);
+    if let Some(view) = field_view.as_mut() {
+        encoded(info, view);
+    }
     opts.warnings
         .extend(strategy_warnings::on_update(info, &new, &old, subresource, minor));
     if object::is_deleting(&old) {
@@ -350,8 +357,21 @@ pub(crate) fn commit_update(
     let admitted = schema::admit(info, &mut new, scope, Some(&old), state.options.minor(), &mut ratcheted);
     opts.warnings.extend(ratcheted);
     admitted?;
+    if subresource == Some("status") && !info.builtin {
+        // A custom resource's status strategy copies the old object over the decoded one
+        // (`statusStrategy.PrepareForUpdate`, after decoding defaulted it): what decoding
+        // defaulted outside status is not kept.
+        keep_all_but_status(&old, &mut new);
+    }
     let with_status = !info.status_subresource;
-    if info.has_generation && !object::same_spec(&old, &new, with_status) {
+    // The deployment strategy also counts an annotation change: annotations are copied to the
+    // deployment's replica sets (`pkg/registry/apps/deployment/strategy.go`).
+    let annotations_changed = info.builtin
+        && info.group == "apps"
+        && info.kind == "Deployment"
+        && subresource != Some("status")
+        && old.pointer("/metadata/annotations") != new.pointer("/metadata/annotations");
+    if info.has_generation && (!object::same_spec(&old, &new, with_status) || annotations_changed) {
         meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
     }
     let defined = lifecycle::admit_update(state, info, &mut new, &old, subresource == Some("status"))?;
@@ -400,6 +420,27 @@ pub(crate) fn commit_update(
     let stored = state.store.put(&info.storage_key(), versions::to_storage(info, new));
     lifecycle::after_update(state, info, &stored, defined);
     Ok(stored)
+}
+
+/// A validated built-in object as its Go type encodes it: without its empty `omitempty` slices
+/// and maps (the scalars went when it was decoded).
+fn encoded(info: &ResourceInfo, object: &mut Value) {
+    if info.builtin {
+        omit_empty::drop_empty(object, Shape::of(info), Empty::All);
+    }
+}
+
+/// Every top-level field of `new` but `metadata` and `status` as `old` has it.
+fn keep_all_but_status(old: &Value, new: &mut Value) {
+    let (Some(old), Some(new)) = (old.as_object(), new.as_object_mut()) else {
+        return;
+    };
+    new.retain(|key, _| key == "metadata" || key == "status" || old.contains_key(key));
+    for (key, value) in old {
+        if key != "metadata" && key != "status" {
+            new.insert(key.clone(), value.clone());
+        }
+    }
 }
 
 /// Refuses writes into a namespace that is missing or being deleted.

@@ -39,7 +39,7 @@ async fn creating_a_crd_should_serve_its_kind() {
 #[tokio::test]
 async fn aggregated_discovery_should_describe_what_per_group_discovery_does() {
     let server = server();
-    // kube asks for `apidiscovery.k8s.io/v2`, which the server reports (1.33) serves.
+    // kube asks for `apidiscovery.k8s.io/v2`, which the server's default minor (1.31) serves.
     let aggregated = Discovery::new(server.client()).run_aggregated().await.unwrap();
     let legacy = Discovery::new(server.client()).run().await.unwrap();
     let names = |d: &Discovery| {

@@ -241,7 +241,7 @@ async fn list_and_watch_options_should_be_refused_as_kube_apiserver_refuses_them
     assert!(api.watch(&streaming, "").await.is_ok());
 }
 
-/// Without the WatchList feature (the default of the v1.33 the server reports, and of 1.28 to
+/// Without the WatchList feature (the default of the v1.31 the server reports, and of 1.28 to
 /// 1.31), a watch may not carry `sendInitialEvents` at all; other watches are served.
 #[tokio::test]
 async fn streaming_lists_should_be_refused_without_the_watch_list_feature() {

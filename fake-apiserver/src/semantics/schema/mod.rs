@@ -285,6 +285,51 @@ mod tests {
     }
 
     #[test]
+    fn updates_should_ratchet_unchanged_values_from_1_30_only() {
+        // Stored before `mode` learnt its enum: still "medium", and a zero cpu.
+        let old = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 0, "mode": "medium", "labels": {} } });
+        let relabelled = || {
+            let mut new = old.clone();
+            new["spec"]["labels"] = json!({ "a": "b" });
+            new
+        };
+        let refused = |minor| {
+            admit(
+                &info(),
+                &mut relabelled(),
+                Scope::Object,
+                Some(&old),
+                minor,
+                &mut Vec::new(),
+            )
+        };
+        assert!(refused(31).is_ok(), "the unchanged cpu and mode ratchet");
+        assert_eq!(
+            causes(&refused(28).unwrap_err()),
+            [
+                ("FieldValueInvalid".to_owned(), "spec.cpu".to_owned()),
+                ("FieldValueNotSupported".to_owned(), "spec.mode".to_owned())
+            ]
+        );
+        let mut changed = relabelled();
+        changed["spec"]["mode"] = json!("other");
+        let status = admit(&info(), &mut changed, Scope::Object, Some(&old), 31, &mut Vec::new()).unwrap_err();
+        assert_eq!(
+            causes(&status),
+            [("FieldValueNotSupported".to_owned(), "spec.mode".to_owned())]
+        );
+        let status_write = admit(
+            &info(),
+            &mut relabelled(),
+            Scope::Status { minor: 31 },
+            Some(&old),
+            31,
+            &mut Vec::new(),
+        );
+        assert!(status_write.is_ok(), "a /status write validates the status alone");
+    }
+
+    #[test]
     fn prune_unknown_should_name_what_the_decoder_drops() {
         let mut object = json!({ "metadata": { "name": "vm" }, "spec": { "cpu": 2, "bogus": true },
                                  "status": { "kept": 1 }, "extra": 1 });
