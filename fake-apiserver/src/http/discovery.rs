@@ -91,6 +91,11 @@ pub(crate) fn resources(registry: &Registry, group: &str, version: &str) -> Resu
     } else {
         format!("{group}/{version}")
     };
+    // The legacy core group's list is written without an `apiVersion` (its handler encodes
+    // the list with the legacy codec, whose meta group version is empty); the groups' carry `v1`.
+    if group.is_empty() {
+        return Ok(json!({ "kind": "APIResourceList", "groupVersion": group_version, "resources": list }));
+    }
     Ok(json!({ "kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": list }))
 }
 

@@ -219,6 +219,9 @@ impl Inner {
             Action::Delete => {
                 let write_opts = opts;
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
+                if let Some(options) = &options {
+                    DeleteOpts::check_body(options)?;
+                }
                 let mut opts =
                     DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
                 if opts.propagation.is_none()
@@ -250,6 +253,9 @@ impl Inner {
             }
             Action::DeleteCollection => {
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
+                if let Some(options) = &options {
+                    DeleteOpts::check_body(options)?;
+                }
                 let mut opts =
                     DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
                 if opts.propagation.is_none() {

@@ -41,6 +41,48 @@ pub(crate) enum StrategicError {
         /// The list's merge key, e.g. `name`.
         key: &'static str,
     },
+    /// A `$patch` directive the map or list item it stands in does not take
+    /// (`mergepatch.ErrBadPatchType`), the map printed as Go's `%v` prints it.
+    #[error("unknown patch type: {directive} in map: {map}")]
+    BadPatchType { directive: String, map: String },
+    /// `$patch: merge` in a list item, which strategic merge does not implement.
+    #[error("merging lists cannot yet be specified in the patch")]
+    MergeList,
+}
+
+impl StrategicError {
+    /// Whether kube-apiserver answers the error as an internal one: its patch handler passes
+    /// these through `interpretStrategicMergePatchError` unchanged, so they become a 500
+    /// without a reason.
+    pub(crate) fn is_internal(&self) -> bool {
+        matches!(self, Self::BadPatchType { .. } | Self::MergeList)
+    }
+}
+
+/// A patch map with a bad directive, as the error names it.
+fn bad_patch_type(directive: &Value, map: &Map<String, Value>) -> StrategicError {
+    StrategicError::BadPatchType {
+        directive: go_text(directive),
+        map: go_text(&Value::Object(map.clone())),
+    }
+}
+
+/// A decoded JSON value as Go's `%v` prints it: maps with sorted keys (`map[a:1 b:x]`), slices
+/// as `[a b]`, strings bare.
+fn go_text(value: &Value) -> String {
+    match value {
+        Value::Null => "<nil>".to_owned(),
+        Value::String(s) => s.clone(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::Array(items) => format!("[{}]", items.iter().map(go_text).collect::<Vec<_>>().join(" ")),
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let shown: Vec<String> = entries.iter().map(|(k, v)| format!("{k}:{}", go_text(v))).collect();
+            format!("map[{}]", shown.join(" "))
+        }
+    }
 }
 
 /// Applies a strategic merge patch to `target`.
@@ -48,10 +90,17 @@ pub(crate) fn apply(target: &mut Value, patch: &Value) -> Result<(), StrategicEr
     let Some(patch_map) = patch.as_object() else {
         return Err(StrategicError::NotAnObject);
     };
-    if patch_map.get("$patch").and_then(Value::as_str) == Some("replace") {
-        let mut replacement = patch_map.clone();
-        replacement.remove("$patch");
-        *target = Value::Object(replacement);
+    // `handleDirectiveInMergeMap`: a map may be replaced or deleted, nothing else.
+    if let Some(directive) = patch_map.get("$patch") {
+        match directive.as_str() {
+            Some("replace") => {
+                let mut replacement = patch_map.clone();
+                replacement.remove("$patch");
+                *target = Value::Object(replacement);
+            }
+            Some("delete") => *target = Value::Object(Map::new()),
+            _ => return Err(bad_patch_type(directive, patch_map)),
+        }
         return Ok(());
     }
     if !target.is_object() {
@@ -104,6 +153,28 @@ fn merge_list(field: &str, existing: &mut Vec<Value>, patch: &[Value]) -> Result
         *existing = patch.to_vec();
         return Ok(());
     };
+    // `mergeSliceWithSpecialElements`: only `delete` and `replace` directives are items' own.
+    for item in patch {
+        if let Some(directive) = item.get("$patch") {
+            match directive.as_str() {
+                Some("delete" | "replace") => {}
+                Some("merge") => return Err(StrategicError::MergeList),
+                _ => return Err(bad_patch_type(directive, item.as_object().unwrap_or(&Map::new()))),
+            }
+        }
+    }
+    if patch
+        .iter()
+        .any(|item| item.get("$patch").and_then(Value::as_str) == Some("replace"))
+    {
+        // A `replace` item makes the patch's other plain items the whole list.
+        *existing = patch
+            .iter()
+            .filter(|item| item.get("$patch").is_none())
+            .cloned()
+            .collect();
+        return Ok(());
+    }
     // The merged list holds the patch's elements in the patch's order, then the elements the
     // patch does not mention in their order (strategic merge without `$setElementOrder`).
     let mut merged = Vec::with_capacity(existing.len() + patch.len());
@@ -139,6 +210,29 @@ fn merge_list(field: &str, existing: &mut Vec<Value>, patch: &[Value]) -> Result
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn unknown_directives_should_be_refused_in_go_words() {
+        let mut target = json!({"containers": [{"name": "a"}]});
+        let error = apply(
+            &mut target,
+            &json!({"containers": [{"name": "a", "$patch": "explode"}]}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "unknown patch type: explode in map: map[$patch:explode name:a]"
+        );
+        assert!(error.is_internal());
+        let error = apply(&mut target, &json!({"spec": {"$patch": "merge"}})).unwrap_err();
+        assert_eq!(error.to_string(), "unknown patch type: merge in map: map[$patch:merge]");
+        apply(
+            &mut target,
+            &json!({"containers": [{"name": "b"}, {"$patch": "replace"}]}),
+        )
+        .unwrap();
+        assert_eq!(target, json!({"containers": [{"name": "b"}]}));
+    }
 
     #[test]
     fn strategic_patch_should_merge_containers_by_name() {

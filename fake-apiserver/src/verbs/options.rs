@@ -297,6 +297,46 @@ pub(crate) struct DeleteOpts {
 }
 
 impl DeleteOpts {
+    /// `ValidateDeleteOptions` of a `DeleteOptions` body (the query's values are checked with
+    /// the other options): `orphanDependents` and `propagationPolicy` not both, a policy it
+    /// knows, `dryRun` only `All`; refused as kube-apiserver's delete handler refuses them,
+    /// before anything is deleted.
+    pub(crate) fn check_body(body: &Value) -> Result<(), ApiStatus> {
+        let mut causes = Vec::new();
+        let policy = body.get("propagationPolicy").filter(|p| !p.is_null());
+        let orphan = body.get("orphanDependents").filter(|o| !o.is_null());
+        let policy_text = policy.and_then(Value::as_str);
+        if let (Some(_), Some(policy)) = (orphan, policy_text) {
+            let why = format!("Invalid value: {policy:?}: orphanDependents and deletionPropagation cannot be both set");
+            causes.push(("propagationPolicy".to_owned(), why));
+        }
+        if let Some(policy) = policy_text
+            && !matches!(policy, "Foreground" | "Background" | "Orphan")
+        {
+            let why = not_supported(policy, &["Foreground", "Background", "Orphan", "nil"]);
+            causes.push(("propagationPolicy".to_owned(), why));
+        }
+        let dry_run: Vec<&str> = body
+            .get("dryRun")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        if dry_run.iter().any(|v| *v != "All") {
+            let values: Vec<String> = dry_run.iter().map(|v| format!("{v:?}")).collect();
+            let why = format!(
+                "Unsupported value: []string{{{}}}: supported values: \"All\"",
+                values.join(", ")
+            );
+            causes.push(("dryRun".to_owned(), why));
+        }
+        match causes.is_empty() {
+            true => Ok(()),
+            false => Err(ApiStatus::invalid_kind("DeleteOptions", "meta.k8s.io", "", &causes)),
+        }
+    }
+
     /// Reads a `DeleteOptions` body (possibly empty) and the query's propagation policy.
     pub(crate) fn parse(body: Option<&Value>, query_policy: Option<&str>, dry_run: bool) -> Self {
         let text = |pointer: &str| {

@@ -202,6 +202,9 @@ fn patch_value(media: &str, mut target: Value, patch: &Value) -> Result<Value, A
         }
         "application/merge-patch+json" => json_patch::merge(&mut target, patch),
         _ => strategic::apply(&mut target, patch).map_err(|e| {
+            if e.is_internal() {
+                return ApiStatus::new(500, "", e.to_string());
+            }
             ApiStatus::new(
                 422,
                 "Invalid",
