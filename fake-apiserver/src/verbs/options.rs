@@ -99,14 +99,8 @@ impl Query {
     fn write_option_causes(&self, verb: Verb, content_type: &str) -> Vec<(String, String)> {
         let deletes = matches!(verb, Verb::Delete | Verb::DeleteCollection);
         let mut causes = Vec::new();
-        if self.dry_run_values.iter().any(|v| v != "All") {
-            let values: Vec<String> = self.dry_run_values.iter().map(|v| format!("{v:?}")).collect();
-            let why = format!(
-                "Unsupported value: []string{{{}}}: supported values: \"All\"",
-                values.join(", ")
-            );
-            causes.push(("dryRun".to_owned(), why));
-        }
+        let dry_run: Vec<&str> = self.dry_run_values.iter().map(String::as_str).collect();
+        causes.extend(dry_run_cause(&dry_run));
         if !deletes
             && let Some(directive) = &self.field_validation
             && !matches!(directive.as_str(), "" | "Ignore" | "Warn" | "Strict")
@@ -194,6 +188,19 @@ impl Query {
 }
 
 /// A value outside `supported`, as Go's `field.NotSupported` words it.
+/// `ValidateDryRun`: every value must be `All`; the cause names them all, as Go prints a
+/// `[]string`.
+fn dry_run_cause(values: &[&str]) -> Option<(String, String)> {
+    values.iter().any(|v| *v != "All").then(|| {
+        let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+        let why = format!(
+            "Unsupported value: []string{{{}}}: supported values: \"All\"",
+            quoted.join(", ")
+        );
+        ("dryRun".to_owned(), why)
+    })
+}
+
 fn not_supported(value: &str, supported: &[&str]) -> String {
     let quoted: Vec<String> = supported.iter().map(|value| format!("{value:?}")).collect();
     format!("Unsupported value: {value:?}: supported values: {}", quoted.join(", "))
@@ -323,14 +330,7 @@ impl DeleteOpts {
             .flatten()
             .filter_map(Value::as_str)
             .collect();
-        if dry_run.iter().any(|v| *v != "All") {
-            let values: Vec<String> = dry_run.iter().map(|v| format!("{v:?}")).collect();
-            let why = format!(
-                "Unsupported value: []string{{{}}}: supported values: \"All\"",
-                values.join(", ")
-            );
-            causes.push(("dryRun".to_owned(), why));
-        }
+        causes.extend(dry_run_cause(&dry_run));
         match causes.is_empty() {
             true => Ok(()),
             false => Err(ApiStatus::invalid_kind("DeleteOptions", "meta.k8s.io", "", &causes)),
