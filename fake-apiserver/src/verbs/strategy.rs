@@ -14,9 +14,22 @@ use crate::semantics::service_strategy;
 use crate::semantics::status_metadata;
 use crate::semantics::validation::preserve_system_fields;
 use crate::semantics::{core_strategies, csr};
-use crate::storage::object::{keep_stored, meta_mut};
+use crate::storage::object::{keep_stored, meta_mut, same_spec};
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::options::Ownership;
+
+/// Whether the strategy's `PrepareForUpdate` moves the generation of `old` written as `new`
+/// through `subresource`: its spec changed (everything but metadata, and status where the kind
+/// has a `/status`), and for a Deployment its annotations too, which its replica sets copy
+/// (`pkg/registry/apps/deployment/strategy.go`).
+pub(crate) fn moves_generation(info: &ResourceInfo, old: &Value, new: &Value, subresource: Option<&str>) -> bool {
+    let annotations_changed = info.builtin
+        && info.group == "apps"
+        && info.kind == "Deployment"
+        && subresource != Some("status")
+        && old.pointer("/metadata/annotations") != new.pointer("/metadata/annotations");
+    info.has_generation && (!same_spec(old, new, !info.status_subresource) || annotations_changed)
+}
 
 /// The object an update of `old` to `new` through `subresource` stores on the Kubernetes
 /// `minor`, and the view of it the field manager compares when that is not the object itself.

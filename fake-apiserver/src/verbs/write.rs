@@ -26,7 +26,7 @@ use crate::storage::resource::ResourceInfo;
 use crate::verbs::delete;
 use crate::verbs::options::{Ownership, WriteOpts};
 use crate::verbs::read;
-use crate::verbs::strategy::prepare_update;
+use crate::verbs::strategy::{self, prepare_update};
 
 /// Creates namespace `name` if it does not exist.
 pub(crate) fn ensure_namespace(state: &mut State, name: &str) -> Result<(), ApiStatus> {
@@ -363,15 +363,7 @@ pub(crate) fn commit_update(
         // defaulted outside status is not kept.
         keep_all_but_status(&old, &mut new);
     }
-    let with_status = !info.status_subresource;
-    // The deployment strategy also counts an annotation change: annotations are copied to the
-    // deployment's replica sets (`pkg/registry/apps/deployment/strategy.go`).
-    let annotations_changed = info.builtin
-        && info.group == "apps"
-        && info.kind == "Deployment"
-        && subresource != Some("status")
-        && old.pointer("/metadata/annotations") != new.pointer("/metadata/annotations");
-    if info.has_generation && (!object::same_spec(&old, &new, with_status) || annotations_changed) {
+    if strategy::moves_generation(info, &old, &new, subresource) {
         meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
     }
     let defined = lifecycle::admit_update(state, info, &mut new, &old, subresource == Some("status"))?;
