@@ -170,6 +170,18 @@ pub(crate) fn go_syntax(value: &Value) -> String {
     }
 }
 
+/// What Go prints for a pointer that is not nil: its address, which no answer can depend on,
+/// so this server prints a fixed one.
+pub(crate) const ADDRESS: &str = "0xc000000000";
+
+/// Go's `%#v` of a pointer field: `(*T)(nil)`, or the address when the field is set.
+pub(crate) fn go_pointer(ty: &str, value: Option<&Value>) -> String {
+    match value.filter(|v| !v.is_null()) {
+        Some(_) => format!("(*{ty})({ADDRESS})"),
+        None => format!("(*{ty})(nil)"),
+    }
+}
+
 /// Go's `%#v` of a `[]string`: `[]string{"a", "b"}`.
 pub(crate) fn go_strings(items: &[String]) -> String {
     let shown: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::names;
+use crate::semantics::field_error::go_quote;
 use crate::status::ApiStatus;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::{Lifecycle, ResourceInfo};
@@ -211,7 +212,7 @@ fn owner_reference_errors(owners: &[Value]) -> Vec<(String, String)> {
                     field.to_owned(),
                     format!(
                         "Invalid value: {}: Only one reference can have Controller set to true. Found \"true\" in references for {first} and {this}",
-                        Value::Array(owners.to_vec())
+                        go_owner_references(owners)
                     ),
                 )),
                 None => first_controller = Some(this),
@@ -219,6 +220,26 @@ fn owner_reference_errors(owners: &[Value]) -> Vec<(String, String)> {
         }
     }
     causes
+}
+
+/// Go's `%#v` of a `[]metav1.OwnerReference`, as `ValidateOwnerReferences` prints the list.
+fn go_owner_references(owners: &[Value]) -> String {
+    let shown: Vec<String> = owners
+        .iter()
+        .map(|owner| {
+            let text = |key: &str| go_quote(owner.get(key).and_then(Value::as_str).unwrap_or_default());
+            format!(
+                "v1.OwnerReference{{APIVersion:{}, Kind:{}, Name:{}, UID:{}, Controller:{}, BlockOwnerDeletion:{}}}",
+                text("apiVersion"),
+                text("kind"),
+                text("name"),
+                text("uid"),
+                names::go_pointer("bool", owner.get("controller")),
+                names::go_pointer("bool", owner.get("blockOwnerDeletion")),
+            )
+        })
+        .collect();
+    format!("[]v1.OwnerReference{{{}}}", shown.join(", "))
 }
 
 /// Whether a write would change nothing a client can see besides managed-field timestamps.

@@ -10,8 +10,7 @@ use serde_json::Value;
 use super::internal::Version;
 use crate::semantics::field_error::{go_float, go_quote};
 
-/// What Go prints for a pointer that is not nil.
-const ADDRESS: &str = "0xc000000000";
+use crate::semantics::names::{ADDRESS, go_pointer as pointer};
 
 /// `[]apiextensions.CustomResourceDefinitionVersion{…}` of the internal spec's versions
 /// (`None`: the field was absent, a nil slice) on a server of `minor`.
@@ -85,14 +84,6 @@ fn column(c: &Value) -> String {
         c.get("priority").and_then(Value::as_i64).unwrap_or_default(),
         text("jsonPath"),
     )
-}
-
-/// `(*T)(nil)`, or the pointer's address when the field is set.
-fn pointer(ty: &str, value: Option<&Value>) -> String {
-    match value.filter(|v| !v.is_null()) {
-        Some(_) => format!("(*{ty})({ADDRESS})"),
-        None => format!("(*{ty})(nil)"),
-    }
 }
 
 /// `apiextensions.JSONSchemaProps{…}` of a v1 schema on a server of `minor`.
