@@ -167,6 +167,16 @@ impl Inner {
             );
             return Ok(response);
         }
+        // A resource with no verb on single objects (bindings, reviews) registers no object
+        // path at all: a request naming an object finds no route, where one on the collection
+        // finds the path without the method.
+        let item_verbs = [Verb::Get, Verb::Update, Verb::Patch, Verb::Delete];
+        let no_item_path = route.subresource.is_none()
+            && route.name.is_some()
+            && !item_verbs.iter().any(|verb| route.info.serves(*verb, None));
+        if !served && no_item_path {
+            return Err(ApiStatus::no_route());
+        }
         if !served || all_namespaces_write {
             return Err(ApiStatus::method_not_allowed());
         }

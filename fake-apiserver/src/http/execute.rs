@@ -21,7 +21,10 @@ use crate::verbs::options::{DeleteOpts, Query, Warnings, WriteOpts};
 use crate::verbs::patch::{PatchRequest, decode_body};
 use crate::verbs::read::{Filter, list_body};
 use crate::verbs::write::Checked;
-use crate::verbs::{authentication, authorization, component_status, delete, patch, pod_log, read, scale, write};
+use crate::verbs::{
+    authentication, authorization, binding, component_status, connect, delete, eviction, patch, pod_log, read, scale,
+    write,
+};
 
 /// A rendered answer, or the status that refuses the request.
 pub(crate) type Answer = Result<(StatusCode, Vec<u8>), ApiStatus>;
@@ -68,6 +71,33 @@ impl Inner {
             Some("scale") if route.verb == Verb::Update => &scale::BODY_TYPE,
             _ => &**info,
         };
+        if connect::concerns(info, subresource) {
+            let state = self.state();
+            let id = route.name.as_deref().unwrap_or_default();
+            let sub = subresource.unwrap_or_default();
+            connect::connect(
+                &state,
+                info,
+                route.namespace.as_deref(),
+                id,
+                sub,
+                query.log.container.as_deref(),
+            )?;
+        }
+        if route.verb == Verb::Create && binding::concerns(info, subresource) {
+            let mut state = self.state();
+            let namespace = route.namespace.as_deref().unwrap_or_default();
+            let answer = binding::bind(&mut state, namespace, route.name.as_deref(), body, query.dry_run())?;
+            return Ok((StatusCode::CREATED, status_bytes(&answer)));
+        }
+        if route.verb == Verb::Create && subresource == Some("eviction") && info.builtin && info.kind == "Pod" {
+            let mut state = self.state();
+            let namespace = route.namespace.as_deref().unwrap_or_default();
+            let name = route.name.as_deref().unwrap_or_default();
+            let (code, answer) = eviction::evict(&mut state, namespace, name, body, query.dry_run())?;
+            let code = StatusCode::from_u16(code).unwrap_or(StatusCode::CREATED);
+            return Ok((code, status_bytes(&answer)));
+        }
         if route.verb == Verb::Create && authentication::concerns(info, subresource) {
             // Answered, never stored: a token, or a review.
             let state = self.state();
@@ -336,4 +366,12 @@ fn default_manager(user_agent: &str) -> String {
     } else {
         prefix.chars().take(128).collect()
     }
+}
+
+/// A `Status` the verb answered with (a binding's or an eviction's success), in Go's field order.
+fn status_bytes(status: &Value) -> Vec<u8> {
+    go_json_writer::to_vec(&Ordered {
+        value: status,
+        shape: GoStruct::Status,
+    })
 }

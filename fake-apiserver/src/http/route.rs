@@ -123,7 +123,9 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
             Err(ApiStatus::no_route())
         };
     };
-    if rest.len() > 5 || (namespace.is_none() && rest.len() > 3) {
+    // A `proxy` subresource takes any path after it (`pods/{name}/proxy/{path:*}`).
+    let proxied = subresource == Some("proxy") && info.builtin;
+    if !proxied && (rest.len() > 5 || (namespace.is_none() && rest.len() > 3)) {
         return Err(ApiStatus::no_route());
     }
     let verb = match (method, name.is_some()) {

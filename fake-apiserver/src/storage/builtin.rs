@@ -4,12 +4,12 @@ use crate::storage::resource::{Lifecycle, ResourceInfo};
 use crate::storage::verb::Verb;
 
 impl ResourceInfo {
-    /// Whether the resource's objects are stored: the computed ones (component statuses, token
-    /// and self reviews) have no storage version, so discovery lists no `storageVersionHash`
+    /// Whether the resource's objects are stored: the computed ones (component statuses,
+    /// bindings, token and self reviews) have no storage version, so discovery lists no `storageVersionHash`
     /// for them.
     pub fn is_stored(&self) -> bool {
         let computed = match self.group.as_str() {
-            "" => self.plural == "componentstatuses",
+            "" => matches!(self.plural.as_str(), "componentstatuses" | "bindings"),
             "authentication.k8s.io" => true,
             _ => false,
         };
@@ -65,6 +65,11 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .returning_deleted_object()
             .with_short_names(&["po"]),
         b("", "v1", "Event", "events").with_short_names(&["ev"]),
+        // A pod's binding to a node, created through the collection as through `pods/binding`.
+        ResourceInfo {
+            verbs: vec![Verb::Create],
+            ..b("", "v1", "Binding", "bindings")
+        },
         b("", "v1", "Endpoints", "endpoints").with_short_names(&["ep"]),
         b("", "v1", "Node", "nodes")
             .cluster_scoped()

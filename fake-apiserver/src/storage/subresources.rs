@@ -3,7 +3,10 @@
 //! (`pkg/registry/core/rest/storage_core.go`, `pkg/registry/certificates/rest`): a pod's
 //! `ephemeralcontainers` (the pod itself), a service account's `token` (an
 //! `authentication.k8s.io/v1` TokenRequest, create only), a pod's `log` (get only), a
-//! namespace's `finalize` (update only), a certificate signing request's `approval`.
+//! namespace's `finalize` (update only), a certificate signing request's `approval`, a pod's
+//! `binding` and `eviction` (create only), and the connect subresources (`exec`, `attach`,
+//! `portforward` of pods; `proxy` of pods, nodes and services), whose verbs are the HTTP
+//! methods their `Connect` handlers take.
 
 use crate::storage::resource::ResourceInfo;
 use crate::storage::verb::Verb;
@@ -16,7 +19,25 @@ struct Extra {
     verbs: &'static [Verb],
 }
 
+/// The verbs of a connect subresource that streams (`exec`, `attach`, `portforward`).
+const STREAM: &[Verb] = &[Verb::Get, Verb::Create];
+
+/// The verbs of a `proxy` subresource (GET, POST, PUT, PATCH, DELETE).
+const PROXY: &[Verb] = &[Verb::Get, Verb::Create, Verb::Update, Verb::Patch, Verb::Delete];
+
 const EXTRAS: &[Extra] = &[
+    Extra {
+        group: "",
+        kind: "Pod",
+        name: "attach",
+        verbs: STREAM,
+    },
+    Extra {
+        group: "",
+        kind: "Pod",
+        name: "binding",
+        verbs: &[Verb::Create],
+    },
     Extra {
         group: "",
         kind: "Pod",
@@ -26,8 +47,44 @@ const EXTRAS: &[Extra] = &[
     Extra {
         group: "",
         kind: "Pod",
+        name: "eviction",
+        verbs: &[Verb::Create],
+    },
+    Extra {
+        group: "",
+        kind: "Pod",
+        name: "exec",
+        verbs: STREAM,
+    },
+    Extra {
+        group: "",
+        kind: "Pod",
         name: "log",
         verbs: &[Verb::Get],
+    },
+    Extra {
+        group: "",
+        kind: "Pod",
+        name: "portforward",
+        verbs: STREAM,
+    },
+    Extra {
+        group: "",
+        kind: "Pod",
+        name: "proxy",
+        verbs: PROXY,
+    },
+    Extra {
+        group: "",
+        kind: "Node",
+        name: "proxy",
+        verbs: PROXY,
+    },
+    Extra {
+        group: "",
+        kind: "Service",
+        name: "proxy",
+        verbs: PROXY,
     },
     Extra {
         group: "",
@@ -72,6 +129,14 @@ impl ResourceInfo {
         match name {
             "scale" => ("autoscaling", "v1", "Scale"),
             "token" if self.builtin => ("authentication.k8s.io", "v1", "TokenRequest"),
+            "eviction" if self.builtin => ("policy", "v1", "Eviction"),
+            "binding" if self.builtin => ("", "", "Binding"),
+            "attach" if self.builtin => ("", "", "PodAttachOptions"),
+            "exec" if self.builtin => ("", "", "PodExecOptions"),
+            "portforward" if self.builtin => ("", "", "PodPortForwardOptions"),
+            "proxy" if self.builtin && self.kind == "Pod" => ("", "", "PodProxyOptions"),
+            "proxy" if self.builtin && self.kind == "Node" => ("", "", "NodeProxyOptions"),
+            "proxy" if self.builtin && self.kind == "Service" => ("", "", "ServiceProxyOptions"),
             _ if self.builtin => ("", "", &self.kind),
             _ => (&self.group, &self.version, &self.kind),
         }
@@ -87,10 +152,21 @@ mod tests {
         let pods = ResourceInfo::builtin("", "v1", "Pod", "pods").with_status();
         assert_eq!(
             pods.subresources().iter().map(|(name, _)| *name).collect::<Vec<_>>(),
-            ["status", "ephemeralcontainers", "log"]
+            [
+                "status",
+                "attach",
+                "binding",
+                "ephemeralcontainers",
+                "eviction",
+                "exec",
+                "log",
+                "portforward",
+                "proxy"
+            ]
         );
+        assert_eq!(pods.subresource_kind("eviction"), ("policy", "v1", "Eviction"));
         assert!(pods.serves(Verb::Get, Some("log")) && !pods.serves(Verb::Update, Some("log")));
-        assert!(!pods.has_subresource("exec"), "no kubelet, no exec");
+        assert!(pods.serves(Verb::Create, Some("exec")) && !pods.serves(Verb::Update, Some("exec")));
         let accounts = ResourceInfo::builtin("", "v1", "ServiceAccount", "serviceaccounts");
         assert!(accounts.serves(Verb::Create, Some("token")) && !accounts.serves(Verb::Get, Some("token")));
         assert_eq!(accounts.subresource_kind("token").2, "TokenRequest");

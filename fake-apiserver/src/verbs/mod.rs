@@ -3,8 +3,11 @@
 pub(crate) mod apply;
 pub(crate) mod authentication;
 pub(crate) mod authorization;
+pub(crate) mod binding;
 pub(crate) mod component_status;
+pub(crate) mod connect;
 pub(crate) mod delete;
+pub(crate) mod eviction;
 pub(crate) mod options;
 pub(crate) mod patch;
 pub(crate) mod pod_log;

@@ -12,7 +12,7 @@ use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::options::LogOptions;
-use crate::verbs::read;
+use crate::verbs::{connect, read};
 
 /// GET `pods/<name>/log`: `Ok(())` for the empty answer of a pod on no node.
 pub(crate) fn get(
@@ -31,16 +31,19 @@ pub(crate) fn get(
         return Err(ApiStatus::invalid_fields(&kind, name, &errors));
     }
     let pod = read::get(state, info, namespace, name)?;
-    check_container(&pod, name, options.container.as_deref())?;
+    connect::validate_container(&pod, name, options.container.as_deref())?;
     match pod
         .pointer("/spec/nodeName")
         .and_then(Value::as_str)
         .filter(|n| !n.is_empty())
     {
         None => Ok(()),
-        Some(node) => Err(ApiStatus::service_unavailable(format!(
-            "the logs of pod {name} are on node {node}'s kubelet, and this in-memory server runs no kubelets"
-        ))),
+        Some(node) => {
+            let address = connect::node_address(state, info, node)?;
+            Err(ApiStatus::service_unavailable(format!(
+                "the logs of pod {name} are on the kubelet at {address}, and this in-memory server runs no kubelets"
+            )))
+        }
     }
 }
 
@@ -78,60 +81,11 @@ fn option_errors(options: &LogOptions) -> Vec<FieldError> {
     errors
 }
 
-/// `validateContainer`: a named container must be the pod's; none names the only one, or is
-/// refused listing them all (init, regular, ephemeral).
-fn check_container(pod: &Value, name: &str, container: Option<&str>) -> Result<(), ApiStatus> {
-    let names: Vec<&str> = ["initContainers", "containers", "ephemeralContainers"]
-        .iter()
-        .flat_map(|list| {
-            pod.pointer(&format!("/spec/{list}"))
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-        })
-        .filter_map(|c| c.get("name").and_then(Value::as_str))
-        .collect();
-    let regular = pod
-        .pointer("/spec/containers")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    match container {
-        Some(wanted) if names.contains(&wanted) => Ok(()),
-        Some(wanted) => Err(ApiStatus::bad_request(format!(
-            "container {wanted} is not valid for pod {name}"
-        ))),
-        None if regular == 1 => Ok(()),
-        None if regular == 0 => Err(ApiStatus::bad_request(format!(
-            "a container name must be specified for pod {name}"
-        ))),
-        None => Err(ApiStatus::bad_request(format!(
-            "a container name must be specified for pod {name}, choose one of: [{}]",
-            names.join(" ")
-        ))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn the_container_must_be_named_when_there_are_several() {
-        let pod = json!({"spec": {"initContainers": [{"name": "i"}], "containers": [{"name": "a"}, {"name": "b"}]}});
-        let refused = check_container(&pod, "p", None).unwrap_err();
-        assert_eq!(
-            refused.message,
-            "a container name must be specified for pod p, choose one of: [i a b]"
-        );
-        assert!(check_container(&pod, "p", Some("i")).is_ok());
-        assert_eq!(
-            check_container(&pod, "p", Some("c")).unwrap_err().message,
-            "container c is not valid for pod p"
-        );
-        assert!(check_container(&json!({"spec": {"containers": [{"name": "a"}]}}), "p", None).is_ok());
-    }
 
     #[test]
     fn log_options_are_checked_as_validate_pod_log_options_does() {
