@@ -52,6 +52,15 @@ impl Inner {
         } else {
             (body, content_type)
         };
+        // A delete with a `DeleteOptions` body reads its options from the body alone: the
+        // handlers decode the query's only when there is no body.
+        let without_delete_options;
+        let query = if matches!(route.verb, Verb::Delete | Verb::DeleteCollection) && !body.is_empty() {
+            without_delete_options = query.without_delete_options();
+            &without_delete_options
+        } else {
+            query
+        };
         query.validate(route.verb, content_type, self.options.watch_list)?;
         let subresource = route.subresource.as_deref();
         let manager = query
@@ -252,8 +261,7 @@ impl Inner {
                 if let Some(options) = &options {
                     DeleteOpts::check_body(options)?;
                 }
-                let mut opts =
-                    DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
+                let mut opts = DeleteOpts::of_request(options.as_ref(), query);
                 if opts.propagation.is_none()
                     && let Some(policy) = info.default_propagation()
                 {
@@ -286,8 +294,7 @@ impl Inner {
                 if let Some(options) = &options {
                     DeleteOpts::check_body(options)?;
                 }
-                let mut opts =
-                    DeleteOpts::parse(options.as_ref(), query.propagation_policy.as_deref(), query.dry_run());
+                let mut opts = DeleteOpts::of_request(options.as_ref(), query);
                 if opts.propagation.is_none() {
                     opts.propagation = info.default_propagation().map(str::to_owned);
                 }

@@ -28,6 +28,8 @@ pub(crate) fn parse(raw: Option<&str>) -> Result<Query, ApiStatus> {
             "fieldValidation" => query.field_validation = Some(value),
             "dryRun" => query.dry_run_values.push(value),
             "propagationPolicy" if !value.is_empty() => query.propagation_policy = Some(value),
+            "gracePeriodSeconds" => query.grace_period = Some(go_parse_int(&value)?),
+            "orphanDependents" => query.orphan_dependents = Some(parameter_bool(&value)),
             "container" if !value.is_empty() => query.log.container = Some(value),
             "tailLines" => query.log.tail_lines = Some(number(&key, &value)?),
             "limitBytes" => query.log.limit_bytes = Some(number(&key, &value)?),
@@ -37,6 +39,26 @@ pub(crate) fn parse(raw: Option<&str>) -> Result<Query, ApiStatus> {
         }
     }
     Ok(query)
+}
+
+/// A boolean parameter as apimachinery's `Convert_Slice_string_To_Pointer_bool` reads it: only
+/// `0` and `false` (any case) are false, anything else (even nothing) is true.
+fn parameter_bool(value: &str) -> bool {
+    !(value == "0" || value.eq_ignore_ascii_case("false"))
+}
+
+/// An integer parameter as `strconv.ParseInt(s, 10, 64)` reads it, refused with its error.
+fn go_parse_int(value: &str) -> Result<i64, ApiStatus> {
+    let digits = value.strip_prefix(['+', '-']).unwrap_or(value);
+    let why = if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        "invalid syntax"
+    } else {
+        match value.parse::<i64>() {
+            Ok(parsed) => return Ok(parsed),
+            Err(_) => "value out of range",
+        }
+    };
+    Err(ApiStatus::bad_request(format!("strconv.ParseInt: parsing {value:?}: {why}")))
 }
 
 fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, ApiStatus> {
@@ -61,5 +83,16 @@ mod tests {
         assert_eq!(q.timeout_seconds, Some(5));
         assert_eq!(q.continue_token, None);
         assert!(parse(Some("limit=x")).unwrap_err().message.contains("limit"));
+    }
+
+    #[test]
+    fn delete_options_in_the_query_convert_as_apimachinery_does() {
+        let q = parse(Some("gracePeriodSeconds=-5&orphanDependents=")).unwrap();
+        assert_eq!((q.grace_period, q.orphan_dependents), (Some(-5), Some(true)));
+        assert_eq!(parse(Some("orphanDependents=FALSE")).unwrap().orphan_dependents, Some(false));
+        let refused = parse(Some("gracePeriodSeconds=soon")).unwrap_err();
+        assert_eq!(refused.message, r#"strconv.ParseInt: parsing "soon": invalid syntax"#);
+        let huge = parse(Some("gracePeriodSeconds=99999999999999999999")).unwrap_err();
+        assert!(huge.message.ends_with("value out of range"));
     }
 }

@@ -31,6 +31,9 @@ pub(crate) struct Query {
     /// Every `dryRun` value sent, checked by [`Query::validate`].
     pub(crate) dry_run_values: Vec<String>,
     pub(crate) propagation_policy: Option<String>,
+    /// A delete's `gracePeriodSeconds` and deprecated `orphanDependents`, when sent in the query.
+    pub(crate) grace_period: Option<i64>,
+    pub(crate) orphan_dependents: Option<bool>,
     /// `PodLogOptions` of a `pods/<name>/log` read.
     pub(crate) log: LogOptions,
 }
@@ -49,6 +52,17 @@ impl Query {
     /// `dryRun=All`: run every check, keep nothing.
     pub(crate) fn dry_run(&self) -> bool {
         self.dry_run_values.iter().any(|v| v == "All")
+    }
+
+    /// The query without the `DeleteOptions` it may carry, for a delete whose body carries them.
+    pub(crate) fn without_delete_options(&self) -> Self {
+        Self {
+            dry_run_values: Vec::new(),
+            propagation_policy: None,
+            grace_period: None,
+            orphan_dependents: None,
+            ..self.clone()
+        }
     }
 
     /// What a write does with unknown and duplicate fields; kube-apiserver's default is Warn.
@@ -99,6 +113,22 @@ impl Query {
     fn write_option_causes(&self, verb: Verb, content_type: &str) -> Vec<(String, String)> {
         let deletes = matches!(verb, Verb::Delete | Verb::DeleteCollection);
         let mut causes = Vec::new();
+        // `ValidateDeleteOptions` of the query's options, in its order: the deprecated
+        // `orphanDependents` beside a policy, the policy, then the dry run.
+        if deletes
+            && self.orphan_dependents.is_some()
+            && let Some(policy) = &self.propagation_policy
+        {
+            let why = format!("Invalid value: {policy:?}: orphanDependents and deletionPropagation cannot be both set");
+            causes.push(("propagationPolicy".to_owned(), why));
+        }
+        if deletes
+            && let Some(policy) = &self.propagation_policy
+            && !matches!(policy.as_str(), "Foreground" | "Background" | "Orphan")
+        {
+            let why = not_supported(policy, &["Foreground", "Background", "Orphan", "nil"]);
+            causes.push(("propagationPolicy".to_owned(), why));
+        }
         let dry_run: Vec<&str> = self.dry_run_values.iter().map(String::as_str).collect();
         causes.extend(dry_run_cause(&dry_run));
         if !deletes
@@ -107,13 +137,6 @@ impl Query {
         {
             let why = not_supported(directive, &["", "Ignore", "Strict", "Warn"]);
             causes.push(("fieldValidation".to_owned(), why));
-        }
-        if deletes
-            && let Some(policy) = &self.propagation_policy
-            && !matches!(policy.as_str(), "Foreground" | "Background" | "Orphan")
-        {
-            let why = not_supported(policy, &["Foreground", "Background", "Orphan", "nil"]);
-            causes.push(("propagationPolicy".to_owned(), why));
         }
         if verb == Verb::Patch && content_type.starts_with(APPLY_PATCH) && self.field_manager.is_none() {
             causes.push((
@@ -334,6 +357,24 @@ impl DeleteOpts {
         match causes.is_empty() {
             true => Ok(()),
             false => Err(ApiStatus::invalid_kind("DeleteOptions", "meta.k8s.io", "", &causes)),
+        }
+    }
+
+    /// The options of a delete: its `DeleteOptions` body, or without one the query's.
+    pub(crate) fn of_request(body: Option<&Value>, query: &Query) -> Self {
+        match body {
+            Some(body) => Self::parse(Some(body), None, false),
+            None => {
+                let mut opts = Self::parse(None, query.propagation_policy.as_deref(), query.dry_run());
+                opts.grace_period = query.grace_period;
+                opts.orphan_dependents = query.orphan_dependents;
+                if opts.propagation.is_none() {
+                    opts.propagation = query
+                        .orphan_dependents
+                        .map(|orphan| if orphan { "Orphan" } else { "Background" }.to_owned());
+                }
+                opts
+            }
         }
     }
 
