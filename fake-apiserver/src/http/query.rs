@@ -58,7 +58,9 @@ fn go_parse_int(value: &str) -> Result<i64, ApiStatus> {
             Err(_) => "value out of range",
         }
     };
-    Err(ApiStatus::bad_request(format!("strconv.ParseInt: parsing {value:?}: {why}")))
+    Err(ApiStatus::bad_request(format!(
+        "strconv.ParseInt: parsing {value:?}: {why}"
+    )))
 }
 
 fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, ApiStatus> {
@@ -89,7 +91,10 @@ mod tests {
     fn delete_options_in_the_query_convert_as_apimachinery_does() {
         let q = parse(Some("gracePeriodSeconds=-5&orphanDependents=")).unwrap();
         assert_eq!((q.grace_period, q.orphan_dependents), (Some(-5), Some(true)));
-        assert_eq!(parse(Some("orphanDependents=FALSE")).unwrap().orphan_dependents, Some(false));
+        assert_eq!(
+            parse(Some("orphanDependents=FALSE")).unwrap().orphan_dependents,
+            Some(false)
+        );
         let refused = parse(Some("gracePeriodSeconds=soon")).unwrap_err();
         assert_eq!(refused.message, r#"strconv.ParseInt: parsing "soon": invalid syntax"#);
         let huge = parse(Some("gracePeriodSeconds=99999999999999999999")).unwrap_err();

@@ -223,8 +223,8 @@ pub(crate) fn label_selector_text(selector: &Value) -> String {
 }
 
 /// One `matchExpressions` requirement as a selector string writes it (`key in (a,b)`,
-/// `key notin (a)`, `key`, `!key`); `sorted` writes the values as a parsed selector's
-/// `String()` does, sorted and without duplicates.
+/// `key notin (a)`, `key`, `!key`); `sorted` writes the values as `Requirement.String()`
+/// does, sorted (`safeSort`), duplicates kept as `LabelSelectorAsSelector` keeps them.
 pub(crate) fn requirement_text(expression: &Value, sorted: bool) -> String {
     let key = expression.get("key").and_then(Value::as_str).unwrap_or_default();
     let mut values: Vec<&str> = expression
@@ -236,7 +236,6 @@ pub(crate) fn requirement_text(expression: &Value, sorted: bool) -> String {
         .collect();
     if sorted {
         values.sort_unstable();
-        values.dedup();
     }
     match expression.get("operator").and_then(Value::as_str).unwrap_or_default() {
         "In" => format!("{key} in ({})", values.join(",")),

@@ -93,14 +93,25 @@ fn format_labels(labels: Option<&Value>) -> String {
     }
 }
 
-/// `metav1.FormatLabelSelector`: the selector's requirements sorted by key (set values sorted),
-/// `<none>` when it has none (or is missing), `<error>` when it does not parse.
-fn format_label_selector(selector: Option<&Value>) -> String {
+/// `metav1.FormatLabelSelector`: the selector's `String()`, `<none>` when that is empty
+/// (unset, or selecting everything), `<error>` when it does not convert.
+pub(super) fn format_label_selector(selector: Option<&Value>) -> String {
+    match selector_string(selector) {
+        None => "<error>".to_owned(),
+        Some(text) if text.is_empty() => "<none>".to_owned(),
+        Some(text) => text,
+    }
+}
+
+/// `metav1.LabelSelectorAsSelector(selector).String()`: the requirements sorted by key, an
+/// `In`/`NotIn` requirement's values sorted; empty for an unset or empty selector; `None`
+/// when the selector does not convert.
+pub(super) fn selector_string(selector: Option<&Value>) -> Option<String> {
     let Some(selector) = selector.filter(|s| s.is_object()) else {
-        return "<none>".to_owned();
+        return Some(String::new());
     };
     if selector_fails(selector) {
-        return "<error>".to_owned();
+        return None;
     }
     let labels = selector.get("matchLabels").and_then(Value::as_object);
     let mut terms: Vec<(String, String)> = labels
@@ -119,16 +130,11 @@ fn format_label_selector(selector: Option<&Value>) -> String {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        let term = requirement_text(expression, true);
-        terms.push((key, term));
+        terms.push((key, requirement_text(expression, true)));
     }
     terms.sort_by(|a, b| a.0.cmp(&b.0));
     let text: Vec<String> = terms.into_iter().map(|(_, term)| term).collect();
-    if text.is_empty() {
-        "<none>".to_owned()
-    } else {
-        text.join(",")
-    }
+    Some(text.join(","))
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
+use super::apps_sets::format_label_selector;
 use super::{BuiltinColumn, column, since, wide};
-use crate::semantics::selector::label_selector_text;
 
 /// How many endpoints `formatEndpoints` shows before it counts the rest.
 const SHOWN_ENDPOINTS: usize = 3;
@@ -115,19 +115,11 @@ fn template_containers(cron_job: &Value, field: &str) -> Value {
     json!(cells.join(","))
 }
 
-/// `metav1.FormatLabelSelector` of the job template's selector: `<none>` when it selects
-/// everything or is unset.
+/// `metav1.FormatLabelSelector` of the job template's selector.
 fn job_template_selector(cron_job: &Value) -> Value {
-    let selector = cron_job
-        .pointer("/spec/jobTemplate/spec/selector")
-        .filter(|s| s.is_object())
-        .map(label_selector_text)
-        .unwrap_or_default();
-    json!(if selector.is_empty() {
-        "<none>".to_owned()
-    } else {
-        selector
-    })
+    json!(format_label_selector(
+        cron_job.pointer("/spec/jobTemplate/spec/selector")
+    ))
 }
 
 /// `formatEndpoints` of every port: the ready addresses as `ip:port` (a subset without

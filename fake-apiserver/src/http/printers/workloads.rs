@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
+use super::apps_sets::{format_label_selector, selector_string};
 use super::{BuiltinColumn, column, human_duration, int, wide};
-use crate::semantics::selector::label_selector_text;
 use crate::storage::object;
 
 /// The documentation of `JobStatus.succeeded`, the Completions column's description: 1.31
@@ -29,22 +29,23 @@ pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn, minor: u32) -
                     int(o, "/spec/replicas")
                 ))
             }),
+            // The Deployment printer declares its counts as strings, though its cells are numbers.
             column(
                 "Up-to-date",
-                "integer",
+                "string",
                 "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
                 |o| json!(int(o, "/status/updatedReplicas")),
             ),
             column(
                 "Available",
-                "integer",
+                "string",
                 "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
                 |o| json!(int(o, "/status/availableReplicas")),
             ),
             age,
         ]
         .into_iter()
-        .chain(template_columns())
+        .chain(template_columns("Deployment"))
         .collect(),
         ("batch", "Job") => (minor >= 31)
             .then(|| column("Status", "string", "Status of the job.", job_status))
@@ -58,7 +59,7 @@ pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn, minor: u32) -
             wide(
                 "Selector",
                 "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
-                |o| json!(o.pointer("/spec/selector").map(label_selector_text).unwrap_or_default()),
+                |o| json!(format_label_selector(o.pointer("/spec/selector"))),
             ),
         ])
             .collect(),
@@ -66,7 +67,7 @@ pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn, minor: u32) -
             column(
                 "Desired",
                 "integer",
-                "Number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
+                "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/#what-is-a-replicationcontroller",
                 |o| json!(int(o, "/spec/replicas")),
             ),
             column(
@@ -78,13 +79,13 @@ pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn, minor: u32) -
             column(
                 "Ready",
                 "integer",
-                "readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition.",
+                "The number of ready replicas for this replica set.",
                 |o| json!(int(o, "/status/readyReplicas")),
             ),
             age,
         ]
         .into_iter()
-        .chain(template_columns())
+        .chain(template_columns("ReplicaSet"))
         .collect(),
         _ => return None,
     })
@@ -144,8 +145,23 @@ fn job_duration(job: &Value) -> Value {
     })
 }
 
-/// The `-o wide` columns of the workloads: their pod template's containers and selector.
-fn template_columns() -> [BuiltinColumn; 3] {
+/// The `-o wide` columns of Deployments and ReplicaSets: their pod template's containers, and
+/// their selector (a Deployment's as `selector.String()`, `<invalid>` when it does not
+/// convert; a ReplicaSet's as `metav1.FormatLabelSelector`), each described by its own field.
+fn template_columns(kind: &str) -> [BuiltinColumn; 3] {
+    let selector = if kind == "Deployment" {
+        wide(
+            "Selector",
+            "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
+            |o| json!(selector_string(o.pointer("/spec/selector")).unwrap_or_else(|| "<invalid>".to_owned())),
+        )
+    } else {
+        wide(
+            "Selector",
+            "Selector is a label query over pods that should match the replica count. If the selector is empty, it is defaulted to the labels present on the pod template. Label keys and values that must match in order to be controlled by this replica set. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
+            |o| json!(format_label_selector(o.pointer("/spec/selector"))),
+        )
+    };
     [
         wide("Containers", "Names of each container in the template.", |o| {
             containers(o, "name")
@@ -153,11 +169,7 @@ fn template_columns() -> [BuiltinColumn; 3] {
         wide("Images", "Images referenced by each container in the template.", |o| {
             containers(o, "image")
         }),
-        wide(
-            "Selector",
-            "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.",
-            |o| json!(o.pointer("/spec/selector").map(label_selector_text).unwrap_or_default()),
-        ),
+        selector,
     ]
 }
 
