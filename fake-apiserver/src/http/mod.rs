@@ -5,6 +5,7 @@ pub(crate) mod aggregated;
 pub(crate) mod discovery;
 pub(crate) mod dispatch;
 pub(crate) mod execute;
+pub(crate) mod jsonpath;
 pub(crate) mod openapi;
 pub(crate) mod printers;
 pub(crate) mod protobuf;

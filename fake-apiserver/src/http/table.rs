@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
+use crate::http::jsonpath::{self, Found, JsonPath};
 use crate::http::printers;
 use crate::status::ApiStatus;
 use crate::storage::object;
@@ -112,7 +113,7 @@ pub(crate) fn table<'a>(
         .collect();
     let rows: Vec<Value> = objects
         .map(|object| {
-            let cells: Vec<Value> = columns.iter().map(|c| c.cell(object)).collect();
+            let cells: Vec<Value> = columns.iter().map(|c| c.cell(object, options.minor)).collect();
             let mut row = json!({ "cells": cells });
             match options.include {
                 IncludeObject::None => {}
@@ -170,16 +171,18 @@ struct Column {
 }
 
 enum Cells {
-    /// A CRD column's JSONPath, rendered by the column's type.
-    Path(String),
+    /// A CRD column's JSONPath, parsed once for all the table's rows. `tableconvertor.New`
+    /// parses it once for the CRD's lifetime; only a path with `range`, whose state Go keeps
+    /// between calls, could tell the two apart.
+    Path(JsonPath),
     /// A built-in printer's own computation.
     Computed(fn(&Value) -> Value),
 }
 
 impl Column {
-    fn cell(&self, object: &Value) -> Value {
+    fn cell(&self, object: &Value, minor: u32) -> Value {
         match &self.cells {
-            Cells::Path(path) => cell(&self.type_, path, object),
+            Cells::Path(path) => path_cell(&self.type_, path, object, minor),
             Cells::Computed(compute) => compute(object),
         }
     }
@@ -195,7 +198,7 @@ fn columns(info: &ResourceInfo, minor: u32) -> Vec<Column> {
         format: "name".to_owned(),
         description: printers::NAME_DESCRIPTION.to_owned(),
         priority: 0,
-        cells: Cells::Path(".metadata.name".to_owned()),
+        cells: Cells::Computed(name),
     };
     let builtin = info
         .builtin
@@ -227,22 +230,27 @@ fn columns(info: &ResourceInfo, minor: u32) -> Vec<Column> {
             } else {
                 info.printer_columns.clone()
             };
+            // `tableconvertor.New` stops at a path that does not parse, and kube-apiserver only
+            // logs its error: it serves the columns before that one.
             declared
                 .into_iter()
-                .map(|c| Column {
-                    description: if c.description.is_empty() {
-                        format!(
-                            "Custom resource definition column (in JSONPath format): {}",
-                            c.json_path
-                        )
-                    } else {
-                        c.description
-                    },
-                    name: c.name,
-                    type_: c.type_,
-                    format: c.format,
-                    priority: c.priority,
-                    cells: Cells::Path(c.json_path),
+                .map_while(|c| {
+                    let path = JsonPath::parse(&format!("{{{}}}", c.json_path)).ok()?;
+                    Some(Column {
+                        description: if c.description.is_empty() {
+                            format!(
+                                "Custom resource definition column (in JSONPath format): {}",
+                                c.json_path
+                            )
+                        } else {
+                            c.description
+                        },
+                        name: c.name,
+                        type_: c.type_,
+                        format: c.format,
+                        priority: c.priority,
+                        cells: Cells::Path(path.allow_missing_keys(true)),
+                    })
                 })
                 .collect()
         }
@@ -250,43 +258,69 @@ fn columns(info: &ResourceInfo, minor: u32) -> Vec<Column> {
     std::iter::once(name).chain(rest).collect()
 }
 
-fn cell(type_: &str, json_path: &str, object: &Value) -> Value {
-    let Some(value) = lookup(object, json_path) else {
+/// The Name cell: the object's name, empty when it has none (`MetaToTableRow`).
+fn name(object: &Value) -> Value {
+    json!(
+        object
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    )
+}
+
+/// A CRD column's cell (`ConvertToTable`): none when the path fails or finds nothing; else the
+/// first value found, printed for a `string` column and typed by `cellForJSONValue` for others.
+fn path_cell(type_: &str, path: &JsonPath, object: &Value, minor: u32) -> Value {
+    let Ok(results) = path.find_results(object) else {
         return Value::Null;
     };
-    match type_ {
-        "date" => json!(
-            value
-                .as_str()
-                .and_then(printers::since)
-                .unwrap_or_else(|| "<invalid>".to_owned())
-        ),
-        "integer" | "number" | "boolean" => value.clone(),
-        _ => match value {
-            Value::String(_) | Value::Null => value.clone(),
-            other => json!(other.to_string()),
-        },
+    let Some(first) = results.first().and_then(|values| values.first()) else {
+        return Value::Null;
+    };
+    if *first == Found::Invalid {
+        // Go panics taking it out of its `reflect.Value`; no cell is the nearest answer.
+        return Value::Null;
+    }
+    // `results[0][0].Interface()`, handed on as `reflect.ValueOf` of it.
+    let value = first.rewrapped();
+    if type_ == "string" {
+        return json!(jsonpath::print(value, minor));
+    }
+    cell_for_json_value(type_, value)
+}
+
+/// `cellForJSONValue`: the value as the column's type takes it, none when it is not of that
+/// Go type (a literal `int` is not an `int64`).
+fn cell_for_json_value(type_: &str, value: Found<'_>) -> Value {
+    match (type_, value) {
+        ("integer", Found::Int64(n)) => json!(n),
+        ("integer", Found::Float64(f)) => json!(go_float_to_int(f)),
+        ("number", Found::Int64(n)) => json!(n as f64),
+        ("number", Found::Float64(f)) => json!(f),
+        ("boolean", Found::Bool(b)) => json!(b),
+        ("string", Found::String(s)) => json!(jsonpath::go_text(s)),
+        ("date", Found::String(s)) => json!(date(&jsonpath::go_text(s))),
+        _ => Value::Null,
     }
 }
 
-/// A simple JSONPath (`.a.b`, `.a[0].b`, with or without `{}`) evaluated against `object`.
-fn lookup<'a>(object: &'a Value, path: &str) -> Option<&'a Value> {
-    let path = path.trim().trim_start_matches('{').trim_end_matches('}');
-    let mut current = object;
-    for segment in path.trim_start_matches('.').split('.').filter(|s| !s.is_empty()) {
-        let (field, indexes) = segment.split_once('[').map_or((segment, ""), |(f, rest)| (f, rest));
-        if !field.is_empty() {
-            current = current.get(field)?;
-        }
-        for index in indexes
-            .split('[')
-            .map(|i| i.trim_end_matches(']'))
-            .filter(|i| !i.is_empty())
-        {
-            current = current.get(index.parse::<usize>().ok()?)?;
-        }
+/// A `date` cell: `metav1.Time.UnmarshalQueryParameter`, then
+/// `ConvertToHumanReadableDateType`; empty and `null` parse as the zero time, shown unknown.
+fn date(text: &str) -> String {
+    if text.is_empty() || text == "null" {
+        return "<unknown>".to_owned();
     }
-    Some(current)
+    printers::since(text).unwrap_or_else(|| "<invalid>".to_owned())
+}
+
+/// Go's `int64(f)` on amd64: truncation toward zero, `math.MinInt64` for what does not fit.
+fn go_float_to_int(f: f64) -> i64 {
+    const TWO_TO_63: f64 = 9_223_372_036_854_775_808.0;
+    if (-TWO_TO_63..TWO_TO_63).contains(&f) {
+        f as i64
+    } else {
+        i64::MIN
+    }
 }
 
 #[cfg(test)]
@@ -313,6 +347,62 @@ mod tests {
         assert_eq!(table["rows"][0]["cells"], json!(["vm", 12.5]));
         assert_eq!(table["columnDefinitions"][1]["name"], "CPU");
         assert_eq!(table["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+    }
+
+    #[test]
+    fn table_should_evaluate_columns_as_tableconvertor() {
+        let column = |name: &str, type_: &str, json_path: &str| PrinterColumn {
+            name: name.into(),
+            type_: type_.into(),
+            format: String::new(),
+            description: String::new(),
+            priority: 0,
+            json_path: json_path.into(),
+        };
+        let mut info = ResourceInfo::builtin("h7.example.com", "v1", "Pump", "pumps");
+        info.builtin = false;
+        info.printer_columns = vec![
+            column("Ports", "string", ".spec.ports[*].name"),
+            column("Ready", "string", r#".status.conditions[?(@.type=="Ready")].status"#),
+            column("Replicas", "integer", ".spec.replicas"),
+            column("Size", "integer", ".spec.size"),
+            column("Ratio", "number", ".spec.replicas"),
+            column("Hint", "string", ".spec.hint"),
+            column("Missing", "string", ".spec.nothing"),
+            column("Spec", "string", ".spec.limits"),
+            column("Broken", "string", ".spec[0"),
+            column("After", "string", ".spec.mode"),
+        ];
+        let pump = json!({
+            "metadata": {"name": "p1"},
+            "spec": {"ports": [{"name": "http"}, {"name": "grpc"}], "replicas": 3, "size": "3Gi",
+                     "hint": null, "limits": {"cpu": "1", "a": "<b>"}, "mode": "auto"},
+            "status": {"conditions": [{"type": "Synced", "status": "False"}, {"type": "Ready", "status": "True"}]}
+        });
+        let options = TableOptions {
+            include: IncludeObject::None,
+            minor: 28,
+        };
+        let table = table(&info, [&pump].into_iter(), options, "7", None);
+        assert_eq!(
+            table["rows"][0]["cells"],
+            json!([
+                "p1",
+                "http",
+                "True",
+                3,
+                null,
+                3.0,
+                "<no value>",
+                null,
+                r#"{"a":"\u003cb\u003e","cpu":"1"}"#
+            ])
+        );
+        assert_eq!(
+            table["columnDefinitions"].as_array().map(Vec::len),
+            Some(9),
+            "columns stop at the one that does not parse"
+        );
     }
 
     #[test]

@@ -83,8 +83,6 @@ fn option_errors(options: &LogOptions) -> Vec<FieldError> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
     #[test]
