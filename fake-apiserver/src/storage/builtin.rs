@@ -123,6 +123,25 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .stored_as("v1")
             .with_short_names(&["ev"]),
         b("coordination.k8s.io", "v1", "Lease", "leases"),
+        b("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets")
+            .with_status()
+            .with_generation()
+            .conditional_updates_only()
+            .with_short_names(&["pdb"]),
+        b("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses")
+            .cluster_scoped()
+            .with_generation()
+            .with_short_names(&["pc"]),
+        b("networking.k8s.io", "v1", "Ingress", "ingresses")
+            .with_status()
+            .with_generation()
+            .with_short_names(&["ing"]),
+        b("networking.k8s.io", "v1", "IngressClass", "ingressclasses")
+            .cluster_scoped()
+            .with_generation(),
+        b("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies")
+            .with_generation()
+            .with_short_names(&["netpol"]),
         ResourceInfo {
             verbs: vec![Verb::Create],
             ..b("authentication.k8s.io", "v1", "TokenReview", "tokenreviews").cluster_scoped()

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use crate::semantics::apps_set_strategy;
 use crate::semantics::defaults;
+use crate::semantics::priorityclass;
 use crate::semantics::service_strategy;
 use crate::semantics::status_metadata;
 use crate::semantics::validation::preserve_system_fields;
@@ -28,7 +29,10 @@ pub(crate) fn moves_generation(info: &ResourceInfo, old: &Value, new: &Value, su
         && info.kind == "Deployment"
         && subresource != Some("status")
         && old.pointer("/metadata/annotations") != new.pointer("/metadata/annotations");
-    info.has_generation && (!same_spec(old, new, !info.status_subresource) || annotations_changed)
+    // A PriorityClass's `PrepareForUpdate` does nothing: its generation stays 1.
+    info.has_generation
+        && !priorityclass::concerns(info)
+        && (!same_spec(old, new, !info.status_subresource) || annotations_changed)
 }
 
 /// The object an update of `old` to `new` through `subresource` stores on the Kubernetes

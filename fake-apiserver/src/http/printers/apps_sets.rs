@@ -95,7 +95,7 @@ fn format_labels(labels: Option<&Value>) -> String {
 
 /// `metav1.FormatLabelSelector`: the selector's requirements sorted by key (set values sorted),
 /// `<none>` when it has none (or is missing), `<error>` when it does not parse.
-fn format_label_selector(selector: Option<&Value>) -> String {
+pub(super) fn format_label_selector(selector: Option<&Value>) -> String {
     let Some(selector) = selector.filter(|s| s.is_object()) else {
         return "<none>".to_owned();
     };
