@@ -9,6 +9,7 @@ mod apps_sets;
 mod cluster;
 mod core;
 mod cronjob_endpoints;
+mod discovery;
 mod networking;
 mod pods;
 mod policy;
@@ -68,6 +69,7 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
         "apps" | "batch" => workloads::columns(group, kind, age, minor),
         "networking.k8s.io" => networking::columns(kind, age),
         "policy" | "scheduling.k8s.io" => policy::columns(kind, age),
+        "discovery.k8s.io" => discovery::columns(kind, age),
         _ => cluster::columns(group, kind, age),
     }
 }

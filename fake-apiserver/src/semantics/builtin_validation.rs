@@ -8,6 +8,7 @@ use crate::semantics::config_validation;
 use crate::semantics::csr_validation;
 use crate::semantics::daemonset_validation;
 use crate::semantics::endpoints_validation;
+use crate::semantics::endpointslice_validation;
 use crate::semantics::field_error::FieldError;
 use crate::semantics::job;
 use crate::semantics::namespace_validation;
@@ -132,6 +133,8 @@ fn typed_errors(
             pdb_validation::status_update_errors(object)
         }
         ("policy", "PodDisruptionBudget", old) => pdb_validation::spec_errors(object, old),
+        ("discovery.k8s.io", "EndpointSlice", None) => endpointslice_validation::create_errors(object),
+        ("discovery.k8s.io", "EndpointSlice", Some(old)) => endpointslice_validation::update_errors(object, old),
         ("scheduling.k8s.io", "PriorityClass", None) => priorityclass::create_errors(object),
         ("scheduling.k8s.io", "PriorityClass", Some(old)) => priorityclass::update_errors(object, old),
         ("apiregistration.k8s.io", "APIService", Some(_)) if subresource == Some("status") => {

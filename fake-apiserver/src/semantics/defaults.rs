@@ -9,6 +9,7 @@ use base64::Engine;
 use serde_json::{Map, Value, json};
 
 use crate::semantics::endpoints_validation;
+use crate::semantics::endpointslice_validation;
 use crate::semantics::omit_empty::{self, Empty};
 use crate::semantics::pdb_validation;
 use crate::semantics::priorityclass;
@@ -44,6 +45,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("networking.k8s.io", "NetworkPolicy") => networking::network_policy(object),
         ("networking.k8s.io", "IngressClass") => networking::ingress_class(object),
         // No defaults; the v1 conversion's selector cleanup runs on every decode.
+        ("discovery.k8s.io", "EndpointSlice") => endpointslice_validation::set_defaults(object),
         ("scheduling.k8s.io", "PriorityClass") => {
             // `value` has no `omitempty`: a class sent without one is stored with 0.
             zero::fill_unset(object, "scheduling.k8s.io", "PriorityClass");

@@ -21,6 +21,8 @@ pub(crate) mod decoding;
 pub(crate) mod defaults;
 pub(crate) mod deployment_strategy_validation;
 pub(crate) mod endpoints_validation;
+pub(crate) mod endpointslice_strategy;
+pub(crate) mod endpointslice_validation;
 pub(crate) mod event_validation;
 pub(crate) mod field_error;
 pub(crate) mod fieldpath;

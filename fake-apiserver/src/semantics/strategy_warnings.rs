@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::apps_set_strategy::semantic_equal;
 use super::cronjob_strategy;
 use super::defaults::apps_sets::template_generation;
+use super::endpointslice_strategy;
 use super::ingress_validation::CLASS_ANNOTATION;
 use super::job;
 use super::pod_warnings::{claim_spec_warnings, pod_create_warnings, pod_template_warnings};
@@ -43,6 +44,7 @@ pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<
         }
         ("batch", "CronJob") => cronjob_strategy::create_warnings(info, object, minor),
         ("networking.k8s.io", "Ingress") => ingress_create_warnings(object),
+        ("discovery.k8s.io", "EndpointSlice") => endpointslice_strategy::create_warnings(object),
         _ => Vec::new(),
     }
 }

@@ -13,6 +13,7 @@ use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
 use k8s_openapi::api::networking::v1::{Ingress, IngressClass, NetworkPolicy};
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
@@ -121,6 +122,7 @@ fn through_type(
         ("networking.k8s.io", "v1", "NetworkPolicy") => via::<NetworkPolicy>(object),
         ("policy", "v1", "PodDisruptionBudget") => via::<PodDisruptionBudget>(object),
         ("scheduling.k8s.io", "v1", "PriorityClass") => via::<PriorityClass>(object),
+        ("discovery.k8s.io", "v1", "EndpointSlice") => via::<EndpointSlice>(object),
         ("networking.k8s.io", "v1", "Ingress") => via::<Ingress>(object),
         ("networking.k8s.io", "v1", "IngressClass") => via::<IngressClass>(object),
         ("certificates.k8s.io", "v1", "CertificateSigningRequest") => via::<CertificateSigningRequest>(object),

@@ -38,10 +38,19 @@ impl ResourceInfo {
     }
 }
 
-/// The built-in resources every fake API server serves: what the bundled controllers, leader
-/// election, event recording and `kubectl apply -f deploy/` need.
-pub(crate) fn builtins() -> Vec<ResourceInfo> {
+/// The built-in resources every fake API server of the Kubernetes `minor` serves: what the
+/// bundled controllers, leader election, event recording and `kubectl apply -f deploy/` need,
+/// and the other kinds ported.
+pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
     let b = ResourceInfo::builtin;
+    let endpoint_slices = b("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices").with_generation();
+    // Before 1.31 kube-apiserver encodes stored slices as v1beta1 (the storage factory's
+    // choice, which discovery's `storageVersionHash` shows); the objects are the same.
+    let endpoint_slices = if minor < 31 {
+        endpoint_slices.stored_as("discovery.k8s.io/v1beta1")
+    } else {
+        endpoint_slices
+    };
     vec![
         b("", "v1", "Namespace", "namespaces")
             .cluster_scoped()
@@ -128,6 +137,7 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .with_generation()
             .conditional_updates_only()
             .with_short_names(&["pdb"]),
+        endpoint_slices,
         b("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses")
             .cluster_scoped()
             .with_generation()

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::auth::{UserInfo, escalation};
 use crate::lifecycle;
 use crate::semantics::decoding::{self, Decoded};
+use crate::semantics::endpointslice_strategy;
 use crate::semantics::omit_empty::{self, Empty};
 use crate::semantics::schema::{self, Scope};
 use crate::semantics::shape::Shape;
@@ -174,6 +175,7 @@ pub(crate) fn create(
     // (a Job's generated selector): those changes are nobody's.
     let before_strategy = (generates_on_create(info) || apps_set_strategy::concerns(info)).then(|| body.clone());
     apps_set_strategy::prepare_create(info, &mut body);
+    endpointslice_strategy::prepare_create(info, &mut body);
     if generates_on_create(info) {
         job::generate_selector(&mut body);
     }
