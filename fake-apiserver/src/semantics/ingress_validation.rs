@@ -1,28 +1,20 @@
 //! Ingress validation as in `pkg/apis/networking/validation/validation.go`:
 //! `ValidateIngressCreate`, `ValidateIngressUpdate`, `ValidateIngressStatusUpdate`,
-//! `ValidateIngressSpec`, `validateIngressRules`, `validateHTTPIngressPath`,
-//! `validateIngressBackend`, `validateIngressTLS`, `ValidateIngressLoadBalancerStatus` and the
-//! update options (`allowInvalidSecretName`, `allowInvalidWildcardHostRule`); the
-//! IngressClass checks live in `ingress_class_validation`.
+//! `ValidateIngressSpec`, `validateIngressRules`, `validateIngressRuleValue`,
+//! `validateIngressTLS`, `ValidateIngressLoadBalancerStatus` and the update options
+//! (`allowInvalidSecretName`, `allowInvalidWildcardHostRule`); paths and backends are
+//! `ingress_path_validation`'s, the IngressClass checks `ingress_class_validation`'s.
 
 use serde_json::Value;
 
-use crate::semantics::container_validation::port_name_errors;
 use crate::semantics::field_error::{BadValue, FieldError};
-use crate::semantics::ingress_class_validation::typed_reference_errors;
-use crate::semantics::names::{dns1035_label_errors, dns1123_subdomain_errors};
+use crate::semantics::ingress_path_validation::{backend_errors, http_path_errors};
+use crate::semantics::names::dns1123_subdomain_errors;
 use crate::semantics::service_ip_validation::parse_ip;
 use crate::storage::object::is_label_shaped;
 
 /// The annotation that named an Ingress's class before `spec.ingressClassName`.
 pub(crate) const CLASS_ANNOTATION: &str = "kubernetes.io/ingress.class";
-
-/// `invalidPathSequences` and `invalidPathSuffixes`.
-const INVALID_SEQUENCES: [&str; 5] = ["//", "/./", "/../", "%2f", "%2F"];
-const INVALID_SUFFIXES: [&str; 2] = ["/..", "/."];
-
-/// `supportedPathTypes.List()`: sorted.
-const PATH_TYPES: [&str; 3] = ["Exact", "ImplementationSpecific", "Prefix"];
 
 /// `IsWildcardDNS1123Subdomain`'s regex error.
 const WILDCARD: &str = "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -225,119 +217,6 @@ fn rule_value_errors(rule: &Value, at: &str) -> Vec<FieldError> {
     errors
 }
 
-/// `validateHTTPIngressPath`: a path type, a path it accepts, and a backend.
-fn http_path_errors(path: &Value, at: &str) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    let Some(path_type) = path.get("pathType").filter(|t| !t.is_null()) else {
-        errors.push(FieldError::required(
-            format!("{at}.pathType"),
-            "pathType must be specified",
-        ));
-        return errors;
-    };
-    let path_type = path_type.as_str().unwrap_or_default();
-    let text = text(path, "path");
-    let field = format!("{at}.path");
-    match path_type {
-        "Exact" | "Prefix" => {
-            if !text.starts_with('/') {
-                errors.push(FieldError::invalid(
-                    field.as_str(),
-                    text.into(),
-                    "must be an absolute path",
-                ));
-            }
-            for sequence in INVALID_SEQUENCES.iter().filter(|s| text.contains(*s)) {
-                errors.push(FieldError::invalid(
-                    field.as_str(),
-                    text.into(),
-                    format!("must not contain '{sequence}'"),
-                ));
-            }
-            for suffix in INVALID_SUFFIXES.iter().filter(|s| text.ends_with(*s)) {
-                errors.push(FieldError::invalid(
-                    field.as_str(),
-                    text.into(),
-                    format!("cannot end with '{suffix}'"),
-                ));
-            }
-        }
-        "ImplementationSpecific" => {
-            if !text.is_empty() && !text.starts_with('/') {
-                errors.push(FieldError::invalid(
-                    field.as_str(),
-                    text.into(),
-                    "must be an absolute path",
-                ));
-            }
-        }
-        other => {
-            let supported = PATH_TYPES.map(str::to_owned);
-            errors.push(FieldError::not_supported(
-                format!("{at}.pathType"),
-                other.into(),
-                &supported,
-            ));
-        }
-    }
-    errors.extend(backend_errors(
-        path.get("backend").unwrap_or(&Value::Null),
-        &format!("{at}.backend"),
-    ));
-    errors
-}
-
-/// `validateIngressBackend`: a resource or a service (named, with a port name or number).
-fn backend_errors(backend: &Value, at: &str) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    match (is_set(backend, "resource"), is_set(backend, "service")) {
-        (true, true) => errors.push(FieldError::invalid(
-            at,
-            "".into(),
-            "cannot set both resource and service backends",
-        )),
-        (true, false) => errors.extend(typed_reference_errors(&backend["resource"], &format!("{at}.resource"))),
-        (false, true) => {
-            let service = &backend["service"];
-            let name = text(service, "name");
-            if name.is_empty() {
-                errors.push(FieldError::required(format!("{at}.service.name"), ""));
-            } else {
-                for why in dns1035_label_errors(name) {
-                    errors.push(FieldError::invalid(format!("{at}.service.name"), name.into(), why));
-                }
-            }
-            let port = service.get("port").unwrap_or(&Value::Null);
-            let port_name = text(port, "name");
-            let number = port.get("number").and_then(Value::as_i64).unwrap_or_default();
-            match (!port_name.is_empty(), number != 0) {
-                (true, true) => errors.push(FieldError::invalid(
-                    at,
-                    "".into(),
-                    "cannot set both port name & port number",
-                )),
-                (true, false) => {
-                    for why in port_name_errors(port_name) {
-                        errors.push(FieldError::invalid(
-                            format!("{at}.service.port.name"),
-                            port_name.into(),
-                            why,
-                        ));
-                    }
-                }
-                (false, true) => errors.extend(FieldError::port_number(format!("{at}.service.port.number"), number)),
-                (false, false) => errors.push(FieldError::required(at, "port name or number is required")),
-            }
-        }
-        (false, false) => errors.push(FieldError::invalid(
-            at,
-            "".into(),
-            "resource or service backend is required",
-        )),
-    }
-    errors
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -365,36 +244,7 @@ mod tests {
     }
 
     #[test]
-    fn backends_should_be_one_valid_service_or_resource() {
-        let spec = json!({"spec": {"defaultBackend": {}, "rules": [{"http": {"paths": [
-            {"path": "/a", "pathType": "Prefix", "backend": {"service": {"name": "s", "port": {"number": 1}}, "resource": {"kind": "K", "name": "n"}}},
-            {"path": "/b", "pathType": "Prefix", "backend": service("1bad", json!({"name": "http", "number": 80}))},
-            {"path": "/c", "pathType": "Prefix", "backend": service("", json!({}))},
-            {"path": "/d", "pathType": "Prefix", "backend": service("s", json!({"number": 70000}))},
-        ]}}]}});
-        let errors = rendered(&create_errors(&spec));
-        assert_eq!(
-            errors[0],
-            "spec.defaultBackend: Invalid value: \"\": resource or service backend is required"
-        );
-        assert_eq!(
-            errors[1],
-            "spec.rules[0].http.paths[0].backend: Invalid value: \"\": cannot set both resource and service backends"
-        );
-        assert!(errors[2].starts_with("spec.rules[0].http.paths[1].backend.service.name: Invalid value: \"1bad\""));
-        assert_eq!(
-            &errors[3..],
-            [
-                "spec.rules[0].http.paths[1].backend: Invalid value: \"\": cannot set both port name & port number",
-                "spec.rules[0].http.paths[2].backend.service.name: Required value",
-                "spec.rules[0].http.paths[2].backend: Required value: port name or number is required",
-                "spec.rules[0].http.paths[3].backend.service.port.number: Invalid value: 70000: must be between 1 and 65535, inclusive",
-            ]
-        );
-    }
-
-    #[test]
-    fn paths_should_be_absolute_and_clean() {
+    fn rules_should_name_dns_hosts_and_valid_paths() {
         let backend = service("s", json!({"number": 80}));
         let spec = json!({"spec": {"rules": [{"host": "1.2.3.4", "http": {"paths": [
             {"path": "/a//b/../c", "pathType": "Exact", "backend": backend},

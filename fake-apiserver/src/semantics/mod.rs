@@ -33,6 +33,7 @@ pub(crate) mod go_regexp;
 pub(crate) mod go_time;
 pub(crate) mod image_reference;
 pub(crate) mod ingress_class_validation;
+pub(crate) mod ingress_path_validation;
 pub(crate) mod ingress_validation;
 pub(crate) mod job;
 pub(crate) mod label_selector_parser;
