@@ -68,7 +68,7 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
         "apps" if matches!(kind, "StatefulSet" | "DaemonSet") => apps_sets::columns(kind, age),
         "apps" | "batch" => workloads::columns(group, kind, age, minor),
         "networking.k8s.io" => networking::columns(kind, age),
-        "policy" | "scheduling.k8s.io" => policy::columns(kind, age),
+        "policy" | "scheduling.k8s.io" | "node.k8s.io" => policy::columns(kind, age),
         "discovery.k8s.io" => discovery::columns(kind, age),
         _ => cluster::columns(group, kind, age),
     }

@@ -16,6 +16,7 @@ use crate::semantics::networkpolicy_validation;
 use crate::semantics::node_validation;
 use crate::semantics::pdb_validation;
 use crate::semantics::priorityclass;
+use crate::semantics::runtimeclass;
 use crate::semantics::service_validation;
 use crate::semantics::statefulset_validation;
 use crate::semantics::update_metadata;
@@ -135,6 +136,8 @@ fn typed_errors(
         ("policy", "PodDisruptionBudget", old) => pdb_validation::spec_errors(object, old),
         ("discovery.k8s.io", "EndpointSlice", None) => endpointslice_validation::create_errors(object),
         ("discovery.k8s.io", "EndpointSlice", Some(old)) => endpointslice_validation::update_errors(object, old),
+        ("node.k8s.io", "RuntimeClass", None) => runtimeclass::create_errors(object),
+        ("node.k8s.io", "RuntimeClass", Some(old)) => runtimeclass::update_errors(object, old),
         ("scheduling.k8s.io", "PriorityClass", None) => priorityclass::create_errors(object),
         ("scheduling.k8s.io", "PriorityClass", Some(old)) => priorityclass::update_errors(object, old),
         ("apiregistration.k8s.io", "APIService", Some(_)) if subresource == Some("status") => {

@@ -45,6 +45,8 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("networking.k8s.io", "NetworkPolicy") => networking::network_policy(object),
         ("networking.k8s.io", "IngressClass") => networking::ingress_class(object),
         // No defaults; the v1 conversion's selector cleanup runs on every decode.
+        // No defaults; `handler` has no `omitempty`.
+        ("node.k8s.io", "RuntimeClass") => zero::fill_unset(object, "node.k8s.io", "RuntimeClass"),
         ("discovery.k8s.io", "EndpointSlice") => endpointslice_validation::set_defaults(object),
         ("scheduling.k8s.io", "PriorityClass") => {
             // `value` has no `omitempty`: a class sent without one is stored with 0.

@@ -55,6 +55,7 @@ pub(crate) mod priorityclass;
 pub(crate) mod quantity;
 pub(crate) mod quantity_validation;
 pub(crate) mod rbac_validation;
+pub(crate) mod runtimeclass;
 pub(crate) mod scale_checks;
 pub(crate) mod schema;
 pub(crate) mod selector;

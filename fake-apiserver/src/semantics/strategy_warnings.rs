@@ -11,6 +11,7 @@ use super::endpointslice_strategy;
 use super::ingress_validation::CLASS_ANNOTATION;
 use super::job;
 use super::pod_warnings::{claim_spec_warnings, pod_create_warnings, pod_template_warnings};
+use super::runtimeclass;
 use super::service_warnings::service_warnings;
 use crate::storage::resource::ResourceInfo;
 
@@ -45,6 +46,7 @@ pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<
         ("batch", "CronJob") => cronjob_strategy::create_warnings(info, object, minor),
         ("networking.k8s.io", "Ingress") => ingress_create_warnings(object),
         ("discovery.k8s.io", "EndpointSlice") => endpointslice_strategy::create_warnings(object),
+        ("node.k8s.io", "RuntimeClass") => runtimeclass::warnings(object, minor),
         _ => Vec::new(),
     }
 }
@@ -88,6 +90,7 @@ pub(crate) fn on_update(
         }
         ("batch", "Job") if generation_moves(info, object, old) => job::job_spec_warnings(spec(object), "spec", minor),
         ("batch", "CronJob") => cronjob_strategy::update_warnings(info, object, old, subresource, minor),
+        ("node.k8s.io", "RuntimeClass") => runtimeclass::warnings(object, minor),
         _ => Vec::new(),
     }
 }

@@ -16,6 +16,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Event, Namespace, Node, P
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
 use k8s_openapi::api::networking::v1::{Ingress, IngressClass, NetworkPolicy};
+use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
@@ -123,6 +124,7 @@ fn through_type(
         ("policy", "v1", "PodDisruptionBudget") => via::<PodDisruptionBudget>(object),
         ("scheduling.k8s.io", "v1", "PriorityClass") => via::<PriorityClass>(object),
         ("discovery.k8s.io", "v1", "EndpointSlice") => via::<EndpointSlice>(object),
+        ("node.k8s.io", "v1", "RuntimeClass") => via::<RuntimeClass>(object),
         ("networking.k8s.io", "v1", "Ingress") => via::<Ingress>(object),
         ("networking.k8s.io", "v1", "IngressClass") => via::<IngressClass>(object),
         ("certificates.k8s.io", "v1", "CertificateSigningRequest") => via::<CertificateSigningRequest>(object),

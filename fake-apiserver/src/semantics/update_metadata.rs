@@ -22,9 +22,13 @@ fn checks(info: &ResourceInfo, subresource: Option<&str>) -> Option<usize> {
         ("networking.k8s.io", "Ingress", Some("status")) => 1,
         // `ValidatePriorityClassUpdate`: `ValidateObjectMetaUpdate`.
         ("scheduling.k8s.io", "PriorityClass", None) => 1,
+        // `ValidateRuntimeClass` then `ValidateRuntimeClassUpdate`.
+        ("node.k8s.io", "RuntimeClass", None) => 2,
         // Their update validation is `ValidateObjectMetaUpdate` plus the create validation's
         // `ValidateObjectMeta`.
         ("networking.k8s.io", "NetworkPolicy" | "Ingress" | "IngressClass", None) => 2,
+        // `ValidateEndpointSliceUpdate`: the create validation's `ValidateObjectMeta`.
+        ("discovery.k8s.io", "EndpointSlice", None) => 1,
         _ => return None,
     };
     Some(common + strategy)

@@ -24,6 +24,12 @@ impl ResourceInfo {
         self.builtin && self.group.is_empty() && self.kind == "Node"
     }
 
+    /// Whether a PUT of a missing object creates it (`AllowCreateOnUpdate`), among the kinds
+    /// whose strategies are ported with it: RuntimeClasses.
+    pub(crate) fn creates_on_update(&self) -> bool {
+        self.builtin && self.group == "node.k8s.io" && self.kind == "RuntimeClass"
+    }
+
     /// Sets kubectl categories (`all` for what `kubectl get all` shows).
     fn with_categories(mut self, categories: &[&str]) -> Self {
         self.categories = categories.iter().map(|c| (*c).to_owned()).collect();
@@ -138,6 +144,9 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
             .conditional_updates_only()
             .with_short_names(&["pdb"]),
         endpoint_slices,
+        b("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses")
+            .cluster_scoped()
+            .conditional_updates_only(),
         b("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses")
             .cluster_scoped()
             .with_generation()

@@ -283,6 +283,21 @@ pub(crate) fn update(
     commit_update(state, info, old, body, subresource, opts, Ownership::Update)
 }
 
+/// PUT of an object that does not exist, for a kind whose strategy's `AllowCreateOnUpdate`
+/// is true: the generic store creates it (201), the name the URL's.
+pub(crate) fn create_on_update(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    namespace: Option<&str>,
+    name: &str,
+    Checked(mut body): Checked,
+    opts: &WriteOpts,
+) -> Result<Arc<Value>, ApiStatus> {
+    set_namespace(&mut body, info, namespace)?;
+    check_name(&body, name)?;
+    create(state, info, namespace, Checked(body), opts)
+}
+
 /// A write may carry a resourceVersion (`sent`, empty when it does not): it must be the
 /// stored one.
 pub(crate) fn check_resource_version(

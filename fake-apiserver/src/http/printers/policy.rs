@@ -1,5 +1,6 @@
-//! policy and scheduling tables as `pkg/printers/internalversion/printers.go` prints them:
-//! `printPodDisruptionBudget` and `printPriorityClass`, with their column definitions.
+//! policy, scheduling and node tables as `pkg/printers/internalversion/printers.go` prints
+//! them: `printPodDisruptionBudget`, `printPriorityClass` and `printRuntimeClass`, with their
+//! column definitions.
 
 use serde_json::{Value, json};
 
@@ -42,6 +43,14 @@ pub(super) fn columns(kind: &str, age: BuiltinColumn) -> Option<Vec<BuiltinColum
                 "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.",
                 |o| json!(o.get("globalDefault").and_then(Value::as_bool).unwrap_or_default()),
             ),
+            age,
+        ],
+        // The Handler column's description is `ObjectMeta`'s documentation of a field it does
+        // not have.
+        "RuntimeClass" => vec![
+            column("Handler", "string", "", |o| {
+                json!(o.get("handler").and_then(Value::as_str).unwrap_or_default())
+            }),
             age,
         ],
         _ => return None,
