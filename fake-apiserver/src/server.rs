@@ -338,7 +338,7 @@ impl FakeApiServerBuilder {
     /// When a seeded object is refused (unknown kind, invalid CRD); the message says why.
     pub fn build(self) -> FakeApiServer {
         let mut state = State::new(self.options.clone());
-        for info in builtins().into_iter().chain(self.resources) {
+        for info in builtins(self.options.minor()).into_iter().chain(self.resources) {
             state.registry.insert(info);
         }
         for namespace in ["default", "kube-system", "kube-public", "kube-node-lease"] {

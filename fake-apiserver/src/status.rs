@@ -212,6 +212,12 @@ impl ApiStatus {
         Self::new(403, "Forbidden", message)
     }
 
+    /// `errors.NewForbidden` of the object `name` of `info`: why it may not be done.
+    pub(crate) fn forbidden_object(info: &ResourceInfo, name: &str, why: &str) -> Self {
+        let message = format!("{} \"{name}\" is forbidden: {why}", info.group_resource());
+        Self::forbidden(message).with_details(info, name)
+    }
+
     /// 403 Forbidden for a create into a namespace being deleted, with the `NamespaceTerminating`
     /// cause kube-apiserver's lifecycle admission gives.
     pub fn namespace_terminating(info: &ResourceInfo, name: &str, namespace: &str) -> Self {

@@ -233,6 +233,14 @@ impl Inner {
                 let scale = scale::update(&mut state, info, namespace, name, sent?, opts)?;
                 Ok(object(StatusCode::OK, scale))
             }
+            Action::Update(sent)
+                if subresource.is_none()
+                    && info.creates_on_update()
+                    && read::get(&state, info, namespace, name).is_err() =>
+            {
+                let created = write::create_on_update(&mut state, info, namespace, name, sent?, opts)?;
+                Ok(object(StatusCode::CREATED, created))
+            }
             Action::Update(sent) => Ok(object(
                 StatusCode::OK,
                 write::update(&mut state, info, namespace, name, sent?, subresource, opts)?,

@@ -9,7 +9,10 @@ mod apps_sets;
 mod cluster;
 mod core;
 mod cronjob_endpoints;
+mod discovery;
+mod networking;
 mod pods;
+mod policy;
 mod workloads;
 
 /// `ObjectMeta.name`'s documentation, the description of every table's Name column.
@@ -64,6 +67,9 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
         "" => core::columns(kind, age),
         "apps" if matches!(kind, "StatefulSet" | "DaemonSet") => apps_sets::columns(kind, age),
         "apps" | "batch" => workloads::columns(group, kind, age, minor),
+        "networking.k8s.io" => networking::columns(kind, age),
+        "policy" | "scheduling.k8s.io" | "node.k8s.io" => policy::columns(kind, age),
+        "discovery.k8s.io" => discovery::columns(kind, age),
         _ => cluster::columns(group, kind, age),
     }
 }

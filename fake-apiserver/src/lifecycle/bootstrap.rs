@@ -1,6 +1,7 @@
 //! What a fresh cluster holds before anyone writes to it, and what every new namespace gets:
-//! kube-apiserver's `default/kubernetes` Service (`pkg/controlplane/controller/kubernetesservice`)
-//! and bootstrap RBAC policy (`plugin/pkg/auth/authorizer/rbac/bootstrappolicy`, as
+//! kube-apiserver's `default/kubernetes` Service (`pkg/controlplane/controller/kubernetesservice`),
+//! system PriorityClasses (`pkg/registry/scheduling/rest/storage_scheduling.go`) and bootstrap
+//! RBAC policy (`plugin/pkg/auth/authorizer/rbac/bootstrappolicy`, as
 //! kube-apiserver v1.28.7 stored it, with the aggregated roles' rules filled in by
 //! kube-controller-manager's `clusterrole-aggregation` controller); kube-controller-manager's
 //! `default` ServiceAccount (`pkg/controller/serviceaccount`) and `kube-root-ca.crt` ConfigMap
@@ -11,6 +12,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle::writes::Writes;
+use crate::semantics::priorityclass;
 use crate::storage::State;
 use crate::storage::resource::ResourceInfo;
 
@@ -49,6 +51,8 @@ pub(crate) fn cluster_objects() -> Vec<Value> {
         },
     })];
     objects.extend(policy().iter().cloned());
+    // The scheduling storage's post-start hook.
+    objects.extend(priorityclass::system_classes());
     objects
 }
 

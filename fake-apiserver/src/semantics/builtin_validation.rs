@@ -8,15 +8,22 @@ use crate::semantics::config_validation;
 use crate::semantics::csr_validation;
 use crate::semantics::daemonset_validation;
 use crate::semantics::endpoints_validation;
+use crate::semantics::endpointslice_validation;
 use crate::semantics::field_error::FieldError;
 use crate::semantics::job;
 use crate::semantics::namespace_validation;
+use crate::semantics::networkpolicy_validation;
 use crate::semantics::node_validation;
+use crate::semantics::pdb_validation;
+use crate::semantics::priorityclass;
+use crate::semantics::runtimeclass;
 use crate::semantics::service_validation;
 use crate::semantics::statefulset_validation;
+use crate::semantics::update_metadata;
 use crate::semantics::validation::{metadata_causes, validate_metadata};
 use crate::semantics::{cronjob_strategy, cronjob_validation};
 use crate::semantics::{event_validation, lease_validation, rbac_validation, workload_validation};
+use crate::semantics::{ingress_class_validation, ingress_validation};
 use crate::semantics::{pod_update_validation, pod_validation};
 use crate::status::ApiStatus;
 use crate::storage::object;
@@ -37,6 +44,9 @@ pub(crate) fn check(
     }
     cronjob_strategy::refuse_panicking(info, object, subresource)?;
     let mut errors = metadata_causes(info, object);
+    if old.is_some() {
+        errors = update_metadata::repeated(info, subresource, errors);
+    }
     let typed = typed_errors(info, object, old, subresource, minor);
     errors.extend(typed.iter().map(|e| (e.field.clone(), e.body())));
     if info.group.is_empty() && info.kind == "Event" && old.is_none() {
@@ -45,6 +55,11 @@ pub(crate) fn check(
             true => event_validation::deferred_metadata_causes(object, metadata_causes(info, object)),
             false => typed.iter().map(|e| (e.field.clone(), e.body())).collect(),
         };
+    }
+    if info.group == "policy" && info.kind == "PodDisruptionBudget" && old.is_none() && !typed.is_empty() {
+        // Its strategy validates the spec alone; `rest.BeforeCreate` checks the object
+        // metadata only when that passed.
+        errors = typed.iter().map(|e| (e.field.clone(), e.body())).collect();
     }
     if errors.is_empty() {
         return Ok(());
@@ -104,6 +119,27 @@ fn typed_errors(
         ("batch", "CronJob", Some(old)) => cronjob_validation::update_errors(object, old, minor),
         // `ValidateEndpointsUpdate` is the create's validation and every kind's metadata rules.
         ("", "Endpoints", _) => endpoints_validation::endpoints_errors(object),
+        ("networking.k8s.io", "NetworkPolicy", None) => networkpolicy_validation::create_errors(object, minor),
+        ("networking.k8s.io", "NetworkPolicy", Some(old)) => {
+            networkpolicy_validation::update_errors(object, old, minor)
+        }
+        ("networking.k8s.io", "Ingress", None) => ingress_validation::create_errors(object),
+        ("networking.k8s.io", "Ingress", Some(_)) if subresource == Some("status") => {
+            ingress_validation::status_update_errors(object, minor)
+        }
+        ("networking.k8s.io", "Ingress", Some(old)) => ingress_validation::update_errors(object, old),
+        ("networking.k8s.io", "IngressClass", None) => ingress_class_validation::class_errors(object),
+        ("networking.k8s.io", "IngressClass", Some(old)) => ingress_class_validation::class_update_errors(object, old),
+        ("policy", "PodDisruptionBudget", Some(_)) if subresource == Some("status") => {
+            pdb_validation::status_update_errors(object)
+        }
+        ("policy", "PodDisruptionBudget", old) => pdb_validation::spec_errors(object, old),
+        ("discovery.k8s.io", "EndpointSlice", None) => endpointslice_validation::create_errors(object),
+        ("discovery.k8s.io", "EndpointSlice", Some(old)) => endpointslice_validation::update_errors(object, old),
+        ("node.k8s.io", "RuntimeClass", None) => runtimeclass::create_errors(object),
+        ("node.k8s.io", "RuntimeClass", Some(old)) => runtimeclass::update_errors(object, old),
+        ("scheduling.k8s.io", "PriorityClass", None) => priorityclass::create_errors(object),
+        ("scheduling.k8s.io", "PriorityClass", Some(old)) => priorityclass::update_errors(object, old),
         ("apiregistration.k8s.io", "APIService", Some(_)) if subresource == Some("status") => {
             apiservice_validation::api_service_status_errors(object)
         }

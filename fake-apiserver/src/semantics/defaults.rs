@@ -9,11 +9,15 @@ use base64::Engine;
 use serde_json::{Map, Value, json};
 
 use crate::semantics::endpoints_validation;
+use crate::semantics::endpointslice_validation;
 use crate::semantics::omit_empty::{self, Empty};
+use crate::semantics::pdb_validation;
+use crate::semantics::priorityclass;
 use crate::semantics::shape::Shape;
 use crate::semantics::zero;
 
 pub(crate) mod apps_sets;
+mod networking;
 mod workloads;
 use crate::status::ApiStatus;
 use crate::storage::object::meta_mut;
@@ -38,6 +42,18 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("batch", "Job") => workloads::job(object, minor),
         ("batch", "CronJob") => workloads::cron_job(object),
         ("", "Endpoints") => endpoints_validation::set_defaults(object),
+        ("networking.k8s.io", "NetworkPolicy") => networking::network_policy(object),
+        ("networking.k8s.io", "IngressClass") => networking::ingress_class(object),
+        // No defaults; the v1 conversion's selector cleanup runs on every decode.
+        // No defaults; `handler` has no `omitempty`.
+        ("node.k8s.io", "RuntimeClass") => zero::fill_unset(object, "node.k8s.io", "RuntimeClass"),
+        ("discovery.k8s.io", "EndpointSlice") => endpointslice_validation::set_defaults(object),
+        ("scheduling.k8s.io", "PriorityClass") => {
+            // `value` has no `omitempty`: a class sent without one is stored with 0.
+            zero::fill_unset(object, "scheduling.k8s.io", "PriorityClass");
+            priorityclass::set_defaults(object);
+        }
+        ("policy", "PodDisruptionBudget") => pdb_validation::strip_v1beta1_label(object),
         ("", "Pod") => workloads::pod(object),
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),

@@ -200,6 +200,16 @@ impl FieldError {
             .then(|| Self::invalid(field, BadValue::Int(port), "must be between 1 and 65535, inclusive"))
     }
 
+    /// `field.TooLong`: a length in bytes.
+    pub(crate) fn too_long(field: impl Into<String>, value: BadValue, max: i64) -> Self {
+        Self::new(
+            ErrorType::TooLong,
+            field,
+            value,
+            format!("must have at most {max} bytes"),
+        )
+    }
+
     /// `field.TooLongMaxLength`.
     pub(crate) fn too_long_max_length(field: impl Into<String>, value: BadValue, max: i64) -> Self {
         let detail = if max >= 0 {

@@ -22,9 +22,11 @@ pub(crate) fn object_name_errors(kind: &str, name: &str) -> Vec<String> {
     if kind == "CertificateSigningRequest" {
         return Vec::new();
     }
+    // A PodDisruptionBudget's strategy validates no name: `rest.BeforeCreate`'s path segment
+    // check is all.
     if matches!(
         kind,
-        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" | "APIService"
+        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" | "APIService" | "PodDisruptionBudget"
     ) {
         return path_segment_errors(name);
     }

@@ -211,7 +211,7 @@ fn volume_errors(volumes: Option<&Value>, field: &str) -> (Vec<String>, Vec<Fiel
 }
 
 /// `ValidateTolerations`.
-fn toleration_errors(tolerations: Option<&Value>, field: &str) -> Vec<FieldError> {
+pub(crate) fn toleration_errors(tolerations: Option<&Value>, field: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     for (i, toleration) in tolerations.and_then(Value::as_array).into_iter().flatten().enumerate() {
         let at = format!("{field}[{i}]");

@@ -7,8 +7,11 @@ use serde_json::Value;
 use super::apps_set_strategy::semantic_equal;
 use super::cronjob_strategy;
 use super::defaults::apps_sets::template_generation;
+use super::endpointslice_strategy;
+use super::ingress_validation::CLASS_ANNOTATION;
 use super::job;
 use super::pod_warnings::{claim_spec_warnings, pod_create_warnings, pod_template_warnings};
+use super::runtimeclass;
 use super::service_warnings::service_warnings;
 use crate::storage::resource::ResourceInfo;
 
@@ -41,6 +44,9 @@ pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<
             warnings
         }
         ("batch", "CronJob") => cronjob_strategy::create_warnings(info, object, minor),
+        ("networking.k8s.io", "Ingress") => ingress_create_warnings(object),
+        ("discovery.k8s.io", "EndpointSlice") => endpointslice_strategy::create_warnings(object),
+        ("node.k8s.io", "RuntimeClass") => runtimeclass::warnings(object, minor),
         _ => Vec::new(),
     }
 }
@@ -84,6 +90,7 @@ pub(crate) fn on_update(
         }
         ("batch", "Job") if generation_moves(info, object, old) => job::job_spec_warnings(spec(object), "spec", minor),
         ("batch", "CronJob") => cronjob_strategy::update_warnings(info, object, old, subresource, minor),
+        ("node.k8s.io", "RuntimeClass") => runtimeclass::warnings(object, minor),
         _ => Vec::new(),
     }
 }
@@ -93,6 +100,21 @@ pub(crate) fn on_update(
 fn generation_moves(info: &ResourceInfo, object: &Value, old: &Value) -> bool {
     let changed = |pointer: &str| !semantic_equal(object.pointer(pointer), old.pointer(pointer));
     changed("/spec") || (info.kind == "Deployment" && changed("/metadata/annotations"))
+}
+
+/// The ingress strategy's `WarningsOnCreate`: the class annotation without a class name.
+fn ingress_create_warnings(ingress: &Value) -> Vec<String> {
+    let annotated = ingress
+        .pointer("/metadata/annotations")
+        .is_some_and(|a| a.get(CLASS_ANNOTATION).is_some());
+    let named = spec(ingress).get("ingressClassName").is_some_and(|c| !c.is_null());
+    if annotated && !named {
+        vec![format!(
+            "annotation {CLASS_ANNOTATION:?} is deprecated, please use 'spec.ingressClassName' instead"
+        )]
+    } else {
+        Vec::new()
+    }
 }
 
 /// The object's spec, `null` when it has none.

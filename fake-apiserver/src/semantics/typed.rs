@@ -13,8 +13,13 @@ use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount};
+use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
+use k8s_openapi::api::networking::v1::{Ingress, IngressClass, NetworkPolicy};
+use k8s_openapi::api::node::v1::RuntimeClass;
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+use k8s_openapi::api::scheduling::v1::PriorityClass;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService;
 use serde::Serialize;
@@ -115,6 +120,13 @@ fn through_type(
         ("batch", "v1", "Job") => via::<Job>(object),
         ("batch", "v1", "CronJob") => via::<CronJob>(object),
         ("", "v1", "Endpoints") => via::<Endpoints>(object),
+        ("networking.k8s.io", "v1", "NetworkPolicy") => via::<NetworkPolicy>(object),
+        ("policy", "v1", "PodDisruptionBudget") => via::<PodDisruptionBudget>(object),
+        ("scheduling.k8s.io", "v1", "PriorityClass") => via::<PriorityClass>(object),
+        ("discovery.k8s.io", "v1", "EndpointSlice") => via::<EndpointSlice>(object),
+        ("node.k8s.io", "v1", "RuntimeClass") => via::<RuntimeClass>(object),
+        ("networking.k8s.io", "v1", "Ingress") => via::<Ingress>(object),
+        ("networking.k8s.io", "v1", "IngressClass") => via::<IngressClass>(object),
         ("certificates.k8s.io", "v1", "CertificateSigningRequest") => via::<CertificateSigningRequest>(object),
         // What a `/scale` subresource reads and writes.
         ("autoscaling", "v1", "Scale") => via::<Scale>(object),

@@ -81,6 +81,15 @@ fn zero_of(group: &str, kind: &str) -> Value {
             "spec": {"schedule": "", "jobTemplate": {"metadata": {"creationTimestamp": null}, "spec": {"template": template}}},
             "status": {},
         }),
+        ("networking.k8s.io", "NetworkPolicy") => json!({"spec": {"podSelector": {}}}),
+        ("networking.k8s.io", "Ingress") => json!({"spec": {}, "status": {"loadBalancer": {}}}),
+        ("networking.k8s.io", "IngressClass") => json!({"spec": {}}),
+        ("scheduling.k8s.io", "PriorityClass") => json!({"value": 0}),
+        ("node.k8s.io", "RuntimeClass") => json!({"handler": ""}),
+        ("discovery.k8s.io", "EndpointSlice") => json!({"addressType": "", "endpoints": null, "ports": null}),
+        ("policy", "PodDisruptionBudget") => json!({"spec": {}, "status": {
+            "disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0,
+        }}),
         ("coordination.k8s.io", "Lease") => json!({"spec": {}}),
         ("apiregistration.k8s.io", "APIService") => {
             json!({"spec": {"groupPriorityMinimum": 0, "versionPriority": 0}, "status": {}})

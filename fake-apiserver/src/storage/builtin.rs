@@ -24,6 +24,12 @@ impl ResourceInfo {
         self.builtin && self.group.is_empty() && self.kind == "Node"
     }
 
+    /// Whether a PUT of a missing object creates it (`AllowCreateOnUpdate`), among the kinds
+    /// whose strategies are ported with it: RuntimeClasses.
+    pub(crate) fn creates_on_update(&self) -> bool {
+        self.builtin && self.group == "node.k8s.io" && self.kind == "RuntimeClass"
+    }
+
     /// Sets kubectl categories (`all` for what `kubectl get all` shows).
     fn with_categories(mut self, categories: &[&str]) -> Self {
         self.categories = categories.iter().map(|c| (*c).to_owned()).collect();
@@ -38,10 +44,19 @@ impl ResourceInfo {
     }
 }
 
-/// The built-in resources every fake API server serves: what the bundled controllers, leader
-/// election, event recording and `kubectl apply -f deploy/` need.
-pub(crate) fn builtins() -> Vec<ResourceInfo> {
+/// The built-in resources every fake API server of the Kubernetes `minor` serves: what the
+/// bundled controllers, leader election, event recording and `kubectl apply -f deploy/` need,
+/// and the other kinds ported.
+pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
     let b = ResourceInfo::builtin;
+    let endpoint_slices = b("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices").with_generation();
+    // Before 1.31 kube-apiserver encodes stored slices as v1beta1 (the storage factory's
+    // choice, which discovery's `storageVersionHash` shows); the objects are the same.
+    let endpoint_slices = if minor < 31 {
+        endpoint_slices.stored_as("discovery.k8s.io/v1beta1")
+    } else {
+        endpoint_slices
+    };
     vec![
         b("", "v1", "Namespace", "namespaces")
             .cluster_scoped()
@@ -128,6 +143,29 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .stored_as("v1")
             .with_short_names(&["ev"]),
         b("coordination.k8s.io", "v1", "Lease", "leases"),
+        b("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets")
+            .with_status()
+            .with_generation()
+            .conditional_updates_only()
+            .with_short_names(&["pdb"]),
+        endpoint_slices,
+        b("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses")
+            .cluster_scoped()
+            .conditional_updates_only(),
+        b("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses")
+            .cluster_scoped()
+            .with_generation()
+            .with_short_names(&["pc"]),
+        b("networking.k8s.io", "v1", "Ingress", "ingresses")
+            .with_status()
+            .with_generation()
+            .with_short_names(&["ing"]),
+        b("networking.k8s.io", "v1", "IngressClass", "ingressclasses")
+            .cluster_scoped()
+            .with_generation(),
+        b("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies")
+            .with_generation()
+            .with_short_names(&["netpol"]),
         ResourceInfo {
             verbs: vec![Verb::Create],
             ..b("authentication.k8s.io", "v1", "TokenReview", "tokenreviews").cluster_scoped()

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle::{self, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, OnDelete};
-use crate::semantics::versions;
+use crate::semantics::{priorityclass, versions};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::key::ObjectKey;
@@ -23,6 +23,7 @@ pub(crate) fn delete(
     name: &str,
     opts: &DeleteOpts,
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
+    priorityclass::check_delete(info, name)?;
     let old = read::get(state, info, namespace, name)?;
     if let Some(uid) = &opts.uid
         && uid != object::uid(&old)

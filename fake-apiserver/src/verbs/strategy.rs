@@ -10,6 +10,8 @@ use serde_json::{Value, json};
 
 use crate::semantics::apps_set_strategy;
 use crate::semantics::defaults;
+use crate::semantics::endpointslice_strategy;
+use crate::semantics::priorityclass;
 use crate::semantics::service_strategy;
 use crate::semantics::status_metadata;
 use crate::semantics::validation::preserve_system_fields;
@@ -20,15 +22,21 @@ use crate::verbs::options::Ownership;
 
 /// Whether the strategy's `PrepareForUpdate` moves the generation of `old` written as `new`
 /// through `subresource`: its spec changed (everything but metadata, and status where the kind
-/// has a `/status`), and for a Deployment its annotations too, which its replica sets copy
-/// (`pkg/registry/apps/deployment/strategy.go`).
+/// has a `/status`), for a Deployment its annotations too, which its replica sets copy
+/// (`pkg/registry/apps/deployment/strategy.go`), for an EndpointSlice its labels; never for a
+/// PriorityClass.
 pub(crate) fn moves_generation(info: &ResourceInfo, old: &Value, new: &Value, subresource: Option<&str>) -> bool {
     let annotations_changed = info.builtin
         && info.group == "apps"
         && info.kind == "Deployment"
         && subresource != Some("status")
         && old.pointer("/metadata/annotations") != new.pointer("/metadata/annotations");
-    info.has_generation && (!same_spec(old, new, !info.status_subresource) || annotations_changed)
+    // A PriorityClass's `PrepareForUpdate` does nothing: its generation stays 1.
+    info.has_generation
+        && !priorityclass::concerns(info)
+        && (!same_spec(old, new, !info.status_subresource)
+            || annotations_changed
+            || endpointslice_strategy::labels_move_generation(info, old, new))
 }
 
 /// The object an update of `old` to `new` through `subresource` stores on the Kubernetes
@@ -110,7 +118,7 @@ pub(crate) fn prepare_update(
             }
         }
         _ if info.status_subresource => keep_stored(&mut new, old, "status"),
-        _ => {}
+        _ => endpointslice_strategy::prepare_update(info, old, &mut new),
     }
     if csr::concerns(info) {
         csr::prepare_update(&mut new, old, subresource);

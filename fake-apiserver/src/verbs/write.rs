@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::auth::{UserInfo, escalation};
 use crate::lifecycle;
 use crate::semantics::decoding::{self, Decoded};
+use crate::semantics::endpointslice_strategy;
 use crate::semantics::omit_empty::{self, Empty};
 use crate::semantics::schema::{self, Scope};
 use crate::semantics::shape::Shape;
@@ -174,6 +175,7 @@ pub(crate) fn create(
     // (a Job's generated selector): those changes are nobody's.
     let before_strategy = (generates_on_create(info) || apps_set_strategy::concerns(info)).then(|| body.clone());
     apps_set_strategy::prepare_create(info, &mut body);
+    endpointslice_strategy::prepare_create(info, &mut body);
     if generates_on_create(info) {
         job::generate_selector(&mut body);
     }
@@ -279,6 +281,21 @@ pub(crate) fn update(
     }
     check_resource_version(info, name, rv, &old)?;
     commit_update(state, info, old, body, subresource, opts, Ownership::Update)
+}
+
+/// PUT of an object that does not exist, for a kind whose strategy's `AllowCreateOnUpdate`
+/// is true: the generic store creates it (201), the name the URL's.
+pub(crate) fn create_on_update(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    namespace: Option<&str>,
+    name: &str,
+    Checked(mut body): Checked,
+    opts: &WriteOpts,
+) -> Result<Arc<Value>, ApiStatus> {
+    set_namespace(&mut body, info, namespace)?;
+    check_name(&body, name)?;
+    create(state, info, namespace, Checked(body), opts)
 }
 
 /// A write may carry a resourceVersion (`sent`, empty when it does not): it must be the
