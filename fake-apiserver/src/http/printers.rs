@@ -10,6 +10,7 @@ mod cluster;
 mod core;
 mod cronjob_endpoints;
 mod pods;
+mod storage;
 mod workloads;
 
 /// `ObjectMeta.name`'s documentation, the description of every table's Name column.
@@ -63,9 +64,16 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
         "batch" if kind == "CronJob" => Some(cronjob_endpoints::cron_job_columns(age, minor)),
         "" => core::columns(kind, age),
         "apps" if matches!(kind, "StatefulSet" | "DaemonSet") => apps_sets::columns(kind, age),
+        "apps" if kind == "ControllerRevision" => storage::columns(group, kind, age, minor),
+        "storage.k8s.io" => storage::columns(group, kind, age, minor),
         "apps" | "batch" => workloads::columns(group, kind, age, minor),
         _ => cluster::columns(group, kind, age),
     }
+}
+
+/// The Name cell of a built-in kind whose printer writes more than the object's name.
+pub(crate) fn name_cell(group: &str, kind: &str) -> Option<fn(&Value) -> Value> {
+    storage::name_cell(group, kind)
 }
 
 /// The Age of an object, as `kubectl get` shows it.

@@ -195,7 +195,14 @@ fn columns(info: &ResourceInfo, minor: u32) -> Vec<Column> {
         format: "name".to_owned(),
         description: printers::NAME_DESCRIPTION.to_owned(),
         priority: 0,
-        cells: Cells::Path(".metadata.name".to_owned()),
+        cells: match info
+            .builtin
+            .then(|| printers::name_cell(&info.group, &info.kind))
+            .flatten()
+        {
+            Some(computed) => Cells::Computed(computed),
+            None => Cells::Path(".metadata.name".to_owned()),
+        },
     };
     let builtin = info
         .builtin

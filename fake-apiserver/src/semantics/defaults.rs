@@ -14,6 +14,7 @@ use crate::semantics::shape::Shape;
 use crate::semantics::zero;
 
 pub(crate) mod apps_sets;
+mod storage;
 mod workloads;
 use crate::status::ApiStatus;
 use crate::storage::object::meta_mut;
@@ -38,6 +39,11 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("batch", "Job") => workloads::job(object, minor),
         ("batch", "CronJob") => workloads::cron_job(object),
         ("", "Endpoints") => endpoints_validation::set_defaults(object),
+        ("apps", "ControllerRevision") => storage::controller_revision(object),
+        ("storage.k8s.io", "StorageClass") => storage::storage_class(object),
+        ("storage.k8s.io", "CSIDriver") => storage::csi_driver(object),
+        ("storage.k8s.io", "CSINode") => storage::csi_node(object),
+        ("storage.k8s.io", "CSIStorageCapacity") => storage::csi_storage_capacity(object),
         ("", "Pod") => workloads::pod(object),
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),

@@ -6,9 +6,14 @@ use serde_json::{Map, Value};
 /// The patch merge key of the keyed lists of the built-in types the fake server serves.
 pub(crate) fn merge_key(field: &str, items: &[Value]) -> Option<&'static str> {
     match field {
-        "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "env" | "imagePullSecrets" => {
-            Some("name")
-        }
+        // A CSINode's `spec.drivers` merge by name too.
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "volumes"
+        | "env"
+        | "imagePullSecrets"
+        | "drivers" => Some("name"),
         "volumeMounts" | "volumeDevices" => Some("mountPath"),
         "ownerReferences" => Some("uid"),
         "conditions" => Some("type"),

@@ -10,6 +10,7 @@ use super::defaults::apps_sets::template_generation;
 use super::job;
 use super::pod_warnings::{claim_spec_warnings, pod_create_warnings, pod_template_warnings};
 use super::service_warnings::service_warnings;
+use super::storage_warnings::{csi_storage_capacity_warnings, storage_class_warnings};
 use crate::storage::resource::ResourceInfo;
 
 /// The path of a workload's pod template.
@@ -41,6 +42,8 @@ pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<
             warnings
         }
         ("batch", "CronJob") => cronjob_strategy::create_warnings(info, object, minor),
+        ("storage.k8s.io", "StorageClass") => storage_class_warnings(object, minor),
+        ("storage.k8s.io", "CSIStorageCapacity") => csi_storage_capacity_warnings(object, minor),
         _ => Vec::new(),
     }
 }
@@ -84,6 +87,8 @@ pub(crate) fn on_update(
         }
         ("batch", "Job") if generation_moves(info, object, old) => job::job_spec_warnings(spec(object), "spec", minor),
         ("batch", "CronJob") => cronjob_strategy::update_warnings(info, object, old, subresource, minor),
+        ("storage.k8s.io", "StorageClass") => storage_class_warnings(object, minor),
+        ("storage.k8s.io", "CSIStorageCapacity") => csi_storage_capacity_warnings(object, minor),
         _ => Vec::new(),
     }
 }

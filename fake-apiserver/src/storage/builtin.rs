@@ -100,6 +100,7 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .with_status()
             .with_generation()
             .with_short_names(&["ds"]),
+        b("apps", "v1", "ControllerRevision", "controllerrevisions"),
         ResourceInfo {
             categories: vec!["all".to_owned()],
             ..b("batch", "v1", "Job", "jobs").with_status().with_generation()
@@ -123,6 +124,12 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .stored_as("v1")
             .with_short_names(&["ev"]),
         b("coordination.k8s.io", "v1", "Lease", "leases"),
+        b("storage.k8s.io", "v1", "StorageClass", "storageclasses")
+            .cluster_scoped()
+            .with_short_names(&["sc"]),
+        b("storage.k8s.io", "v1", "CSIDriver", "csidrivers").cluster_scoped(),
+        b("storage.k8s.io", "v1", "CSINode", "csinodes").cluster_scoped(),
+        b("storage.k8s.io", "v1", "CSIStorageCapacity", "csistoragecapacities"),
         ResourceInfo {
             verbs: vec![Verb::Create],
             ..b("authentication.k8s.io", "v1", "TokenReview", "tokenreviews").cluster_scoped()
