@@ -18,6 +18,7 @@ use crate::semantics::service_validation;
 use crate::semantics::statefulset_validation;
 use crate::semantics::storage_validation;
 use crate::semantics::validation::{metadata_causes, validate_metadata};
+use crate::semantics::webhook_validation as webhooks;
 use crate::semantics::{cronjob_strategy, cronjob_validation};
 use crate::semantics::{event_validation, lease_validation, rbac_validation, workload_validation};
 use crate::semantics::{pod_update_validation, pod_validation};
@@ -150,6 +151,17 @@ fn typed_errors(
             daemonset_validation::daemon_set_status_update_errors(object, old)
         }
         ("apps", "DaemonSet", Some(old)) => daemonset_validation::daemon_set_update_errors(object, old, minor),
+        (
+            "admissionregistration.k8s.io",
+            kind @ ("ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration"),
+            old,
+        ) => {
+            let mutating = kind == "MutatingWebhookConfiguration";
+            match old {
+                None => webhooks::configuration_errors(object, mutating, minor),
+                Some(old) => webhooks::configuration_update_errors(object, old, mutating, minor),
+            }
+        }
         ("apps", "ControllerRevision", None) => revisions::controller_revision_errors(object),
         ("apps", "ControllerRevision", Some(old)) => revisions::controller_revision_update_errors(object, old),
         ("storage.k8s.io", "StorageClass", None) => storage_validation::storage_class_errors(object),

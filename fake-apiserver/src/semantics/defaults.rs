@@ -15,6 +15,7 @@ use crate::semantics::zero;
 
 pub(crate) mod apps_sets;
 mod storage;
+mod webhooks;
 mod workloads;
 use crate::status::ApiStatus;
 use crate::storage::object::meta_mut;
@@ -40,6 +41,8 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("batch", "CronJob") => workloads::cron_job(object),
         ("", "Endpoints") => endpoints_validation::set_defaults(object),
         ("apps", "ControllerRevision") => storage::controller_revision(object),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => webhooks::configuration(object, false),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => webhooks::configuration(object, true),
         ("storage.k8s.io", "StorageClass") => storage::storage_class(object),
         ("storage.k8s.io", "CSIDriver") => storage::csi_driver(object),
         ("storage.k8s.io", "CSINode") => storage::csi_node(object),

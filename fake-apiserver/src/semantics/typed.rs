@@ -7,6 +7,7 @@
 //! naming the field's JSON path and Go type (the struct named is the kind's: k8s-openapi does
 //! not say which nested struct held the field).
 
+use k8s_openapi::api::admissionregistration::v1::{MutatingWebhookConfiguration, ValidatingWebhookConfiguration};
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::autoscaling::v1::Scale;
 use k8s_openapi::api::batch::v1::{CronJob, Job};
@@ -113,6 +114,12 @@ fn through_type(
         ("apps", "v1", "ReplicaSet") => via::<ReplicaSet>(object),
         ("apps", "v1", "StatefulSet") => via::<StatefulSet>(object),
         ("apps", "v1", "DaemonSet") => via::<DaemonSet>(object),
+        ("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration") => {
+            via::<ValidatingWebhookConfiguration>(object)
+        }
+        ("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration") => {
+            via::<MutatingWebhookConfiguration>(object)
+        }
         ("apps", "v1", "ControllerRevision") => via::<ControllerRevision>(object),
         ("storage.k8s.io", "v1", "StorageClass") => via::<StorageClass>(object),
         ("storage.k8s.io", "v1", "CSIDriver") => via::<CSIDriver>(object),

@@ -184,6 +184,25 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
                 .with_status()
                 .conditional_updates_only()
         },
+        // Registered only: this server calls no webhooks.
+        b(
+            "admissionregistration.k8s.io",
+            "v1",
+            "ValidatingWebhookConfiguration",
+            "validatingwebhookconfigurations",
+        )
+        .cluster_scoped()
+        .with_generation()
+        .with_categories(&["api-extensions"]),
+        b(
+            "admissionregistration.k8s.io",
+            "v1",
+            "MutatingWebhookConfiguration",
+            "mutatingwebhookconfigurations",
+        )
+        .cluster_scoped()
+        .with_generation()
+        .with_categories(&["api-extensions"]),
         b("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles").cluster_scoped(),
         b(
             "rbac.authorization.k8s.io",
