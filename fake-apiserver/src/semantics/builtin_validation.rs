@@ -162,8 +162,8 @@ fn typed_errors(
                 Some(old) => webhooks::configuration_update_errors(object, old, mutating, minor),
             }
         }
-        ("apps", "ControllerRevision", None) => revisions::controller_revision_errors(object),
-        ("apps", "ControllerRevision", Some(old)) => revisions::controller_revision_update_errors(object, old),
+        ("apps", "ControllerRevision", None) => revisions::controller_revision_errors(object, minor),
+        ("apps", "ControllerRevision", Some(old)) => revisions::controller_revision_update_errors(object, old, minor),
         ("storage.k8s.io", "StorageClass", None) => storage_validation::storage_class_errors(object),
         ("storage.k8s.io", "StorageClass", Some(old)) => storage_validation::storage_class_update_errors(object, old),
         ("storage.k8s.io", "CSIStorageCapacity", None) => {

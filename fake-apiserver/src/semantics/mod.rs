@@ -69,6 +69,7 @@ pub(crate) mod strategy_warnings;
 pub(crate) mod typed;
 pub(crate) mod validation;
 pub(crate) mod versions;
+pub(crate) mod webhook_rules;
 pub(crate) mod webhook_validation;
 pub(crate) mod workload_validation;
 pub(crate) mod x509_request;

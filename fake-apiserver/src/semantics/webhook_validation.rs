@@ -14,6 +14,7 @@ use crate::semantics::crd_validation::conversion::{service_errors, url_errors};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::label_selector_validation::{label_selector_errors, selector_fails};
 use crate::semantics::names::{dns1123_subdomain_errors, object_name_errors, qualified_name_errors};
+use crate::semantics::webhook_rules::{owned, rule_errors};
 
 /// `AcceptedAdmissionReviewVersions`.
 const ACCEPTED_REVIEW_VERSIONS: [&str; 2] = ["v1", "v1beta1"];
@@ -234,145 +235,6 @@ fn fully_qualified_name_errors(name: &str, path: &str) -> Vec<FieldError> {
     Vec::new()
 }
 
-/// `validateRuleWithOperations` then `validateRule` (subresources allowed).
-fn rule_errors(rule: &Value, at: &str) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    let operations = strings(rule, "operations");
-    if operations.is_empty() {
-        errors.push(FieldError::required(format!("{at}.operations"), ""));
-    }
-    if operations.len() > 1 && operations.contains(&"*") {
-        errors.push(FieldError::invalid(
-            format!("{at}.operations"),
-            typed_strings("admissionregistration.OperationType", &operations),
-            "if '*' is present, must not specify other operations",
-        ));
-    }
-    let supported = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"].map(str::to_owned);
-    for (i, operation) in operations.iter().enumerate() {
-        if !supported.iter().any(|s| s == operation) {
-            errors.push(FieldError::not_supported(
-                format!("{at}.operations[{i}]"),
-                (*operation).into(),
-                &supported,
-            ));
-        }
-    }
-    let groups = strings(rule, "apiGroups");
-    if groups.is_empty() {
-        errors.push(FieldError::required(format!("{at}.apiGroups"), ""));
-    }
-    if groups.len() > 1 && groups.contains(&"*") {
-        errors.push(FieldError::invalid(
-            format!("{at}.apiGroups"),
-            owned(&groups),
-            "if '*' is present, must not specify other API groups",
-        ));
-    }
-    let versions = strings(rule, "apiVersions");
-    if versions.is_empty() {
-        errors.push(FieldError::required(format!("{at}.apiVersions"), ""));
-    }
-    if versions.len() > 1 && versions.contains(&"*") {
-        errors.push(FieldError::invalid(
-            format!("{at}.apiVersions"),
-            owned(&versions),
-            "if '*' is present, must not specify other API versions",
-        ));
-    }
-    for (i, version) in versions.iter().enumerate() {
-        if version.is_empty() {
-            errors.push(FieldError::required(format!("{at}.apiVersions[{i}]"), ""));
-        }
-    }
-    errors.extend(resources_errors(
-        &strings(rule, "resources"),
-        &format!("{at}.resources"),
-    ));
-    if let Some(scope) = rule.get("scope").and_then(Value::as_str)
-        && !matches!(scope, "*" | "Cluster" | "Namespaced")
-    {
-        let supported = ["*", "Cluster", "Namespaced"].map(str::to_owned);
-        errors.push(FieldError::not_supported(
-            format!("{at}.scope"),
-            scope.into(),
-            &supported,
-        ));
-    }
-    errors
-}
-
-fn owned(items: &[&str]) -> BadValue {
-    BadValue::Strings(items.iter().map(|s| (*s).to_owned()).collect())
-}
-
-/// Go's `%#v` of a named string slice type.
-fn typed_strings(ty: &str, items: &[&str]) -> BadValue {
-    let quoted: Vec<String> = items
-        .iter()
-        .map(|s| crate::semantics::field_error::go_quote(s))
-        .collect();
-    BadValue::Raw(format!("[]{ty}{{{}}}", quoted.join(", ")))
-}
-
-/// `validateResources`: `resource/subresource` pairs with their wildcards.
-fn resources_errors(resources: &[&str], path: &str) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    if resources.is_empty() {
-        errors.push(FieldError::required(path, ""));
-    }
-    let (mut wildcard_subresources, mut wildcard_resources) = (BTreeSet::new(), BTreeSet::new());
-    let (mut double_wildcard, mut single_wildcard, mut without_subresource) = (false, false, false);
-    for (i, entry) in resources.iter().enumerate() {
-        if entry.is_empty() {
-            errors.push(FieldError::required(format!("{path}[{i}]"), ""));
-            continue;
-        }
-        double_wildcard |= *entry == "*/*";
-        single_wildcard |= *entry == "*";
-        let Some((resource, sub)) = entry.split_once('/') else {
-            // Go sets, not ors, this flag: the last plain resource decides.
-            without_subresource = *entry != "*";
-            continue;
-        };
-        if wildcard_subresources.contains(resource) {
-            errors.push(FieldError::invalid(
-                format!("{path}[{i}]"),
-                (*entry).into(),
-                format!("if '{resource}/*' is present, must not specify {entry}"),
-            ));
-        }
-        if wildcard_resources.contains(sub) {
-            errors.push(FieldError::invalid(
-                format!("{path}[{i}]"),
-                (*entry).into(),
-                format!("if '*/{sub}' is present, must not specify {entry}"),
-            ));
-        }
-        if sub == "*" {
-            wildcard_subresources.insert(resource);
-        }
-        if resource == "*" {
-            wildcard_resources.insert(sub);
-        }
-    }
-    if resources.len() > 1 && double_wildcard {
-        errors.push(FieldError::invalid(
-            path,
-            owned(resources),
-            "if '*/*' is present, must not specify other resources",
-        ));
-    }
-    if single_wildcard && without_subresource {
-        errors.push(FieldError::invalid(
-            path,
-            owned(resources),
-            "if '*' is present, must not specify other resources without subresources",
-        ));
-    }
-    errors
-}
-
 /// `validateAdmissionReviewVersions`.
 fn review_version_errors(versions: &[&str], require_recognized: bool, path: &str) -> Vec<FieldError> {
     if versions.is_empty() {
@@ -435,4 +297,89 @@ fn match_conditions_errors(conditions: &[Value], opts: &Options, path: &str) -> 
         }
     }
     errors
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::semantics::field_error::{reasons, rendered};
+
+    fn hook(extra: Value) -> Value {
+        let mut hook = json!({
+            "name": "a.example.com", "clientConfig": {"service": {"namespace": "n", "name": "s", "port": 443}},
+            "sideEffects": "None", "admissionReviewVersions": ["v1"], "timeoutSeconds": 10,
+        });
+        for (key, value) in extra.as_object().into_iter().flatten() {
+            hook[key] = value.clone();
+        }
+        hook
+    }
+
+    #[test]
+    fn a_create_requires_no_side_effects_a_known_review_version_and_unique_names() {
+        let config = json!({"webhooks": [
+            hook(json!({"sideEffects": "Some", "admissionReviewVersions": ["v2", "v2"]})),
+            hook(json!({"name": "two.segments", "clientConfig": {}, "admissionReviewVersions": []})),
+            hook(json!({"timeoutSeconds": 31})),
+        ]});
+        assert_eq!(
+            reasons(configuration_errors(&config, false, 28)),
+            [
+                "FieldValueNotSupported webhooks[0].sideEffects",
+                "FieldValueInvalid webhooks[0].admissionReviewVersions[1]",
+                "FieldValueInvalid webhooks[0].admissionReviewVersions",
+                "FieldValueInvalid webhooks[1].name",
+                "FieldValueRequired webhooks[1].clientConfig",
+                "FieldValueRequired webhooks[1].admissionReviewVersions",
+                "FieldValueInvalid webhooks[2].timeoutSeconds",
+                "FieldValueDuplicate webhooks[2].name",
+            ]
+        );
+        let mutating = json!({"webhooks": [hook(json!({"reinvocationPolicy": "Sometimes"}))]});
+        assert_eq!(
+            rendered(configuration_errors(&mutating, true, 28)),
+            [
+                "webhooks[0].reinvocationPolicy: Unsupported value: \"Sometimes\": supported values: \"IfNeeded\", \"Never\""
+            ]
+        );
+    }
+
+    #[test]
+    fn an_update_keeps_what_the_stored_configuration_already_had() {
+        let old = json!({"webhooks": [hook(json!({"sideEffects": "Some", "matchConditions": [{"name": "c", "expression": "request.x"}]}))]});
+        // The stored side effects and unchanged (invalid) match conditions are not refused again.
+        assert!(configuration_update_errors(&old, &old, false, 28).is_empty());
+        let mut changed = old.clone();
+        changed["webhooks"][0]["matchConditions"][0]["name"] = json!("d");
+        let errors = configuration_update_errors(&changed, &old, false, 28);
+        assert_eq!(
+            reasons(&errors),
+            ["FieldValueInvalid webhooks[0].matchConditions[0].expression"]
+        );
+        assert!(
+            errors[0]
+                .detail
+                .starts_with("compilation failed: ERROR: <input>:1:8: undefined field 'x'")
+        );
+    }
+
+    #[test]
+    fn match_conditions_need_names_and_bool_expressions() {
+        let config = json!({"webhooks": [hook(json!({"matchConditions": [
+            {"name": "a", "expression": "request.name"},
+            {"name": "", "expression": "  "},
+            {"name": "a", "expression": "true"},
+        ]}))]});
+        assert_eq!(
+            rendered(configuration_errors(&config, false, 31)),
+            [
+                "webhooks[0].matchConditions[0].expression: Invalid value: \"request.name\": must evaluate to bool",
+                "webhooks[0].matchConditions[1].expression: Required value",
+                "webhooks[0].matchConditions[1].name: Required value",
+                "webhooks[0].matchConditions[2].name: Duplicate value: \"a\"",
+            ]
+        );
+    }
 }
