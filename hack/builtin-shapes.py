@@ -164,6 +164,10 @@ def reduce(node, schemas):
         return out
     if node.get("x-kubernetes-map-type") in ("atomic", "granular"):
         out["x-kubernetes-map-type"] = node["x-kubernetes-map-type"]
+    elif node.get("type") == "object" and not node.get("properties") and not node.get("additionalProperties"):
+        # An object the schema says nothing of (a RawExtension: a ControllerRevision's data)
+        # is owned whole: its writer owns `f:data`, not the keys inside.
+        out["x-kubernetes-map-type"] = "atomic"
     if "default" in node and not isinstance(node["default"], (dict, list)):
         out["default"] = node["default"]
     if isinstance(node.get("properties"), dict):

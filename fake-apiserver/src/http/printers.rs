@@ -13,6 +13,7 @@ mod discovery;
 mod networking;
 mod pods;
 mod policy;
+mod storage;
 mod workloads;
 
 /// `ObjectMeta.name`'s documentation, the description of every table's Name column.
@@ -66,12 +67,19 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
         "batch" if kind == "CronJob" => Some(cronjob_endpoints::cron_job_columns(age, minor)),
         "" => core::columns(kind, age),
         "apps" if matches!(kind, "StatefulSet" | "DaemonSet") => apps_sets::columns(kind, age),
+        "apps" if kind == "ControllerRevision" => storage::columns(group, kind, age, minor),
+        "storage.k8s.io" => storage::columns(group, kind, age, minor),
         "apps" | "batch" => workloads::columns(group, kind, age, minor),
         "networking.k8s.io" => networking::columns(kind, age),
         "policy" | "scheduling.k8s.io" | "node.k8s.io" => policy::columns(kind, age),
         "discovery.k8s.io" => discovery::columns(kind, age),
         _ => cluster::columns(group, kind, age),
     }
+}
+
+/// The Name cell of a built-in kind whose printer writes more than the object's name.
+pub(crate) fn name_cell(group: &str, kind: &str) -> Option<fn(&Value) -> Value> {
+    storage::name_cell(group, kind)
 }
 
 /// The Age of an object, as `kubectl get` shows it.

@@ -198,7 +198,12 @@ fn columns(info: &ResourceInfo, minor: u32) -> Vec<Column> {
         format: "name".to_owned(),
         description: printers::NAME_DESCRIPTION.to_owned(),
         priority: 0,
-        cells: Cells::Computed(name),
+        cells: Cells::Computed(
+            info.builtin
+                .then(|| printers::name_cell(&info.group, &info.kind))
+                .flatten()
+                .unwrap_or(name),
+        ),
     };
     let builtin = info
         .builtin

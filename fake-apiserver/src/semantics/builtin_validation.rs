@@ -5,6 +5,8 @@ use serde_json::Value;
 
 use crate::semantics::apiservice_validation;
 use crate::semantics::config_validation;
+use crate::semantics::controllerrevision_validation as revisions;
+use crate::semantics::csi_validation;
 use crate::semantics::csr_validation;
 use crate::semantics::daemonset_validation;
 use crate::semantics::endpoints_validation;
@@ -20,7 +22,9 @@ use crate::semantics::runtimeclass;
 use crate::semantics::service_validation;
 use crate::semantics::statefulset_validation;
 use crate::semantics::update_metadata;
+use crate::semantics::storage_validation;
 use crate::semantics::validation::{metadata_causes, validate_metadata};
+use crate::semantics::webhook_validation as webhooks;
 use crate::semantics::{cronjob_strategy, cronjob_validation};
 use crate::semantics::{event_validation, lease_validation, rbac_validation, workload_validation};
 use crate::semantics::{ingress_class_validation, ingress_validation};
@@ -183,6 +187,31 @@ fn typed_errors(
             daemonset_validation::daemon_set_status_update_errors(object, old)
         }
         ("apps", "DaemonSet", Some(old)) => daemonset_validation::daemon_set_update_errors(object, old, minor),
+        (
+            "admissionregistration.k8s.io",
+            kind @ ("ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration"),
+            old,
+        ) => {
+            let mutating = kind == "MutatingWebhookConfiguration";
+            match old {
+                None => webhooks::configuration_errors(object, mutating, minor),
+                Some(old) => webhooks::configuration_update_errors(object, old, mutating, minor),
+            }
+        }
+        ("apps", "ControllerRevision", None) => revisions::controller_revision_errors(object, minor),
+        ("apps", "ControllerRevision", Some(old)) => revisions::controller_revision_update_errors(object, old, minor),
+        ("storage.k8s.io", "StorageClass", None) => storage_validation::storage_class_errors(object),
+        ("storage.k8s.io", "StorageClass", Some(old)) => storage_validation::storage_class_update_errors(object, old),
+        ("storage.k8s.io", "CSIStorageCapacity", None) => {
+            storage_validation::csi_storage_capacity_errors(object, false)
+        }
+        ("storage.k8s.io", "CSIStorageCapacity", Some(old)) => {
+            storage_validation::csi_storage_capacity_update_errors(object, old)
+        }
+        ("storage.k8s.io", "CSIDriver", None) => csi_validation::csi_driver_errors(object),
+        ("storage.k8s.io", "CSIDriver", Some(old)) => csi_validation::csi_driver_update_errors(object, old, minor),
+        ("storage.k8s.io", "CSINode", None) => csi_validation::csi_node_errors(object),
+        ("storage.k8s.io", "CSINode", Some(old)) => csi_validation::csi_node_update_errors(object, old),
         ("" | "events.k8s.io", "Event", old) => event_validation::event_errors(info, object, old),
         ("coordination.k8s.io", "Lease", _) => lease_validation::lease_errors(object),
         ("rbac.authorization.k8s.io", kind @ ("Role" | "ClusterRole"), None) => {

@@ -233,7 +233,7 @@ fn decoded(value: &Value) -> Vec<u8> {
 }
 
 /// `field.TooLong`: the whole value is left out of the message, only the limit shown.
-fn too_long(field: &str, max: usize) -> FieldError {
+pub(crate) fn too_long(field: &str, max: usize) -> FieldError {
     FieldError {
         kind: ErrorType::TooLong,
         field: field.to_owned(),

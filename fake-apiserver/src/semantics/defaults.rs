@@ -18,6 +18,8 @@ use crate::semantics::zero;
 
 pub(crate) mod apps_sets;
 mod networking;
+mod storage;
+mod webhooks;
 mod workloads;
 use crate::status::ApiStatus;
 use crate::storage::object::meta_mut;
@@ -54,6 +56,13 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
             priorityclass::set_defaults(object);
         }
         ("policy", "PodDisruptionBudget") => pdb_validation::strip_v1beta1_label(object),
+        ("apps", "ControllerRevision") => storage::controller_revision(object),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => webhooks::configuration(object, false),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => webhooks::configuration(object, true),
+        ("storage.k8s.io", "StorageClass") => storage::storage_class(object),
+        ("storage.k8s.io", "CSIDriver") => storage::csi_driver(object),
+        ("storage.k8s.io", "CSINode") => storage::csi_node(object),
+        ("storage.k8s.io", "CSIStorageCapacity") => storage::csi_storage_capacity(object),
         ("", "Pod") => workloads::pod(object),
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),

@@ -6,9 +6,17 @@ use serde_json::{Map, Value};
 /// The patch merge key of the keyed lists of the built-in types the fake server serves.
 pub(crate) fn merge_key(field: &str, items: &[Value]) -> Option<&'static str> {
     match field {
-        "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "env" | "imagePullSecrets" => {
-            Some("name")
-        }
+        // A CSINode's `spec.drivers`, a webhook configuration's webhooks and their match
+        // conditions merge by name too.
+        "containers"
+        | "initContainers"
+        | "ephemeralContainers"
+        | "volumes"
+        | "env"
+        | "imagePullSecrets"
+        | "drivers"
+        | "webhooks"
+        | "matchConditions" => Some("name"),
         "volumeMounts" | "volumeDevices" => Some("mountPath"),
         "ownerReferences" => Some("uid"),
         "conditions" => Some("type"),
@@ -175,8 +183,8 @@ fn merge_list(field: &str, existing: &mut Vec<Value>, patch: &[Value]) -> Result
             .collect();
         return Ok(());
     }
-    // The merged list holds the patch's elements in the patch's order, then the elements the
-    // patch does not mention in their order (strategic merge without `$setElementOrder`).
+    // The keys in the original order, which `normalizeElementOrder` sorts the result by.
+    let original: Vec<Value> = existing.iter().filter_map(|e| e.get(key).cloned()).collect();
     let mut merged = Vec::with_capacity(existing.len() + patch.len());
     for item in patch {
         let id = item.get(key).ok_or_else(|| StrategicError::MissingMergeKey {
@@ -201,9 +209,30 @@ fn merge_list(field: &str, existing: &mut Vec<Value>, patch: &[Value]) -> Result
             }
         }
     }
-    merged.append(existing);
-    *existing = merged;
+    let server_only = std::mem::take(existing);
+    *existing = merge_sorted(server_only, merged, &original, key);
     Ok(())
+}
+
+/// `mergeSortedSlice` (strategic merge without `$setElementOrder`): the elements the patch
+/// did not mention (`left`, in their order) and the patch's (`right`, in the patch's order),
+/// interleaved: a left element goes first only when both it and the right one were in the
+/// original list, before it.
+fn merge_sorted(left: Vec<Value>, right: Vec<Value>, original: &[Value], key: &str) -> Vec<Value> {
+    let position = |item: &Value| item.get(key).and_then(|id| original.iter().position(|o| o == id));
+    let mut merged = Vec::with_capacity(left.len() + right.len());
+    let (mut left, mut right) = (left.into_iter().peekable(), right.into_iter().peekable());
+    loop {
+        let take_left = match (left.peek(), right.peek()) {
+            (None, None) => break,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(l), Some(r)) => matches!((position(l), position(r)), (Some(li), Some(ri)) if li < ri),
+        };
+        let next = if take_left { left.next() } else { right.next() };
+        merged.extend(next);
+    }
+    merged
 }
 
 #[cfg(test)]
@@ -232,6 +261,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(target, json!({"containers": [{"name": "b"}]}));
+    }
+
+    #[test]
+    fn a_patched_element_should_keep_its_place_among_the_original_ones() {
+        let mut target = json!({"webhooks": [{"name": "b"}, {"name": "a"}]});
+        apply(&mut target, &json!({"webhooks": [{"name": "a", "x": 1}]})).unwrap();
+        assert_eq!(target, json!({"webhooks": [{"name": "b"}, {"name": "a", "x": 1}]}));
+        apply(&mut target, &json!({"webhooks": [{"name": "c"}]})).unwrap();
+        assert_eq!(target["webhooks"][0], json!({"name": "c"}));
     }
 
     #[test]

@@ -13,6 +13,7 @@ use super::job;
 use super::pod_warnings::{claim_spec_warnings, pod_create_warnings, pod_template_warnings};
 use super::runtimeclass;
 use super::service_warnings::service_warnings;
+use super::storage_warnings::{csi_storage_capacity_warnings, storage_class_warnings};
 use crate::storage::resource::ResourceInfo;
 
 /// The path of a workload's pod template.
@@ -47,6 +48,8 @@ pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<
         ("networking.k8s.io", "Ingress") => ingress_create_warnings(object),
         ("discovery.k8s.io", "EndpointSlice") => endpointslice_strategy::create_warnings(object),
         ("node.k8s.io", "RuntimeClass") => runtimeclass::warnings(object, minor),
+        ("storage.k8s.io", "StorageClass") => storage_class_warnings(object, minor),
+        ("storage.k8s.io", "CSIStorageCapacity") => csi_storage_capacity_warnings(object, minor),
         _ => Vec::new(),
     }
 }
@@ -91,6 +94,8 @@ pub(crate) fn on_update(
         ("batch", "Job") if generation_moves(info, object, old) => job::job_spec_warnings(spec(object), "spec", minor),
         ("batch", "CronJob") => cronjob_strategy::update_warnings(info, object, old, subresource, minor),
         ("node.k8s.io", "RuntimeClass") => runtimeclass::warnings(object, minor),
+        ("storage.k8s.io", "StorageClass") => storage_class_warnings(object, minor),
+        ("storage.k8s.io", "CSIStorageCapacity") => csi_storage_capacity_warnings(object, minor),
         _ => Vec::new(),
     }
 }

@@ -7,7 +7,8 @@
 //! naming the field's JSON path and Go type (the struct named is the kind's: k8s-openapi does
 //! not say which nested struct held the field).
 
-use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
+use k8s_openapi::api::admissionregistration::v1::{MutatingWebhookConfiguration, ValidatingWebhookConfiguration};
+use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::autoscaling::v1::Scale;
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
@@ -20,6 +21,7 @@ use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
+use k8s_openapi::api::storage::v1::{CSIDriver, CSINode, CSIStorageCapacity, StorageClass};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService;
 use serde::Serialize;
@@ -117,6 +119,17 @@ fn through_type(
         ("apps", "v1", "ReplicaSet") => via::<ReplicaSet>(object),
         ("apps", "v1", "StatefulSet") => via::<StatefulSet>(object),
         ("apps", "v1", "DaemonSet") => via::<DaemonSet>(object),
+        ("admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration") => {
+            via::<ValidatingWebhookConfiguration>(object)
+        }
+        ("admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration") => {
+            via::<MutatingWebhookConfiguration>(object)
+        }
+        ("apps", "v1", "ControllerRevision") => via::<ControllerRevision>(object),
+        ("storage.k8s.io", "v1", "StorageClass") => via::<StorageClass>(object),
+        ("storage.k8s.io", "v1", "CSIDriver") => via::<CSIDriver>(object),
+        ("storage.k8s.io", "v1", "CSINode") => via::<CSINode>(object),
+        ("storage.k8s.io", "v1", "CSIStorageCapacity") => via::<CSIStorageCapacity>(object),
         ("batch", "v1", "Job") => via::<Job>(object),
         ("batch", "v1", "CronJob") => via::<CronJob>(object),
         ("", "v1", "Endpoints") => via::<Endpoints>(object),

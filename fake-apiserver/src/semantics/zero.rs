@@ -91,6 +91,11 @@ fn zero_of(group: &str, kind: &str) -> Value {
             "disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0,
         }}),
         ("coordination.k8s.io", "Lease") => json!({"spec": {}}),
+        ("apps", "ControllerRevision") => json!({"revision": 0}),
+        ("storage.k8s.io", "StorageClass") => json!({"provisioner": ""}),
+        ("storage.k8s.io", "CSIDriver") => json!({"spec": {}}),
+        ("storage.k8s.io", "CSINode") => json!({"spec": {"drivers": null}}),
+        ("storage.k8s.io", "CSIStorageCapacity") => json!({"storageClassName": ""}),
         ("apiregistration.k8s.io", "APIService") => {
             json!({"spec": {"groupPriorityMinimum": 0, "versionPriority": 0}, "status": {}})
         }

@@ -120,6 +120,7 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
             .with_status()
             .with_generation()
             .with_short_names(&["ds"]),
+        b("apps", "v1", "ControllerRevision", "controllerrevisions"),
         ResourceInfo {
             categories: vec!["all".to_owned()],
             ..b("batch", "v1", "Job", "jobs").with_status().with_generation()
@@ -166,6 +167,12 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
         b("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies")
             .with_generation()
             .with_short_names(&["netpol"]),
+        b("storage.k8s.io", "v1", "StorageClass", "storageclasses")
+            .cluster_scoped()
+            .with_short_names(&["sc"]),
+        b("storage.k8s.io", "v1", "CSIDriver", "csidrivers").cluster_scoped(),
+        b("storage.k8s.io", "v1", "CSINode", "csinodes").cluster_scoped(),
+        b("storage.k8s.io", "v1", "CSIStorageCapacity", "csistoragecapacities"),
         ResourceInfo {
             verbs: vec![Verb::Create],
             ..b("authentication.k8s.io", "v1", "TokenReview", "tokenreviews").cluster_scoped()
@@ -220,6 +227,25 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
                 .with_status()
                 .conditional_updates_only()
         },
+        // Registered only: this server calls no webhooks.
+        b(
+            "admissionregistration.k8s.io",
+            "v1",
+            "ValidatingWebhookConfiguration",
+            "validatingwebhookconfigurations",
+        )
+        .cluster_scoped()
+        .with_generation()
+        .with_categories(&["api-extensions"]),
+        b(
+            "admissionregistration.k8s.io",
+            "v1",
+            "MutatingWebhookConfiguration",
+            "mutatingwebhookconfigurations",
+        )
+        .cluster_scoped()
+        .with_generation()
+        .with_categories(&["api-extensions"]),
         b("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles").cluster_scoped(),
         b(
             "rbac.authorization.k8s.io",

@@ -24,8 +24,17 @@ use crate::verbs::options::Ownership;
 /// through `subresource`: its spec changed (everything but metadata, and status where the kind
 /// has a `/status`), for a Deployment its annotations too, which its replica sets copy
 /// (`pkg/registry/apps/deployment/strategy.go`), for an EndpointSlice its labels; never for a
-/// PriorityClass.
-pub(crate) fn moves_generation(info: &ResourceInfo, old: &Value, new: &Value, subresource: Option<&str>) -> bool {
+/// PriorityClass; a CSIDriver's as its strategy decides by minor.
+pub(crate) fn moves_generation(
+    info: &ResourceInfo,
+    old: &Value,
+    new: &Value,
+    subresource: Option<&str>,
+    minor: u32,
+) -> bool {
+    if info.builtin && info.group == "storage.k8s.io" && info.kind == "CSIDriver" {
+        return csi_driver_moves_generation(old, new, minor);
+    }
     let annotations_changed = info.builtin
         && info.group == "apps"
         && info.kind == "Deployment"
@@ -37,6 +46,22 @@ pub(crate) fn moves_generation(info: &ResourceInfo, old: &Value, new: &Value, su
         && (!same_spec(old, new, !info.status_subresource)
             || annotations_changed
             || endpointslice_strategy::labels_move_generation(info, old, new))
+}
+
+/// The CSIDriver strategy's `PrepareForUpdate` (`pkg/registry/storage/csidriver/strategy.go`),
+/// which sets no generation on create: 1.28 moves it when the token requests, republishing or
+/// SELinux mount changed (the fields that may change), 1.31 when anything in the spec did.
+fn csi_driver_moves_generation(old: &Value, new: &Value, minor: u32) -> bool {
+    if minor >= 31 {
+        return old.get("spec") != new.get("spec");
+    }
+    let field = |o: &Value, key: &str| o.pointer(&format!("/spec/{key}")).filter(|v| !v.is_null()).cloned();
+    // Semantic equality: an empty list of token requests is none.
+    let requests = |o: &Value| field(o, "tokenRequests").filter(|r| r.as_array().is_none_or(|l| !l.is_empty()));
+    requests(old) != requests(new)
+        || ["requiresRepublish", "seLinuxMount"]
+            .iter()
+            .any(|key| field(old, key) != field(new, key))
 }
 
 /// The object an update of `old` to `new` through `subresource` stores on the Kubernetes

@@ -380,7 +380,7 @@ pub(crate) fn commit_update(
         // defaulted outside status is not kept.
         keep_all_but_status(&old, &mut new);
     }
-    if strategy::moves_generation(info, &old, &new, subresource) {
+    if strategy::moves_generation(info, &old, &new, subresource, state.options.minor()) {
         meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
     }
     let defined = lifecycle::admit_update(state, info, &mut new, &old, subresource == Some("status"))?;

@@ -67,6 +67,16 @@ pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn) -> Option<Vec
                 csr_condition,
             ),
         ],
+        // `printValidatingWebhook`, `printMutatingWebhook`.
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration") => vec![
+            column(
+                "Webhooks",
+                "integer",
+                "Webhooks indicates the number of webhooks registered in this configuration",
+                |o| json!(super::count(o, "webhooks")),
+            ),
+            age,
+        ],
         _ => return None,
     })
 }

@@ -101,6 +101,16 @@ impl Checker<'_> {
             }
             Expr::Ident(name) => self.check_ident(e, name),
             Expr::Select(select) => {
+                // `checkSelect` first tries the whole chain as a qualified name: a variable
+                // such as `authorizer.requestResource`.
+                if !select.test
+                    && let Some(name) = qualified_name(e)
+                    && let Some(t) = self.variables.get(&name).cloned()
+                {
+                    self.set_type(e, t);
+                    self.checked.references.insert(e.id, Reference::Ident(name));
+                    return;
+                }
                 let mut t = self.check_select_field(e, &select.operand, &select.field, false);
                 if select.test {
                     t = Type::Bool;
@@ -379,6 +389,16 @@ fn proto_text(t: &Type) -> String {
             format!("abstract_type:{{name:{name:?}{params}}}")
         }
         other => other.to_string(),
+    }
+}
+
+/// `containers.ToQualifiedName`: `a.b.c` of identifiers and field selections, `None` for any
+/// other expression in the chain.
+fn qualified_name(e: &IdedExpr) -> Option<String> {
+    match &e.expr {
+        Expr::Ident(name) => Some(name.clone()),
+        Expr::Select(select) if !select.test => Some(format!("{}.{}", qualified_name(&select.operand)?, select.field)),
+        _ => None,
     }
 }
 

@@ -63,6 +63,50 @@ impl DeclType {
         }
     }
 
+    /// A type declared by name with its fields (`apiservercel.NewObjectType`), as the
+    /// admission environments declare their request and namespace objects.
+    pub(crate) fn declared_object(name: &str, fields: Vec<(&str, Arc<DeclType>)>) -> Arc<DeclType> {
+        let fields = fields.into_iter().map(|(field, t)| (field.to_owned(), t)).collect();
+        Arc::new(DeclType {
+            name: name.into(),
+            shape: Shape::Object(fields),
+            max_elements: MAX_REQUEST_SIZE_BYTES,
+            min_serialized_size: 2,
+            unordered: false,
+        })
+    }
+
+    /// A declared scalar (`apiservercel.StringType`…).
+    pub(crate) fn declared_scalar(scalar: Scalar) -> Arc<DeclType> {
+        let name = match scalar {
+            Scalar::Bool => "bool",
+            Scalar::Int => "int",
+            Scalar::Double => "double",
+            Scalar::String => "string",
+            Scalar::Bytes => "bytes",
+            Scalar::Duration => "duration",
+            Scalar::Timestamp => "timestamp",
+            Scalar::Dyn => "dyn",
+        };
+        Arc::new(Self::scalar(name, scalar, 1, MAX_REQUEST_SIZE_BYTES))
+    }
+
+    /// A declared list (`NewListType(elem, -1)`) or string-keyed map (`NewMapType`).
+    pub(crate) fn declared_collection(elem: Arc<DeclType>, map: bool) -> Arc<DeclType> {
+        let (name, shape) = if map {
+            ("map", Shape::Map(elem))
+        } else {
+            ("list", Shape::List(elem))
+        };
+        Arc::new(DeclType {
+            name: name.into(),
+            shape,
+            max_elements: MAX_REQUEST_SIZE_BYTES,
+            min_serialized_size: 2,
+            unordered: false,
+        })
+    }
+
     /// The name messages print for the type (an object's, as `MaybeAssignTypeName` gave it).
     pub(crate) fn name(&self) -> &str {
         &self.name

@@ -30,6 +30,8 @@ pub(crate) enum CelGo {
 pub(crate) enum Library {
     /// cel-go's standard declarations, `library.URLs()`, `library.Regex()`, `library.Lists()`.
     Base,
+    /// `library.Authz()` from 1.27: the authorizer's checks (`authorizer.group('').resource('pods').check('get')`).
+    Authz,
     /// `ext.Strings`: what version 0 (up to 1.28) and version 2 (from 1.29) both declare.
     Strings,
     /// What `ext.Strings(ext.StringsVersion(2))` adds from 1.29: `format`, `strings.quote`.
@@ -50,9 +52,10 @@ pub(crate) enum Library {
 
 impl Library {
     /// Every library, in the order their declarations are added to an environment.
-    pub(crate) const ALL: [Library; 9] = [
+    pub(crate) const ALL: [Library; 10] = [
         Library::Base,
         Library::Strings,
+        Library::Authz,
         Library::StringsV2,
         Library::CrossTypeNumericComparisons,
         Library::OptionalTypes,
@@ -67,6 +70,7 @@ impl Library {
         match self {
             Library::Base => "base",
             Library::Strings => "strings",
+            Library::Authz => "authz",
             Library::StringsV2 => "strings-v2",
             Library::CrossTypeNumericComparisons => "cross-type-numeric-comparisons",
             Library::OptionalTypes => "optional-types",
@@ -82,6 +86,7 @@ impl Library {
     fn introduced(self) -> u32 {
         match self {
             Library::Base | Library::Strings => 0,
+            Library::Authz => 27,
             Library::StringsV2 | Library::Sets => 29,
             Library::CrossTypeNumericComparisons | Library::OptionalTypes | Library::Quantity => 28,
             Library::Ip | Library::Cidr => 30,

@@ -4,6 +4,7 @@
 //! on 1.31). The `cel` crate parses and evaluates; the checker, the AST validators, the cost
 //! estimator and Kubernetes' libraries are ported here.
 
+pub(crate) mod admission;
 mod ast_validators;
 mod checker;
 mod checker_calls;

@@ -118,7 +118,7 @@ fn review_version_errors(versions: Option<&Vec<Value>>, opts: &Options, path: &s
 }
 
 /// `ValidateWebhookURL` with https forced.
-fn url_errors(url: &str, path: &str) -> Vec<FieldError> {
+pub(crate) fn url_errors(url: &str, path: &str) -> Vec<FieldError> {
     const FORM: &str = "; desired format: https://host[/path]";
     let (scheme, rest) = url
         .split_once(':')
@@ -172,7 +172,7 @@ fn url_errors(url: &str, path: &str) -> Vec<FieldError> {
 }
 
 /// `ValidateWebhookService` (the port defaults to 443).
-fn service_errors(service: &Value, path: &str) -> Vec<FieldError> {
+pub(crate) fn service_errors(service: &Value, path: &str) -> Vec<FieldError> {
     let text = |key: &str| service.get(key).and_then(Value::as_str).unwrap_or_default();
     let mut errors = Vec::new();
     if text("name").is_empty() {

@@ -6,7 +6,7 @@
 //! as the internal version sees it ([`internal`]), which decides the paths errors name.
 
 mod cel_rules;
-mod conversion;
+pub(crate) mod conversion;
 mod defaults;
 mod definition_names;
 mod extensions;
