@@ -212,6 +212,13 @@ impl ApiStatus {
         Self::new(403, "Forbidden", message)
     }
 
+    /// 403 Forbidden of `name` of the resource `info` by an admission plugin
+    /// (`admission.NewForbidden`): `<resource> "<name>" is forbidden: <reason>`.
+    pub(crate) fn admission_forbidden(info: &ResourceInfo, name: &str, reason: &str) -> Self {
+        let message = format!("{} \"{name}\" is forbidden: {reason}", info.group_resource());
+        Self::forbidden(message).with_details(info, name)
+    }
+
     /// 403 Forbidden for a create into a namespace being deleted, with the `NamespaceTerminating`
     /// cause kube-apiserver's lifecycle admission gives.
     pub fn namespace_terminating(info: &ResourceInfo, name: &str, namespace: &str) -> Self {

@@ -10,6 +10,7 @@ mod cluster;
 mod core;
 mod cronjob_endpoints;
 mod pods;
+mod storage;
 mod workloads;
 
 /// `ObjectMeta.name`'s documentation, the description of every table's Name column.
@@ -59,6 +60,7 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
     let age = column("Age", "string", AGE_DESCRIPTION, age);
     match group {
         "" if kind == "Pod" => Some(pods::columns(age)),
+        "" if kind == "PersistentVolumeClaim" => Some(storage::claim_columns(age, minor)),
         "" if kind == "Endpoints" => Some(cronjob_endpoints::endpoints_columns(age)),
         "batch" if kind == "CronJob" => Some(cronjob_endpoints::cron_job_columns(age, minor)),
         "" => core::columns(kind, age),

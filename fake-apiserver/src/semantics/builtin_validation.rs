@@ -12,6 +12,7 @@ use crate::semantics::field_error::FieldError;
 use crate::semantics::job;
 use crate::semantics::namespace_validation;
 use crate::semantics::node_validation;
+use crate::semantics::pvc_validation::{self, ClaimOptions};
 use crate::semantics::service_validation;
 use crate::semantics::statefulset_validation;
 use crate::semantics::validation::{metadata_causes, validate_metadata};
@@ -103,6 +104,15 @@ fn typed_errors(
         ("batch", "CronJob", Some(_)) if subresource == Some("status") => Vec::new(),
         ("batch", "CronJob", Some(old)) => cronjob_validation::update_errors(object, old, minor),
         // `ValidateEndpointsUpdate` is the create's validation and every kind's metadata rules.
+        ("", "PersistentVolumeClaim", None) => {
+            pvc_validation::claim_errors(object, ClaimOptions::for_claim(None, minor))
+        }
+        ("", "PersistentVolumeClaim", Some(old)) if subresource == Some("status") => {
+            pvc_validation::claim_status_update_errors(object, ClaimOptions::for_claim(Some(old), minor))
+        }
+        ("", "PersistentVolumeClaim", Some(old)) => {
+            pvc_validation::claim_update_errors(object, old, ClaimOptions::for_claim(Some(old), minor))
+        }
         ("", "Endpoints", _) => endpoints_validation::endpoints_errors(object),
         ("apiregistration.k8s.io", "APIService", Some(_)) if subresource == Some("status") => {
             apiservice_validation::api_service_status_errors(object)

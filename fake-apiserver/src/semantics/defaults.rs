@@ -14,6 +14,7 @@ use crate::semantics::shape::Shape;
 use crate::semantics::zero;
 
 pub(crate) mod apps_sets;
+mod core_kinds;
 mod workloads;
 use crate::status::ApiStatus;
 use crate::storage::object::meta_mut;
@@ -39,6 +40,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("batch", "CronJob") => workloads::cron_job(object),
         ("", "Endpoints") => endpoints_validation::set_defaults(object),
         ("", "Pod") => workloads::pod(object),
+        ("", "PersistentVolumeClaim") => core_kinds::persistent_volume_claim(object),
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),
         ("", "Event") => zero::fill_unset(object, "", "Event"),

@@ -9,6 +9,7 @@ use super::cronjob_strategy;
 use super::defaults::apps_sets::template_generation;
 use super::job;
 use super::pod_warnings::{claim_spec_warnings, pod_create_warnings, pod_template_warnings};
+use super::pvc_validation::BETA_STORAGE_CLASS;
 use super::service_warnings::service_warnings;
 use crate::storage::resource::ResourceInfo;
 
@@ -23,6 +24,7 @@ pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<
     match (info.group.as_str(), info.kind.as_str()) {
         ("", "Service") => service_warnings(object),
         ("", "Pod") => pod_create_warnings(object, minor),
+        ("", "PersistentVolumeClaim") => claim_warnings(object),
         ("apps", "Deployment" | "ReplicaSet") => {
             let mut warnings = job::create_warnings(object);
             warnings.extend(template_warnings(object, minor));
@@ -61,6 +63,7 @@ pub(crate) fn on_update(
     }
     match (info.group.as_str(), info.kind.as_str()) {
         ("", "Service") if subresource.is_none() => service_warnings(object),
+        ("", "PersistentVolumeClaim") => claim_warnings(object),
         ("apps", "Deployment" | "ReplicaSet") if generation_moves(info, object, old) => {
             template_warnings(object, minor)
         }
@@ -86,6 +89,23 @@ pub(crate) fn on_update(
         ("batch", "CronJob") => cronjob_strategy::update_warnings(info, object, old, subresource, minor),
         _ => Vec::new(),
     }
+}
+
+/// `GetWarningsForPersistentVolumeClaim` (`pkg/api/persistentvolumeclaim/util.go`): the beta
+/// storage-class annotation, and fractional storage in the spec.
+fn claim_warnings(object: &Value) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if object
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(BETA_STORAGE_CLASS))
+        .is_some()
+    {
+        warnings.push(format!(
+            "metadata.annotations[{BETA_STORAGE_CLASS}]: deprecated since v1.8; use \"storageClassName\" attribute instead"
+        ));
+    }
+    warnings.extend(claim_spec_warnings(spec(object), "spec"));
+    warnings
 }
 
 /// Whether the strategy's `PrepareForUpdate` moves the generation: the spec changed

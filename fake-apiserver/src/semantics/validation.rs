@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use crate::semantics::decoding::{self, Decoded};
-use crate::semantics::names;
 use crate::semantics::field_error::go_quote;
+use crate::semantics::names;
 use crate::status::ApiStatus;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::{Lifecycle, ResourceInfo};

@@ -81,6 +81,7 @@ fn zero_of(group: &str, kind: &str) -> Value {
             "spec": {"schedule": "", "jobTemplate": {"metadata": {"creationTimestamp": null}, "spec": {"template": template}}},
             "status": {},
         }),
+        ("", "PersistentVolumeClaim") => json!({"spec": {"resources": {}}, "status": {}}),
         ("coordination.k8s.io", "Lease") => json!({"spec": {}}),
         ("apiregistration.k8s.io", "APIService") => {
             json!({"spec": {"groupPriorityMinimum": 0, "versionPriority": 0}, "status": {}})

@@ -19,9 +19,10 @@ impl ResourceInfo {
 
 impl ResourceInfo {
     /// Whether a create keeps the status it was sent: a node registers with its status (the
-    /// other strategies reset it in `PrepareForCreate`).
+    /// other strategies reset it in `PrepareForCreate`). A claim's strategy resets its own, and
+    /// the storage's decoding defaults its phase again (`semantics/claim_strategy.rs`).
     pub(crate) fn create_keeps_status(&self) -> bool {
-        self.builtin && self.group.is_empty() && self.kind == "Node"
+        self.builtin && self.group.is_empty() && matches!(self.kind.as_str(), "Node" | "PersistentVolumeClaim")
     }
 
     /// Sets kubectl categories (`all` for what `kubectl get all` shows).
@@ -66,6 +67,9 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .with_short_names(&["po"]),
         b("", "v1", "Event", "events").with_short_names(&["ev"]),
         b("", "v1", "Endpoints", "endpoints").with_short_names(&["ep"]),
+        b("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims")
+            .with_status()
+            .with_short_names(&["pvc"]),
         b("", "v1", "Node", "nodes")
             .cluster_scoped()
             .with_status()

@@ -9,6 +9,7 @@
 use serde_json::{Value, json};
 
 use crate::semantics::apps_set_strategy;
+use crate::semantics::claim_strategy;
 use crate::semantics::defaults;
 use crate::semantics::service_strategy;
 use crate::semantics::status_metadata;
@@ -111,6 +112,13 @@ pub(crate) fn prepare_update(
         }
         _ if info.status_subresource => keep_stored(&mut new, old, "status"),
         _ => {}
+    }
+    if claim_strategy::concerns(info) {
+        // Go's field manager records the claim as sent, before its data sources are normalized.
+        if subresource.is_none() && field_view.is_none() {
+            field_view = Some(new.clone());
+        }
+        claim_strategy::prepare_update(info, old, &mut new, subresource, minor);
     }
     if csr::concerns(info) {
         csr::prepare_update(&mut new, old, subresource);
