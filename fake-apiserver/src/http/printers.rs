@@ -8,6 +8,7 @@ use crate::storage::object;
 mod apps_sets;
 mod cluster;
 mod core;
+mod core_controllers;
 mod cronjob_endpoints;
 mod pods;
 mod storage;
@@ -60,6 +61,8 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
     let age = column("Age", "string", AGE_DESCRIPTION, age);
     match group {
         "" if kind == "Pod" => Some(pods::columns(age)),
+        "" if kind == "PodTemplate" => Some(core_controllers::pod_template_columns()),
+        "" if kind == "ReplicationController" => Some(core_controllers::replication_controller_columns(age)),
         "" if kind == "PersistentVolumeClaim" => Some(storage::claim_columns(age, minor)),
         "" if kind == "Endpoints" => Some(cronjob_endpoints::endpoints_columns(age)),
         "batch" if kind == "CronJob" => Some(cronjob_endpoints::cron_job_columns(age, minor)),

@@ -13,6 +13,7 @@ use crate::semantics::job;
 use crate::semantics::namespace_validation;
 use crate::semantics::node_validation;
 use crate::semantics::pvc_validation::{self, ClaimOptions};
+use crate::semantics::rc_validation;
 use crate::semantics::service_validation;
 use crate::semantics::statefulset_validation;
 use crate::semantics::validation::{metadata_causes, validate_metadata};
@@ -113,6 +114,12 @@ fn typed_errors(
         ("", "PersistentVolumeClaim", Some(old)) => {
             pvc_validation::claim_update_errors(object, old, ClaimOptions::for_claim(Some(old), minor))
         }
+        ("", "PodTemplate", _) => rc_validation::pod_template_object_errors(object),
+        ("", "ReplicationController", None) => rc_validation::controller_errors(object, None, minor),
+        ("", "ReplicationController", Some(_)) if subresource == Some("status") => {
+            rc_validation::controller_status_errors(object)
+        }
+        ("", "ReplicationController", Some(old)) => rc_validation::controller_update_errors(object, old, minor),
         ("", "Endpoints", _) => endpoints_validation::endpoints_errors(object),
         ("apiregistration.k8s.io", "APIService", Some(_)) if subresource == Some("status") => {
             apiservice_validation::api_service_status_errors(object)

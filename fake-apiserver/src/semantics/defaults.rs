@@ -41,6 +41,8 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("", "Endpoints") => endpoints_validation::set_defaults(object),
         ("", "Pod") => workloads::pod(object),
         ("", "PersistentVolumeClaim") => core_kinds::persistent_volume_claim(object),
+        ("", "PodTemplate") => workloads::pod_template_object(object),
+        ("", "ReplicationController") => workloads::replication_controller(object),
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),
         ("", "Event") => zero::fill_unset(object, "", "Event"),

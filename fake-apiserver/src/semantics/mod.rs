@@ -48,6 +48,7 @@ pub(crate) mod pvc_validation;
 pub(crate) mod quantity;
 pub(crate) mod quantity_validation;
 pub(crate) mod rbac_validation;
+pub(crate) mod rc_validation;
 pub(crate) mod scale_checks;
 pub(crate) mod schema;
 pub(crate) mod selector;

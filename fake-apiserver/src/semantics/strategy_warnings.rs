@@ -8,6 +8,7 @@ use super::apps_set_strategy::semantic_equal;
 use super::cronjob_strategy;
 use super::defaults::apps_sets::template_generation;
 use super::job;
+use super::names::dns1123_label_errors;
 use super::pod_warnings::{claim_spec_warnings, pod_create_warnings, pod_template_warnings};
 use super::pvc_validation::BETA_STORAGE_CLASS;
 use super::service_warnings::service_warnings;
@@ -25,6 +26,12 @@ pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<
         ("", "Service") => service_warnings(object),
         ("", "Pod") => pod_create_warnings(object, minor),
         ("", "PersistentVolumeClaim") => claim_warnings(object),
+        ("", "PodTemplate") => pod_template_warnings(object.get("template"), "template", minor),
+        ("", "ReplicationController") => {
+            let mut warnings = name_label_warnings(object);
+            warnings.extend(template_warnings(object, minor));
+            warnings
+        }
         ("apps", "Deployment" | "ReplicaSet") => {
             let mut warnings = job::create_warnings(object);
             warnings.extend(template_warnings(object, minor));
@@ -64,6 +71,10 @@ pub(crate) fn on_update(
     match (info.group.as_str(), info.kind.as_str()) {
         ("", "Service") if subresource.is_none() => service_warnings(object),
         ("", "PersistentVolumeClaim") => claim_warnings(object),
+        ("", "PodTemplate") if !semantic_equal(object.get("template"), old.get("template")) => {
+            pod_template_warnings(object.get("template"), "template", minor)
+        }
+        ("", "ReplicationController") if generation_moves(info, object, old) => template_warnings(object, minor),
         ("apps", "Deployment" | "ReplicaSet") if generation_moves(info, object, old) => {
             template_warnings(object, minor)
         }
@@ -89,6 +100,19 @@ pub(crate) fn on_update(
         ("batch", "CronJob") => cronjob_strategy::update_warnings(info, object, old, subresource, minor),
         _ => Vec::new(),
     }
+}
+
+/// The replicationcontroller strategy's name warning: its pods and their hostnames are named
+/// after it, so a name that is no DNS label surprises.
+fn name_label_warnings(object: &Value) -> Vec<String> {
+    let why = dns1123_label_errors(crate::storage::object::name(object));
+    if why.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [{}]",
+        why.join(" ")
+    )]
 }
 
 /// `GetWarningsForPersistentVolumeClaim` (`pkg/api/persistentvolumeclaim/util.go`): the beta

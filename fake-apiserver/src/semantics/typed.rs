@@ -13,7 +13,8 @@ use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{
-    ConfigMap, Endpoints, Event, Namespace, Node, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount,
+    ConfigMap, Endpoints, Event, Namespace, Node, PersistentVolumeClaim, Pod, PodTemplate, ReplicationController,
+    Secret, Service, ServiceAccount,
 };
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
@@ -118,6 +119,8 @@ fn through_type(
         ("batch", "v1", "CronJob") => via::<CronJob>(object),
         ("", "v1", "Endpoints") => via::<Endpoints>(object),
         ("", "v1", "PersistentVolumeClaim") => via::<PersistentVolumeClaim>(object),
+        ("", "v1", "PodTemplate") => via::<PodTemplate>(object),
+        ("", "v1", "ReplicationController") => via::<ReplicationController>(object),
         ("certificates.k8s.io", "v1", "CertificateSigningRequest") => via::<CertificateSigningRequest>(object),
         // What a `/scale` subresource reads and writes.
         ("autoscaling", "v1", "Scale") => via::<Scale>(object),

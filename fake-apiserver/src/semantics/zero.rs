@@ -81,6 +81,8 @@ fn zero_of(group: &str, kind: &str) -> Value {
             "spec": {"schedule": "", "jobTemplate": {"metadata": {"creationTimestamp": null}, "spec": {"template": template}}},
             "status": {},
         }),
+        ("", "PodTemplate") => json!({"template": template}),
+        ("", "ReplicationController") => json!({"spec": {}, "status": {"replicas": 0}}),
         ("", "PersistentVolumeClaim") => json!({"spec": {"resources": {}}, "status": {}}),
         ("coordination.k8s.io", "Lease") => json!({"spec": {}}),
         ("apiregistration.k8s.io", "APIService") => {

@@ -32,10 +32,15 @@ impl ResourceInfo {
     }
 
     /// The propagation policy of a delete that names none, when it is not the garbage
-    /// collector's default (Background): batch/v1 Jobs orphan their pods, for compatibility
-    /// (`jobStrategy.DefaultGarbageCollectionPolicy`).
+    /// collector's default (Background): batch/v1 Jobs and core/v1 ReplicationControllers
+    /// orphan their pods, for compatibility (`jobStrategy.DefaultGarbageCollectionPolicy`,
+    /// `rcStrategy.DefaultGarbageCollectionPolicy`).
     pub(crate) fn default_propagation(&self) -> Option<&'static str> {
-        (self.builtin && self.group == "batch" && self.version == "v1" && self.kind == "Job").then_some("Orphan")
+        let orphans = matches!(
+            (self.group.as_str(), self.version.as_str(), self.kind.as_str()),
+            ("batch", "v1", "Job") | ("", "v1", "ReplicationController")
+        );
+        (self.builtin && orphans).then_some("Orphan")
     }
 }
 
@@ -70,6 +75,13 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
         b("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims")
             .with_status()
             .with_short_names(&["pvc"]),
+        b("", "v1", "PodTemplate", "podtemplates").with_generation(),
+        b("", "v1", "ReplicationController", "replicationcontrollers")
+            .with_categories(&["all"])
+            .with_status()
+            .with_generation()
+            .with_scale(Some(".spec.selector"))
+            .with_short_names(&["rc"]),
         b("", "v1", "Node", "nodes")
             .cluster_scoped()
             .with_status()
