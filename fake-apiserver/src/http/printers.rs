@@ -11,6 +11,7 @@ mod core;
 mod core_controllers;
 mod cronjob_endpoints;
 mod pods;
+mod quota;
 mod storage;
 mod workloads;
 
@@ -61,6 +62,8 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
     let age = column("Age", "string", AGE_DESCRIPTION, age);
     match group {
         "" if kind == "Pod" => Some(pods::columns(age)),
+        "" if kind == "ResourceQuota" => Some(quota::quota_columns(age)),
+        "" if kind == "LimitRange" => Some(quota::default_columns()),
         "" if kind == "PodTemplate" => Some(core_controllers::pod_template_columns()),
         "" if kind == "ReplicationController" => Some(core_controllers::replication_controller_columns(age)),
         "" if kind == "PersistentVolumeClaim" => Some(storage::claim_columns(age, minor)),

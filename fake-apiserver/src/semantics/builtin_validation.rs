@@ -19,6 +19,7 @@ use crate::semantics::statefulset_validation;
 use crate::semantics::validation::{metadata_causes, validate_metadata};
 use crate::semantics::{cronjob_strategy, cronjob_validation};
 use crate::semantics::{event_validation, lease_validation, rbac_validation, workload_validation};
+use crate::semantics::{limitrange_validation, resourcequota_validation};
 use crate::semantics::{pod_update_validation, pod_validation};
 use crate::status::ApiStatus;
 use crate::storage::object;
@@ -120,6 +121,12 @@ fn typed_errors(
             rc_validation::controller_status_errors(object)
         }
         ("", "ReplicationController", Some(old)) => rc_validation::controller_update_errors(object, old, minor),
+        ("", "ResourceQuota", None) => resourcequota_validation::quota_errors(object),
+        ("", "ResourceQuota", Some(_)) if subresource == Some("status") => {
+            resourcequota_validation::quota_status_errors(object)
+        }
+        ("", "ResourceQuota", Some(old)) => resourcequota_validation::quota_update_errors(object, old),
+        ("", "LimitRange", _) => limitrange_validation::limit_range_errors(object),
         ("", "Endpoints", _) => endpoints_validation::endpoints_errors(object),
         ("apiregistration.k8s.io", "APIService", Some(_)) if subresource == Some("status") => {
             apiservice_validation::api_service_status_errors(object)

@@ -9,6 +9,7 @@ use base64::Engine;
 use serde_json::{Map, Value, json};
 
 use crate::semantics::endpoints_validation;
+use crate::semantics::limitrange_validation;
 use crate::semantics::omit_empty::{self, Empty};
 use crate::semantics::shape::Shape;
 use crate::semantics::zero;
@@ -42,6 +43,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("", "Pod") => workloads::pod(object),
         ("", "PersistentVolumeClaim") => core_kinds::persistent_volume_claim(object),
         ("", "PodTemplate") => workloads::pod_template_object(object),
+        ("", "LimitRange") => limitrange_validation::set_defaults(object),
         ("", "ReplicationController") => workloads::replication_controller(object),
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),

@@ -13,8 +13,8 @@ use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{
-    ConfigMap, Endpoints, Event, Namespace, Node, PersistentVolumeClaim, Pod, PodTemplate, ReplicationController,
-    Secret, Service, ServiceAccount,
+    ConfigMap, Endpoints, Event, LimitRange, Namespace, Node, PersistentVolumeClaim, Pod, PodTemplate,
+    ReplicationController, ResourceQuota, Secret, Service, ServiceAccount,
 };
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
@@ -120,6 +120,8 @@ fn through_type(
         ("", "v1", "Endpoints") => via::<Endpoints>(object),
         ("", "v1", "PersistentVolumeClaim") => via::<PersistentVolumeClaim>(object),
         ("", "v1", "PodTemplate") => via::<PodTemplate>(object),
+        ("", "v1", "ResourceQuota") => via::<ResourceQuota>(object),
+        ("", "v1", "LimitRange") => via::<LimitRange>(object),
         ("", "v1", "ReplicationController") => via::<ReplicationController>(object),
         ("certificates.k8s.io", "v1", "CertificateSigningRequest") => via::<CertificateSigningRequest>(object),
         // What a `/scale` subresource reads and writes.

@@ -81,6 +81,8 @@ fn zero_of(group: &str, kind: &str) -> Value {
             "spec": {"schedule": "", "jobTemplate": {"metadata": {"creationTimestamp": null}, "spec": {"template": template}}},
             "status": {},
         }),
+        ("", "ResourceQuota") => json!({"spec": {}, "status": {}}),
+        ("", "LimitRange") => json!({"spec": {}}),
         ("", "PodTemplate") => json!({"template": template}),
         ("", "ReplicationController") => json!({"spec": {}, "status": {"replicas": 0}}),
         ("", "PersistentVolumeClaim") => json!({"spec": {"resources": {}}, "status": {}}),

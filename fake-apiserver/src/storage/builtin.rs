@@ -82,6 +82,10 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .with_generation()
             .with_scale(Some(".spec.selector"))
             .with_short_names(&["rc"]),
+        b("", "v1", "ResourceQuota", "resourcequotas")
+            .with_status()
+            .with_short_names(&["quota"]),
+        b("", "v1", "LimitRange", "limitranges").with_short_names(&["limits"]),
         b("", "v1", "Node", "nodes")
             .cluster_scoped()
             .with_status()
