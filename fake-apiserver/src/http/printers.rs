@@ -66,6 +66,7 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
         "" if kind == "LimitRange" => Some(quota::default_columns()),
         "" if kind == "PodTemplate" => Some(core_controllers::pod_template_columns()),
         "" if kind == "ReplicationController" => Some(core_controllers::replication_controller_columns(age)),
+        "" if kind == "PersistentVolume" => Some(storage::volume_columns(age, minor)),
         "" if kind == "PersistentVolumeClaim" => Some(storage::claim_columns(age, minor)),
         "" if kind == "Endpoints" => Some(cronjob_endpoints::endpoints_columns(age)),
         "batch" if kind == "CronJob" => Some(cronjob_endpoints::cron_job_columns(age, minor)),

@@ -67,8 +67,8 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
             nodes::admit_create(body);
             Ok(None)
         }
-        Lifecycle::Plain if storage_admission::concerns(info) => {
-            storage_admission::admit_create(body);
+        Lifecycle::Plain if storage_admission::protects(info) => {
+            storage_admission::admit_create(info, body);
             Ok(None)
         }
         Lifecycle::Plain => Ok(None),

@@ -1,7 +1,8 @@
 //! kube-apiserver's storage admission plugins for claims:
 //! - `StorageObjectInUseProtection` (`plugin/pkg/admission/storage/storageobjectinuseprotection`)
-//!   adds the `kubernetes.io/pvc-protection` finalizer to every new claim, after the field
-//!   manager recorded the create (nobody owns it);
+//!   adds the `kubernetes.io/pvc-protection` finalizer to every new claim and
+//!   `kubernetes.io/pv-protection` to every new volume, after the field manager recorded the
+//!   create (nobody owns it);
 //! - `PersistentVolumeClaimResize` (`plugin/pkg/admission/storage/persistentvolume/resize`)
 //!   refuses a claim's storage request to grow unless it is bound and its StorageClass allows
 //!   expansion; no StorageClass is served here, so a bound claim may not grow either.
@@ -16,17 +17,30 @@ use crate::storage::resource::ResourceInfo;
 /// `volumeutil.PVCProtectionFinalizer`.
 const CLAIM_PROTECTION: &str = "kubernetes.io/pvc-protection";
 
+/// `volumeutil.PVProtectionFinalizer`.
+const VOLUME_PROTECTION: &str = "kubernetes.io/pv-protection";
+
 /// Whether `info` is the claims' resource.
 pub(super) fn concerns(info: &ResourceInfo) -> bool {
     info.builtin && info.group.is_empty() && info.kind == "PersistentVolumeClaim"
 }
 
-/// `admitPVC`: the protection finalizer, appended unless present.
-pub(super) fn admit_create(claim: &mut Value) {
-    let mut finalizers = object::finalizers(claim);
-    if !finalizers.iter().any(|f| f == CLAIM_PROTECTION) {
-        finalizers.push(CLAIM_PROTECTION.to_owned());
-        object::set_finalizers(claim, &finalizers);
+/// Whether `info` is the claims' or the volumes' resource.
+pub(super) fn protects(info: &ResourceInfo) -> bool {
+    info.builtin && info.group.is_empty() && matches!(info.kind.as_str(), "PersistentVolumeClaim" | "PersistentVolume")
+}
+
+/// `admitPVC` and `admitPV`: the protection finalizer, appended unless present.
+pub(super) fn admit_create(info: &ResourceInfo, object: &mut Value) {
+    let protection = if info.kind == "PersistentVolume" {
+        VOLUME_PROTECTION
+    } else {
+        CLAIM_PROTECTION
+    };
+    let mut finalizers = object::finalizers(object);
+    if !finalizers.iter().any(|f| f == protection) {
+        finalizers.push(protection.to_owned());
+        object::set_finalizers(object, &finalizers);
     }
 }
 
@@ -58,11 +72,11 @@ mod tests {
 
     #[test]
     fn a_claim_should_be_protected_once_and_grow_only_when_bound() {
-        let mut claim = json!({"metadata": {"name": "c", "finalizers": ["a"]}});
-        admit_create(&mut claim);
-        admit_create(&mut claim);
-        assert_eq!(claim["metadata"]["finalizers"], json!(["a", CLAIM_PROTECTION]));
         let info = ResourceInfo::builtin("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims");
+        let mut claim = json!({"metadata": {"name": "c", "finalizers": ["a"]}});
+        admit_create(&info, &mut claim);
+        admit_create(&info, &mut claim);
+        assert_eq!(claim["metadata"]["finalizers"], json!(["a", CLAIM_PROTECTION]));
         let old = json!({"metadata": {"name": "c"}, "spec": {"resources": {"requests": {"storage": "1Gi"}}}});
         let mut grown = old.clone();
         grown["spec"]["resources"]["requests"]["storage"] = json!("2Gi");

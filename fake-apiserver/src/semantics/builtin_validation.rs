@@ -12,6 +12,7 @@ use crate::semantics::field_error::FieldError;
 use crate::semantics::job;
 use crate::semantics::namespace_validation;
 use crate::semantics::node_validation;
+use crate::semantics::pv_validation;
 use crate::semantics::pvc_validation::{self, ClaimOptions};
 use crate::semantics::rc_validation;
 use crate::semantics::service_validation;
@@ -127,6 +128,10 @@ fn typed_errors(
         }
         ("", "ResourceQuota", Some(old)) => resourcequota_validation::quota_update_errors(object, old),
         ("", "LimitRange", _) => limitrange_validation::limit_range_errors(object),
+        ("", "PersistentVolume", None) => pv_validation::volume_errors(object, false, minor),
+        // `ValidatePersistentVolumeStatusUpdate` checks the metadata alone.
+        ("", "PersistentVolume", Some(_)) if subresource == Some("status") => Vec::new(),
+        ("", "PersistentVolume", Some(old)) => pv_validation::volume_update_errors(object, old, minor),
         ("", "Endpoints", _) => endpoints_validation::endpoints_errors(object),
         ("apiregistration.k8s.io", "APIService", Some(_)) if subresource == Some("status") => {
             apiservice_validation::api_service_status_errors(object)

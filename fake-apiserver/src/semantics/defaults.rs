@@ -42,6 +42,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("", "Endpoints") => endpoints_validation::set_defaults(object),
         ("", "Pod") => workloads::pod(object),
         ("", "PersistentVolumeClaim") => core_kinds::persistent_volume_claim(object),
+        ("", "PersistentVolume") => core_kinds::persistent_volume(object),
         ("", "PodTemplate") => workloads::pod_template_object(object),
         ("", "LimitRange") => limitrange_validation::set_defaults(object),
         ("", "ReplicationController") => workloads::replication_controller(object),

@@ -316,7 +316,10 @@ pub(crate) fn claim_update_errors(claim: &Value, old: &Value, options: ClaimOpti
         };
         errors.push(FieldError::forbidden(
             "spec",
-            format!("{headline}\n{}", spec_diff(&old_view, &new_view)),
+            format!(
+                "{headline}\n{}",
+                spec_diff("core.PersistentVolumeClaimSpec", &old_view, &new_view)
+            ),
         ));
     }
     let storage = |spec: &Value| {
@@ -418,16 +421,16 @@ fn canonical_quantities(spec: &Value) -> Value {
     spec
 }
 
-/// What Go's `cmp.Diff(old, new)` shows of the specs, in its layout (`-` old, `+` new, the
+/// What Go's `cmp.Diff(old, new)` shows of two structs (of `go_type`), in its layout (`-` old, `+` new, the
 /// unchanged fields counted); cmp's own spacing is deliberately unstable, so only its shape is
 /// kept.
-fn spec_diff(old: &Value, new: &Value) -> String {
+pub(crate) fn spec_diff(go_type: &str, old: &Value, new: &Value) -> String {
     let empty = Map::new();
     let (old, new) = (old.as_object().unwrap_or(&empty), new.as_object().unwrap_or(&empty));
     let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
     keys.sort();
     keys.dedup();
-    let mut lines = vec!["  core.PersistentVolumeClaimSpec{".to_owned()];
+    let mut lines = vec![format!("  {go_type}{{")];
     let mut identical = 0;
     for key in keys {
         let (a, b) = (old.get(key), new.get(key));

@@ -10,6 +10,7 @@ use super::defaults::apps_sets::template_generation;
 use super::job;
 use super::names::dns1123_label_errors;
 use super::pod_warnings::{claim_spec_warnings, pod_create_warnings, pod_template_warnings};
+use super::pv_validation::volume_warnings;
 use super::pvc_validation::BETA_STORAGE_CLASS;
 use super::service_warnings::service_warnings;
 use crate::storage::resource::ResourceInfo;
@@ -26,6 +27,7 @@ pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<
         ("", "Service") => service_warnings(object),
         ("", "Pod") => pod_create_warnings(object, minor),
         ("", "PersistentVolumeClaim") => claim_warnings(object),
+        ("", "PersistentVolume") => volume_warnings(object, minor),
         ("", "PodTemplate") => pod_template_warnings(object.get("template"), "template", minor),
         ("", "ReplicationController") => {
             let mut warnings = name_label_warnings(object);
@@ -71,6 +73,7 @@ pub(crate) fn on_update(
     match (info.group.as_str(), info.kind.as_str()) {
         ("", "Service") if subresource.is_none() => service_warnings(object),
         ("", "PersistentVolumeClaim") => claim_warnings(object),
+        ("", "PersistentVolume") => volume_warnings(object, minor),
         ("", "PodTemplate") if !semantic_equal(object.get("template"), old.get("template")) => {
             pod_template_warnings(object.get("template"), "template", minor)
         }

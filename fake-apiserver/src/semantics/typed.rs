@@ -13,8 +13,8 @@ use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{
-    ConfigMap, Endpoints, Event, LimitRange, Namespace, Node, PersistentVolumeClaim, Pod, PodTemplate,
-    ReplicationController, ResourceQuota, Secret, Service, ServiceAccount,
+    ConfigMap, Endpoints, Event, LimitRange, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod,
+    PodTemplate, ReplicationController, ResourceQuota, Secret, Service, ServiceAccount,
 };
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
@@ -120,6 +120,7 @@ fn through_type(
         ("", "v1", "Endpoints") => via::<Endpoints>(object),
         ("", "v1", "PersistentVolumeClaim") => via::<PersistentVolumeClaim>(object),
         ("", "v1", "PodTemplate") => via::<PodTemplate>(object),
+        ("", "v1", "PersistentVolume") => via::<PersistentVolume>(object),
         ("", "v1", "ResourceQuota") => via::<ResourceQuota>(object),
         ("", "v1", "LimitRange") => via::<LimitRange>(object),
         ("", "v1", "ReplicationController") => via::<ReplicationController>(object),

@@ -81,6 +81,7 @@ fn zero_of(group: &str, kind: &str) -> Value {
             "spec": {"schedule": "", "jobTemplate": {"metadata": {"creationTimestamp": null}, "spec": {"template": template}}},
             "status": {},
         }),
+        ("", "PersistentVolume") => json!({"spec": {}, "status": {}}),
         ("", "ResourceQuota") => json!({"spec": {}, "status": {}}),
         ("", "LimitRange") => json!({"spec": {}}),
         ("", "PodTemplate") => json!({"template": template}),

@@ -19,10 +19,15 @@ impl ResourceInfo {
 
 impl ResourceInfo {
     /// Whether a create keeps the status it was sent: a node registers with its status (the
-    /// other strategies reset it in `PrepareForCreate`). A claim's strategy resets its own, and
-    /// the storage's decoding defaults its phase again (`semantics/claim_strategy.rs`).
+    /// other strategies reset it in `PrepareForCreate`). A claim's and a volume's strategies
+    /// reset their own to phase `Pending` (`semantics/claim_strategy.rs`, `volume_strategy.rs`).
     pub(crate) fn create_keeps_status(&self) -> bool {
-        self.builtin && self.group.is_empty() && matches!(self.kind.as_str(), "Node" | "PersistentVolumeClaim")
+        self.builtin
+            && self.group.is_empty()
+            && matches!(
+                self.kind.as_str(),
+                "Node" | "PersistentVolumeClaim" | "PersistentVolume"
+            )
     }
 
     /// Sets kubectl categories (`all` for what `kubectl get all` shows).
@@ -86,6 +91,10 @@ pub(crate) fn builtins() -> Vec<ResourceInfo> {
             .with_status()
             .with_short_names(&["quota"]),
         b("", "v1", "LimitRange", "limitranges").with_short_names(&["limits"]),
+        b("", "v1", "PersistentVolume", "persistentvolumes")
+            .cluster_scoped()
+            .with_status()
+            .with_short_names(&["pv"]),
         b("", "v1", "Node", "nodes")
             .cluster_scoped()
             .with_status()

@@ -14,6 +14,7 @@ use crate::semantics::defaults;
 use crate::semantics::service_strategy;
 use crate::semantics::status_metadata;
 use crate::semantics::validation::preserve_system_fields;
+use crate::semantics::volume_strategy;
 use crate::semantics::{core_strategies, csr};
 use crate::storage::object::{keep_stored, meta_mut, same_spec};
 use crate::storage::resource::ResourceInfo;
@@ -120,6 +121,7 @@ pub(crate) fn prepare_update(
         }
         claim_strategy::prepare_update(info, old, &mut new, subresource, minor);
     }
+    volume_strategy::prepare_update(info, old, &mut new, subresource, minor);
     if csr::concerns(info) {
         csr::prepare_update(&mut new, old, subresource);
     }

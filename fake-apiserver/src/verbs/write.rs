@@ -17,7 +17,7 @@ use crate::semantics::validation::{
 };
 use crate::semantics::{
     apps_set_strategy, builtin_validation, claim_strategy, core_strategies, csr, defaults, job, managed_fields, names,
-    typed, versions, zero,
+    typed, versions, volume_strategy, zero,
 };
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -172,11 +172,14 @@ pub(crate) fn create(
     }
     // What the field manager saw, when the strategy changes the object before validating it
     // (a Job's generated selector): those changes are nobody's.
-    let before_strategy =
-        (generates_on_create(info) || apps_set_strategy::concerns(info) || claim_strategy::concerns(info))
-            .then(|| body.clone());
+    let before_strategy = (generates_on_create(info)
+        || apps_set_strategy::concerns(info)
+        || claim_strategy::concerns(info)
+        || volume_strategy::concerns(info))
+    .then(|| body.clone());
     apps_set_strategy::prepare_create(info, &mut body);
     claim_strategy::prepare_create(info, &mut body, state.options.minor());
+    volume_strategy::prepare_create(info, &mut body, state.options.minor());
     if generates_on_create(info) {
         job::generate_selector(&mut body);
     }

@@ -1,7 +1,8 @@
-//! PersistentVolumeClaim tables as `pkg/printers/internalversion/printers.go` prints them
-//! (`printPersistentVolumeClaim` and its column definitions; 1.29 added the
-//! VolumeAttributesClass column), with `helper.GetAccessModesAsString` and
-//! `helper.GetPersistentVolumeClaimClass` of `pkg/apis/core/helper/helpers.go`.
+//! PersistentVolumeClaim and PersistentVolume tables as `pkg/printers/internalversion/printers.go`
+//! prints them (`printPersistentVolumeClaim`, `printPersistentVolume` and their column
+//! definitions; 1.29 added the VolumeAttributesClass columns), with
+//! `helper.GetAccessModesAsString`, `helper.GetPersistentVolumeClaimClass` and
+//! `helper.GetPersistentVolumeClass` of `pkg/apis/core/helper/helpers.go`.
 
 use serde_json::{Value, json};
 
@@ -68,6 +69,86 @@ pub(super) fn claim_columns(age: BuiltinColumn, minor: u32) -> Vec<BuiltinColumn
     .collect()
 }
 
+/// The columns after Name of a volume's printer on a server of `minor` (`age` is the Age
+/// column).
+pub(super) fn volume_columns(age: BuiltinColumn, minor: u32) -> Vec<BuiltinColumn> {
+    let attributes_class = (minor >= 29).then(|| {
+        column(
+            "VolumeAttributesClass",
+            "string",
+            "VolumeAttributesClass of the pv",
+            |o| {
+                json!(
+                    o.pointer("/spec/volumeAttributesClassName")
+                        .and_then(Value::as_str)
+                        .unwrap_or("<unset>")
+                )
+            },
+        )
+    });
+    [
+        column(
+            "Capacity",
+            "string",
+            "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
+            |o| json!(quantity_text(o.pointer("/spec/capacity/storage"))),
+        ),
+        column(
+            "Access Modes",
+            "string",
+            "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes",
+            |o| json!(access_modes(o.pointer("/spec/accessModes"))),
+        ),
+        column(
+            "Reclaim Policy",
+            "string",
+            "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming",
+            |o| json!(o.pointer("/spec/persistentVolumeReclaimPolicy").and_then(Value::as_str).unwrap_or_default()),
+        ),
+        column(
+            "Status",
+            "string",
+            "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase",
+            phase,
+        ),
+        column(
+            "Claim",
+            "string",
+            "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding",
+            claim_reference,
+        ),
+        column("StorageClass", "string", "StorageClass of the pv", claim_class),
+    ]
+    .into_iter()
+    .chain(attributes_class)
+    .chain([
+        column(
+            "Reason",
+            "string",
+            "reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.",
+            |o| json!(o.pointer("/status/reason").and_then(Value::as_str).unwrap_or_default()),
+        ),
+        age,
+        wide(
+            "VolumeMode",
+            "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.",
+            volume_mode,
+        ),
+    ])
+    .collect()
+}
+
+/// `namespace/name` of the claim a volume is bound to, nothing without one.
+fn claim_reference(volume: &Value) -> Value {
+    match volume.pointer("/spec/claimRef").filter(|r| !r.is_null()) {
+        Some(claim) => {
+            let text = |key: &str| claim.get(key).and_then(Value::as_str).unwrap_or_default();
+            json!(format!("{}/{}", text("namespace"), text("name")))
+        }
+        None => json!(""),
+    }
+}
+
 fn volume_name(object: &Value) -> &str {
     object
         .pointer("/spec/volumeName")
@@ -126,7 +207,8 @@ pub(super) fn access_modes(modes: Option<&Value>) -> String {
     .join(",")
 }
 
-/// `GetPersistentVolumeClaimClass`: the beta annotation first, then the spec's class.
+/// `GetPersistentVolumeClaimClass` (and `GetPersistentVolumeClass`): the beta annotation
+/// first, then the spec's class.
 fn claim_class(object: &Value) -> Value {
     let annotation = object
         .pointer("/metadata/annotations")
