@@ -12,7 +12,6 @@ use crate::semantics::field_error::FieldError;
 use crate::semantics::job;
 use crate::semantics::namespace_validation;
 use crate::semantics::node_validation;
-use crate::semantics::pv_validation;
 use crate::semantics::pvc_validation::{self, ClaimOptions};
 use crate::semantics::rc_validation;
 use crate::semantics::service_validation;
@@ -22,6 +21,7 @@ use crate::semantics::{cronjob_strategy, cronjob_validation};
 use crate::semantics::{event_validation, lease_validation, rbac_validation, workload_validation};
 use crate::semantics::{limitrange_validation, resourcequota_validation};
 use crate::semantics::{pod_update_validation, pod_validation};
+use crate::semantics::{pv_update_validation, pv_validation, pvc_update_validation};
 use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
@@ -111,10 +111,10 @@ fn typed_errors(
             pvc_validation::claim_errors(object, ClaimOptions::for_claim(None, minor))
         }
         ("", "PersistentVolumeClaim", Some(old)) if subresource == Some("status") => {
-            pvc_validation::claim_status_update_errors(object, ClaimOptions::for_claim(Some(old), minor))
+            pvc_update_validation::claim_status_update_errors(object, ClaimOptions::for_claim(Some(old), minor))
         }
         ("", "PersistentVolumeClaim", Some(old)) => {
-            pvc_validation::claim_update_errors(object, old, ClaimOptions::for_claim(Some(old), minor))
+            pvc_update_validation::claim_update_errors(object, old, ClaimOptions::for_claim(Some(old), minor))
         }
         ("", "PodTemplate", _) => rc_validation::pod_template_object_errors(object),
         ("", "ReplicationController", None) => rc_validation::controller_errors(object, None, minor),
@@ -131,7 +131,7 @@ fn typed_errors(
         ("", "PersistentVolume", None) => pv_validation::volume_errors(object, false, minor),
         // `ValidatePersistentVolumeStatusUpdate` checks the metadata alone.
         ("", "PersistentVolume", Some(_)) if subresource == Some("status") => Vec::new(),
-        ("", "PersistentVolume", Some(old)) => pv_validation::volume_update_errors(object, old, minor),
+        ("", "PersistentVolume", Some(old)) => pv_update_validation::volume_update_errors(object, old, minor),
         ("", "Endpoints", _) => endpoints_validation::endpoints_errors(object),
         ("apiregistration.k8s.io", "APIService", Some(_)) if subresource == Some("status") => {
             apiservice_validation::api_service_status_errors(object)

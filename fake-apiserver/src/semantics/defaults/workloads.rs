@@ -47,14 +47,13 @@ pub(super) fn replication_controller(object: &mut Value) {
     let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else {
         return;
     };
-    if let Some(labels) = &labels {
-        if spec
+    if let Some(labels) = &labels
+        && spec
             .get("selector")
             .and_then(Value::as_object)
             .is_none_or(Map::is_empty)
-        {
-            spec["selector"] = Value::Object(labels.clone());
-        }
+    {
+        spec["selector"] = Value::Object(labels.clone());
     }
     default(spec, "replicas", json!(1));
     pod_template(spec);
