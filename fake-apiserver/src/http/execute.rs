@@ -273,9 +273,12 @@ impl Inner {
                 if opts.propagation.is_none()
                     && let Some(policy) = info.default_propagation()
                 {
-                    // batch/v1 Jobs orphan their pods unless told otherwise, and say so.
+                    // batch/v1 Jobs orphan their pods unless told otherwise, and say so (the
+                    // Job storage's own warning); v1 ReplicationControllers orphan silently.
                     opts.propagation = Some(policy.to_owned());
-                    write_opts.warnings.extend([JOB_DELETE_WARNING.to_owned()]);
+                    if info.group == "batch" {
+                        write_opts.warnings.extend([JOB_DELETE_WARNING.to_owned()]);
+                    }
                 }
                 let (last, gone) = delete::delete(&mut state, info, namespace, name, &opts)?;
                 // kube-apiserver answers 202 only for a pending delete that asked for

@@ -8,12 +8,15 @@ use crate::storage::object;
 mod apps_sets;
 mod cluster;
 mod core;
+mod core_controllers;
 mod cronjob_endpoints;
 mod discovery;
 mod networking;
 mod pods;
 mod policy;
+mod quota;
 mod storage;
+mod volumes;
 mod workloads;
 
 /// `ObjectMeta.name`'s documentation, the description of every table's Name column.
@@ -63,6 +66,12 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
     let age = column("Age", "string", AGE_DESCRIPTION, age);
     match group {
         "" if kind == "Pod" => Some(pods::columns(age)),
+        "" if kind == "ResourceQuota" => Some(quota::quota_columns(age)),
+        "" if kind == "LimitRange" => Some(quota::default_columns()),
+        "" if kind == "PodTemplate" => Some(core_controllers::pod_template_columns()),
+        "" if kind == "ReplicationController" => Some(core_controllers::replication_controller_columns(age)),
+        "" if kind == "PersistentVolume" => Some(volumes::volume_columns(age, minor)),
+        "" if kind == "PersistentVolumeClaim" => Some(volumes::claim_columns(age, minor)),
         "" if kind == "Endpoints" => Some(cronjob_endpoints::endpoints_columns(age)),
         "batch" if kind == "CronJob" => Some(cronjob_endpoints::cron_job_columns(age, minor)),
         "" => core::columns(kind, age),

@@ -21,6 +21,7 @@ mod nodes;
 mod pod_admission;
 mod role_aggregation;
 mod service_ips;
+mod storage_admission;
 mod writes;
 
 use std::sync::Arc;
@@ -64,6 +65,10 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
         }
         Lifecycle::Plain if nodes::concerns(info) => {
             nodes::admit_create(body);
+            Ok(None)
+        }
+        Lifecycle::Plain if storage_admission::protects(info) => {
+            storage_admission::admit_create(info, body);
             Ok(None)
         }
         Lifecycle::Plain => Ok(None),
@@ -162,6 +167,9 @@ pub(crate) fn admit_update(
         }
         Lifecycle::Plain if !status && service_ips::concerns(info) => {
             service_ips::allocate_update(state, info, new, old).map(|()| None)
+        }
+        Lifecycle::Plain if !status && storage_admission::concerns(info) => {
+            storage_admission::admit_update(info, new, old).map(|()| None)
         }
         Lifecycle::Plain | Lifecycle::Namespace | Lifecycle::CustomResource => Ok(None),
     }

@@ -18,17 +18,21 @@ use crate::semantics::networkpolicy_validation;
 use crate::semantics::node_validation;
 use crate::semantics::pdb_validation;
 use crate::semantics::priorityclass;
+use crate::semantics::pvc_validation::{self, ClaimOptions};
+use crate::semantics::rc_validation;
 use crate::semantics::runtimeclass;
 use crate::semantics::service_validation;
 use crate::semantics::statefulset_validation;
-use crate::semantics::update_metadata;
 use crate::semantics::storage_validation;
+use crate::semantics::update_metadata;
 use crate::semantics::validation::{metadata_causes, validate_metadata};
 use crate::semantics::webhook_validation as webhooks;
 use crate::semantics::{cronjob_strategy, cronjob_validation};
 use crate::semantics::{event_validation, lease_validation, rbac_validation, workload_validation};
 use crate::semantics::{ingress_class_validation, ingress_validation};
+use crate::semantics::{limitrange_validation, resourcequota_validation};
 use crate::semantics::{pod_update_validation, pod_validation};
+use crate::semantics::{pv_update_validation, pv_validation, pvc_update_validation};
 use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
@@ -122,6 +126,31 @@ fn typed_errors(
         ("batch", "CronJob", Some(_)) if subresource == Some("status") => Vec::new(),
         ("batch", "CronJob", Some(old)) => cronjob_validation::update_errors(object, old, minor),
         // `ValidateEndpointsUpdate` is the create's validation and every kind's metadata rules.
+        ("", "PersistentVolumeClaim", None) => {
+            pvc_validation::claim_errors(object, ClaimOptions::for_claim(None, minor))
+        }
+        ("", "PersistentVolumeClaim", Some(old)) if subresource == Some("status") => {
+            pvc_update_validation::claim_status_update_errors(object, ClaimOptions::for_claim(Some(old), minor))
+        }
+        ("", "PersistentVolumeClaim", Some(old)) => {
+            pvc_update_validation::claim_update_errors(object, old, ClaimOptions::for_claim(Some(old), minor))
+        }
+        ("", "PodTemplate", _) => rc_validation::pod_template_object_errors(object),
+        ("", "ReplicationController", None) => rc_validation::controller_errors(object, None, minor),
+        ("", "ReplicationController", Some(_)) if subresource == Some("status") => {
+            rc_validation::controller_status_errors(object)
+        }
+        ("", "ReplicationController", Some(old)) => rc_validation::controller_update_errors(object, old, minor),
+        ("", "ResourceQuota", None) => resourcequota_validation::quota_errors(object),
+        ("", "ResourceQuota", Some(_)) if subresource == Some("status") => {
+            resourcequota_validation::quota_status_errors(object)
+        }
+        ("", "ResourceQuota", Some(old)) => resourcequota_validation::quota_update_errors(object, old),
+        ("", "LimitRange", _) => limitrange_validation::limit_range_errors(object),
+        ("", "PersistentVolume", None) => pv_validation::volume_errors(object, false, minor),
+        // `ValidatePersistentVolumeStatusUpdate` checks the metadata alone.
+        ("", "PersistentVolume", Some(_)) if subresource == Some("status") => Vec::new(),
+        ("", "PersistentVolume", Some(old)) => pv_update_validation::volume_update_errors(object, old, minor),
         ("", "Endpoints", _) => endpoints_validation::endpoints_errors(object),
         ("networking.k8s.io", "NetworkPolicy", None) => networkpolicy_validation::create_errors(object, minor),
         ("networking.k8s.io", "NetworkPolicy", Some(old)) => {

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::semantics::endpoints_validation;
 use crate::semantics::endpointslice_validation;
+use crate::semantics::limitrange_validation;
 use crate::semantics::omit_empty::{self, Empty};
 use crate::semantics::pdb_validation;
 use crate::semantics::priorityclass;
@@ -17,6 +18,7 @@ use crate::semantics::shape::Shape;
 use crate::semantics::zero;
 
 pub(crate) mod apps_sets;
+mod core_kinds;
 mod networking;
 mod storage;
 mod webhooks;
@@ -64,6 +66,11 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("storage.k8s.io", "CSINode") => storage::csi_node(object),
         ("storage.k8s.io", "CSIStorageCapacity") => storage::csi_storage_capacity(object),
         ("", "Pod") => workloads::pod(object),
+        ("", "PersistentVolumeClaim") => core_kinds::persistent_volume_claim(object),
+        ("", "PersistentVolume") => core_kinds::persistent_volume(object),
+        ("", "PodTemplate") => workloads::pod_template_object(object),
+        ("", "LimitRange") => limitrange_validation::set_defaults(object),
+        ("", "ReplicationController") => workloads::replication_controller(object),
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),
         ("", "Event") => zero::fill_unset(object, "", "Event"),

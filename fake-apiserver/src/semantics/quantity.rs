@@ -165,6 +165,29 @@ impl Quantity {
         widen(self).cmp(&widen(other))
     }
 
+    /// `Value()`: the whole value, rounded away from zero (`negativeScaleInt64`).
+    pub(crate) fn value(&self) -> i64 {
+        let whole = if self.scale >= 0 {
+            self.mantissa.saturating_mul(self.pow10(self.scale))
+        } else {
+            let divisor = self.pow10(-self.scale);
+            self.mantissa / divisor + (self.mantissa % divisor).signum()
+        };
+        i64::try_from(whole).unwrap_or(if whole < 0 { i64::MIN } else { i64::MAX })
+    }
+
+    /// `MilliValue()`: the value in thousandths, rounded away from zero.
+    pub(crate) fn milli_value(&self) -> i64 {
+        let scale = self.scale + 3;
+        let milli = if scale >= 0 {
+            self.mantissa.saturating_mul(self.pow10(scale))
+        } else {
+            let divisor = self.pow10(-scale);
+            self.mantissa / divisor + (self.mantissa % divisor).signum()
+        };
+        i64::try_from(milli).unwrap_or(if milli < 0 { i64::MIN } else { i64::MAX })
+    }
+
     /// Whether the quantity is below zero.
     pub(crate) fn is_negative(&self) -> bool {
         self.mantissa < 0

@@ -10,7 +10,10 @@ use super::defaults::apps_sets::template_generation;
 use super::endpointslice_strategy;
 use super::ingress_validation::CLASS_ANNOTATION;
 use super::job;
+use super::names::dns1123_label_errors;
 use super::pod_warnings::{claim_spec_warnings, pod_create_warnings, pod_template_warnings};
+use super::pv_validation::volume_warnings;
+use super::pvc_validation::BETA_STORAGE_CLASS;
 use super::runtimeclass;
 use super::service_warnings::service_warnings;
 use super::storage_warnings::{csi_storage_capacity_warnings, storage_class_warnings};
@@ -27,6 +30,14 @@ pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<
     match (info.group.as_str(), info.kind.as_str()) {
         ("", "Service") => service_warnings(object),
         ("", "Pod") => pod_create_warnings(object, minor),
+        ("", "PersistentVolumeClaim") => claim_warnings(object),
+        ("", "PersistentVolume") => volume_warnings(object, minor),
+        ("", "PodTemplate") => pod_template_warnings(object.get("template"), "template", minor),
+        ("", "ReplicationController") => {
+            let mut warnings = name_label_warnings(object);
+            warnings.extend(template_warnings(object, minor));
+            warnings
+        }
         ("apps", "Deployment" | "ReplicaSet") => {
             let mut warnings = job::create_warnings(object);
             warnings.extend(template_warnings(object, minor));
@@ -70,6 +81,12 @@ pub(crate) fn on_update(
     }
     match (info.group.as_str(), info.kind.as_str()) {
         ("", "Service") if subresource.is_none() => service_warnings(object),
+        ("", "PersistentVolumeClaim") => claim_warnings(object),
+        ("", "PersistentVolume") => volume_warnings(object, minor),
+        ("", "PodTemplate") if !semantic_equal(object.get("template"), old.get("template")) => {
+            pod_template_warnings(object.get("template"), "template", minor)
+        }
+        ("", "ReplicationController") if generation_moves(info, object, old) => template_warnings(object, minor),
         ("apps", "Deployment" | "ReplicaSet") if generation_moves(info, object, old) => {
             template_warnings(object, minor)
         }
@@ -98,6 +115,36 @@ pub(crate) fn on_update(
         ("storage.k8s.io", "CSIStorageCapacity") => csi_storage_capacity_warnings(object, minor),
         _ => Vec::new(),
     }
+}
+
+/// The replicationcontroller strategy's name warning: its pods and their hostnames are named
+/// after it, so a name that is no DNS label surprises.
+fn name_label_warnings(object: &Value) -> Vec<String> {
+    let why = dns1123_label_errors(crate::storage::object::name(object));
+    if why.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [{}]",
+        why.join(" ")
+    )]
+}
+
+/// `GetWarningsForPersistentVolumeClaim` (`pkg/api/persistentvolumeclaim/util.go`): the beta
+/// storage-class annotation, and fractional storage in the spec.
+fn claim_warnings(object: &Value) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if object
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(BETA_STORAGE_CLASS))
+        .is_some()
+    {
+        warnings.push(format!(
+            "metadata.annotations[{BETA_STORAGE_CLASS}]: deprecated since v1.8; use \"storageClassName\" attribute instead"
+        ));
+    }
+    warnings.extend(claim_spec_warnings(spec(object), "spec"));
+    warnings
 }
 
 /// Whether the strategy's `PrepareForUpdate` moves the generation: the spec changed

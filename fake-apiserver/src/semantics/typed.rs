@@ -13,7 +13,10 @@ use k8s_openapi::api::autoscaling::v1::Scale;
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
-use k8s_openapi::api::core::v1::{ConfigMap, Endpoints, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount};
+use k8s_openapi::api::core::v1::{
+    ConfigMap, Endpoints, Event, LimitRange, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod,
+    PodTemplate, ReplicationController, ResourceQuota, Secret, Service, ServiceAccount,
+};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
 use k8s_openapi::api::networking::v1::{Ingress, IngressClass, NetworkPolicy};
@@ -140,6 +143,12 @@ fn through_type(
         ("node.k8s.io", "v1", "RuntimeClass") => via::<RuntimeClass>(object),
         ("networking.k8s.io", "v1", "Ingress") => via::<Ingress>(object),
         ("networking.k8s.io", "v1", "IngressClass") => via::<IngressClass>(object),
+        ("", "v1", "PersistentVolumeClaim") => via::<PersistentVolumeClaim>(object),
+        ("", "v1", "PodTemplate") => via::<PodTemplate>(object),
+        ("", "v1", "PersistentVolume") => via::<PersistentVolume>(object),
+        ("", "v1", "ResourceQuota") => via::<ResourceQuota>(object),
+        ("", "v1", "LimitRange") => via::<LimitRange>(object),
+        ("", "v1", "ReplicationController") => via::<ReplicationController>(object),
         ("certificates.k8s.io", "v1", "CertificateSigningRequest") => via::<CertificateSigningRequest>(object),
         // What a `/scale` subresource reads and writes.
         ("autoscaling", "v1", "Scale") => via::<Scale>(object),

@@ -90,6 +90,12 @@ fn zero_of(group: &str, kind: &str) -> Value {
         ("policy", "PodDisruptionBudget") => json!({"spec": {}, "status": {
             "disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0,
         }}),
+        ("", "PersistentVolume") => json!({"spec": {}, "status": {}}),
+        ("", "ResourceQuota") => json!({"spec": {}, "status": {}}),
+        ("", "LimitRange") => json!({"spec": {}}),
+        ("", "PodTemplate") => json!({"template": template}),
+        ("", "ReplicationController") => json!({"spec": {}, "status": {"replicas": 0}}),
+        ("", "PersistentVolumeClaim") => json!({"spec": {"resources": {}}, "status": {}}),
         ("coordination.k8s.io", "Lease") => json!({"spec": {}}),
         ("apps", "ControllerRevision") => json!({"revision": 0}),
         ("storage.k8s.io", "StorageClass") => json!({"provisioner": ""}),

@@ -19,9 +19,15 @@ impl ResourceInfo {
 
 impl ResourceInfo {
     /// Whether a create keeps the status it was sent: a node registers with its status (the
-    /// other strategies reset it in `PrepareForCreate`).
+    /// other strategies reset it in `PrepareForCreate`). A claim's and a volume's strategies
+    /// reset their own to phase `Pending` (`semantics/claim_strategy.rs`, `volume_strategy.rs`).
     pub(crate) fn create_keeps_status(&self) -> bool {
-        self.builtin && self.group.is_empty() && self.kind == "Node"
+        self.builtin
+            && self.group.is_empty()
+            && matches!(
+                self.kind.as_str(),
+                "Node" | "PersistentVolumeClaim" | "PersistentVolume"
+            )
     }
 
     /// Whether a PUT of a missing object creates it (`AllowCreateOnUpdate`), among the kinds
@@ -37,10 +43,15 @@ impl ResourceInfo {
     }
 
     /// The propagation policy of a delete that names none, when it is not the garbage
-    /// collector's default (Background): batch/v1 Jobs orphan their pods, for compatibility
-    /// (`jobStrategy.DefaultGarbageCollectionPolicy`).
+    /// collector's default (Background): batch/v1 Jobs and core/v1 ReplicationControllers
+    /// orphan their pods, for compatibility (`jobStrategy.DefaultGarbageCollectionPolicy`,
+    /// `rcStrategy.DefaultGarbageCollectionPolicy`).
     pub(crate) fn default_propagation(&self) -> Option<&'static str> {
-        (self.builtin && self.group == "batch" && self.version == "v1" && self.kind == "Job").then_some("Orphan")
+        let orphans = matches!(
+            (self.group.as_str(), self.version.as_str(), self.kind.as_str()),
+            ("batch", "v1", "Job") | ("", "v1", "ReplicationController")
+        );
+        (self.builtin && orphans).then_some("Orphan")
     }
 }
 
@@ -86,6 +97,24 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
             ..b("", "v1", "Binding", "bindings")
         },
         b("", "v1", "Endpoints", "endpoints").with_short_names(&["ep"]),
+        b("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims")
+            .with_status()
+            .with_short_names(&["pvc"]),
+        b("", "v1", "PodTemplate", "podtemplates").with_generation(),
+        b("", "v1", "ReplicationController", "replicationcontrollers")
+            .with_categories(&["all"])
+            .with_status()
+            .with_generation()
+            .with_scale(Some(".spec.selector"))
+            .with_short_names(&["rc"]),
+        b("", "v1", "ResourceQuota", "resourcequotas")
+            .with_status()
+            .with_short_names(&["quota"]),
+        b("", "v1", "LimitRange", "limitranges").with_short_names(&["limits"]),
+        b("", "v1", "PersistentVolume", "persistentvolumes")
+            .cluster_scoped()
+            .with_status()
+            .with_short_names(&["pv"]),
         b("", "v1", "Node", "nodes")
             .cluster_scoped()
             .with_status()

@@ -212,11 +212,20 @@ fn check_scale(info: &ResourceInfo, name: &str, replicas: &Value) -> Result<(), 
 pub(crate) fn view(info: &ResourceInfo, object: &Value) -> Value {
     let paths = info.scale.as_ref().expect("route checked the scale subresource");
     let replicas = |path: &str| object::field(object, path).cloned().unwrap_or(json!(0));
+    // A ReplicationController selects by a plain label map, which its scale storage writes as
+    // `labels.SelectorFromSet(...).String()`: `k=v` pairs sorted by key.
+    let set_selector = info.builtin && info.group.is_empty() && info.kind == "ReplicationController";
     let selector = paths
         .label_selector
         .as_deref()
         .and_then(|p| object::field(object, p))
-        .map(label_selector_text);
+        .map(|s| {
+            if set_selector {
+                set_selector_text(s)
+            } else {
+                label_selector_text(s)
+            }
+        });
     let meta = object.get("metadata").cloned().unwrap_or_default();
     let pick = |key: &str| meta.get(key).cloned().unwrap_or(Value::Null);
     let mut scale = json!({
@@ -237,6 +246,18 @@ pub(crate) fn view(info: &ResourceInfo, object: &Value) -> Value {
         scale["spec"] = json!({});
     }
     scale
+}
+
+/// `labels.SelectorFromSet(map).String()`.
+fn set_selector_text(selector: &Value) -> String {
+    let mut pairs: Vec<String> = selector
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+        .collect();
+    pairs.sort();
+    pairs.join(",")
 }
 
 /// A dotted path (`.spec.replicas`) as FieldsV1 segments.

@@ -9,12 +9,14 @@
 use serde_json::{Value, json};
 
 use crate::semantics::apps_set_strategy;
+use crate::semantics::claim_strategy;
 use crate::semantics::defaults;
 use crate::semantics::endpointslice_strategy;
 use crate::semantics::priorityclass;
 use crate::semantics::service_strategy;
 use crate::semantics::status_metadata;
 use crate::semantics::validation::preserve_system_fields;
+use crate::semantics::volume_strategy;
 use crate::semantics::{core_strategies, csr};
 use crate::storage::object::{keep_stored, meta_mut, same_spec};
 use crate::storage::resource::ResourceInfo;
@@ -145,6 +147,14 @@ pub(crate) fn prepare_update(
         _ if info.status_subresource => keep_stored(&mut new, old, "status"),
         _ => endpointslice_strategy::prepare_update(info, old, &mut new),
     }
+    if claim_strategy::concerns(info) {
+        // Go's field manager records the claim as sent, before its data sources are normalized.
+        if subresource.is_none() && field_view.is_none() {
+            field_view = Some(new.clone());
+        }
+        claim_strategy::prepare_update(info, old, &mut new, subresource, minor);
+    }
+    volume_strategy::prepare_update(info, old, &mut new, subresource, minor);
     if csr::concerns(info) {
         csr::prepare_update(&mut new, old, subresource);
     }

@@ -78,7 +78,7 @@ pub(super) fn columns(kind: &str, age: BuiltinColumn) -> Option<Vec<BuiltinColum
 }
 
 /// `labels.FormatLabels`: `k=v` pairs sorted by key, or `<none>`.
-fn format_labels(labels: Option<&Value>) -> String {
+pub(super) fn format_labels(labels: Option<&Value>) -> String {
     let mut entries: Vec<(&String, &Value)> = labels.and_then(Value::as_object).into_iter().flatten().collect();
     // Go sorts the keys.
     entries.sort_by(|a, b| a.0.cmp(b.0));

@@ -25,6 +25,55 @@ pub(super) fn deployment(object: &mut Value) {
     pod_template(spec);
 }
 
+/// A PodTemplate's template, a struct Go always has: its pod spec's defaults even when absent.
+pub(super) fn pod_template_object(object: &mut Value) {
+    let Some(template) = struct_at(object, "template") else {
+        return;
+    };
+    if let Some(spec) = struct_at(template, "spec") {
+        pod_spec(spec);
+    }
+}
+
+/// `SetDefaults_ReplicationController` (`pkg/apis/core/v1/defaults.go`): the selector and the
+/// controller's labels from the template's labels when unset, one replica, and the template's
+/// pod defaults.
+pub(super) fn replication_controller(object: &mut Value) {
+    let labels = object
+        .pointer("/spec/template/metadata/labels")
+        .and_then(Value::as_object)
+        .filter(|l| !l.is_empty())
+        .cloned();
+    let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else {
+        return;
+    };
+    if let Some(labels) = &labels
+        && spec
+            .get("selector")
+            .and_then(Value::as_object)
+            .is_none_or(Map::is_empty)
+    {
+        spec["selector"] = Value::Object(labels.clone());
+    }
+    default(spec, "replicas", json!(1));
+    pod_template(spec);
+    // The template is a pointer here, and its metadata's creation time, which Go always
+    // encodes, is no one's default: the field manager sees it as the writer's.
+    if let Some(template) = spec.get_mut("template").filter(|t| t.is_object())
+        && let Some(meta) = struct_at(template, "metadata").and_then(Value::as_object_mut)
+    {
+        meta.entry("creationTimestamp").or_insert(Value::Null);
+    }
+    if let Some(labels) = labels
+        && object
+            .pointer("/metadata/labels")
+            .and_then(Value::as_object)
+            .is_none_or(Map::is_empty)
+    {
+        meta_mut(object).insert("labels".to_owned(), Value::Object(labels));
+    }
+}
+
 pub(super) fn replica_set(object: &mut Value) {
     let Some(spec) = object.get_mut("spec") else { return };
     default(spec, "replicas", json!(1));
