@@ -141,12 +141,12 @@ fn typed_errors(
             rc_validation::controller_status_errors(object)
         }
         ("", "ReplicationController", Some(old)) => rc_validation::controller_update_errors(object, old, minor),
-        ("", "ResourceQuota", None) => resourcequota_validation::quota_errors(object),
+        ("", "ResourceQuota", None) => resourcequota_validation::quota_errors(object, minor),
         ("", "ResourceQuota", Some(_)) if subresource == Some("status") => {
-            resourcequota_validation::quota_status_errors(object)
+            resourcequota_validation::quota_status_errors(object, minor)
         }
-        ("", "ResourceQuota", Some(old)) => resourcequota_validation::quota_update_errors(object, old),
-        ("", "LimitRange", _) => limitrange_validation::limit_range_errors(object),
+        ("", "ResourceQuota", Some(old)) => resourcequota_validation::quota_update_errors(object, old, minor),
+        ("", "LimitRange", _) => limitrange_validation::limit_range_errors(object, minor),
         ("", "PersistentVolume", None) => pv_validation::volume_errors(object, false, minor),
         // `ValidatePersistentVolumeStatusUpdate` checks the metadata alone.
         ("", "PersistentVolume", Some(_)) if subresource == Some("status") => Vec::new(),
@@ -169,8 +169,8 @@ fn typed_errors(
         ("policy", "PodDisruptionBudget", old) => pdb_validation::spec_errors(object, old),
         ("discovery.k8s.io", "EndpointSlice", None) => endpointslice_validation::create_errors(object),
         ("discovery.k8s.io", "EndpointSlice", Some(old)) => endpointslice_validation::update_errors(object, old),
-        ("node.k8s.io", "RuntimeClass", None) => runtimeclass::create_errors(object),
-        ("node.k8s.io", "RuntimeClass", Some(old)) => runtimeclass::update_errors(object, old),
+        ("node.k8s.io", "RuntimeClass", None) => runtimeclass::create_errors(object, minor),
+        ("node.k8s.io", "RuntimeClass", Some(old)) => runtimeclass::update_errors(object, old, minor),
         ("scheduling.k8s.io", "PriorityClass", None) => priorityclass::create_errors(object),
         ("scheduling.k8s.io", "PriorityClass", Some(old)) => priorityclass::update_errors(object, old),
         ("apiregistration.k8s.io", "APIService", Some(_)) if subresource == Some("status") => {

@@ -34,10 +34,10 @@ fn type_errors(kind: &str, at: &str) -> Vec<FieldError> {
 }
 
 /// `validateLimitRangeResourceName`: pods and containers limit compute resources.
-fn resource_errors(kind: &str, name: &str, at: &str) -> Vec<FieldError> {
+fn resource_errors(kind: &str, name: &str, at: &str, minor: u32) -> Vec<FieldError> {
     match kind {
-        "Pod" | "Container" => container_resource_name_errors(name, at),
-        _ => resource_name_errors(name, at),
+        "Pod" | "Container" => container_resource_name_errors(name, at, minor),
+        _ => resource_name_errors(name, at, minor),
     }
 }
 
@@ -63,7 +63,7 @@ fn shown(quantity: &Quantity) -> BadValue {
 }
 
 /// `ValidateLimitRange` less the object metadata.
-pub(crate) fn limit_range_errors(limit_range: &Value) -> Vec<FieldError> {
+pub(crate) fn limit_range_errors(limit_range: &Value, minor: u32) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let mut types: Vec<String> = Vec::new();
     let items = limit_range.pointer("/spec/limits").and_then(Value::as_array);
@@ -80,7 +80,7 @@ pub(crate) fn limit_range_errors(limit_range: &Value) -> Vec<FieldError> {
         let mut keys: Vec<String> = Vec::new();
         for (key, list) in [("max", &max), ("min", &min)] {
             for (name, _) in list {
-                errors.extend(resource_errors(kind, name, &format!("{at}.{key}[{name}]")));
+                errors.extend(resource_errors(kind, name, &format!("{at}.{key}[{name}]"), minor));
                 keys.push(name.clone());
             }
         }
@@ -100,7 +100,7 @@ pub(crate) fn limit_range_errors(limit_range: &Value) -> Vec<FieldError> {
             requests = names_of("defaultRequest");
             for (key, list) in [("default", &defaults), ("defaultRequest", &requests)] {
                 for (name, _) in list {
-                    errors.extend(resource_errors(kind, name, &format!("{at}.{key}[{name}]")));
+                    errors.extend(resource_errors(kind, name, &format!("{at}.{key}[{name}]"), minor));
                     keys.push(name.clone());
                 }
             }
@@ -117,6 +117,7 @@ pub(crate) fn limit_range_errors(limit_range: &Value) -> Vec<FieldError> {
                 kind,
                 name,
                 &format!("{at}.maxLimitRequestRatio[{name}]"),
+                minor,
             ));
             keys.push(name.clone());
         }
@@ -305,7 +306,7 @@ mod tests {
         let range = json!({"spec": {"limits": [{"type": "Container", "max": {"memory": "1Gi"}, "min": {"memory": "256Mi"},
             "default": {"memory": "2Gi"}, "defaultRequest": {"memory": "128Mi"}, "maxLimitRequestRatio": {"memory": "8"}}]}});
         assert_eq!(
-            rendered(&limit_range_errors(&range)),
+            rendered(&limit_range_errors(&range, 28)),
             [
                 "spec.limits[0].defaultRequest[memory] min value 256Mi is greater than default request value 128Mi",
                 "spec.limits[0].default[memory] default value 2Gi is greater than max value 1Gi",
@@ -317,7 +318,7 @@ mod tests {
     #[test]
     fn item_types_should_be_known_and_unique() {
         let range = json!({"spec": {"limits": [{"type": "Pod", "default": {"cpu": "1"}}, {"type": "Pod"}, {"type": "PersistentVolumeClaim"}]}});
-        let fields: Vec<String> = limit_range_errors(&range).iter().map(|e| e.field.clone()).collect();
+        let fields: Vec<String> = limit_range_errors(&range, 28).iter().map(|e| e.field.clone()).collect();
         assert_eq!(
             fields,
             ["spec.limits[0].default", "spec.limits[1].type", "spec.limits[2].limits"]

@@ -4,7 +4,7 @@
 //! `IsStandardContainerResourceName`, `IsStandardQuotaResourceName`, `IsNativeResource`,
 //! `IsExtendedResourceName`, `IsOvercommitAllowed`), shared by quotas and limit ranges.
 
-use crate::semantics::field_error::FieldError;
+use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
 
 /// `standardResources`.
@@ -63,11 +63,22 @@ pub(crate) fn overcommit_allowed(name: &str) -> bool {
     is_native(name) && !name.starts_with("hugepages-")
 }
 
+/// A resource name as its field errors print it: 1.28's validators pass it as a `string`
+/// (quoted); 1.31's as a `core.ResourceName`, whose `String()` prints it bare. The minors
+/// between were not recorded: 1.31's form is taken from 1.31 on.
+fn shown(name: &str, minor: u32) -> BadValue {
+    if minor >= 31 {
+        BadValue::Raw(name.to_owned())
+    } else {
+        name.into()
+    }
+}
+
 /// `validateResourceName`: a qualified name, and a standard one when unprefixed.
-pub(crate) fn resource_name_errors(name: &str, at: &str) -> Vec<FieldError> {
+pub(crate) fn resource_name_errors(name: &str, at: &str, minor: u32) -> Vec<FieldError> {
     let errors: Vec<FieldError> = names::qualified_name_errors(name)
         .into_iter()
-        .map(|why| FieldError::invalid(at, name.into(), why))
+        .map(|why| FieldError::invalid(at, shown(name, minor), why))
         .collect();
     if !errors.is_empty() {
         return errors;
@@ -75,7 +86,7 @@ pub(crate) fn resource_name_errors(name: &str, at: &str) -> Vec<FieldError> {
     if !name.contains('/') && !is_standard(name) {
         return vec![FieldError::invalid(
             at,
-            name.into(),
+            shown(name, minor),
             "must be a standard resource type or fully qualified",
         )];
     }
@@ -85,21 +96,21 @@ pub(crate) fn resource_name_errors(name: &str, at: &str) -> Vec<FieldError> {
 /// `validateContainerResourceName`: a resource name, standard for containers when unprefixed
 /// (cpu, memory, ephemeral storage, huge pages), an extended resource when prefixed outside
 /// `kubernetes.io/`.
-pub(crate) fn container_resource_name_errors(name: &str, at: &str) -> Vec<FieldError> {
-    let mut errors = resource_name_errors(name, at);
+pub(crate) fn container_resource_name_errors(name: &str, at: &str, minor: u32) -> Vec<FieldError> {
+    let mut errors = resource_name_errors(name, at, minor);
     if !name.contains('/') {
         let container = matches!(name, "cpu" | "memory" | "ephemeral-storage") || name.starts_with("hugepages-");
         if !container {
             errors.push(FieldError::invalid(
                 at,
-                name.into(),
+                shown(name, minor),
                 "must be a standard resource for containers",
             ));
         }
     } else if !is_native(name) && !is_extended(name) {
         errors.push(FieldError::invalid(
             at,
-            name.into(),
+            shown(name, minor),
             "doesn't follow extended resource name standard",
         ));
     }
@@ -107,12 +118,12 @@ pub(crate) fn container_resource_name_errors(name: &str, at: &str) -> Vec<FieldE
 }
 
 /// `ValidateResourceQuotaResourceName`: a resource name, standard for quotas when unprefixed.
-pub(crate) fn quota_resource_name_errors(name: &str, at: &str) -> Vec<FieldError> {
-    let mut errors = resource_name_errors(name, at);
+pub(crate) fn quota_resource_name_errors(name: &str, at: &str, minor: u32) -> Vec<FieldError> {
+    let mut errors = resource_name_errors(name, at, minor);
     if !name.contains('/') && !is_standard_quota(name) {
         errors.push(FieldError::invalid(
             at,
-            name.into(),
+            shown(name, minor),
             "must be a standard resource for quota",
         ));
     }
@@ -134,22 +145,22 @@ mod tests {
 
     #[test]
     fn quota_names_should_be_standard_or_qualified() {
-        assert!(quota_resource_name_errors("count/deployments.apps", "k").is_empty());
+        assert!(quota_resource_name_errors("count/deployments.apps", "k", 28).is_empty());
         assert_eq!(
-            bodies(&quota_resource_name_errors("storage", "k")),
+            bodies(&quota_resource_name_errors("storage", "k", 28)),
             ["Invalid value: \"storage\": must be a standard resource for quota"]
         );
-        assert_eq!(quota_resource_name_errors("foo", "k").len(), 2);
-        assert!(quota_resource_name_errors("requests.hugepages-2Mi", "k").is_empty());
+        assert_eq!(quota_resource_name_errors("foo", "k", 28).len(), 2);
+        assert!(quota_resource_name_errors("requests.hugepages-2Mi", "k", 28).is_empty());
     }
 
     #[test]
     fn container_names_should_be_compute_resources() {
-        assert!(container_resource_name_errors("cpu", "k").is_empty());
+        assert!(container_resource_name_errors("cpu", "k", 28).is_empty());
         assert_eq!(
-            bodies(&container_resource_name_errors("storage", "k")),
+            bodies(&container_resource_name_errors("storage", "k", 28)),
             ["Invalid value: \"storage\": must be a standard resource for containers"]
         );
-        assert!(container_resource_name_errors("example.com/gpu", "k").is_empty());
+        assert!(container_resource_name_errors("example.com/gpu", "k", 28).is_empty());
     }
 }

@@ -105,14 +105,14 @@ fn hard_names(spec: &Value) -> Vec<String> {
 
 /// Each resource of the list at `at` (`spec.hard`, `status.used`…): a quota resource name and
 /// a valid quantity of it.
-fn resource_list_errors(list: Option<&Value>, at: &str) -> Vec<FieldError> {
+fn resource_list_errors(list: Option<&Value>, at: &str, minor: u32) -> Vec<FieldError> {
     let mut entries: Vec<(&String, &Value)> = list.and_then(Value::as_object).into_iter().flatten().collect();
     // Go ranges over the map in random order; the causes compare as a set.
     entries.sort_by(|a, b| a.0.cmp(b.0));
     let mut errors = Vec::new();
     for (name, value) in entries {
         let keyed = format!("{at}[{name}]");
-        errors.extend(quota_resource_name_errors(name, &keyed));
+        errors.extend(quota_resource_name_errors(name, &keyed, minor));
         errors.extend(resource_quantity_errors(
             name,
             value.as_str().unwrap_or_default(),
@@ -124,12 +124,12 @@ fn resource_list_errors(list: Option<&Value>, at: &str) -> Vec<FieldError> {
 
 /// `ValidateResourceQuotaSpec`. The create's `ValidateResourceQuotaStatus` finds nothing: the
 /// strategy reset the status before.
-pub(crate) fn quota_errors(quota: &Value) -> Vec<FieldError> {
+pub(crate) fn quota_errors(quota: &Value, minor: u32) -> Vec<FieldError> {
     let spec = quota.get("spec").unwrap_or(&Value::Null);
-    let mut errors = resource_list_errors(spec.get("hard"), "spec.hard");
+    let mut errors = resource_list_errors(spec.get("hard"), "spec.hard", minor);
     errors.extend(scopes_errors(spec));
     if let Some(selector) = spec.get("scopeSelector").filter(|s| !s.is_null()) {
-        errors.extend(scope_selector_errors(spec, selector));
+        errors.extend(scope_selector_errors(spec, selector, minor));
     }
     errors
 }
@@ -164,7 +164,7 @@ fn scopes_errors(spec: &Value) -> Vec<FieldError> {
 
 /// `validateScopedResourceSelectorRequirement` (its conflict error prints the spec's scopes,
 /// not the selector's, as Go does).
-fn scope_selector_errors(spec: &Value, selector: &Value) -> Vec<FieldError> {
+fn scope_selector_errors(spec: &Value, selector: &Value, minor: u32) -> Vec<FieldError> {
     let at = "spec.scopeSelector.matchExpressions";
     let expressions: Vec<Value> = selector
         .get("matchExpressions")
@@ -202,7 +202,12 @@ fn scope_selector_errors(spec: &Value, selector: &Value) -> Vec<FieldError> {
             errors.push(FieldError::invalid(
                 format!("{at}.operator"),
                 operator.into(),
-                "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity",
+                // 1.31 corrected the operator's name in the message.
+                if minor >= 31 {
+                    "must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"
+                } else {
+                    "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity"
+                },
             ));
         }
         match operator {
@@ -239,8 +244,8 @@ fn scope_selector_errors(spec: &Value, selector: &Value) -> Vec<FieldError> {
 
 /// `ValidateResourceQuotaUpdate` less the object metadata: the spec's rules, and the same
 /// scopes as a set.
-pub(crate) fn quota_update_errors(quota: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errors = quota_errors(quota);
+pub(crate) fn quota_update_errors(quota: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
+    let mut errors = quota_errors(quota, minor);
     let scopes = strings(quota.pointer("/spec/scopes"));
     let set = |mut s: Vec<String>| {
         s.sort();
@@ -258,9 +263,13 @@ pub(crate) fn quota_update_errors(quota: &Value, old: &Value) -> Vec<FieldError>
 }
 
 /// `ValidateResourceQuotaStatusUpdate` less the object metadata.
-pub(crate) fn quota_status_errors(quota: &Value) -> Vec<FieldError> {
-    let mut errors = resource_list_errors(quota.pointer("/status/hard"), "status.hard");
-    errors.extend(resource_list_errors(quota.pointer("/status/used"), "status.used"));
+pub(crate) fn quota_status_errors(quota: &Value, minor: u32) -> Vec<FieldError> {
+    let mut errors = resource_list_errors(quota.pointer("/status/hard"), "status.hard", minor);
+    errors.extend(resource_list_errors(
+        quota.pointer("/status/used"),
+        "status.used",
+        minor,
+    ));
     errors
 }
 
@@ -278,7 +287,7 @@ mod tests {
     fn scopes_should_fit_the_resources_and_each_other() {
         let quota =
             json!({"spec": {"hard": {"pods": "1", "services": "1"}, "scopes": ["BestEffort", "NotBestEffort"]}});
-        let errors = bodies(&quota_errors(&quota));
+        let errors = bodies(&quota_errors(&quota, 28));
         assert_eq!(errors.len(), 3);
         assert!(errors.iter().all(|e| {
             e.starts_with("spec.scopes: Invalid value: []core.ResourceQuotaScope{\"BestEffort\", \"NotBestEffort\"}")
@@ -290,7 +299,7 @@ mod tests {
         let quota = json!({"spec": {"hard": {"pods": "1"}, "scopeSelector": {"matchExpressions": [
             {"scopeName": "Terminating", "operator": "In", "values": ["x"]}]}}});
         assert_eq!(
-            quota_errors(&quota)[0].field,
+            quota_errors(&quota, 28)[0].field,
             "spec.scopeSelector.matchExpressions.operator"
         );
     }
@@ -300,7 +309,7 @@ mod tests {
         let old = json!({"spec": {"scopes": ["Terminating"]}});
         let new = json!({"spec": {"scopes": ["NotTerminating"]}});
         assert_eq!(
-            bodies(&quota_update_errors(&new, &old)),
+            bodies(&quota_update_errors(&new, &old, 28)),
             ["spec.scopes: Invalid value: []core.ResourceQuotaScope{\"NotTerminating\"}: field is immutable"]
         );
     }

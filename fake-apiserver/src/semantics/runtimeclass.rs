@@ -8,41 +8,18 @@
 use serde_json::{Map, Value};
 
 use crate::semantics::field_error::{BadValue, FieldError, go_quote};
-use crate::semantics::names::{dns1123_label_errors, qualified_name_errors};
+use crate::semantics::names::dns1123_label_errors;
 use crate::semantics::node_label_warnings::deprecated_message;
 use crate::semantics::pod_validation::toleration_errors;
 use crate::semantics::quantity::Quantity;
 use crate::semantics::quantity_validation::resource_quantity_errors;
+use crate::semantics::resource_names;
 use crate::semantics::service_port_validation::label_errors;
-
-/// `standardResources`: the names a resource may have unqualified.
-const STANDARD_RESOURCES: [&str; 20] = [
-    "cpu",
-    "memory",
-    "ephemeral-storage",
-    "requests.cpu",
-    "requests.memory",
-    "requests.ephemeral-storage",
-    "limits.cpu",
-    "limits.memory",
-    "limits.ephemeral-storage",
-    "pods",
-    "resourcequotas",
-    "services",
-    "replicationcontrollers",
-    "secrets",
-    "configmaps",
-    "persistentvolumeclaims",
-    "storage",
-    "requests.storage",
-    "services.nodeports",
-    "services.loadbalancers",
-];
 
 const HUGE_PAGES: &str = "hugepages-";
 
 /// `ValidateRuntimeClass` less metadata: a DNS label handler, a valid overhead and scheduling.
-pub(crate) fn create_errors(class: &Value) -> Vec<FieldError> {
+pub(crate) fn create_errors(class: &Value, minor: u32) -> Vec<FieldError> {
     let handler = class.get("handler").and_then(Value::as_str).unwrap_or_default();
     let mut errors: Vec<FieldError> = dns1123_label_errors(handler)
         .into_iter()
@@ -51,7 +28,7 @@ pub(crate) fn create_errors(class: &Value) -> Vec<FieldError> {
     if let Some(overhead) = class.get("overhead").filter(|o| !o.is_null()) {
         let empty = Map::new();
         let fixed = overhead.get("podFixed").and_then(Value::as_object).unwrap_or(&empty);
-        errors.extend(overhead_errors(fixed));
+        errors.extend(overhead_errors(fixed, minor));
     }
     if let Some(scheduling) = class.get("scheduling").filter(|s| !s.is_null()) {
         if let Some(selector) = scheduling.get("nodeSelector").and_then(Value::as_object) {
@@ -63,8 +40,8 @@ pub(crate) fn create_errors(class: &Value) -> Vec<FieldError> {
 }
 
 /// The strategy's `ValidateUpdate`: the class as on create, then an unchanged handler.
-pub(crate) fn update_errors(class: &Value, old: &Value) -> Vec<FieldError> {
-    let mut errors = create_errors(class);
+pub(crate) fn update_errors(class: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
+    let mut errors = create_errors(class, minor);
     let handler = |class: &Value| {
         class
             .get("handler")
@@ -133,12 +110,12 @@ fn toleration_go(toleration: &Value) -> BadValue {
 
 /// `ValidateResourceRequirements` of the fixed overhead as limits: container resource names,
 /// quantities, whole huge pages, and huge pages only with cpu or memory.
-fn overhead_errors(limits: &Map<String, Value>) -> Vec<FieldError> {
+fn overhead_errors(limits: &Map<String, Value>, minor: u32) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let (mut cpu_or_memory, mut huge_pages) = (false, false);
     for (resource, value) in limits {
         let at = format!("overhead.limits[{resource}]");
-        errors.extend(container_resource_name_errors(resource, &at));
+        errors.extend(resource_names::container_resource_name_errors(resource, &at, minor));
         let text = value.as_str().unwrap_or_default();
         errors.extend(resource_quantity_errors(resource, text, &at));
         if resource.starts_with(HUGE_PAGES) {
@@ -157,50 +134,6 @@ fn overhead_errors(limits: &Map<String, Value>) -> Vec<FieldError> {
         errors.push(FieldError::forbidden("overhead", "HugePages require cpu or memory"));
     }
     errors
-}
-
-/// `validateContainerResourceName`: a qualified name; unqualified, a standard container
-/// resource; qualified outside `kubernetes.io/`, an extended resource.
-fn container_resource_name_errors(name: &str, at: &str) -> Vec<FieldError> {
-    let qualified = qualified_name_errors(name);
-    if !qualified.is_empty() {
-        return qualified
-            .into_iter()
-            .map(|why| FieldError::invalid(at, name.into(), why))
-            .collect();
-    }
-    let mut errors = Vec::new();
-    let unqualified = !name.contains('/');
-    let quota_huge_pages = name.starts_with(HUGE_PAGES) || name.starts_with("requests.hugepages-");
-    if unqualified && !STANDARD_RESOURCES.contains(&name) && !quota_huge_pages {
-        errors.push(FieldError::invalid(
-            at,
-            name.into(),
-            "must be a standard resource type or fully qualified",
-        ));
-    }
-    if unqualified {
-        if !matches!(name, "cpu" | "memory" | "ephemeral-storage") && !name.starts_with(HUGE_PAGES) {
-            errors.push(FieldError::invalid(
-                at,
-                name.into(),
-                "must be a standard resource for containers",
-            ));
-        }
-    } else if !name.contains("kubernetes.io/") && !is_extended(name) {
-        errors.push(FieldError::invalid(
-            at,
-            name.into(),
-            "doesn't follow extended resource name standard",
-        ));
-    }
-    errors
-}
-
-/// `IsExtendedResourceName` of a qualified name outside `kubernetes.io/`: no `requests.`
-/// prefix, and a qualified name once it has one.
-fn is_extended(name: &str) -> bool {
-    !name.starts_with("requests.") && qualified_name_errors(&format!("requests.{name}")).is_empty()
 }
 
 /// `IsHugePageResourceValueDivisible`: a whole positive page size, of which the quantity is a
@@ -237,9 +170,13 @@ mod tests {
 
     #[test]
     fn handlers_should_be_dns_labels_and_immutable() {
-        assert!(create_errors(&json!({"handler": "runc"})).is_empty());
-        assert_eq!(create_errors(&json!({})).len(), 1);
-        let errors = rendered(update_errors(&json!({"handler": "kata"}), &json!({"handler": "runc"})));
+        assert!(create_errors(&json!({"handler": "runc"}), 28).is_empty());
+        assert_eq!(create_errors(&json!({}), 28).len(), 1);
+        let errors = rendered(update_errors(
+            &json!({"handler": "kata"}),
+            &json!({"handler": "runc"}),
+            28,
+        ));
         assert_eq!(errors, ["handler: Invalid value: \"kata\": field is immutable"]);
     }
 
@@ -247,7 +184,7 @@ mod tests {
     fn overhead_should_name_container_resources_in_whole_pages() {
         let class = json!({"handler": "runc", "overhead": {"podFixed": {"nonstandard": "1", "hugepages-2Mi": "1Mi", "pods": "1"}}});
         assert_eq!(
-            rendered(create_errors(&class)),
+            rendered(create_errors(&class, 28)),
             [
                 "overhead.limits[hugepages-2Mi]: Invalid value: \"1Mi\": 1Mi is not positive integer multiple of hugepages-2Mi",
                 "overhead.limits[nonstandard]: Invalid value: \"nonstandard\": must be a standard resource type or fully qualified",
@@ -257,7 +194,7 @@ mod tests {
             ]
         );
         let fine = json!({"handler": "runc", "overhead": {"podFixed": {"cpu": "250m", "hugepages-2Mi": "4Mi", "example.com/foo": "1"}}});
-        assert!(create_errors(&fine).is_empty());
+        assert!(create_errors(&fine, 28).is_empty());
     }
 
     #[test]
@@ -265,7 +202,7 @@ mod tests {
         let toleration = json!({"key": "a", "operator": "Equal", "value": "b", "effect": "NoSchedule"});
         let class = json!({"handler": "runc", "scheduling": {"tolerations": [toleration, toleration]}});
         assert_eq!(
-            rendered(create_errors(&class)),
+            rendered(create_errors(&class, 28)),
             [
                 "scheduling.tolerations[1]: Duplicate value: core.Toleration{Key:\"a\", Operator:\"Equal\", Value:\"b\", Effect:\"NoSchedule\", TolerationSeconds:(*int64)(nil)}"
             ]
