@@ -6,21 +6,10 @@ use serde_json::Value;
 
 use crate::semantics::field_error::FieldError;
 use crate::semantics::names;
+use crate::storage::object;
 
 fn text<'v>(value: &'v Value, key: &str) -> &'v str {
     value.get(key).and_then(Value::as_str).unwrap_or_default()
-}
-
-fn strings(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .map(|v| v.as_str().unwrap_or_default().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// `ValidateNodeSelector` of the selector at `at`.
@@ -56,7 +45,7 @@ pub(crate) fn node_selector_errors(selector: &Value, at: &str) -> Vec<FieldError
 /// `ValidateNodeSelectorRequirement`: the values its operator takes, and the key a label name.
 fn requirement_errors(requirement: &Value, at: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let values = strings(requirement.get("values"));
+    let values = object::string_list(requirement.get("values"));
     let operator = text(requirement, "operator");
     match operator {
         "In" | "NotIn" if values.is_empty() => errors.push(FieldError::required(
@@ -90,7 +79,7 @@ fn requirement_errors(requirement: &Value, at: &str) -> Vec<FieldError> {
 /// node name.
 fn field_requirement_errors(requirement: &Value, at: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    let values = strings(requirement.get("values"));
+    let values = object::string_list(requirement.get("values"));
     match text(requirement, "operator") {
         "In" | "NotIn" if values.len() != 1 => errors.push(FieldError::required(
             format!("{at}.values"),

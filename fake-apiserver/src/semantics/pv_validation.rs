@@ -15,6 +15,7 @@ use crate::semantics::pv_sources::sources_errors;
 use crate::semantics::pvc_update_validation::basic_resource_errors;
 use crate::semantics::pvc_validation::{BETA_STORAGE_CLASS, VOLUME_MODES, class_name_errors};
 use crate::semantics::quantity::Quantity;
+use crate::storage::object;
 
 /// `core.MountOptionAnnotation`.
 const MOUNT_OPTIONS: &str = "volume.beta.kubernetes.io/mount-options";
@@ -40,25 +41,13 @@ fn text<'v>(value: &'v Value, key: &str) -> &'v str {
     value.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
-fn strings(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .map(|v| v.as_str().unwrap_or_default().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// `ValidatePersistentVolume` less the object metadata, with `checkMountOption`, on the
 /// Kubernetes `minor`; `stored_class` says the stored volume had an attributes class (1.29+
 /// then validates it, its gate being off).
 pub(crate) fn volume_errors(volume: &Value, stored_class: bool, minor: u32) -> Vec<FieldError> {
     let spec = volume.get("spec").unwrap_or(&Value::Null);
     let mut errors = Vec::new();
-    let modes = strings(spec.get("accessModes"));
+    let modes = object::string_list(spec.get("accessModes"));
     if modes.is_empty() {
         errors.push(FieldError::required("spec.accessModes", ""));
     }
@@ -104,7 +93,7 @@ pub(crate) fn volume_errors(volume: &Value, stored_class: bool, minor: u32) -> V
             )),
         }
     }
-    let (found, source_errors) = sources_errors(spec, crate::storage::object::name(volume));
+    let (found, source_errors) = sources_errors(spec, object::name(volume));
     errors.extend(source_errors);
     if spec.get("local").is_some_and(|l| !l.is_null()) && affinity.is_none() && !more_before_local(spec) {
         errors.push(FieldError::required(

@@ -11,6 +11,7 @@ use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names::go_strings;
 use crate::semantics::quantity_validation::resource_quantity_errors;
 use crate::semantics::resource_names::{is_standard_quota_resource, quota_resource_name_errors};
+use crate::storage::object;
 
 /// The scopes that exclude each other.
 const CONFLICTING: [[&str; 2]; 2] = [["BestEffort", "NotBestEffort"], ["Terminating", "NotTerminating"]];
@@ -45,18 +46,6 @@ fn is_standard_scope(scope: &str) -> bool {
     )
 }
 
-fn strings(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .map(|v| v.as_str().unwrap_or_default().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// Go's `%#v` of the spec's `[]core.ResourceQuotaScope`.
 fn scopes_go(scopes: &[String]) -> BadValue {
     if scopes.is_empty() {
@@ -72,7 +61,7 @@ fn scope_selector_go(expressions: &[Value]) -> BadValue {
         .iter()
         .map(|e| {
             let text = |key: &str| e.get(key).and_then(Value::as_str).unwrap_or_default();
-            let values = strings(e.get("values"));
+            let values = object::string_list(e.get("values"));
             let values = if values.is_empty() {
                 "[]string(nil)".to_owned()
             } else {
@@ -136,7 +125,7 @@ pub(crate) fn quota_errors(quota: &Value, minor: u32) -> Vec<FieldError> {
 
 /// `validateResourceQuotaScopes`.
 fn scopes_errors(spec: &Value) -> Vec<FieldError> {
-    let scopes = strings(spec.get("scopes"));
+    let scopes = object::string_list(spec.get("scopes"));
     let mut errors = Vec::new();
     let at = "spec.scopes";
     let hard = hard_names(spec);
@@ -177,7 +166,7 @@ fn scope_selector_errors(spec: &Value, selector: &Value, minor: u32) -> Vec<Fiel
     for requirement in &expressions {
         let text = |key: &str| requirement.get(key).and_then(Value::as_str).unwrap_or_default();
         let (scope, operator) = (text("scopeName"), text("operator"));
-        let values = strings(requirement.get("values"));
+        let values = object::string_list(requirement.get("values"));
         if !is_standard_scope(scope) {
             errors.push(FieldError::invalid(
                 format!("{at}.scopeName"),
@@ -234,7 +223,7 @@ fn scope_selector_errors(spec: &Value, selector: &Value, minor: u32) -> Vec<Fiel
         if pair.iter().all(|p| seen.contains(p)) {
             errors.push(FieldError::invalid(
                 at,
-                scopes_go(&strings(spec.get("scopes"))),
+                scopes_go(&object::string_list(spec.get("scopes"))),
                 "conflicting scopes",
             ));
         }
@@ -246,13 +235,13 @@ fn scope_selector_errors(spec: &Value, selector: &Value, minor: u32) -> Vec<Fiel
 /// scopes as a set.
 pub(crate) fn quota_update_errors(quota: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
     let mut errors = quota_errors(quota, minor);
-    let scopes = strings(quota.pointer("/spec/scopes"));
+    let scopes = object::string_list(quota.pointer("/spec/scopes"));
     let set = |mut s: Vec<String>| {
         s.sort();
         s.dedup();
         s
     };
-    if set(scopes.clone()) != set(strings(old.pointer("/spec/scopes"))) {
+    if set(scopes.clone()) != set(object::string_list(old.pointer("/spec/scopes"))) {
         errors.push(FieldError::invalid(
             "spec.scopes",
             scopes_go(&scopes),
