@@ -3,6 +3,8 @@
 
 use serde_json::{Value, json};
 
+use crate::semantics::label_selector_validation::selector_fails;
+use crate::semantics::selector::requirement_text;
 use crate::storage::object;
 
 mod apps_sets;
@@ -89,6 +91,50 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
 /// The Name cell of a built-in kind whose printer writes more than the object's name.
 pub(crate) fn name_cell(group: &str, kind: &str) -> Option<fn(&Value) -> Value> {
     storage::name_cell(group, kind)
+}
+
+/// `metav1.FormatLabelSelector`: the selector's `String()`, `<none>` when that is empty
+/// (unset, or selecting everything), `<error>` when it does not convert.
+pub(crate) fn format_label_selector(selector: Option<&Value>) -> String {
+    match selector_string(selector) {
+        None => "<error>".to_owned(),
+        Some(text) if text.is_empty() => "<none>".to_owned(),
+        Some(text) => text,
+    }
+}
+
+/// `metav1.LabelSelectorAsSelector(selector).String()`: the requirements sorted by key, an
+/// `In`/`NotIn` requirement's values sorted; empty for an unset or empty selector; `None`
+/// when the selector does not convert.
+pub(crate) fn selector_string(selector: Option<&Value>) -> Option<String> {
+    let Some(selector) = selector.filter(|s| s.is_object()) else {
+        return Some(String::new());
+    };
+    if selector_fails(selector) {
+        return None;
+    }
+    let labels = selector.get("matchLabels").and_then(Value::as_object);
+    let mut terms: Vec<(String, String)> = labels
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), format!("{k}={}", v.as_str().unwrap_or_default())))
+        .collect();
+    for expression in selector
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let key = expression
+            .get("key")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        terms.push((key, requirement_text(expression, true)));
+    }
+    terms.sort_by(|a, b| a.0.cmp(&b.0));
+    let text: Vec<String> = terms.into_iter().map(|(_, term)| term).collect();
+    Some(text.join(","))
 }
 
 /// The Age of an object, as `kubectl get` shows it.

@@ -11,7 +11,6 @@ use serde_json::Value;
 
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
-use crate::semantics::pv_sources::{count, int, is_set, required, text};
 
 /// `iscsiInitiatorIqnRegex`, `iscsiInitiatorEuiRegex`, `iscsiInitiatorNaaRegex`.
 static IQN: LazyLock<Regex> =
@@ -281,6 +280,33 @@ fn csi_driver_name_errors(driver: &str, at: &str) -> Vec<FieldError> {
         errors.push(FieldError::invalid(at, driver.into(), why));
     }
     errors
+}
+
+/// The readers of a source's fields, shared with `pv_sources`.
+pub(super) fn text<'v>(value: &'v Value, key: &str) -> &'v str {
+    value.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+pub(super) fn int(value: &Value, key: &str) -> i64 {
+    value.get(key).and_then(Value::as_i64).unwrap_or(0)
+}
+
+pub(super) fn is_set(value: &Value, key: &str) -> bool {
+    value.get(key).is_some_and(|v| !v.is_null())
+}
+
+pub(super) fn count(value: &Value, key: &str) -> usize {
+    match value.get(key) {
+        Some(Value::Array(items)) => items.len(),
+        Some(Value::Object(map)) => map.len(),
+        _ => 0,
+    }
+}
+
+pub(super) fn required(errors: &mut Vec<FieldError>, value: &Value, key: &str, at: &str) {
+    if text(value, key).is_empty() {
+        errors.push(FieldError::required(format!("{at}.{key}"), ""));
+    }
 }
 
 #[cfg(test)]

@@ -16,7 +16,8 @@ use serde_json::Value;
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
 use crate::semantics::pv_source_checks::{
-    azure_disk_errors, csi_errors, fc_errors, iscsi_errors, quobyte_errors, storageos_errors,
+    azure_disk_errors, count, csi_errors, fc_errors, int, iscsi_errors, quobyte_errors, required, storageos_errors,
+    text,
 };
 
 /// The sources in `ValidatePersistentVolumeSpec`'s order: the JSON key and the path Go names
@@ -57,32 +58,6 @@ const HOST_PATH_TYPES: [&str; 8] = [
     "FileOrCreate",
     "Socket",
 ];
-
-pub(super) fn text<'v>(value: &'v Value, key: &str) -> &'v str {
-    value.get(key).and_then(Value::as_str).unwrap_or_default()
-}
-
-pub(super) fn int(value: &Value, key: &str) -> i64 {
-    value.get(key).and_then(Value::as_i64).unwrap_or(0)
-}
-
-pub(super) fn is_set(value: &Value, key: &str) -> bool {
-    value.get(key).is_some_and(|v| !v.is_null())
-}
-
-pub(super) fn count(value: &Value, key: &str) -> usize {
-    match value.get(key) {
-        Some(Value::Array(items)) => items.len(),
-        Some(Value::Object(map)) => map.len(),
-        _ => 0,
-    }
-}
-
-pub(super) fn required(errors: &mut Vec<FieldError>, value: &Value, key: &str, at: &str) {
-    if text(value, key).is_empty() {
-        errors.push(FieldError::required(format!("{at}.{key}"), ""));
-    }
-}
 
 /// The sources' checks of a spec, and how many sources it names.
 pub(crate) fn sources_errors(spec: &Value, pv_name: &str) -> (usize, Vec<FieldError>) {

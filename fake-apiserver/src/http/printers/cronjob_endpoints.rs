@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::apps_sets::format_label_selector;
+use super::format_label_selector;
 use super::{BuiltinColumn, column, since, wide};
 
 /// How many endpoints `formatEndpoints` shows before it counts the rest.

@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 
 use super::BuiltinColumn;
-use super::apps_sets::format_label_selector;
 use super::column;
+use super::format_label_selector;
 
 /// The columns after Name of a networking.k8s.io kind's printer (`age` is the Age column).
 pub(super) fn columns(kind: &str, age: BuiltinColumn) -> Option<Vec<BuiltinColumn>> {

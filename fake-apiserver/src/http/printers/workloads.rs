@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::apps_sets::{format_label_selector, selector_string};
 use super::{BuiltinColumn, column, human_duration, int, wide};
+use super::{format_label_selector, selector_string};
 use crate::storage::object;
 
 /// The documentation of `JobStatus.succeeded`, the Completions column's description: 1.31
