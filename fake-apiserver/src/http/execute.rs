@@ -84,14 +84,14 @@ impl Inner {
             let state = self.state();
             let id = route.name.as_deref().unwrap_or_default();
             let sub = subresource.unwrap_or_default();
-            connect::connect(
+            return Err(connect::connect(
                 &state,
                 info,
                 route.namespace.as_deref(),
                 id,
                 sub,
                 query.log.container.as_deref(),
-            )?;
+            ));
         }
         if route.verb == Verb::Create && binding::concerns(info, subresource) {
             let mut state = self.state();

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::http::jsonpath::{self, Found, JsonPath};
 use crate::http::printers;
+use crate::semantics::apps_set_strategy;
 use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::{PrinterColumn, ResourceInfo};
@@ -117,7 +118,7 @@ pub(crate) fn table<'a>(
             let mut row = json!({ "cells": cells });
             match options.include {
                 IncludeObject::None => {}
-                IncludeObject::Metadata => row["object"] = partial(&internal_metadata(info, object)),
+                IncludeObject::Metadata => row["object"] = partial(&apps_set_strategy::internal_view(info, object)),
                 IncludeObject::Object => row["object"] = object.clone(),
             }
             row
@@ -134,33 +135,6 @@ pub(crate) fn partial(object: &Value) -> Value {
         "apiVersion": "meta.k8s.io/v1",
         "metadata": object.get("metadata").cloned().unwrap_or_default(),
     })
-}
-
-/// The object as the table convertor sees it: the internal object, before the conversion to
-/// apps/v1 writes a DaemonSet's template generation into its annotations
-/// (`Convert_apps_DaemonSet_To_v1_DaemonSet`), so a row's metadata has no such annotation.
-fn internal_metadata<'a>(info: &ResourceInfo, object: &'a Value) -> Cow<'a, Value> {
-    const TEMPLATE_GENERATION: &str = "deprecated.daemonset.template.generation";
-    let daemon_set = info.builtin && info.group == "apps" && info.kind == "DaemonSet";
-    if !daemon_set
-        || object
-            .pointer("/metadata/annotations")
-            .and_then(|a| a.get(TEMPLATE_GENERATION))
-            .is_none()
-    {
-        return Cow::Borrowed(object);
-    }
-    let mut internal = object.clone();
-    if let Some(annotations) = internal
-        .pointer_mut("/metadata/annotations")
-        .and_then(Value::as_object_mut)
-    {
-        annotations.remove(TEMPLATE_GENERATION);
-        if annotations.is_empty() {
-            object::meta_mut(&mut internal).remove("annotations");
-        }
-    }
-    Cow::Owned(internal)
 }
 
 /// A `PartialObjectMetadataList` of `objects`.

@@ -10,6 +10,8 @@
 //! with each change of its pod template. Go's field manager records a write before these
 //! changes, so an update hands the write path that earlier view to compare.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value, json};
 
 use crate::semantics::defaults;
@@ -142,6 +144,29 @@ fn same(a: &Value, b: &Value, quantities: bool) -> bool {
         }
         _ => a == b,
     }
+}
+
+/// The object as the internal type holds it, which the table convertor sees: a DaemonSet's
+/// template generation is a field there, written into the annotations only by the conversion
+/// to apps/v1 (`Convert_apps_DaemonSet_To_v1_DaemonSet`), so a Table row's metadata lacks it.
+pub(crate) fn internal_view<'a>(info: &ResourceInfo, object: &'a Value) -> Cow<'a, Value> {
+    let daemon_set = info.builtin && info.group == "apps" && info.kind == "DaemonSet";
+    let annotated = object
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(TEMPLATE_GENERATION))
+        .is_some();
+    if !daemon_set || !annotated {
+        return Cow::Borrowed(object);
+    }
+    let mut internal = object.clone();
+    let meta = meta_mut(&mut internal);
+    if let Some(annotations) = meta.get_mut("annotations").and_then(Value::as_object_mut) {
+        annotations.remove(TEMPLATE_GENERATION);
+        if annotations.is_empty() {
+            meta.remove("annotations");
+        }
+    }
+    Cow::Owned(internal)
 }
 
 #[cfg(test)]

@@ -27,7 +27,8 @@ pub(crate) fn concerns(info: &ResourceInfo, subresource: Option<&str>) -> bool {
         }
 }
 
-/// A connect request that passed every check kube-apiserver makes before it dials.
+/// The answer to a connect request: kube-apiserver's refusal where one of its checks before
+/// dialing fails, else the 503 of a server with nothing to dial.
 pub(crate) fn connect(
     state: &State,
     info: &ResourceInfo,
@@ -35,8 +36,25 @@ pub(crate) fn connect(
     id: &str,
     subresource: &str,
     container: Option<&str>,
-) -> Result<(), ApiStatus> {
-    let target = match (info.kind.as_str(), subresource) {
+) -> ApiStatus {
+    match target(state, info, namespace, id, subresource, container) {
+        Err(refused) => refused,
+        Ok(target) => ApiStatus::service_unavailable(format!(
+            "{subresource} to {target} needs a kubelet or an endpoint to connect to, and this in-memory server runs none"
+        )),
+    }
+}
+
+/// Where kube-apiserver would connect, once its checks pass.
+fn target(
+    state: &State,
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    id: &str,
+    subresource: &str,
+    container: Option<&str>,
+) -> Result<String, ApiStatus> {
+    Ok(match (info.kind.as_str(), subresource) {
         ("Pod", "exec" | "attach") => {
             let pod = read::get(state, info, namespace, id)?;
             validate_container(&pod, id, container)?;
@@ -54,10 +72,7 @@ pub(crate) fn connect(
             node_address(state, info, name)?
         }
         _ => service_proxy_address(state, info, namespace, id)?,
-    };
-    Err(ApiStatus::service_unavailable(format!(
-        "{subresource} to {target} needs a kubelet or an endpoint to connect to, and this in-memory server runs none"
-    )))
+    })
 }
 
 /// `validateContainer`: a named container must be the pod's; none names the only one, or is

@@ -25,22 +25,7 @@ pub(crate) fn delete(
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
     priorityclass::check_delete(info, name)?;
     let old = read::get(state, info, namespace, name)?;
-    if let Some(uid) = &opts.uid
-        && uid != object::uid(&old)
-    {
-        let why = format!(
-            "the UID in the precondition ({uid}) does not match the UID in record ({}). The object might have been deleted and then recreated",
-            object::uid(&old)
-        );
-        return Err(ApiStatus::precondition_failed(info, name, &why));
-    }
-    if let Some(rv) = &opts.resource_version
-        && rv != object::resource_version(&old)
-    {
-        let why = format!(
-            "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({}). The object might have been modified",
-            object::resource_version(&old)
-        );
+    if let Some(why) = precondition_mismatch(opts, &old) {
         return Err(ApiStatus::precondition_failed(info, name, &why));
     }
     if opts.dry_run {
@@ -179,4 +164,22 @@ pub(crate) fn delete_collection(
         // An object removed meanwhile (e.g. by the garbage collector) is simply skipped.
         let _ = delete(state, info, namespace, object::name(object), &no_preconditions);
     }
+}
+/// Why `object` fails the delete's preconditions (its uid, then its resourceVersion), in the
+/// words of the storage's `Preconditions.Check`.
+pub(crate) fn precondition_mismatch(opts: &DeleteOpts, object: &Value) -> Option<String> {
+    if let Some(uid) = opts.uid.as_deref().filter(|uid| *uid != object::uid(object)) {
+        return Some(format!(
+            "the UID in the precondition ({uid}) does not match the UID in record ({}). The object might have been deleted and then recreated",
+            object::uid(object)
+        ));
+    }
+    let rv = opts
+        .resource_version
+        .as_deref()
+        .filter(|rv| *rv != object::resource_version(object))?;
+    Some(format!(
+        "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({}). The object might have been modified",
+        object::resource_version(object)
+    ))
 }

@@ -147,22 +147,7 @@ fn delete_pod(
         options.resource_version = Some(object::resource_version(pod).to_owned());
     }
     if !options.dry_run {
-        if let Some(uid) = options.uid.as_deref().filter(|uid| *uid != object::uid(pod)) {
-            let why = format!(
-                "the UID in the precondition ({uid}) does not match the UID in record ({}). The object might have been deleted and then recreated",
-                object::uid(pod)
-            );
-            return Err(ApiStatus::conflict(&pods_kind(), &name, &why));
-        }
-        if let Some(rv) = options
-            .resource_version
-            .as_deref()
-            .filter(|rv| *rv != object::resource_version(pod))
-        {
-            let why = format!(
-                "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({}). The object might have been modified",
-                object::resource_version(pod)
-            );
+        if let Some(why) = delete::precondition_mismatch(&options, pod) {
             return Err(ApiStatus::conflict(&pods_kind(), &name, &why));
         }
         let mut marked = pod.clone();
