@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::semantics::field_error::{BadValue, FieldError, nonnegative};
-use crate::semantics::names::{dns1123_subdomain_errors, go_pointer, go_strings, qualified_name_errors};
+use crate::semantics::names::{go_pointer, go_strings, qualified_name_errors};
+use crate::semantics::pv_source_checks;
 
 /// `csiNodeIDLongerMaxLength`: the strategy allows long node IDs.
 const MAX_NODE_ID: usize = 256;
@@ -162,7 +163,7 @@ pub(crate) fn csi_node_errors(node: &Value) -> Vec<FieldError> {
     for (i, driver) in drivers.into_iter().flatten().enumerate() {
         let path = format!("spec.drivers[{i}]");
         let name = text(driver, "name");
-        errors.extend(csi_driver_name_errors(name, &format!("{path}.name")));
+        errors.extend(pv_source_checks::csi_driver_name_errors(name, &format!("{path}.name")));
         let node_id = text(driver, "nodeID");
         if node_id.is_empty() {
             errors.push(FieldError::required(format!("{path}.nodeID"), ""));
@@ -192,22 +193,6 @@ pub(crate) fn csi_node_errors(node: &Value) -> Vec<FieldError> {
                 errors.push(FieldError::invalid(path.as_str(), key.into(), why));
             }
         }
-    }
-    errors
-}
-
-/// `ValidateCSIDriverName` of `pkg/apis/core/validation`: required, at most 63 characters, a
-/// subdomain in lower case.
-fn csi_driver_name_errors(name: &str, path: &str) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    if name.is_empty() {
-        errors.push(FieldError::required(path, ""));
-    }
-    if name.len() > 63 {
-        errors.push(FieldError::too_long_max_length(path, name.into(), 63));
-    }
-    for why in dns1123_subdomain_errors(&name.to_lowercase()) {
-        errors.push(FieldError::invalid(path, name.into(), why));
     }
     errors
 }

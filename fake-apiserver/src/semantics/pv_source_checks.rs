@@ -268,7 +268,7 @@ pub(super) fn csi_errors(source: &Value, at: &str) -> Vec<FieldError> {
 }
 
 /// `ValidateCSIDriverName`: required, at most 63 characters, a subdomain once lowercased.
-fn csi_driver_name_errors(driver: &str, at: &str) -> Vec<FieldError> {
+pub(crate) fn csi_driver_name_errors(driver: &str, at: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if driver.is_empty() {
         errors.push(FieldError::required(at, ""));

@@ -142,7 +142,7 @@ pub(crate) fn claim_spec_errors(spec: &Value, path: &str, options: ClaimOptions)
             options,
         ));
     }
-    let dotted_path = BadValue::Raw(go_path(path, "dataSource"));
+    let dotted_path = BadValue::Raw(go_path("dataSource"));
     if reference.is_some_and(|r| !text(r, "namespace").is_empty()) {
         if source.is_some() {
             errors.push(FieldError::invalid(
@@ -163,8 +163,7 @@ pub(crate) fn claim_spec_errors(spec: &Value, path: &str, options: ClaimOptions)
 
 /// Go prints the `*field.Path` a data source error carries as its struct (`%#v`); the parent
 /// pointer is an address, so any stands for it.
-fn go_path(parent: &str, child: &str) -> String {
-    let _ = parent;
+fn go_path(child: &str) -> String {
     format!("field.Path{{name:\"{child}\", index:\"\", parent:(*field.Path)(0xc000100000)}}")
 }
 

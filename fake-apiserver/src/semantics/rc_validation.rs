@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::field_error::{BadValue, FieldError, nonnegative};
 use crate::semantics::label_selector_validation::string_map_go;
 use crate::semantics::pod_validation::pod_template_errors;
 use crate::semantics::workload_validation::{always_running_errors, read_only_disk_errors, read_only_disks_checked};
@@ -17,11 +17,6 @@ const NON_CONVERTIBLE: &str = "non-convertible.kubernetes.io";
 
 fn int(value: &Value, key: &str) -> i64 {
     value.get(key).and_then(Value::as_i64).unwrap_or(0)
-}
-
-/// `ValidateNonnegativeField`.
-fn nonnegative(value: i64, at: &str) -> Option<FieldError> {
-    (value < 0).then(|| FieldError::invalid(at, BadValue::Int(value), "must be greater than or equal to 0"))
 }
 
 /// `ValidatePodTemplate` (and `ValidatePodTemplateUpdate`, the same checks) less the object
@@ -35,9 +30,7 @@ pub(crate) fn pod_template_object_errors(object: &Value) -> Vec<FieldError> {
 /// is the stored controller of an update (its volumes for the read-only disk rule).
 pub(crate) fn controller_errors(controller: &Value, old: Option<&Value>, minor: u32) -> Vec<FieldError> {
     let spec = controller.get("spec").unwrap_or(&Value::Null);
-    let mut errors: Vec<FieldError> = nonnegative(int(spec, "minReadySeconds"), "spec.minReadySeconds")
-        .into_iter()
-        .collect();
+    let mut errors = nonnegative(int(spec, "minReadySeconds"), "spec.minReadySeconds");
     let selector = spec.get("selector").and_then(Value::as_object);
     // `ValidateNonEmptySelector`: `labels.Set(...).AsSelector().Empty()`.
     if selector.is_none_or(Map::is_empty) {
@@ -118,7 +111,7 @@ pub(crate) fn controller_status_errors(controller: &Value) -> Vec<FieldError> {
         "observedGeneration",
     ]
     .iter()
-    .filter_map(|key| nonnegative(count(key), &format!("status.{key}")))
+    .flat_map(|key| nonnegative(count(key), &format!("status.{key}")))
     .collect();
     let above = "cannot be greater than status.replicas";
     for key in ["fullyLabeledReplicas", "readyReplicas", "availableReplicas"] {
