@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes fake-apiserver/src/semantics/builtin_shapes.json from kube-apiserver's published
 OpenAPI v3 documents (api/openapi-spec/v3 of a Kubernetes source tree): the structure of every
-built-in type, reduced to what field management reads, as kube-openapi's schemaconv reads it:
-properties, items, additionalProperties, list types (a list's x-kubernetes-list-type, else its
-patch strategy and merge key, else atomic), map types, and the defaults of list-map key fields.
+built-in type, reduced to what field management and strategic merge patch read, as kube-openapi's
+schemaconv reads it: properties, items, additionalProperties, list types (a list's
+x-kubernetes-list-type, else its patch strategy and merge key, else atomic), map types, the
+defaults of list-map key fields, and each field's patch strategy and merge key as they stand.
 From the Go types of the same tree (staging/src/k8s.io/...), each definition's `x-omitempty`:
 the fields whose empty value Go's JSON encoder leaves out (`omitempty` on a value that is no
 pointer or struct: a string, number or bool at its zero value, an empty slice or map), which a
@@ -158,6 +159,11 @@ def list_semantics(node, out):
 
 def reduce(node, schemas):
     out = {}
+    # The field's patch strategy and merge key, which strategic merge patch reads from the
+    # Go struct tags these extensions are generated from (a `$ref` field keeps them too).
+    for extension in ("x-kubernetes-patch-strategy", "x-kubernetes-patch-merge-key"):
+        if extension in node:
+            out[extension] = node[extension]
     ref = ref_of(node)
     if ref:
         out["$ref"] = ref

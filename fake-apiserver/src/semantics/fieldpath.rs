@@ -105,8 +105,7 @@ pub(super) fn collect(value: &Value, shape: Shape<'_>, path: FieldPath, out: &mu
             }
         }
         Value::Array(items) if !items.is_empty() => {
-            let field = path.last().map_or("", |s| &s[2..]);
-            let segments: Option<Vec<String>> = match list_kind(shape, &path, field, items) {
+            let segments: Option<Vec<String>> = match list_kind(shape, &path) {
                 ListKind::Set => Some(items.iter().map(value_segment).collect()),
                 ListKind::Map(keys) => items.iter().map(|item| key_segment(item, &keys)).collect(),
                 ListKind::Atomic => None,

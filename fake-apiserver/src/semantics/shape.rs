@@ -10,7 +10,6 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
-use crate::semantics::strategic;
 use crate::storage::resource::ResourceInfo;
 
 /// Where list semantics come from: the schema at the current node (a CRD's, or a built-in
@@ -20,6 +19,18 @@ pub(crate) struct Shape<'a> {
     schema: Option<&'a Value>,
     /// The OpenAPI definitions of the built-in types, for a built-in kind.
     definitions: Option<&'static Map<String, Value>>,
+    /// The definition `schema` is, by name (`io.k8s.api.apps.v1.DeploymentSpec`).
+    definition: Option<&'a str>,
+}
+
+/// A field's strategic merge patch metadata (`strategicpatch.PatchMeta`): its patch strategies
+/// and merge key, as its Go struct tags give them (`x-kubernetes-patch-strategy`, `-merge-key`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PatchMeta<'a> {
+    /// Comma-separated: `merge`, `replace`, `retainKeys` or `merge,retainKeys`; empty if none.
+    pub(crate) strategies: &'a str,
+    /// The field that identifies an item of a merged list of objects; empty if none.
+    pub(crate) merge_key: &'a str,
 }
 
 /// The built-in types' shapes: `kinds` (`group/version/Kind` → definition) and `definitions`.
@@ -35,50 +46,100 @@ impl<'a> Shape<'a> {
             let shapes = builtin_shapes();
             let key = format!("{}/{}/{}", info.group, info.version, info.kind);
             let definitions = shapes.get("definitions").and_then(Value::as_object);
-            let root = shapes
+            let name = shapes
                 .pointer("/kinds")
                 .and_then(|kinds| kinds.get(&key))
-                .and_then(Value::as_str)
-                .and_then(|name| definitions?.get(name));
-            if let Some(root) = root {
+                .and_then(Value::as_str);
+            if let Some((name, root)) = name.and_then(|name| Some((name, definitions?.get(name)?))) {
                 return Self {
                     schema: Some(root),
                     definitions,
+                    definition: Some(name),
                 };
             }
         }
         Self {
             schema: info.schema.as_ref(),
             definitions: None,
+            definition: None,
         }
     }
 
-    /// The schema a node stands for: the definition its `$ref` names, or itself.
-    fn resolve(self, node: Option<&'a Value>) -> Option<&'a Value> {
-        let node = node?;
+    /// The shape a node stands for: the definition its `$ref` names, or itself.
+    fn resolve(self, node: Option<&'a Value>) -> Self {
+        let Some(node) = node else {
+            return Self {
+                schema: None,
+                definition: None,
+                ..self
+            };
+        };
         match (node.get("$ref").and_then(Value::as_str), self.definitions) {
-            (Some(name), Some(definitions)) => definitions.get(name),
-            _ => Some(node),
+            (Some(name), Some(definitions)) => Self {
+                schema: definitions.get(name),
+                definition: Some(name),
+                ..self
+            },
+            _ => Self {
+                schema: Some(node),
+                definition: None,
+                ..self
+            },
         }
+    }
+
+    /// A declared field's own schema node, before its `$ref` is followed.
+    fn property(self, key: &str) -> Option<&'a Value> {
+        self.schema.and_then(|s| s.get("properties")).and_then(|p| p.get(key))
     }
 
     pub(crate) fn child(self, key: &str) -> Self {
-        let schema = self.schema.and_then(|s| {
-            s.get("properties")
-                .and_then(|p| p.get(key))
-                .or_else(|| s.get("additionalProperties").filter(|a| a.is_object()))
+        let schema = self.property(key).or_else(|| {
+            self.schema
+                .and_then(|s| s.get("additionalProperties"))
+                .filter(|a| a.is_object())
         });
-        Self {
-            schema: self.resolve(schema),
-            ..self
-        }
+        self.resolve(schema)
     }
 
     pub(crate) fn items(self) -> Self {
-        Self {
-            schema: self.resolve(self.schema.and_then(|s| s.get("items"))),
-            ..self
+        self.resolve(self.schema.and_then(|s| s.get("items")))
+    }
+
+    /// The strategic merge patch metadata of the declared field `key` (none for a map entry).
+    pub(crate) fn patch_meta(self, key: &str) -> PatchMeta<'a> {
+        let tag = |name: &str| {
+            self.property(key)
+                .and_then(|p| p.get(name))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        };
+        PatchMeta {
+            strategies: tag("x-kubernetes-patch-strategy"),
+            merge_key: tag("x-kubernetes-patch-merge-key"),
         }
+    }
+
+    /// Whether this is a struct of the built-in types that declares no field `key`, and the Go
+    /// name of that struct (`DeploymentSpec`), as a field lookup by name reports it.
+    pub(crate) fn undeclared_field(self, key: &str) -> Option<&'a str> {
+        let name = self.definition?;
+        let declared = self.property(key).is_some() || self.is_map();
+        (!declared).then(|| name.rsplit('.').next().unwrap_or(name))
+    }
+
+    /// Whether this is a struct of the built-in types whose field `key` is declared but no list.
+    pub(crate) fn declares_non_list(self, key: &str) -> bool {
+        self.definition.is_some()
+            && self.property(key).is_some()
+            && self.child(key).schema.is_some_and(|s| s.get("items").is_none())
+    }
+
+    /// Whether the schema is a map of entries (`additionalProperties`) rather than a struct.
+    pub(crate) fn is_map(self) -> bool {
+        self.schema
+            .and_then(|s| s.get("additionalProperties"))
+            .is_some_and(Value::is_object)
     }
 
     /// Whether `key` is an entry of a schema map (`additionalProperties`) rather than a declared
@@ -119,7 +180,7 @@ impl<'a> Shape<'a> {
 
     /// The default of a list item's field `name`, from the list's schema.
     fn item_default(self, name: &str) -> Option<Value> {
-        let items = self.resolve(self.schema.and_then(|s| s.get("items")))?;
+        let items = self.items().schema?;
         items
             .pointer(&format!("/properties/{name}/default"))
             .filter(|d| !d.is_null())
@@ -138,35 +199,45 @@ pub(crate) enum ListKind {
     Map(Vec<(String, Option<Value>)>),
 }
 
-/// The kind of the list at `path` (named `field`), from the schema or the built-in merge keys.
-pub(crate) fn list_kind(shape: Shape<'_>, path: &[String], field: &str, items: &[Value]) -> ListKind {
-    // A CRD schema does not describe metadata; a built-in type's definitions do.
+/// The kind of the list at `path`, from its schema. A custom resource's schema does not describe
+/// its metadata: that list's kind comes from the built-in `ObjectMeta` definition, as
+/// kube-apiserver's type converter embeds it (finalizers a set, owner references keyed by uid).
+pub(crate) fn list_kind(shape: Shape<'_>, path: &[String]) -> ListKind {
     let described = shape.definitions.is_some() || path.first().is_none_or(|s| s != "f:metadata");
-    if let (Some(schema), true) = (shape.schema, described) {
-        return match schema.get("x-kubernetes-list-type").and_then(Value::as_str) {
-            Some("set") => ListKind::Set,
-            Some("map") => {
-                let keys = schema.get("x-kubernetes-list-map-keys").and_then(Value::as_array);
-                ListKind::Map(
-                    keys.into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str)
-                        .map(|name| (name.to_owned(), shape.item_default(name)))
-                        .collect(),
-                )
-            }
-            _ => ListKind::Atomic,
-        };
+    let shape = if described { shape } else { object_meta(&path[1..]) };
+    let Some(schema) = shape.schema else {
+        return ListKind::Atomic;
+    };
+    match schema.get("x-kubernetes-list-type").and_then(Value::as_str) {
+        Some("set") => ListKind::Set,
+        Some("map") => {
+            let keys = schema.get("x-kubernetes-list-map-keys").and_then(Value::as_array);
+            ListKind::Map(
+                keys.into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(|name| (name.to_owned(), shape.item_default(name)))
+                    .collect(),
+            )
+        }
+        _ => ListKind::Atomic,
     }
-    // A custom resource's metadata: ObjectMeta's patch strategies (finalizers a set, owner
-    // references keyed by uid).
-    if strategic::is_set_list(field) {
-        return ListKind::Set;
-    }
-    match strategic::merge_key(field, items) {
-        Some(key) => ListKind::Map(vec![(key.to_owned(), None)]),
-        None => ListKind::Atomic,
-    }
+}
+
+/// The shape at `path` (field-set segments: `f:name` a field, anything else a list item) inside
+/// the built-in `ObjectMeta`.
+fn object_meta(path: &[String]) -> Shape<'static> {
+    let definitions = builtin_shapes().get("definitions").and_then(Value::as_object);
+    let name = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+    let root = Shape {
+        schema: definitions.and_then(|d| d.get(name)),
+        definitions,
+        definition: Some(name),
+    };
+    path.iter().fold(root, |shape, segment| match segment.strip_prefix("f:") {
+        Some(field) => shape.child(field),
+        None => shape.items(),
+    })
 }
 
 #[cfg(test)]
@@ -182,7 +253,7 @@ mod tests {
         let service = ResourceInfo::builtin("", "v1", "Service", "services");
         let spec = Shape::of(&service).child("spec");
         assert!(spec.child("selector").is_atomic(&path(&["spec", "selector"])));
-        let ListKind::Map(keys) = list_kind(spec.child("ports"), &path(&["spec", "ports"]), "ports", &[]) else {
+        let ListKind::Map(keys) = list_kind(spec.child("ports"), &path(&["spec", "ports"])) else {
             panic!("ports are a list-map");
         };
         // The OpenAPI defaults (Go zero values included) key an item that omits a key field.
@@ -212,20 +283,10 @@ mod tests {
                 .is_atomic(&path(&["spec", "template"]))
         );
         let metadata = shape.child("metadata");
-        let finalizers = list_kind(
-            metadata.child("finalizers"),
-            &path(&["metadata", "finalizers"]),
-            "finalizers",
-            &[],
-        );
+        let finalizers = list_kind(metadata.child("finalizers"), &path(&["metadata", "finalizers"]));
         assert!(matches!(finalizers, ListKind::Set));
         let containers = shape.child("spec").child("template").child("spec").child("containers");
-        let kind = list_kind(
-            containers,
-            &path(&["spec", "template", "spec", "containers"]),
-            "containers",
-            &[],
-        );
+        let kind = list_kind(containers, &path(&["spec", "template", "spec", "containers"]));
         assert!(matches!(kind, ListKind::Map(keys) if keys[0].0 == "name"));
     }
 }

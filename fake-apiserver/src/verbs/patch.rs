@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::field_error::go_quote;
 use crate::semantics::{go_json, go_json_writer};
+use crate::semantics::shape::Shape;
 use crate::semantics::{strategic, validation};
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -99,7 +100,6 @@ pub(crate) fn patch(
     } else {
         (*old).clone()
     };
-    let patched = patch_value(media, target, &patch.value)?;
     // The patched object (or Scale) is decoded as a body would be: what it does not know is
     // refused, reported or dropped as `fieldValidation` says, quoting the patched object.
     let decoded_as = if request.subresource == Some("scale") {
@@ -107,6 +107,7 @@ pub(crate) fn patch(
     } else {
         &**info
     };
+    let patched = patch_value(media, target, &patch.value, Shape::of(decoded_as))?;
     let mut decoded = Decoded {
         value: patched,
         duplicates: patch.duplicates,
@@ -173,7 +174,7 @@ fn decode_patch(media: &str, body: &[u8], validation: FieldValidation) -> Result
 }
 
 /// Applies a non-apply patch of an accepted type to `target`.
-fn patch_value(media: &str, mut target: Value, patch: &Value) -> Result<Value, ApiStatus> {
+fn patch_value(media: &str, mut target: Value, patch: &Value, shape: Shape<'_>) -> Result<Value, ApiStatus> {
     // kube-apiserver words a patch that does not apply as a generic 422: the reason is lost.
     let rejected = || {
         let mut status = ApiStatus::new(
@@ -201,15 +202,12 @@ fn patch_value(media: &str, mut target: Value, patch: &Value) -> Result<Value, A
             }
         }
         "application/merge-patch+json" => json_patch::merge(&mut target, patch),
-        _ => strategic::apply(&mut target, patch).map_err(|e| {
-            if e.is_internal() {
-                return ApiStatus::new(500, "", e.to_string());
-            }
-            ApiStatus::new(
-                422,
-                "Invalid",
-                format!("the server rejected our request due to an error in our request: {e}"),
-            )
+        // `interpretStrategicMergePatchError`: format errors are a Bad Request, lists of lists
+        // a generic 422, the rest passed on as they are, a bare 500.
+        _ => strategic::apply(&mut target, patch, shape).map_err(|e| match e.code() {
+            400 => ApiStatus::bad_request(e.to_string()),
+            422 => rejected(),
+            code => ApiStatus::new(code, "", e.to_string()),
         })?,
     }
     Ok(target)

@@ -56,8 +56,7 @@ fn walk(value: &Value, shape: Shape<'_>, path: FieldPath, set: &mut BTreeSet<Fie
             }
         }
         Value::Array(items) => {
-            let field = path.last().map_or("", |s| &s[2..]);
-            match list_kind(shape, &path, field, items) {
+            match list_kind(shape, &path) {
                 // `doList`: a granular list owns its items, not itself; an empty one owns nothing.
                 ListKind::Set => set.extend(items.iter().map(|item| extend(&path, value_segment(item)))),
                 ListKind::Map(keys) if items.iter().all(|item| key_segment(item, &keys).is_some()) => {
@@ -120,8 +119,7 @@ fn check(value: &Value, shape: Shape<'_>, path: FieldPath, errors: &mut Vec<List
             }
         }
         Value::Array(items) => {
-            let field = path.last().map_or("", |s| &s[2..]);
-            let kind = list_kind(shape, &path, field, items);
+            let kind = list_kind(shape, &path);
             if matches!(kind, ListKind::Atomic) {
                 return;
             }

@@ -30,8 +30,7 @@ pub(crate) fn merge_into(live: &mut Value, config: &Value, shape: Shape<'_>, pat
             }
         }
         (Value::Array(live), Value::Array(items)) => {
-            let field = path.last().map_or("", |s| &s[2..]);
-            let kind = list_kind(shape, path, field, items);
+            let kind = list_kind(shape, path);
             if let ListKind::Atomic = kind {
                 *live = items.clone();
                 return;
