@@ -6,10 +6,12 @@
 //! `prune` (`merge/update.go`).
 
 mod field_set;
+mod iteration;
 mod merge;
 mod prune;
 
 pub(crate) use field_set::{applied_set, list_errors};
+pub(crate) use iteration::walked_paths;
 pub(crate) use merge::merge_into;
 pub(crate) use prune::prune;
 

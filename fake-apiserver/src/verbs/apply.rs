@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::semantics::decoding::{self, Decoded};
-use crate::semantics::fieldpath::{self, FieldPath, merge_into, prune, value_at};
+use crate::semantics::fieldpath::{self, FieldPath, merge_into, prune, value_at, walked_paths};
 use crate::semantics::managed_fields::{self, ManagedEntry};
 use crate::semantics::shape::Shape;
 use crate::status::ApiStatus;
@@ -84,14 +84,17 @@ pub(crate) fn apply(
         let before = value_at(&old, p);
         before.is_none() || (applied_nodes.get(p) == Some(&false) && before != value_at(&new, p))
     };
+    // Each manager's conflicting paths as structured-merge-diff walks and reports them
+    // (overwritten by their siblings before SMD v4.3.0, which kube-apiserver 1.28 vendors).
+    let aliased = state.options.minor() <= 28;
     let conflicts: Vec<Conflict> = entries
         .iter()
         .filter(|e| !own(e))
         .flat_map(|e| {
-            e.fields
-                .intersection(&applied)
-                .filter(|p| changed(p))
-                .map(|p| Conflict::new(e, p))
+            let set: BTreeSet<FieldPath> = e.fields.intersection(&applied).filter(|p| changed(p)).cloned().collect();
+            walked_paths(&set, aliased)
+                .into_iter()
+                .map(|(path, shown)| Conflict::new(e, &path).shown_as(shown))
                 .collect::<Vec<_>>()
         })
         .collect();
@@ -248,6 +251,8 @@ pub(crate) struct Conflict {
     /// a message with several conflicts groups and sorts them.
     identifier: String,
     path: FieldPath,
+    /// The path the answer names: `path`, but for kube-apiserver 1.28's overwritten ones.
+    shown: FieldPath,
 }
 
 impl Conflict {
@@ -269,7 +274,13 @@ impl Conflict {
             printed,
             identifier: identifier.to_string(),
             path: path.clone(),
+            shown: path.clone(),
         }
+    }
+
+    /// The conflict named in the answer by `shown` rather than its own path.
+    fn shown_as(self, shown: FieldPath) -> Self {
+        Self { shown, ..self }
     }
 }
 
@@ -280,14 +291,14 @@ pub(crate) fn conflict_status(mut conflicts: Vec<Conflict>) -> ApiStatus {
         .iter()
         .map(|c| {
             json!({ "reason": "FieldManagerConflict", "message": format!("conflict with {}", c.printed),
-                    "field": fieldpath::display(&c.path) })
+                    "field": fieldpath::display(&c.shown) })
         })
         .collect();
     let message = if let [only] = &conflicts[..] {
         format!(
             "Apply failed with 1 conflict: conflict with {}: {}",
             only.printed,
-            fieldpath::display(&only.path)
+            fieldpath::display(&only.shown)
         )
     } else {
         let count = conflicts.len();
@@ -297,7 +308,7 @@ pub(crate) fn conflict_status(mut conflicts: Vec<Conflict>) -> ApiStatus {
             if i == 0 || conflicts[i - 1].identifier != c.identifier {
                 lines.push(format!("conflicts with {}:", c.printed));
             }
-            lines.push(format!("- {}", fieldpath::display(&c.path)));
+            lines.push(format!("- {}", fieldpath::display(&c.shown)));
         }
         format!("Apply failed with {count} conflicts: {}", lines.join("\n"))
     };
