@@ -21,7 +21,7 @@ fn pod_spec(spec: Value) -> Value {
 }
 
 #[test]
-fn containers_should_merge_by_name_and_finalizers_as_a_set() {
+fn containers_should_merge_by_name_and_new_finalizers_come_first() {
     let deployment = json!({"spec": {"template": {"spec": {"containers": [
         {"name": "app", "image": "app:1"}, {"name": "sidecar", "image": "proxy:1"}
     ]}}}, "metadata": {"finalizers": ["a"]}});
@@ -33,7 +33,8 @@ fn containers_should_merge_by_name_and_finalizers_as_a_set() {
         result["spec"]["template"]["spec"]["containers"],
         json!([{"name": "app", "image": "app:2"}, {"name": "new", "image": "n"}])
     );
-    assert_eq!(result["metadata"]["finalizers"], json!(["a", "b"]));
+    // `mergeSortedSlice` puts a patch item the original does not hold before the server's.
+    assert_eq!(result["metadata"]["finalizers"], json!(["b", "a"]));
 }
 
 #[test]

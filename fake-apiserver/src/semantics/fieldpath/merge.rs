@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn live_only_items_should_stay_before_the_applied_order() {
-        let info = ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps");
+        let info = ResourceInfo::builtin("", "v1", "Pod", "pods");
         let mut live = json!({"spec": {"containers": [{"name": "http", "image": "1"}, {"name": "dns"},
                                                       {"name": "metrics"}]}});
         let config = json!({"spec": {"containers": [{"name": "metrics"}, {"name": "http", "note": "x"}]}});
