@@ -13,6 +13,7 @@ mod apiservices;
 mod bootstrap;
 mod crd;
 mod crd_names;
+mod endpoints;
 mod events;
 mod gc;
 mod gc_owners;
@@ -148,6 +149,14 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
         let name = object::namespace(object).to_owned();
         state.pending.push(Pending::PopulateNamespace { name });
     }
+    if endpoints::concerns(info, object) {
+        // The endpoints controller watches only the removal of an Endpoints object.
+        let (namespace, name) = endpoints::service_of(info, object);
+        let stored_endpoints = info.plural == "endpoints" && state.object(info, Some(&namespace), &name).is_some();
+        if !stored_endpoints {
+            state.pending.push(Pending::SyncService { namespace, name });
+        }
+    }
 }
 
 /// Admission of an update (`status` for a `/status` write): a changed CRD must still be valid,
@@ -262,6 +271,7 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::AggregateClusterRoles => role_aggregation::aggregate(state),
             Pending::RegisterCrdApiServices { group } => apiservices::sync_crd_group(state, &group),
             Pending::CheckApiService { name } => apiservices::check_available(state, &name),
+            Pending::SyncService { namespace, name } => endpoints::sync_service(state, &namespace, &name),
             Pending::NodeTtl { name } => nodes::annotate_ttl(state, &name),
             Pending::NodeTaints { name } => nodes::taint(state, &name),
             Pending::NodeHealth { name, heartbeat, .. } => nodes::mark_unknown(state, &name, heartbeat.as_ref()),

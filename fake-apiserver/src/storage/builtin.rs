@@ -255,6 +255,7 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
                 .cluster_scoped()
                 .with_status()
                 .conditional_updates_only()
+                .with_categories(&["api-extensions"])
         },
         // Registered only: this server calls no webhooks.
         b(
@@ -297,6 +298,7 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
         .returning_deleted_object()
         .with_lifecycle(Lifecycle::CustomResourceDefinition)
         .conditional_updates_only()
-        .with_short_names(&["crd", "crds"]),
+        .with_short_names(&["crd", "crds"])
+        .with_categories(&["api-extensions"]),
     ]
 }

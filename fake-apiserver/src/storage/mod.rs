@@ -13,6 +13,7 @@ pub(crate) mod store;
 pub(crate) mod subresources;
 pub(crate) mod verb;
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -63,6 +64,9 @@ pub(crate) struct State {
     pub(crate) options: Options,
     /// The controllers' work the last writes left.
     pub(crate) pending: PendingWork,
+    /// The Services (`namespace/name`) the endpoints controllers have synced: their
+    /// trigger-time trackers' memory.
+    pub(crate) synced_services: BTreeSet<String>,
 }
 
 impl State {
@@ -71,6 +75,7 @@ impl State {
             store: Store::new(options.history_limit, options.watch_buffer),
             registry: Registry::default(),
             pending: PendingWork::new(options.controller_delay),
+            synced_services: BTreeSet::new(),
             options,
         }
     }

@@ -47,6 +47,9 @@ pub(crate) enum Pending {
         heartbeat: Option<Value>,
         startup: bool,
     },
+    /// A Service, its Endpoints or one of its managed EndpointSlices was written or removed:
+    /// the endpoints and endpointslice controllers sync the Service.
+    SyncService { namespace: String, name: String },
     /// An object with owner references was written: the garbage collector checks its owners.
     AttemptToDelete {
         info: Arc<ResourceInfo>,
@@ -77,6 +80,7 @@ impl Pending {
             | Pending::NodeTtl { .. }
             | Pending::RegisterCrdApiServices { .. }
             | Pending::CheckApiService { .. }
+            | Pending::SyncService { .. }
             | Pending::AttemptToDelete { .. } => base,
         }
     }
