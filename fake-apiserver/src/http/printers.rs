@@ -8,6 +8,7 @@ use crate::semantics::selector::requirement_text;
 use crate::storage::object;
 
 mod apps_sets;
+mod autoscaling;
 mod cluster;
 mod core;
 mod core_controllers;
@@ -82,6 +83,7 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
         "storage.k8s.io" => storage::columns(group, kind, age, minor),
         "apps" | "batch" => workloads::columns(group, kind, age, minor),
         "networking.k8s.io" => networking::columns(kind, age),
+        "autoscaling" => autoscaling::columns(kind, age, minor),
         "policy" | "scheduling.k8s.io" | "node.k8s.io" => policy::columns(kind, age),
         "discovery.k8s.io" => discovery::columns(kind, age),
         _ => cluster::columns(group, kind, age),

@@ -12,6 +12,7 @@ use crate::semantics::daemonset_validation;
 use crate::semantics::endpoints_validation;
 use crate::semantics::endpointslice_validation;
 use crate::semantics::field_error::FieldError;
+use crate::semantics::hpa_strategy;
 use crate::semantics::job;
 use crate::semantics::namespace_validation;
 use crate::semantics::networkpolicy_validation;
@@ -152,6 +153,7 @@ fn typed_errors(
         ("", "PersistentVolume", Some(_)) if subresource == Some("status") => Vec::new(),
         ("", "PersistentVolume", Some(old)) => pv_update_validation::volume_update_errors(object, old, minor),
         ("", "Endpoints", _) => endpoints_validation::endpoints_errors(object),
+        ("autoscaling", "HorizontalPodAutoscaler", old) => hpa_strategy::errors(object, old, subresource, minor),
         ("networking.k8s.io", "NetworkPolicy", None) => networkpolicy_validation::create_errors(object, minor),
         ("networking.k8s.io", "NetworkPolicy", Some(old)) => {
             networkpolicy_validation::update_errors(object, old, minor)

@@ -18,6 +18,7 @@ use crate::semantics::shape::Shape;
 use crate::semantics::zero;
 
 pub(crate) mod apps_sets;
+pub(crate) mod autoscaling;
 mod core_kinds;
 mod networking;
 mod storage;
@@ -45,6 +46,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("apps", "DaemonSet") => apps_sets::daemon_set(object)?,
         ("batch", "Job") => workloads::job(object, minor),
         ("batch", "CronJob") => workloads::cron_job(object),
+        ("autoscaling", "HorizontalPodAutoscaler") => autoscaling::horizontal_pod_autoscaler(object, &info.version),
         ("", "Endpoints") => endpoints_validation::set_defaults(object),
         ("networking.k8s.io", "NetworkPolicy") => networking::network_policy(object),
         ("networking.k8s.io", "IngressClass") => networking::ingress_class(object),

@@ -188,6 +188,25 @@ impl<'a> Shape<'a> {
     }
 }
 
+/// The Go struct type that declares the field at `path` (JSON field names, list indexes left
+/// out) of a built-in kind of `group/version/kind`: the type of its parent, as the definitions'
+/// `$ref`s name it (`io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec` names
+/// `HorizontalPodAutoscalerSpec`); `None` where a parent is not a named struct.
+pub(crate) fn go_struct_name(group_version_kind: &str, path: &[&str]) -> Option<String> {
+    let shapes = builtin_shapes();
+    let definitions = shapes.get("definitions").and_then(Value::as_object)?;
+    let mut name = shapes.pointer("/kinds")?.get(group_version_kind)?.as_str()?;
+    let (_, parents) = path.split_last()?;
+    for field in parents {
+        let mut node = definitions.get(name)?.pointer("/properties")?.get(*field)?;
+        while let Some(items) = node.get("items") {
+            node = items;
+        }
+        name = node.get("$ref")?.as_str()?;
+    }
+    name.rsplit('.').next().map(str::to_owned)
+}
+
 /// How a list's elements are identified.
 pub(crate) enum ListKind {
     /// Replaced whole.

@@ -4,12 +4,13 @@
 //! The k8s-openapi type of the kind stands in for the Go struct: the body goes through it and
 //! back, and every key of the body that did not come back is unknown. A body the type cannot
 //! take at all (a string where a number belongs) is refused as Go's `encoding/json` refuses it,
-//! naming the field's JSON path and Go type (the struct named is the kind's: k8s-openapi does
-//! not say which nested struct held the field).
+//! naming the field's JSON path, the Go struct that declares it (from the built-in shapes) and
+//! its Go type.
 
 use k8s_openapi::api::admissionregistration::v1::{MutatingWebhookConfiguration, ValidatingWebhookConfiguration};
 use k8s_openapi::api::apps::v1::{ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet};
-use k8s_openapi::api::autoscaling::v1::Scale;
+use k8s_openapi::api::autoscaling::v1::{HorizontalPodAutoscaler as HorizontalPodAutoscalerV1, Scale};
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::certificates::v1::CertificateSigningRequest;
 use k8s_openapi::api::coordination::v1::Lease;
@@ -32,6 +33,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::semantics::go_json;
+use crate::semantics::shape;
 use crate::storage::resource::ResourceInfo;
 
 /// Removes the fields of a built-in `object` its type does not know, below `metadata` (whose
@@ -62,9 +64,11 @@ pub(crate) fn decode_error(info: &ResourceInfo, object: &Value) -> Option<String
         .map(|segment| segment.split('[').next().unwrap_or(segment))
         .collect();
     let go_type = go_type_of(&error.inner().to_string());
+    // Go names the struct that declares the field; the kind's own when the shapes do not say.
+    let group_version_kind = format!("{}/{}/{}", info.group, info.version, info.kind);
+    let declaring = shape::go_struct_name(&group_version_kind, &field).unwrap_or_else(|| info.kind.clone());
     Some(format!(
-        "json: cannot unmarshal {found} into Go struct field {}.{} of type {go_type}",
-        info.kind,
+        "json: cannot unmarshal {found} into Go struct field {declaring}.{} of type {go_type}",
         field.join(".")
     ))
 }
@@ -152,6 +156,8 @@ fn through_type(
         ("certificates.k8s.io", "v1", "CertificateSigningRequest") => via::<CertificateSigningRequest>(object),
         // What a `/scale` subresource reads and writes.
         ("autoscaling", "v1", "Scale") => via::<Scale>(object),
+        ("autoscaling", "v1", "HorizontalPodAutoscaler") => via::<HorizontalPodAutoscalerV1>(object),
+        ("autoscaling", "v2", "HorizontalPodAutoscaler") => via::<HorizontalPodAutoscaler>(object),
         ("events.k8s.io", "v1", "Event") => via::<EventsV1Event>(object),
         ("coordination.k8s.io", "v1", "Lease") => via::<Lease>(object),
         ("rbac.authorization.k8s.io", "v1", "ClusterRole") => via::<ClusterRole>(object),
@@ -230,5 +236,29 @@ mod tests {
         // A body the type cannot take is left alone.
         let mut wrong = json!({"spec": {"replicas": "two", "bogus": 1}});
         assert!(prune_unknown(&info, &mut wrong).is_empty());
+    }
+
+    #[test]
+    fn decode_errors_should_name_the_struct_that_declares_the_field() {
+        let info = ResourceInfo::builtin(
+            "autoscaling",
+            "v2",
+            "HorizontalPodAutoscaler",
+            "horizontalpodautoscalers",
+        );
+        let hpa =
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "spec": {"maxReplicas": "two"}});
+        assert_eq!(
+            decode_error(&info, &hpa).as_deref(),
+            Some(
+                "json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32"
+            )
+        );
+        let info = ResourceInfo::builtin("apps", "v1", "ControllerRevision", "controllerrevisions");
+        let revision = json!({"apiVersion": "apps/v1", "kind": "ControllerRevision", "revision": "1"});
+        assert_eq!(
+            decode_error(&info, &revision).as_deref(),
+            Some("json: cannot unmarshal string into Go struct field ControllerRevision.revision of type int64")
+        );
     }
 }

@@ -27,6 +27,9 @@ fn checks(info: &ResourceInfo, subresource: Option<&str>) -> Option<usize> {
         // Their update validation is `ValidateObjectMetaUpdate` plus the create validation's
         // `ValidateObjectMeta`.
         ("networking.k8s.io", "NetworkPolicy" | "Ingress" | "IngressClass", None) => 2,
+        // `ValidateHorizontalPodAutoscalerUpdate` and its status validation:
+        // `ValidateObjectMetaUpdate`.
+        ("autoscaling", "HorizontalPodAutoscaler", _) => 1,
         // `ValidateEndpointSliceUpdate`: the create validation's `ValidateObjectMeta`.
         ("discovery.k8s.io", "EndpointSlice", None) => 1,
         _ => return None,

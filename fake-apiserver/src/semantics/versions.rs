@@ -3,13 +3,15 @@
 //! its schema, decoded with the schema of the version it was stored in (its defaults applied)
 //! and shown in another version pruned by that one's (`customresource_handler.go`:
 //! `schemaCoercingConverter`, `unstructuredSchemaCoercer`). events.k8s.io/v1 Events are core/v1
-//! Events in storage, with fields renamed as kube-apiserver converts them.
+//! Events in storage, with fields renamed as kube-apiserver converts them; autoscaling/v1
+//! HorizontalPodAutoscalers are autoscaling/v2 ones (`hpa_conversion`).
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use crate::semantics::{schema, zero};
+use crate::semantics::defaults::autoscaling;
+use crate::semantics::{hpa_conversion, hpa_strategy, schema, zero};
 use crate::storage::resource::{Lifecycle, ResourceInfo};
 
 /// events.k8s.io/v1 field ↔ core/v1 field (`pkg/apis/events/v1/conversion.go`).
@@ -57,6 +59,9 @@ fn converted<'a>(info: &ResourceInfo, api_version: &str, stored: &'a Value) -> C
     if stored.get("apiVersion").and_then(Value::as_str) == Some(api_version) {
         return Cow::Borrowed(stored);
     }
+    if hpa_strategy::concerns(info) && hpa_conversion::is_v1(api_version) {
+        return Cow::Owned(hpa_conversion::to_v1(stored));
+    }
     let mut shown = if is_events_v1(info) {
         let mut event = rename(stored, |core| {
             EVENT_FIELDS.iter().find(|(_, c)| *c == core).map(|(v1, _)| *v1)
@@ -88,6 +93,12 @@ pub(crate) fn to_storage(info: &ResourceInfo, mut object: Value) -> Value {
             }
         }
         return object;
+    }
+    if hpa_strategy::concerns(info) && info.storage_version.is_some() {
+        // Stored as v2, which the storage decodes with its defaults.
+        let mut stored = hpa_conversion::from_v1(&object);
+        autoscaling::set_defaults_v2(&mut stored);
+        return stored;
     }
     if !is_events_v1(info) {
         return object;

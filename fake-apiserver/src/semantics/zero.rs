@@ -12,6 +12,11 @@ use crate::storage::resource::ResourceInfo;
 
 /// The zero value of `info`'s kind, without type meta and metadata (field management strips those).
 pub(crate) fn zero_object(info: &ResourceInfo) -> Value {
+    if info.builtin && info.group == "autoscaling" && info.kind == "HorizontalPodAutoscaler" && info.version == "v1" {
+        // v1's status counts have no `omitempty`, v2's current replicas have.
+        return json!({"spec": {"scaleTargetRef": {"kind": "", "name": ""}, "maxReplicas": 0},
+                      "status": {"currentReplicas": 0, "desiredReplicas": 0}});
+    }
     if info.builtin {
         zero_of(&info.group, &info.kind)
     } else {
@@ -87,6 +92,10 @@ fn zero_of(group: &str, kind: &str) -> Value {
         ("scheduling.k8s.io", "PriorityClass") => json!({"value": 0}),
         ("node.k8s.io", "RuntimeClass") => json!({"handler": ""}),
         ("discovery.k8s.io", "EndpointSlice") => json!({"addressType": "", "endpoints": null, "ports": null}),
+        ("autoscaling", "HorizontalPodAutoscaler") => json!({
+            "spec": {"scaleTargetRef": {"kind": "", "name": ""}, "maxReplicas": 0},
+            "status": {"desiredReplicas": 0, "currentMetrics": null},
+        }),
         ("policy", "PodDisruptionBudget") => json!({"spec": {}, "status": {
             "disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0,
         }}),

@@ -154,6 +154,26 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
             categories: vec!["all".to_owned()],
             ..b("batch", "v1", "Job", "jobs").with_status().with_generation()
         },
+        // One store, kept as autoscaling/v2 (the storage version); v1 shows it converted.
+        b(
+            "autoscaling",
+            "v2",
+            "HorizontalPodAutoscaler",
+            "horizontalpodautoscalers",
+        )
+        .with_categories(&["all"])
+        .with_status()
+        .with_short_names(&["hpa"]),
+        b(
+            "autoscaling",
+            "v1",
+            "HorizontalPodAutoscaler",
+            "horizontalpodautoscalers",
+        )
+        .stored_as("autoscaling/v2")
+        .with_categories(&["all"])
+        .with_status()
+        .with_short_names(&["hpa"]),
         b("batch", "v1", "CronJob", "cronjobs")
             .with_categories(&["all"])
             .with_status()

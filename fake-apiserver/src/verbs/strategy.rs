@@ -12,6 +12,7 @@ use crate::semantics::apps_set_strategy;
 use crate::semantics::claim_strategy;
 use crate::semantics::defaults;
 use crate::semantics::endpointslice_strategy;
+use crate::semantics::hpa_strategy;
 use crate::semantics::priorityclass;
 use crate::semantics::service_strategy;
 use crate::semantics::status_metadata;
@@ -155,6 +156,7 @@ pub(crate) fn prepare_update(
         claim_strategy::prepare_update(info, old, &mut new, subresource, minor);
     }
     volume_strategy::prepare_update(info, old, &mut new, subresource, minor);
+    hpa_strategy::prepare_update(info, old, &mut new, subresource);
     if csr::concerns(info) {
         csr::prepare_update(&mut new, old, subresource);
     }

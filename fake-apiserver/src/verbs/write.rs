@@ -17,8 +17,8 @@ use crate::semantics::validation::{
     check_identity_unchanged, check_name, check_type_meta, preserve_system_fields, set_namespace, unchanged,
 };
 use crate::semantics::{
-    apps_set_strategy, builtin_validation, claim_strategy, core_strategies, csr, defaults, job, managed_fields, names,
-    typed, versions, volume_strategy, zero,
+    apps_set_strategy, builtin_validation, claim_strategy, core_strategies, csr, defaults, hpa_strategy, job,
+    managed_fields, names, typed, versions, volume_strategy, zero,
 };
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -176,12 +176,14 @@ pub(crate) fn create(
     let before_strategy = (generates_on_create(info)
         || apps_set_strategy::concerns(info)
         || claim_strategy::concerns(info)
-        || volume_strategy::concerns(info))
+        || volume_strategy::concerns(info)
+        || hpa_strategy::changes_on_create(info))
     .then(|| body.clone());
     apps_set_strategy::prepare_create(info, &mut body);
     endpointslice_strategy::prepare_create(info, &mut body);
     claim_strategy::prepare_create(info, &mut body, state.options.minor());
     volume_strategy::prepare_create(info, &mut body, state.options.minor());
+    hpa_strategy::prepare_create(info, &mut body);
     if generates_on_create(info) {
         job::generate_selector(&mut body);
     }
