@@ -95,12 +95,12 @@ fn typed_errors(
             errors.extend(node_validation::node_update_errors(object, old));
             errors
         }
-        ("", "Pod", None) => pod_validation::pod_create_errors(object),
+        ("", "Pod", None) => pod_validation::pod_create_errors(object, minor),
         ("", "Pod", Some(old)) if subresource == Some("ephemeralcontainers") => {
-            pod_update_validation::ephemeral_update_errors(object, old)
+            pod_update_validation::ephemeral_update_errors(object, old, minor)
         }
         ("", "Pod", Some(_)) if subresource == Some("status") => Vec::new(),
-        ("", "Pod", Some(old)) => pod_update_validation::pod_update_errors(object, old),
+        ("", "Pod", Some(old)) => pod_update_validation::pod_update_errors(object, old, minor),
         ("certificates.k8s.io", "CertificateSigningRequest", None) => csr_validation::csr_errors(object, None),
         ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
             let write = match subresource {
@@ -112,14 +112,14 @@ fn typed_errors(
             errors.extend(csr_validation::csr_update_errors(object, old, write));
             errors
         }
-        ("batch", "Job", None) => job::job_errors(object, true),
+        ("batch", "Job", None) => job::job_errors(object, true, minor),
         ("batch", "Job", Some(_)) if subresource == Some("status") => job::job_status_errors(object),
         ("batch", "Job", Some(old)) => {
             let labels = old.pointer("/spec/template/metadata/labels");
             let had = |key: &str| labels.and_then(|l| l.get(key)).is_some();
             let prefixed = had("batch.kubernetes.io/job-name") && had("batch.kubernetes.io/controller-uid");
-            let mut errors = job::job_errors(object, prefixed);
-            errors.extend(job::job_update_errors(object, old));
+            let mut errors = job::job_errors(object, prefixed, minor);
+            errors.extend(job::job_update_errors(object, old, minor));
             errors
         }
         ("batch", "CronJob", None) => cronjob_validation::create_errors(object, minor),
@@ -136,7 +136,7 @@ fn typed_errors(
         ("", "PersistentVolumeClaim", Some(old)) => {
             pvc_update_validation::claim_update_errors(object, old, ClaimOptions::for_claim(Some(old), minor))
         }
-        ("", "PodTemplate", _) => rc_validation::pod_template_object_errors(object),
+        ("", "PodTemplate", _) => rc_validation::pod_template_object_errors(object, minor),
         ("", "ReplicationController", None) => rc_validation::controller_errors(object, None, minor),
         ("", "ReplicationController", Some(_)) if subresource == Some("status") => {
             rc_validation::controller_status_errors(object)

@@ -11,6 +11,8 @@ use crate::semantics::field_error::FieldError;
 use crate::semantics::names;
 use crate::semantics::quantity::Quantity;
 use crate::semantics::quantity_validation::resource_quantity_errors;
+use crate::semantics::volume_mount_validation::container_volume_errors;
+use crate::semantics::volume_validation::MountableVolume;
 
 /// The container fields an ephemeral container may not set, as `allowedEphemeralContainerFields`
 /// lists them false (`resources` only when not empty).
@@ -29,7 +31,7 @@ const ENV_VAR_NAME: &str = "a valid environment variable name must consist of al
 
 /// The three container lists of a pod spec at `path` (`spec`, `spec.template.spec`), checked
 /// against the spec's volumes.
-pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[String]) -> Vec<FieldError> {
+pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[MountableVolume]) -> Vec<FieldError> {
     let list = |key: &str| spec.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
     let (containers, init, ephemeral) = (list("containers"), list("initContainers"), list("ephemeralContainers"));
     let name = |c: &Value| c.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
@@ -150,7 +152,7 @@ fn is_set(value: &Value) -> bool {
 }
 
 /// `validateContainerCommon`.
-fn common_errors(container: &Value, at: &str, volumes: &[String]) -> Vec<FieldError> {
+fn common_errors(container: &Value, at: &str, volumes: &[MountableVolume]) -> Vec<FieldError> {
     let text = |key: &str| container.get(key).and_then(Value::as_str).unwrap_or_default();
     let mut errors = Vec::new();
     let name = text("name");
@@ -179,11 +181,7 @@ fn common_errors(container: &Value, at: &str, volumes: &[String]) -> Vec<FieldEr
             errors.push(FieldError::invalid(field, name.into(), ENV_VAR_NAME));
         }
     }
-    errors.extend(mount_errors(
-        container.get("volumeMounts"),
-        &format!("{at}.volumeMounts"),
-        volumes,
-    ));
+    errors.extend(container_volume_errors(container, at, volumes));
     errors.extend(choice(
         text("imagePullPolicy"),
         &format!("{at}.imagePullPolicy"),
@@ -267,39 +265,6 @@ fn is_env_var_name(name: &str) -> bool {
     name.bytes().all(allowed) && !name.starts_with(|c: char| c.is_ascii_digit())
 }
 
-/// `ValidateVolumeMounts`: each mount names a volume of the pod, at a path of its own.
-fn mount_errors(mounts: Option<&Value>, field: &str, volumes: &[String]) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    let mut paths: Vec<String> = Vec::new();
-    for (i, mount) in array(mounts).iter().enumerate() {
-        let at = format!("{field}[{i}]");
-        let name = mount.get("name").and_then(Value::as_str).unwrap_or_default();
-        let path = mount
-            .get("mountPath")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        if name.is_empty() {
-            errors.push(FieldError::required(format!("{at}.name"), ""));
-        }
-        if !volumes.iter().any(|v| v == name) {
-            errors.push(FieldError::not_found(format!("{at}.name"), name.into()));
-        }
-        if path.is_empty() {
-            errors.push(FieldError::required(format!("{at}.mountPath"), ""));
-        }
-        if paths.contains(&path) {
-            errors.push(FieldError::invalid(
-                format!("{at}.mountPath"),
-                path.as_str().into(),
-                "must be unique",
-            ));
-        }
-        paths.push(path);
-    }
-    errors
-}
-
 /// `ValidateResourceRequirements`, for its quantities: each limit and request valid, and no
 /// request above its limit.
 fn resource_errors(resources: Option<&Value>, field: &str) -> Vec<FieldError> {
@@ -349,10 +314,17 @@ mod tests {
     use super::*;
 
     fn rendered(spec: &Value) -> Vec<String> {
-        containers_errors(spec, "spec", &["data".to_owned()])
-            .iter()
-            .map(ToString::to_string)
-            .collect()
+        containers_errors(
+            spec,
+            "spec",
+            &[MountableVolume {
+                name: "data".to_owned(),
+                claim: false,
+            }],
+        )
+        .iter()
+        .map(ToString::to_string)
+        .collect()
     }
 
     #[test]

@@ -82,7 +82,7 @@ fn spec_errors(spec: &Value, old: Option<&Value>, minor: u32) -> Vec<FieldError>
         policy,
         &["Allow", "Forbid", "Replace"],
     ));
-    errors.extend(job_template_errors(spec.get("jobTemplate")));
+    errors.extend(job_template_errors(spec.get("jobTemplate"), minor));
     errors.extend(nonnegative(spec, "successfulJobsHistoryLimit"));
     errors.extend(nonnegative(spec, "failedJobsHistoryLimit"));
     errors
@@ -169,14 +169,14 @@ fn time_zone_errors(time_zone: Option<&str>) -> Vec<FieldError> {
 
 /// `ValidateJobTemplateSpec`: the job spec as a Job's (`validateJobSpec`, without the selector
 /// checks of `ValidateJobSpec`), and no selector, manual or not: the job controller generates it.
-fn job_template_errors(template: Option<&Value>) -> Vec<FieldError> {
+fn job_template_errors(template: Option<&Value>, minor: u32) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
     let spec = template
         .and_then(|t| t.get("spec"))
         .filter(|s| s.is_object())
         .unwrap_or(&empty);
     let at = "spec.jobTemplate.spec";
-    let mut errors = job::job_spec_errors(spec, at);
+    let mut errors = job::job_spec_errors(spec, at, minor);
     if let Some(selector) = pointer(spec, "selector") {
         errors.push(FieldError::invalid(
             format!("{at}.selector"),

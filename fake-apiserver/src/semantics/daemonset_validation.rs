@@ -147,7 +147,7 @@ fn spec_errors(daemon_set: &Value, old: Option<&Value>, lenient: bool, minor: u3
             "empty selector is invalid for daemonset",
         ));
     }
-    errors.extend(pod_template_errors(template, "spec.template"));
+    errors.extend(pod_template_errors(template, "spec.template", minor));
     if read_only_disks_checked(minor) {
         let old_volumes = old.and_then(|o| o.pointer("/spec/template/spec/volumes"));
         errors.extend(read_only_disk_errors(template.pointer("/spec/volumes"), old_volumes));

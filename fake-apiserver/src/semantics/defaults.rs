@@ -20,8 +20,10 @@ use crate::semantics::zero;
 pub(crate) mod apps_sets;
 pub(crate) mod autoscaling;
 mod core_kinds;
+mod core_types;
 mod networking;
 mod storage;
+mod walker;
 mod webhooks;
 mod workloads;
 use crate::status::ApiStatus;
@@ -67,9 +69,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("storage.k8s.io", "CSIDriver") => storage::csi_driver(object),
         ("storage.k8s.io", "CSINode") => storage::csi_node(object),
         ("storage.k8s.io", "CSIStorageCapacity") => storage::csi_storage_capacity(object),
-        ("", "Pod") => workloads::pod(object),
         ("", "PersistentVolumeClaim") => core_kinds::persistent_volume_claim(object),
-        ("", "PersistentVolume") => core_kinds::persistent_volume(object),
         ("", "PodTemplate") => workloads::pod_template_object(object),
         ("", "LimitRange") => limitrange_validation::set_defaults(object),
         ("", "ReplicationController") => workloads::replication_controller(object),
@@ -88,6 +88,17 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => role_binding(object),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => custom_resource_definition(object),
         _ => {}
+    }
+    // The kinds whose generated `SetObjectDefaults_*` reach the core types' defaults.
+    if matches!(
+        (info.group.as_str(), info.kind.as_str()),
+        (
+            "",
+            "Pod" | "PodTemplate" | "ReplicationController" | "PersistentVolume" | "PersistentVolumeClaim"
+        ) | ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet")
+            | ("batch", "Job" | "CronJob")
+    ) {
+        walker::set_object_defaults(object, Shape::of(info), minor);
     }
     Ok(())
 }
@@ -115,6 +126,14 @@ pub(super) fn default(map: &mut Value, key: &str, value: Value) {
     {
         map.insert(key.to_owned(), value);
     }
+}
+
+/// Sets the string `key` of `map` where Go defaults it, when empty (`== ""`): absent, null or "".
+pub(super) fn default_text(map: &mut Value, key: &str, value: &str) {
+    if map.get(key).is_some_and(|v| v == "") {
+        map[key] = json!(value);
+    }
+    default(map, key, json!(value));
 }
 
 /// Refuses a `[]byte` field that is not base64 as Go's decoder does (400), naming the first

@@ -87,11 +87,11 @@ pub(crate) fn create_warnings(job: &Value) -> Vec<String> {
 /// `ValidateJob`, less the object metadata checked for every kind. `prefixed` says whether the
 /// `batch.kubernetes.io/` labels are required (always on create; on update only when the job
 /// had them).
-pub(crate) fn job_errors(job: &Value, prefixed: bool) -> Vec<FieldError> {
+pub(crate) fn job_errors(job: &Value, prefixed: bool, minor: u32) -> Vec<FieldError> {
     let mut errors = generated_selector_errors(job, prefixed);
     let empty = Value::Object(Map::new());
     let spec = job.get("spec").unwrap_or(&empty);
-    errors.extend(spec_errors(spec));
+    errors.extend(spec_errors(spec, minor));
     let int = |key: &str| spec.get(key).and_then(Value::as_i64);
     if spec.get("completionMode").and_then(Value::as_str) == Some("Indexed")
         && let Some(completions) = int("completions").filter(|c| *c > 0)
@@ -155,8 +155,8 @@ fn generated_selector_errors(job: &Value, prefixed: bool) -> Vec<FieldError> {
 }
 
 /// `ValidateJobSpec`: `validateJobSpec` under `spec`, then the selector.
-fn spec_errors(spec: &Value) -> Vec<FieldError> {
-    let mut errors = job_spec_errors(spec, "spec");
+fn spec_errors(spec: &Value, minor: u32) -> Vec<FieldError> {
+    let mut errors = job_spec_errors(spec, "spec", minor);
     let empty = Value::Object(Map::new());
     let template = spec.get("template").unwrap_or(&empty);
     let selector = spec.get("selector").filter(|s| !s.is_null());
@@ -181,7 +181,7 @@ fn spec_errors(spec: &Value) -> Vec<FieldError> {
 
 /// `validateJobSpec`, the part of a job's spec a CronJob's job template shares (`at` is the
 /// spec's path): the counts and modes, the pod template and its restart policy.
-pub(crate) fn job_spec_errors(spec: &Value, at: &str) -> Vec<FieldError> {
+pub(crate) fn job_spec_errors(spec: &Value, at: &str, minor: u32) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let int = |key: &str| spec.get(key).and_then(Value::as_i64);
     for key in [
@@ -224,7 +224,7 @@ pub(crate) fn job_spec_errors(spec: &Value, at: &str) -> Vec<FieldError> {
     }
     let empty = Value::Object(Map::new());
     let template = spec.get("template").unwrap_or(&empty);
-    errors.extend(pod_template_errors(template, &format!("{at}.template")));
+    errors.extend(pod_template_errors(template, &format!("{at}.template"), minor));
     let restart = template
         .pointer("/spec/restartPolicy")
         .and_then(Value::as_str)
@@ -267,10 +267,10 @@ pub(crate) fn job_spec_warnings(spec: &Value, at: &str, minor: u32) -> Vec<Strin
 }
 
 /// `ValidateJobUpdate` and the template rules of `ValidateJobSpecUpdate`, after `job_errors`.
-pub(crate) fn job_update_errors(job: &Value, old: &Value) -> Vec<FieldError> {
+pub(crate) fn job_update_errors(job: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
     let (spec, old_spec) = (job.get("spec").unwrap_or(&empty), old.get("spec").unwrap_or(&empty));
-    let mut errors = spec_errors(spec);
+    let mut errors = spec_errors(spec, minor);
     let immutable = |key: &str| spec.get(key) != old_spec.get(key);
     let indexed = spec.get("completionMode").and_then(Value::as_str) == Some("Indexed");
     if immutable("completions") {
@@ -402,11 +402,11 @@ mod tests {
         generate_selector(&mut created);
         assert_eq!(created["spec"]["selector"], json!({"matchLabels": {UID: "u1"}}));
         assert_eq!(created["spec"]["template"]["metadata"]["labels"][LEGACY_NAME], "j");
-        assert!(job_errors(&created, true).is_empty());
+        assert!(job_errors(&created, true, 28).is_empty());
         let mut conflict = job();
         conflict["spec"]["template"]["metadata"] = json!({"labels": {"job-name": "other"}});
         generate_selector(&mut conflict);
-        let errors = job_errors(&conflict, true);
+        let errors = job_errors(&conflict, true, 28);
         assert_eq!(errors[0].field, "spec.template.metadata.labels[job-name]");
     }
 
@@ -415,7 +415,7 @@ mod tests {
         let mut always = job();
         always["spec"]["template"]["spec"]["restartPolicy"] = json!("Always");
         generate_selector(&mut always);
-        let errors: Vec<String> = job_errors(&always, true).iter().map(ToString::to_string).collect();
+        let errors: Vec<String> = job_errors(&always, true, 28).iter().map(ToString::to_string).collect();
         assert_eq!(
             errors,
             ["spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\""]

@@ -14,10 +14,11 @@ const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].imag
 
 /// `ValidatePodUpdate`: the spec, and no change but the images, the deadline (only shorter)
 /// and added tolerations.
-pub(crate) fn pod_update_errors(pod: &Value, old: &Value) -> Vec<FieldError> {
+pub(crate) fn pod_update_errors(pod: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
     let (spec, old_spec) = (pod.get("spec").unwrap_or(&empty), old.get("spec").unwrap_or(&empty));
-    let mut errors = pod_spec_errors(spec, "spec");
+    let name = pod.pointer("/metadata/name").and_then(Value::as_str);
+    let mut errors = pod_spec_errors(spec, "spec", name, minor);
     errors.extend(images_errors(spec));
     for list in ["containers", "initContainers"] {
         let count = |s: &Value| s.get(list).and_then(Value::as_array).map_or(0, Vec::len);
@@ -82,9 +83,10 @@ pub(crate) fn pod_update_errors(pod: &Value, old: &Value) -> Vec<FieldError> {
 
 /// `ValidatePodEphemeralContainersUpdate`: the spec as a whole, and every ephemeral container
 /// the pod had is still there, unchanged.
-pub(crate) fn ephemeral_update_errors(pod: &Value, old: &Value) -> Vec<FieldError> {
+pub(crate) fn ephemeral_update_errors(pod: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
-    let mut errors = pod_spec_errors(pod.get("spec").unwrap_or(&empty), "spec");
+    let name = pod.pointer("/metadata/name").and_then(Value::as_str);
+    let mut errors = pod_spec_errors(pod.get("spec").unwrap_or(&empty), "spec", name, minor);
     let list = |p: &Value| {
         p.pointer("/spec/ephemeralContainers")
             .and_then(Value::as_array)
@@ -147,10 +149,10 @@ mod tests {
     fn a_pod_update_should_change_images_only() {
         let mut image = pod();
         image["spec"]["containers"][0]["image"] = json!("busybox:2");
-        assert!(pod_update_errors(&image, &pod()).is_empty());
+        assert!(pod_update_errors(&image, &pod(), 28).is_empty());
         let mut policy = pod();
         policy["spec"]["restartPolicy"] = json!("Always");
-        let errors = pod_update_errors(&policy, &pod());
+        let errors = pod_update_errors(&policy, &pod(), 28);
         assert!(
             errors[0]
                 .detail
@@ -163,8 +165,8 @@ mod tests {
         let mut one = pod();
         one["spec"]["ephemeralContainers"] =
             json!([{"name": "e", "image": "busybox", "terminationMessagePolicy": "File", "imagePullPolicy": "Always"}]);
-        assert!(ephemeral_update_errors(&one, &pod()).is_empty());
-        let errors = ephemeral_update_errors(&pod(), &one);
+        assert!(ephemeral_update_errors(&one, &pod(), 28).is_empty());
+        let errors = ephemeral_update_errors(&pod(), &one, 28);
         assert_eq!(
             errors[0].detail,
             "existing ephemeral containers \"e\" may not be removed\n"

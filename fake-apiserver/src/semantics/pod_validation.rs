@@ -2,19 +2,21 @@
 //! its main rules: `ValidatePodSpec` (volumes, containers — see `container_validation` —,
 //! restart and DNS policies, names of the service account, node, host and subdomain, the
 //! deadline, tolerations, preemption), `ValidatePodTemplateSpec` and `ValidatePodCreate` (no
-//! ephemeral containers yet); what an update may change is `pod_update_validation`'s.
-//! Affinity, security contexts, probes and volume sources' own fields are not checked.
+//! ephemeral containers yet); what an update may change is `pod_update_validation`'s; the
+//! volumes are `volume_validation`'s. Affinity, security contexts and probes are not checked.
 
 use serde_json::{Map, Value};
 
 use crate::semantics::container_validation::{choice, containers_errors, image_whitespace_errors};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
+use crate::semantics::volume_validation::volumes_errors;
 
-/// `ValidatePodSpec` of the spec at `path`.
-pub(crate) fn pod_spec_errors(spec: &Value, path: &str) -> Vec<FieldError> {
+/// `ValidatePodSpec` of the spec at `path`, of the pod named `pod_name` (none for a template),
+/// on the Kubernetes `minor`.
+pub(crate) fn pod_spec_errors(spec: &Value, path: &str, pod_name: Option<&str>, minor: u32) -> Vec<FieldError> {
     let text = |key: &str| spec.get(key).and_then(Value::as_str).unwrap_or_default();
-    let (volumes, mut errors) = volume_errors(spec.get("volumes"), &format!("{path}.volumes"));
+    let (volumes, mut errors) = volumes_errors(spec.get("volumes"), &format!("{path}.volumes"), pod_name, minor);
     errors.extend(containers_errors(spec, path, &volumes));
     errors.extend(choice(
         text("restartPolicy"),
@@ -87,11 +89,11 @@ pub(crate) fn pod_spec_errors(spec: &Value, path: &str) -> Vec<FieldError> {
 
 /// `ValidatePodTemplateSpec` of the template at `path` (labels and annotations, the spec, and
 /// no ephemeral containers).
-pub(crate) fn pod_template_errors(template: &Value, path: &str) -> Vec<FieldError> {
+pub(crate) fn pod_template_errors(template: &Value, path: &str, minor: u32) -> Vec<FieldError> {
     let mut errors = template_metadata_errors(template, path);
     let empty = Value::Object(Map::new());
     let spec = template.get("spec").unwrap_or(&empty);
-    errors.extend(pod_spec_errors(spec, &format!("{path}.spec")));
+    errors.extend(pod_spec_errors(spec, &format!("{path}.spec"), None, minor));
     if spec
         .get("ephemeralContainers")
         .and_then(Value::as_array)
@@ -145,10 +147,11 @@ pub(crate) fn template_metadata_errors(template: &Value, path: &str) -> Vec<Fiel
 
 /// `ValidatePodCreate`: the spec, images without surrounding space, and ephemeral containers
 /// only through their subresource.
-pub(crate) fn pod_create_errors(pod: &Value) -> Vec<FieldError> {
+pub(crate) fn pod_create_errors(pod: &Value, minor: u32) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
     let spec = pod.get("spec").unwrap_or(&empty);
-    let mut errors = pod_spec_errors(spec, "spec");
+    let name = pod.pointer("/metadata/name").and_then(Value::as_str);
+    let mut errors = pod_spec_errors(spec, "spec", name, minor);
     errors.extend(images_errors(spec));
     if spec
         .get("ephemeralContainers")
@@ -176,38 +179,6 @@ pub(crate) fn images_errors(spec: &Value) -> Vec<FieldError> {
                 .flat_map(move |(i, c)| image_whitespace_errors(c, &format!("spec.{list}[{i}]")))
         })
         .collect()
-}
-
-/// `ValidateVolumes`, for names and sources: each volume named once, as a DNS label, with
-/// exactly one source. The names are returned for the containers' mounts.
-fn volume_errors(volumes: Option<&Value>, field: &str) -> (Vec<String>, Vec<FieldError>) {
-    let mut names_seen: Vec<String> = Vec::new();
-    let mut errors = Vec::new();
-    for (i, volume) in volumes.and_then(Value::as_array).into_iter().flatten().enumerate() {
-        let at = format!("{field}[{i}]");
-        let name = volume.get("name").and_then(Value::as_str).unwrap_or_default();
-        if name.is_empty() {
-            errors.push(FieldError::required(format!("{at}.name"), ""));
-        } else {
-            for why in names::dns1123_label_errors(name) {
-                errors.push(FieldError::invalid(format!("{at}.name"), name.into(), why));
-            }
-        }
-        if names_seen.iter().any(|n| n == name) {
-            errors.push(FieldError::duplicate(format!("{at}.name"), name.into()));
-        } else {
-            names_seen.push(name.to_owned());
-        }
-        let sources = volume
-            .as_object()
-            .map_or(0, |v| v.iter().filter(|(k, s)| *k != "name" && !s.is_null()).count());
-        if sources == 0 {
-            errors.push(FieldError::required(&at, "must specify a volume type"));
-        } else if sources > 1 {
-            errors.push(FieldError::forbidden(&at, "may not specify more than 1 volume type"));
-        }
-    }
-    (names_seen, errors)
 }
 
 /// `ValidateTolerations`.
@@ -294,14 +265,14 @@ mod tests {
 
     #[test]
     fn a_pod_should_be_created_without_ephemeral_containers() {
-        assert!(pod_create_errors(&pod()).is_empty());
+        assert!(pod_create_errors(&pod(), 28).is_empty());
         let mut with = pod();
         with["spec"]["ephemeralContainers"] =
             json!([{"name": "e", "image": "busybox", "terminationMessagePolicy": "File", "imagePullPolicy": "Always"}]);
-        let errors: Vec<String> = pod_create_errors(&with).iter().map(ToString::to_string).collect();
+        let errors: Vec<String> = pod_create_errors(&with, 28).iter().map(ToString::to_string).collect();
         assert_eq!(errors, ["spec.ephemeralContainers: Forbidden: cannot be set on create"]);
         let mut bad = pod();
         bad["spec"]["restartPolicy"] = json!("Sometimes");
-        assert_eq!(pod_create_errors(&bad)[0].field, "spec.restartPolicy");
+        assert_eq!(pod_create_errors(&bad, 28)[0].field, "spec.restartPolicy");
     }
 }

@@ -282,7 +282,7 @@ pub(crate) fn csi_driver_name_errors(driver: &str, at: &str) -> Vec<FieldError> 
     errors
 }
 
-/// The readers of a source's fields, shared with `pv_sources`.
+/// The readers of a source's fields, shared with `pv_sources` and the pod volumes' checks.
 pub(super) fn text<'v>(value: &'v Value, key: &str) -> &'v str {
     value.get(key).and_then(Value::as_str).unwrap_or_default()
 }

@@ -80,8 +80,8 @@ pub(crate) fn sources_errors(spec: &Value, pv_name: &str) -> (usize, Vec<FieldEr
     (found, errors)
 }
 
-/// One source's own validation.
-fn source_errors(key: &str, source: &Value, at: &str, pv_name: &str) -> Vec<FieldError> {
+/// One source's own validation (also a pod volume's, for the sources whose checks are the same).
+pub(crate) fn source_errors(key: &str, source: &Value, at: &str, pv_name: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     match key {
         "hostPath" => {
@@ -251,7 +251,7 @@ fn source_errors(key: &str, source: &Value, at: &str, pv_name: &str) -> Vec<Fiel
 }
 
 /// `validatePathNoBacksteps`: one error for any `..` segment.
-fn no_backsteps(path: &str, at: &str) -> Vec<FieldError> {
+pub(crate) fn no_backsteps(path: &str, at: &str) -> Vec<FieldError> {
     if path.split('/').any(|part| part == "..") {
         return vec![FieldError::invalid(at, path.into(), "must not contain '..'")];
     }

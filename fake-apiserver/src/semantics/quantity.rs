@@ -122,13 +122,20 @@ impl Quantity {
 
     /// `inf.RoundUp` to nine decimals, away from zero, as Go's slow path rounds.
     fn round_up_to_nanos(&mut self) {
-        if self.scale >= -9 {
+        self.round_up(-9);
+    }
+
+    /// `Quantity.RoundUp(scale)`: no finer than `10^scale`, rounded away from zero (both of Go's
+    /// amounts round so); the cached string goes when the value changes scale.
+    pub(crate) fn round_up(&mut self, scale: i32) {
+        if self.scale >= scale {
             return;
         }
-        let divisor = self.pow10(-9 - self.scale);
+        let divisor = self.pow10(scale - self.scale);
         let (quotient, remainder) = (self.mantissa / divisor, self.mantissa % divisor);
         self.mantissa = quotient + remainder.signum();
-        self.scale = -9;
+        self.scale = scale;
+        self.cached.clear();
     }
 
     /// `NewQuantity(value, DecimalExponent)`: an integer, as the CEL library adds one.

@@ -21,9 +21,9 @@ fn int(value: &Value, key: &str) -> i64 {
 
 /// `ValidatePodTemplate` (and `ValidatePodTemplateUpdate`, the same checks) less the object
 /// metadata: the template at `template`, which an absent one fails as an empty one does.
-pub(crate) fn pod_template_object_errors(object: &Value) -> Vec<FieldError> {
+pub(crate) fn pod_template_object_errors(object: &Value, minor: u32) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
-    pod_template_errors(object.get("template").unwrap_or(&empty), "template")
+    pod_template_errors(object.get("template").unwrap_or(&empty), "template", minor)
 }
 
 /// `ValidateReplicationController` less the object metadata, on the Kubernetes `minor`; `old`
@@ -52,7 +52,7 @@ pub(crate) fn controller_errors(controller: &Value, old: Option<&Value>, minor: 
             ));
         }
     }
-    errors.extend(pod_template_errors(template, "spec.template"));
+    errors.extend(pod_template_errors(template, "spec.template", minor));
     if int(spec, "replicas") > 1 && read_only_disks_checked(minor) {
         let old_volumes = old.and_then(|o| o.pointer("/spec/template/spec/volumes"));
         errors.extend(read_only_disk_errors(template.pointer("/spec/volumes"), old_volumes));

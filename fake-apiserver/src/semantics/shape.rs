@@ -135,6 +135,20 @@ impl<'a> Shape<'a> {
             && self.child(key).schema.is_some_and(|s| s.get("items").is_none())
     }
 
+    /// The built-in definition this node is (`io.k8s.api.core.v1.Probe`), if it is one.
+    pub(crate) fn definition(self) -> Option<&'a str> {
+        self.definition
+    }
+
+    /// The definition every entry of this map is (a `ResourceList`'s `Quantity`), if it is a
+    /// map of one built-in type.
+    pub(crate) fn entry_definition(self) -> Option<&'a str> {
+        self.schema
+            .and_then(|s| s.get("additionalProperties"))
+            .and_then(|a| a.get("$ref"))
+            .and_then(Value::as_str)
+    }
+
     /// Whether the schema is a map of entries (`additionalProperties`) rather than a struct.
     pub(crate) fn is_map(self) -> bool {
         self.schema
@@ -253,10 +267,11 @@ fn object_meta(path: &[String]) -> Shape<'static> {
         definitions,
         definition: Some(name),
     };
-    path.iter().fold(root, |shape, segment| match segment.strip_prefix("f:") {
-        Some(field) => shape.child(field),
-        None => shape.items(),
-    })
+    path.iter()
+        .fold(root, |shape, segment| match segment.strip_prefix("f:") {
+            Some(field) => shape.child(field),
+            None => shape.items(),
+        })
 }
 
 #[cfg(test)]

@@ -181,7 +181,7 @@ fn selector_and_template_errors(spec: &Value, old_spec: Option<&Value>, minor: u
             "`selector` does not match template `labels`",
         ));
     }
-    errors.extend(pod_template_errors(template, "spec.template"));
+    errors.extend(pod_template_errors(template, "spec.template", minor));
     let replicas = spec.get("replicas").and_then(Value::as_i64).unwrap_or(0);
     if replicas > 1 && read_only_disks_checked(minor) {
         let old_volumes = old_spec.and_then(|s| s.pointer("/template/spec/volumes"));

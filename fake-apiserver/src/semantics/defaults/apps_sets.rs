@@ -10,8 +10,7 @@
 
 use serde_json::{Value, json};
 
-use super::default;
-use super::workloads::pod_template;
+use super::{default, default_text};
 use crate::status::ApiStatus;
 use crate::storage::object::meta_mut;
 
@@ -61,20 +60,17 @@ pub(super) fn stateful_set(object: &mut Value) {
 }
 
 /// A claim template: the type meta the v1 conversion sets (as reflective conversion did before
-/// 1.17), `SetDefaults_PersistentVolumeClaim(Spec)`, and the structs Go always encodes.
+/// 1.17) and the structs Go always encodes.
 fn claim_template(claim: &mut Value) {
     claim["apiVersion"] = json!("v1");
     claim["kind"] = json!("PersistentVolumeClaim");
     default(claim, "metadata", json!({}));
     default(claim, "spec", json!({}));
     if let Some(spec) = claim.get_mut("spec").filter(|s| s.is_object()) {
-        default(spec, "volumeMode", json!("Filesystem"));
         default(spec, "resources", json!({}));
     }
+    // The walker's `SetDefaults_PersistentVolumeClaim(Spec)` fill the phase and volume mode.
     default(claim, "status", json!({}));
-    if let Some(status) = claim.get_mut("status").filter(|s| s.is_object()) {
-        default_text(status, "phase", "Pending");
-    }
 }
 
 /// `SetObjectDefaults_DaemonSet` with the v1 conversion's changes; refuses a template
@@ -109,15 +105,13 @@ pub(super) fn daemon_set(object: &mut Value) -> Result<(), ApiStatus> {
     Ok(())
 }
 
-/// The pod template's defaults. Go's template and its pod spec are structs, there even when
-/// not sent, so `SetDefaults_PodSpec` always applies (a template without a spec gets its
-/// restart policy).
+/// Go's template and its pod spec are structs, there even when not sent, so the walker's
+/// `SetDefaults_PodSpec` always applies (a template without a spec gets its restart policy).
 fn template_defaults(spec: &mut Value) {
     default(spec, "template", json!({}));
     if let Some(template) = spec.get_mut("template").filter(|t| t.is_object()) {
         default(template, "spec", json!({}));
     }
-    pod_template(spec);
 }
 
 /// The DaemonSet's template generation as `Convert_v1_DaemonSet_To_apps_DaemonSet` reads it
@@ -157,17 +151,10 @@ fn text<'v>(value: &'v Value, key: &str) -> &'v str {
     value.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
-/// Sets a string field that is absent, null or empty.
-fn default_text(map: &mut Value, key: &str, value: &str) {
-    if map.get(key).is_some_and(|v| v == "") {
-        map[key] = json!(value);
-    }
-    default(map, key, json!(value));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::resource::ResourceInfo;
 
     #[test]
     fn a_stateful_set_gets_its_policies_strategy_and_claim_defaults() {
@@ -175,7 +162,9 @@ mod tests {
             "podManagementPolicy": "",
             "template": {"spec": {"containers": [{"name": "c", "image": "nginx"}]}},
             "volumeClaimTemplates": [{"metadata": {"name": "d"}, "spec": {"accessModes": ["ReadWriteOnce"]}}]}});
-        stateful_set(&mut sts);
+        // Through `defaults::apply`: the claim and pod template defaults are the walker's.
+        let info = ResourceInfo::builtin("apps", "v1", "StatefulSet", "statefulsets");
+        crate::semantics::defaults::apply(&info, &mut sts, 28).unwrap();
         let spec = &sts["spec"];
         assert_eq!(spec["podManagementPolicy"], "OrderedReady");
         assert_eq!(
@@ -203,10 +192,12 @@ mod tests {
     #[test]
     fn a_template_without_a_spec_gets_the_pod_spec_defaults() {
         let mut sts = json!({"spec": {"template": {"metadata": {"labels": {"a": "b"}}}}});
-        stateful_set(&mut sts);
+        let info = ResourceInfo::builtin("apps", "v1", "StatefulSet", "statefulsets");
+        crate::semantics::defaults::apply(&info, &mut sts, 28).unwrap();
         assert_eq!(sts["spec"]["template"]["spec"]["restartPolicy"], "Always");
         let mut ds = json!({"spec": {}});
-        daemon_set(&mut ds).unwrap();
+        let info = ResourceInfo::builtin("apps", "v1", "DaemonSet", "daemonsets");
+        crate::semantics::defaults::apply(&info, &mut ds, 28).unwrap();
         assert_eq!(ds["spec"]["template"]["spec"]["dnsPolicy"], "ClusterFirst");
     }
 

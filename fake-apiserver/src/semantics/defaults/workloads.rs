@@ -1,12 +1,11 @@
-//! The defaults of pods and of the workloads that hold pod templates (`SetDefaults_Pod`,
-//! `SetDefaults_PodSpec`, `SetDefaults_Container` of `pkg/apis/core/v1/defaults.go`;
-//! `SetDefaults_Deployment`, `SetDefaults_ReplicaSet` of `pkg/apis/apps/v1`; `SetDefaults_Job` and
-//! `SetDefaults_CronJob` of `pkg/apis/batch/v1`).
+//! The defaults of the workloads that hold pod templates (`SetDefaults_ReplicationController`
+//! of `pkg/apis/core/v1/defaults.go`; `SetDefaults_Deployment`, `SetDefaults_ReplicaSet` of
+//! `pkg/apis/apps/v1`; `SetDefaults_Job` and `SetDefaults_CronJob` of `pkg/apis/batch/v1`) and
+//! the template structs Go always has; the pod templates' own defaults are `walker`'s.
 
 use serde_json::{Map, Value, json};
 
 use super::default;
-use crate::semantics::image_reference;
 use crate::storage::object::meta_mut;
 
 pub(super) fn deployment(object: &mut Value) {
@@ -22,7 +21,6 @@ pub(super) fn deployment(object: &mut Value) {
     }
     default(spec, "revisionHistoryLimit", json!(10));
     default(spec, "progressDeadlineSeconds", json!(600));
-    pod_template(spec);
 }
 
 /// A PodTemplate's template, a struct Go always has: its pod spec's defaults even when absent.
@@ -30,9 +28,8 @@ pub(super) fn pod_template_object(object: &mut Value) {
     let Some(template) = struct_at(object, "template") else {
         return;
     };
-    if let Some(spec) = struct_at(template, "spec") {
-        pod_spec(spec);
-    }
+    // The pod spec's own defaults are the walker's.
+    struct_at(template, "spec");
 }
 
 /// `SetDefaults_ReplicationController` (`pkg/apis/core/v1/defaults.go`): the selector and the
@@ -56,7 +53,6 @@ pub(super) fn replication_controller(object: &mut Value) {
         spec["selector"] = Value::Object(labels.clone());
     }
     default(spec, "replicas", json!(1));
-    pod_template(spec);
     // The template is a pointer here, and its metadata's creation time, which Go always
     // encodes, is no one's default: the field manager sees it as the writer's.
     if let Some(template) = spec.get_mut("template").filter(|t| t.is_object())
@@ -77,7 +73,6 @@ pub(super) fn replication_controller(object: &mut Value) {
 pub(super) fn replica_set(object: &mut Value) {
     let Some(spec) = object.get_mut("spec") else { return };
     default(spec, "replicas", json!(1));
-    pod_template(spec);
 }
 
 /// `SetDefaults_Job`: counts, completion mode, suspension, the job's labels from its template
@@ -127,7 +122,6 @@ pub(super) fn job(object: &mut Value, minor: u32) {
             default(pattern, "status", json!("True"));
         }
     }
-    pod_template(spec);
     let unlabelled = object
         .pointer("/metadata/labels")
         .and_then(Value::as_object)
@@ -169,93 +163,10 @@ pub(super) fn cron_job(object: &mut Value) {
     if let Some(pod_spec) = struct_at(pod, "spec") {
         default(pod_spec, "containers", Value::Null);
     }
-    pod_template(job_spec);
 }
 
 /// The struct at `key` of `object`, made empty when unset; `None` when it is no object.
 fn struct_at<'v>(object: &'v mut Value, key: &str) -> Option<&'v mut Value> {
     default(object, key, json!({}));
     object.get_mut(key).filter(|v| v.is_object())
-}
-
-pub(super) fn pod_template(spec: &mut Value) {
-    if let Some(pod) = spec.pointer_mut("/template/spec") {
-        pod_spec(pod);
-    }
-}
-
-/// `SetDefaults_Pod` on top of the spec's: requests defaulted to limits, service links on, and
-/// the deprecated `serviceAccount` kept equal to `serviceAccountName` (the v1 conversion).
-pub(super) fn pod(object: &mut Value) {
-    let Some(spec) = object.get_mut("spec").filter(|s| s.is_object()) else {
-        return;
-    };
-    pod_spec(spec);
-    for list in ["initContainers", "containers"] {
-        for container in spec.get_mut(list).and_then(Value::as_array_mut).into_iter().flatten() {
-            let Some(resources) = container.get_mut("resources").filter(|r| r.is_object()) else {
-                continue;
-            };
-            let Some(limits) = resources.get("limits").and_then(Value::as_object).cloned() else {
-                continue;
-            };
-            default(resources, "requests", json!({}));
-            for (resource, quantity) in limits {
-                default(&mut resources["requests"], &resource, quantity);
-            }
-        }
-    }
-    default(spec, "enableServiceLinks", json!(true));
-    let account = spec
-        .get("serviceAccountName")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let deprecated = spec.get("serviceAccount").and_then(Value::as_str).unwrap_or_default();
-    let name = if account.is_empty() { deprecated } else { account }.to_owned();
-    if let Some(fields) = spec.as_object_mut() {
-        if name.is_empty() {
-            fields.remove("serviceAccount");
-            fields.remove("serviceAccountName");
-        } else {
-            fields.insert("serviceAccountName".to_owned(), json!(name));
-            fields.insert("serviceAccount".to_owned(), json!(name));
-        }
-    }
-}
-
-/// `SetDefaults_PodSpec`, and each container's defaults.
-fn pod_spec(spec: &mut Value) {
-    default(spec, "dnsPolicy", json!("ClusterFirst"));
-    default(spec, "restartPolicy", json!("Always"));
-    default(spec, "securityContext", json!({}));
-    default(spec, "terminationGracePeriodSeconds", json!(30));
-    default(spec, "schedulerName", json!("default-scheduler"));
-    for list in ["initContainers", "containers", "ephemeralContainers"] {
-        for container in spec.get_mut(list).and_then(Value::as_array_mut).into_iter().flatten() {
-            container_defaults(container);
-        }
-    }
-}
-
-fn container_defaults(container: &mut Value) {
-    default(container, "terminationMessagePath", json!("/dev/termination-log"));
-    default(container, "terminationMessagePolicy", json!("File"));
-    let image = container.get("image").and_then(Value::as_str).unwrap_or_default();
-    // An image that does not parse reads as no tag: `IfNotPresent`.
-    let policy = if image_reference::tag(image).as_deref() == Some("latest") {
-        "Always"
-    } else {
-        "IfNotPresent"
-    };
-    default(container, "imagePullPolicy", json!(policy));
-    // `resources` is a struct without omitempty: it is always encoded.
-    default(container, "resources", json!({}));
-    for port in container
-        .get_mut("ports")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
-        default(port, "protocol", json!("TCP"));
-    }
 }
