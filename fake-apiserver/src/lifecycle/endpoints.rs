@@ -83,7 +83,10 @@ pub(super) fn sync_service(state: &mut State, namespace: &str, name: &str) {
 
 /// `helper.IsServiceIPSet`: a cluster IP other than `None`.
 fn is_headless(service: &Value) -> bool {
-    let ip = service.pointer("/spec/clusterIP").and_then(Value::as_str).unwrap_or_default();
+    let ip = service
+        .pointer("/spec/clusterIP")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     ip.is_empty() || ip == "None"
 }
 
@@ -117,7 +120,10 @@ fn sync_endpoints(state: &mut State, service: &Value, trigger: Option<&str>) {
     if let Some(current) = &current {
         let mut compared = object::labels(current).cloned().unwrap_or_default();
         compared.remove(HEADLESS);
-        let has_subsets = current.get("subsets").and_then(Value::as_array).is_some_and(|s| !s.is_empty());
+        let has_subsets = current
+            .get("subsets")
+            .and_then(Value::as_array)
+            .is_some_and(|s| !s.is_empty());
         if compared == labels && !has_subsets {
             return;
         }

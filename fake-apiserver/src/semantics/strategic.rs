@@ -46,7 +46,14 @@ pub(crate) fn merge_map(
             Some(rest) => {
                 let field = rest.strip_prefix('/').ok_or(StrategicError::BadPrimitiveList)?;
                 // An empty field name leaves the directive's own key in place, as Go does.
-                (if field.is_empty() { key.clone() } else { field.to_owned() }, true)
+                (
+                    if field.is_empty() {
+                        key.clone()
+                    } else {
+                        field.to_owned()
+                    },
+                    true,
+                )
             }
             None => (key, false),
         };
@@ -80,7 +87,14 @@ pub(crate) fn merge_map(
                 let meta = shape.patch_meta(&key);
                 let (strategy, _) = retain_keys_strategy(meta)?;
                 let list = shape.child(&key).items();
-                Value::Array(merge_slice_handler(existing, patch_items, list, strategy, meta.merge_key, delete_list)?)
+                Value::Array(merge_slice_handler(
+                    existing,
+                    patch_items,
+                    list,
+                    strategy,
+                    meta.merge_key,
+                    delete_list,
+                )?)
             }
             (existing, patch_value) => {
                 // Scalars, or values of different Go types: the patch's value replaces the
@@ -158,7 +172,10 @@ pub(crate) fn retain_keys_strategy(meta: PatchMeta<'_>) -> Result<(&str, bool), 
         ["retainKeys"] => Ok(("", true)),
         [single] => Ok((single, false)),
         ["retainKeys", other] | [other, "retainKeys"] => Ok((other, true)),
-        _ => Err(StrategicError::UnexpectedStrategy(format!("[{}]", strategies.join(" ")))),
+        _ => Err(StrategicError::UnexpectedStrategy(format!(
+            "[{}]",
+            strategies.join(" ")
+        ))),
     }
 }
 

@@ -71,7 +71,10 @@ pub(crate) enum StrategicError {
     NoMergeKey { map: String, key: String },
     /// `mergepatch.ErrBadArgType`: a value is not of the type its place needs.
     #[error("expected a {expected}, but received a {actual}")]
-    BadArgType { expected: &'static str, actual: &'static str },
+    BadArgType {
+        expected: &'static str,
+        actual: &'static str,
+    },
     /// `mergepatch.ErrBadPatchType`: a `$patch` directive its place does not take.
     #[error("unknown patch type: {directive} in map: {map}")]
     BadPatchType { directive: String, map: String },
@@ -133,10 +136,7 @@ impl StrategicError {
     /// lists of lists a generic 422, every other error a bare 500.
     pub(crate) fn code(&self) -> u16 {
         match self {
-            Self::NotAnObject
-            | Self::BadPrimitiveList
-            | Self::BadRetainKeys
-            | Self::BadSetElementOrder => 400,
+            Self::NotAnObject | Self::BadPrimitiveList | Self::BadRetainKeys | Self::BadSetElementOrder => 400,
             Self::NoListOfLists => 422,
             _ => 500,
         }

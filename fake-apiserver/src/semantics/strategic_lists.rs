@@ -88,7 +88,11 @@ fn without_special_elements(
             }
         }
     }
-    Ok(if replace { (plain, Vec::new()) } else { (original, plain) })
+    Ok(if replace {
+        (plain, Vec::new())
+    } else {
+        (original, plain)
+    })
 }
 
 /// `mergeSliceWithoutSpecialElements`: each patch item merges into the original item with its
@@ -260,7 +264,11 @@ fn partition(merged: Vec<Value>, by: &[Value], merge_key: &str) -> Result<(Vec<V
                 .ok_or_else(|| StrategicError::no_merge_key(&item, merge_key))?;
             find_by_key(by, merge_key, value)?.is_some()
         };
-        if present { named.push(item) } else { server_only.push(item) }
+        if present {
+            named.push(item)
+        } else {
+            server_only.push(item)
+        }
     }
     Ok((named, server_only))
 }

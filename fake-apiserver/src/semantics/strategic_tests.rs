@@ -39,20 +39,27 @@ fn containers_should_merge_by_name_and_new_finalizers_come_first() {
 
 #[test]
 fn lists_without_a_merge_strategy_should_be_replaced() {
-    let object = pod_spec(json!({"tolerations": [{"key": "a"}, {"key": "b"}], "containers": [{"name": "c", "args": ["x", "y"]}]}));
+    let object = pod_spec(
+        json!({"tolerations": [{"key": "a"}, {"key": "b"}], "containers": [{"name": "c", "args": ["x", "y"]}]}),
+    );
     let result = patched(
         object,
         pod_spec(json!({"tolerations": [{"key": "c"}], "containers": [{"name": "c", "args": ["z"]}]})),
     )
     .unwrap();
     assert_eq!(result["spec"]["template"]["spec"]["tolerations"], json!([{"key": "c"}]));
-    assert_eq!(result["spec"]["template"]["spec"]["containers"][0]["args"], json!(["z"]));
+    assert_eq!(
+        result["spec"]["template"]["spec"]["containers"][0]["args"],
+        json!(["z"])
+    );
 }
 
 #[test]
 fn set_element_order_should_order_the_merged_list() {
     let object = pod_spec(json!({"containers": [{"name": "a"}, {"name": "b"}]}));
-    let patch = pod_spec(json!({"$setElementOrder/containers": [{"name": "b"}, {"name": "a"}], "containers": [{"name": "a", "image": "x"}]}));
+    let patch = pod_spec(
+        json!({"$setElementOrder/containers": [{"name": "b"}, {"name": "a"}], "containers": [{"name": "a", "image": "x"}]}),
+    );
     let result = patched(object, patch).unwrap();
     assert_eq!(
         result["spec"]["template"]["spec"]["containers"],
@@ -63,9 +70,17 @@ fn set_element_order_should_order_the_merged_list() {
 #[test]
 fn retain_keys_should_clear_the_keys_it_does_not_list() {
     let object = json!({"spec": {"strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}}}});
-    let result = patched(object.clone(), json!({"spec": {"strategy": {"$retainKeys": ["type"], "type": "Recreate"}}})).unwrap();
+    let result = patched(
+        object.clone(),
+        json!({"spec": {"strategy": {"$retainKeys": ["type"], "type": "Recreate"}}}),
+    )
+    .unwrap();
     assert_eq!(result["spec"]["strategy"], json!({"type": "Recreate"}));
-    let error = patched(object, json!({"spec": {"strategy": {"$retainKeys": ["type"], "rollingUpdate": {}}}})).unwrap_err();
+    let error = patched(
+        object,
+        json!({"spec": {"strategy": {"$retainKeys": ["type"], "rollingUpdate": {}}}}),
+    )
+    .unwrap_err();
     assert_eq!(error, StrategicError::BadRetainKeys);
     assert_eq!(error.code(), 400);
 }
@@ -75,7 +90,10 @@ fn a_deletion_list_should_remove_scalars_even_from_a_replaced_list() {
     let object = pod_spec(json!({"containers": [{"name": "c", "args": ["a", "b", "c"]}]}));
     let patch = pod_spec(json!({"containers": [{"name": "c", "$deleteFromPrimitiveList/args": ["b"]}]}));
     let result = patched(object, patch).unwrap();
-    assert_eq!(result["spec"]["template"]["spec"]["containers"][0]["args"], json!(["a", "c"]));
+    assert_eq!(
+        result["spec"]["template"]["spec"]["containers"][0]["args"],
+        json!(["a", "c"])
+    );
 }
 
 #[test]
@@ -90,18 +108,34 @@ fn maps_should_take_replace_and_delete_directives() {
 fn errors_should_be_worded_as_go_words_them() {
     let object = pod_spec(json!({"containers": [{"name": "a"}]}));
     let error = patched(object.clone(), pod_spec(json!({"containers": [{"image": "x:1"}]}))).unwrap_err();
-    assert_eq!(error.to_string(), "map: map[image:x:1] does not contain declared merge key: name");
+    assert_eq!(
+        error.to_string(),
+        "map: map[image:x:1] does not contain declared merge key: name"
+    );
     assert_eq!(error.code(), 500);
-    let error = patched(object.clone(), pod_spec(json!({"containers": [{"name": "a", "$patch": "explode"}]}))).unwrap_err();
-    assert_eq!(error.to_string(), "unknown patch type: explode in map: map[$patch:explode name:a]");
+    let error = patched(
+        object.clone(),
+        pod_spec(json!({"containers": [{"name": "a", "$patch": "explode"}]})),
+    )
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "unknown patch type: explode in map: map[$patch:explode name:a]"
+    );
     let error = patched(
         object.clone(),
         pod_spec(json!({"$setElementOrder/containers": {"name": "a"}, "containers": [{"name": "a"}]})),
     )
     .unwrap_err();
-    assert_eq!(error.to_string(), "expected a []interface {}, but received a map[string]interface {}");
+    assert_eq!(
+        error.to_string(),
+        "expected a []interface {}, but received a map[string]interface {}"
+    );
     let error = patched(object.clone(), pod_spec(json!({"$setElementOrder/bogus": []}))).unwrap_err();
-    assert_eq!(error.to_string(), "unable to find api field in struct PodSpec for the json field \"bogus\"");
+    assert_eq!(
+        error.to_string(),
+        "unable to find api field in struct PodSpec for the json field \"bogus\""
+    );
     let error = patched(
         object,
         pod_spec(json!({"$setElementOrder/containers": [{"name": "a"}], "containers": [{"name": "b"}]})),

@@ -91,7 +91,12 @@ pub(crate) fn apply(
         .iter()
         .filter(|e| !own(e))
         .flat_map(|e| {
-            let set: BTreeSet<FieldPath> = e.fields.intersection(&applied).filter(|p| changed(p)).cloned().collect();
+            let set: BTreeSet<FieldPath> = e
+                .fields
+                .intersection(&applied)
+                .filter(|p| changed(p))
+                .cloned()
+                .collect();
             walked_paths(&set, aliased)
                 .into_iter()
                 .map(|(path, shown)| Conflict::new(e, &path).shown_as(shown))

@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::field_error::go_quote;
-use crate::semantics::{go_json, go_json_writer};
 use crate::semantics::shape::Shape;
+use crate::semantics::{go_json, go_json_writer};
 use crate::semantics::{strategic, validation};
 use crate::status::ApiStatus;
 use crate::storage::State;

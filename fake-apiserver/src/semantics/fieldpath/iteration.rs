@@ -240,10 +240,7 @@ mod tests {
 
     #[test]
     fn keys_should_compare_their_values_as_numbers() {
-        assert_eq!(
-            compare_elements("k:{\"port\":9}", "k:{\"port\":10}"),
-            Ordering::Less
-        );
+        assert_eq!(compare_elements("k:{\"port\":9}", "k:{\"port\":10}"), Ordering::Less);
         assert_eq!(compare_elements("f:z", "k:{\"a\":1}"), Ordering::Less);
     }
 }
