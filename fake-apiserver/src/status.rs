@@ -90,9 +90,15 @@ impl ApiStatus {
     }
 
     /// 409 Conflict for a failed delete precondition. kube-apiserver's `BeforeDelete` names the
-    /// kind where other conflicts name the resource.
+    /// kind where other conflicts name the resource, qualified by the group as a group-resource
+    /// prints (`Deployment.apps`).
     pub fn precondition_failed(info: &ResourceInfo, name: &str, why: &str) -> Self {
-        let message = format!("Operation cannot be fulfilled on {} \"{name}\": {why}", info.kind);
+        let qualified = if info.group.is_empty() {
+            info.kind.clone()
+        } else {
+            format!("{}.{}", info.kind, info.group)
+        };
+        let message = format!("Operation cannot be fulfilled on {qualified} \"{name}\": {why}");
         Self::new(409, "Conflict", message).with_kind_details(&info.group, &info.kind, name)
     }
 
