@@ -13,7 +13,7 @@ use crate::semantics::endpoints_validation;
 use crate::semantics::endpointslice_validation;
 use crate::semantics::field_error::FieldError;
 use crate::semantics::hpa_strategy;
-use crate::semantics::job;
+use crate::semantics::job_validation::{JobOptions, job_errors};
 use crate::semantics::namespace_validation;
 use crate::semantics::networkpolicy_validation;
 use crate::semantics::node_validation;
@@ -31,6 +31,7 @@ use crate::semantics::webhook_validation as webhooks;
 use crate::semantics::{cronjob_strategy, cronjob_validation};
 use crate::semantics::{event_validation, lease_validation, rbac_validation, workload_validation};
 use crate::semantics::{ingress_class_validation, ingress_validation};
+use crate::semantics::{job_status_validation, job_strategy, job_update_validation};
 use crate::semantics::{limitrange_validation, resourcequota_validation};
 use crate::semantics::{pod_update_validation, pod_validation};
 use crate::semantics::{pv_update_validation, pv_validation, pvc_update_validation};
@@ -52,6 +53,7 @@ pub(crate) fn check(
         return validate_metadata(info, object);
     }
     cronjob_strategy::refuse_panicking(info, object, subresource)?;
+    job_strategy::refuse_panicking(info, object, subresource, minor)?;
     let mut errors = metadata_causes(info, object);
     if old.is_some() {
         errors = update_metadata::repeated(info, subresource, errors);
@@ -112,14 +114,14 @@ fn typed_errors(
             errors.extend(csr_validation::csr_update_errors(object, old, write));
             errors
         }
-        ("batch", "Job", None) => job::job_errors(object, true, minor),
-        ("batch", "Job", Some(_)) if subresource == Some("status") => job::job_status_errors(object),
+        ("batch", "Job", None) => job_errors(object, &JobOptions::for_job(None, minor)),
+        ("batch", "Job", Some(old)) if subresource == Some("status") => {
+            job_status_validation::status_update_errors(object, old, minor)
+        }
         ("batch", "Job", Some(old)) => {
-            let labels = old.pointer("/spec/template/metadata/labels");
-            let had = |key: &str| labels.and_then(|l| l.get(key)).is_some();
-            let prefixed = had("batch.kubernetes.io/job-name") && had("batch.kubernetes.io/controller-uid");
-            let mut errors = job::job_errors(object, prefixed, minor);
-            errors.extend(job::job_update_errors(object, old, minor));
+            let opts = JobOptions::for_job(Some(old), minor);
+            let mut errors = job_errors(object, &opts);
+            errors.extend(job_update_validation::job_update_errors(object, old, &opts));
             errors
         }
         ("batch", "CronJob", None) => cronjob_validation::create_errors(object, minor),

@@ -12,12 +12,17 @@ use serde_json::{Map, Value};
 use crate::semantics::apps_set_strategy::semantic_equal;
 use crate::semantics::cron_schedule::{ScheduleError, parse_standard};
 use crate::semantics::cronjob_validation::{schedule, spec_of};
-use crate::semantics::job;
+use crate::semantics::job_strategy;
 use crate::status::ApiStatus;
 use crate::storage::resource::ResourceInfo;
 
 /// What kube-apiserver's panic filter answers when a request crashes it.
 const PANIC_MESSAGE: &str = "This request caused apiserver to panic. Look in the logs for details.";
+
+/// kube-apiserver's answer to a request whose handling panicked (its panic filter recovers).
+pub(crate) fn panicked() -> ApiStatus {
+    ApiStatus::new(500, "InternalError", PANIC_MESSAGE)
+}
 
 /// Whether `info` is the built-in CronJob.
 fn is_cron_job(info: &ResourceInfo) -> bool {
@@ -36,7 +41,7 @@ pub(crate) fn refuse_panicking(
         return Ok(());
     }
     match parse_standard(schedule(spec_of(cron_job))) {
-        Err(ScheduleError::Panics) => Err(ApiStatus::new(500, "InternalError", PANIC_MESSAGE)),
+        Err(ScheduleError::Panics) => Err(panicked()),
         _ => Ok(()),
     }
 }
@@ -53,7 +58,7 @@ fn zone_in_schedule_warning(spec: &Value) -> Option<String> {
 fn job_template_warnings(spec: &Value, minor: u32) -> Vec<String> {
     let empty = Value::Object(Map::new());
     let job_spec = spec.pointer("/jobTemplate/spec").unwrap_or(&empty);
-    job::job_spec_warnings(job_spec, "spec.jobTemplate.spec", minor)
+    job_strategy::job_spec_warnings(job_spec, "spec.jobTemplate.spec", minor)
 }
 
 /// `WarningsOnCreate` on the Kubernetes `minor`, once the CronJob is valid: a name that is no
@@ -63,7 +68,7 @@ pub(crate) fn create_warnings(info: &ResourceInfo, cron_job: &Value, minor: u32)
         return Vec::new();
     }
     let spec = spec_of(cron_job);
-    let mut warnings = job::create_warnings(cron_job);
+    let mut warnings = job_strategy::create_warnings(cron_job);
     warnings.extend(job_template_warnings(spec, minor));
     warnings.extend(zone_in_schedule_warning(spec));
     warnings

@@ -3,15 +3,16 @@
 //! `ValidateCronJobCreate` and `ValidateCronJobUpdate`: the schedule (`validateScheduleFormat`,
 //! through the cron parser of `cron_schedule`), the time zone (`validateTimeZone`), the
 //! concurrency policy, the counts, and the job template as a Job's spec
-//! (`ValidateJobTemplateSpec`, through `job::job_spec_errors`).
+//! (`ValidateJobTemplateSpec`, through `job_validation::job_spec_errors`).
 
 use serde_json::{Map, Value};
 
 use crate::semantics::cron_schedule::{ScheduleError, parse_standard};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::go_time::load_location;
-use crate::semantics::job;
-use crate::storage::object;
+use crate::semantics::job_validation::job_spec_errors;
+use crate::semantics::label_selector_validation::label_selector_go;
+use crate::storage::object::{self, present};
 
 /// The longest name a CronJob may have: its jobs are named `<name>-<11 characters>`, and a
 /// job's name is a 63-character DNS label.
@@ -23,18 +24,13 @@ pub(crate) fn spec_of(cron_job: &Value) -> &Value {
     cron_job.get("spec").filter(|s| s.is_object()).unwrap_or(&EMPTY)
 }
 
-/// A pointer field that is set (JSON `null` is Go's nil).
-fn pointer<'v>(spec: &'v Value, key: &str) -> Option<&'v Value> {
-    spec.get(key).filter(|v| !v.is_null())
-}
-
 /// The schedule of a CronJob's spec ("" when unset).
 pub(crate) fn schedule(spec: &Value) -> &str {
     spec.get("schedule").and_then(Value::as_str).unwrap_or_default()
 }
 
 fn time_zone(spec: &Value) -> Option<&str> {
-    pointer(spec, "timeZone").map(|tz| tz.as_str().unwrap_or_default())
+    present(spec, "timeZone").map(|tz| tz.as_str().unwrap_or_default())
 }
 
 /// `ValidateCronJobCreate` on the Kubernetes `minor`, less the object metadata checked for every
@@ -176,11 +172,11 @@ fn job_template_errors(template: Option<&Value>, minor: u32) -> Vec<FieldError> 
         .filter(|s| s.is_object())
         .unwrap_or(&empty);
     let at = "spec.jobTemplate.spec";
-    let mut errors = job::job_spec_errors(spec, at, minor);
-    if let Some(selector) = pointer(spec, "selector") {
+    let mut errors = job_spec_errors(spec, at, minor);
+    if let Some(selector) = present(spec, "selector") {
         errors.push(FieldError::invalid(
             format!("{at}.selector"),
-            BadValue::Raw(job::label_selector_go(selector)),
+            label_selector_go(selector),
             "`selector` will be auto-generated",
         ));
     }

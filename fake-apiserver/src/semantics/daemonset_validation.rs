@@ -18,7 +18,8 @@ use crate::semantics::deployment_strategy_validation::{
 };
 use crate::semantics::field_error::{BadValue, FieldError, go_quote, nonnegative};
 use crate::semantics::label_selector_validation::{
-    is_empty_selector, label_selector_errors, label_selector_go, selector_fails, selects, string_map_go,
+    has_invalid_label_value, is_empty_selector, label_selector_errors, label_selector_go, selector_fails, selects,
+    string_map_go,
 };
 use crate::semantics::pod_validation::pod_template_errors;
 use crate::semantics::workload_validation::{
@@ -81,12 +82,6 @@ pub(crate) fn collision_count_decremented(object: &Value, old: &Value) -> Option
             "cannot be decremented",
         )
     })
-}
-
-/// `metav1validation.LabelSelectorHasInvalidLabelValue`.
-fn has_invalid_label_value(selector: &Value) -> bool {
-    let strict = label_selector_errors(selector, "", false).len();
-    strict != label_selector_errors(selector, "", true).len()
 }
 
 /// `ValidateDaemonSetSpecUpdate`: the template generation never goes down, and goes up with

@@ -406,14 +406,13 @@ mod tests {
     #[test]
     fn a_jobs_replacement_policy_and_manual_selector_follow_the_minor() {
         let info = ResourceInfo::builtin("batch", "v1", "Job", "jobs");
-        let job =
-            json!({"metadata": {"name": "j"}, "spec": {"podReplacementPolicy": "Failed", "template": {"spec": {}}}});
+        let job = json!({"metadata": {"name": "j"}, "spec": {"backoffLimitPerIndex": 1, "template": {"spec": {}}}});
         let mut on_1_28 = job.clone();
         apply(&info, &mut on_1_28, 28).unwrap();
-        assert!(
-            on_1_28["spec"].get("podReplacementPolicy").is_none(),
-            "the feature is off in 1.28"
-        );
+        // The feature is off in 1.28, but dropping its fields is the strategy's job, after
+        // defaulting has seen them.
+        assert!(on_1_28["spec"].get("podReplacementPolicy").is_none());
+        assert_eq!(on_1_28["spec"]["backoffLimit"], i64::from(i32::MAX));
         assert!(on_1_28["spec"].get("manualSelector").is_none());
         let mut on_1_31 = json!({"metadata": {"name": "j"}, "spec": {"template": {"spec": {}}}});
         apply(&info, &mut on_1_31, 31).unwrap();

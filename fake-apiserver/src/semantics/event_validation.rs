@@ -13,6 +13,7 @@
 use serde_json::{Map, Value};
 
 use crate::semantics::field_error::{BadValue, FieldError, go_quote};
+use crate::semantics::go_time::time_string;
 use crate::semantics::names::path_segment_errors;
 use crate::semantics::names::{dns1123_subdomain_errors, object_name_errors, qualified_name_errors};
 use crate::semantics::versions;
@@ -295,30 +296,10 @@ fn go_value(field: &str, value: Option<&Value>) -> BadValue {
         )),
         "count" => BadValue::Int(value.and_then(Value::as_i64).unwrap_or(0)),
         "firstTimestamp" | "lastTimestamp" | "eventTime" => {
-            BadValue::Raw(go_time_string(value.and_then(Value::as_str).unwrap_or_default()))
+            BadValue::Raw(time_string(value.and_then(Value::as_str).unwrap_or_default()))
         }
         _ => value.and_then(Value::as_str).unwrap_or_default().into(),
     }
-}
-
-/// Go's `time.Time.String()` of an RFC 3339 UTC time (`2026-02-01 00:00:00 +0000 UTC`); the
-/// zero time for none.
-fn go_time_string(time: &str) -> String {
-    let Some((date, clock)) = time.trim_end_matches('Z').split_once('T') else {
-        return "0001-01-01 00:00:00 +0000 UTC".to_owned();
-    };
-    let clock = match clock.split_once('.') {
-        Some((whole, fraction)) => {
-            let fraction = fraction.trim_end_matches('0');
-            if fraction.is_empty() {
-                whole.to_owned()
-            } else {
-                format!("{whole}.{fraction}")
-            }
-        }
-        None => clock.to_owned(),
-    };
-    format!("{date} {clock} +0000 UTC")
 }
 
 #[cfg(test)]
@@ -389,7 +370,7 @@ mod tests {
         )];
         assert!(deferred_metadata_causes(&event, causes).is_empty());
         assert_eq!(
-            go_time_string("2026-02-01T00:00:00.500000Z"),
+            time_string("2026-02-01T00:00:00.500000Z"),
             "2026-02-01 00:00:00.5 +0000 UTC"
         );
     }

@@ -175,6 +175,26 @@ pub(crate) fn days_in(month: i64, year: i64) -> i64 {
     }
 }
 
+/// Go's `time.Time.String()` of an RFC 3339 UTC time (`2026-02-01 00:00:00 +0000 UTC`); the
+/// zero time for none.
+pub(crate) fn time_string(time: &str) -> String {
+    let Some((date, clock)) = time.trim_end_matches('Z').split_once('T') else {
+        return "0001-01-01 00:00:00 +0000 UTC".to_owned();
+    };
+    let clock = match clock.split_once('.') {
+        Some((whole, fraction)) => {
+            let fraction = fraction.trim_end_matches('0');
+            if fraction.is_empty() {
+                whole.to_owned()
+            } else {
+                format!("{whole}.{fraction}")
+            }
+        }
+        None => clock.to_owned(),
+    };
+    format!("{date} {clock} +0000 UTC")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,7 +69,7 @@ pub(crate) fn class_update_errors(class: &Value, old: &Value) -> Vec<FieldError>
 }
 
 /// `IsDomainPrefixedPath`: `host/path`, the host a DNS subdomain, the path HTTP path characters.
-fn domain_prefixed_path_errors(field: &str, value: &str) -> Vec<FieldError> {
+pub(crate) fn domain_prefixed_path_errors(field: &str, value: &str) -> Vec<FieldError> {
     if value.is_empty() {
         return vec![FieldError::required(field, "")];
     }

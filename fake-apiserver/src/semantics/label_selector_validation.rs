@@ -93,6 +93,13 @@ pub(crate) fn selector_fails(selector: &Value) -> bool {
     !selector.is_null() && !label_selector_errors(selector, "", false).is_empty()
 }
 
+/// `LabelSelectorHasInvalidLabelValue`: an expression value that is no label value (what
+/// `AllowInvalidLabelValueInSelector` lets a stored selector keep).
+pub(crate) fn has_invalid_label_value(selector: &Value) -> bool {
+    let strict = label_selector_errors(selector, "", false).len();
+    strict != label_selector_errors(selector, "", true).len()
+}
+
 /// Whether the selector at hand selects `labels` the way the workload validations use it:
 /// a missing selector is `labels.Nothing()` (selects nothing), an empty one
 /// `labels.Everything()`.

@@ -9,7 +9,7 @@ use super::cronjob_strategy;
 use super::defaults::apps_sets::template_generation;
 use super::endpointslice_strategy;
 use super::ingress_validation::CLASS_ANNOTATION;
-use super::job;
+use super::job_strategy;
 use super::names::dns1123_label_errors;
 use super::pod_warnings::{claim_spec_warnings, pod_create_warnings, pod_template_warnings};
 use super::pv_validation::volume_warnings;
@@ -39,7 +39,7 @@ pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<
             warnings
         }
         ("apps", "Deployment" | "ReplicaSet") => {
-            let mut warnings = job::create_warnings(object);
+            let mut warnings = job_strategy::create_warnings(object);
             warnings.extend(template_warnings(object, minor));
             warnings
         }
@@ -51,8 +51,8 @@ pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<
         }
         ("apps", "DaemonSet") => template_warnings(object, minor),
         ("batch", "Job") => {
-            let mut warnings = job::create_warnings(object);
-            warnings.extend(job::job_spec_warnings(spec(object), "spec", minor));
+            let mut warnings = job_strategy::create_warnings(object);
+            warnings.extend(job_strategy::job_spec_warnings(spec(object), "spec", minor));
             warnings
         }
         ("batch", "CronJob") => cronjob_strategy::create_warnings(info, object, minor),
@@ -108,7 +108,9 @@ pub(crate) fn on_update(
                 Vec::new()
             }
         }
-        ("batch", "Job") if generation_moves(info, object, old) => job::job_spec_warnings(spec(object), "spec", minor),
+        ("batch", "Job") if generation_moves(info, object, old) => {
+            job_strategy::job_spec_warnings(spec(object), "spec", minor)
+        }
         ("batch", "CronJob") => cronjob_strategy::update_warnings(info, object, old, subresource, minor),
         ("node.k8s.io", "RuntimeClass") => runtimeclass::warnings(object, minor),
         ("storage.k8s.io", "StorageClass") => storage_class_warnings(object, minor),

@@ -275,7 +275,8 @@ pub(crate) fn selector_immutable(object: &Value, old: &Value) -> Vec<FieldError>
     if new.map(semantic) == before.map(semantic) {
         return Vec::new();
     }
-    let shown = new.map_or(BadValue::Raw("(*v1.LabelSelector)(nil)".to_owned()), label_selector_go);
+    // A field error shows a nil pointer as "null".
+    let shown = new.map_or(BadValue::Str("null".to_owned()), label_selector_go);
     vec![FieldError::invalid("spec.selector", shown, "field is immutable")]
 }
 

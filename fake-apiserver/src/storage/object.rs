@@ -118,6 +118,12 @@ pub(crate) fn timestamp_seconds(text: &str) -> Option<i64> {
     text.parse::<jiff::Timestamp>().ok().map(|t| t.as_second())
 }
 
+/// The value of `key` when it is there and not `null`: a Go pointer field that is set (both
+/// decode to nil).
+pub(crate) fn present<'a>(object: &'a Value, key: &str) -> Option<&'a Value> {
+    object.get(key).filter(|v| !v.is_null())
+}
+
 /// The value at a dotted path (`status.phase`, `.spec.replicas`, `metadata.labels.app`), if any.
 pub(crate) fn field<'a>(object: &'a Value, path: &str) -> Option<&'a Value> {
     path.trim_start_matches('.')

@@ -13,6 +13,7 @@ use crate::semantics::claim_strategy;
 use crate::semantics::defaults;
 use crate::semantics::endpointslice_strategy;
 use crate::semantics::hpa_strategy;
+use crate::semantics::job_strategy;
 use crate::semantics::priorityclass;
 use crate::semantics::service_strategy;
 use crate::semantics::status_metadata;
@@ -157,6 +158,12 @@ pub(crate) fn prepare_update(
     }
     volume_strategy::prepare_update(info, old, &mut new, subresource, minor);
     hpa_strategy::prepare_update(info, old, &mut new, subresource);
+    if job_strategy::concerns(info) && subresource.is_none() && field_view.is_none() {
+        // Go's field manager records the job as sent, before the strategy drops the fields of
+        // gates that are off.
+        field_view = Some(new.clone());
+    }
+    job_strategy::prepare_update(info, old, &mut new, subresource, minor);
     if csr::concerns(info) {
         csr::prepare_update(&mut new, old, subresource);
     }

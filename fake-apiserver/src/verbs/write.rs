@@ -17,7 +17,7 @@ use crate::semantics::validation::{
     check_identity_unchanged, check_name, check_type_meta, preserve_system_fields, set_namespace, unchanged,
 };
 use crate::semantics::{
-    apps_set_strategy, builtin_validation, claim_strategy, core_strategies, csr, defaults, hpa_strategy, job,
+    apps_set_strategy, builtin_validation, claim_strategy, core_strategies, csr, defaults, hpa_strategy, job_strategy,
     managed_fields, names, typed, versions, volume_strategy, zero,
 };
 use crate::status::ApiStatus;
@@ -172,8 +172,9 @@ pub(crate) fn create(
         meta.insert("generation".to_owned(), json!(1));
     }
     // What the field manager saw, when the strategy changes the object before validating it
-    // (a Job's generated selector): those changes are nobody's.
-    let before_strategy = (generates_on_create(info)
+    // (a Job's generated selector, the fields of its gates that are off): those changes are
+    // nobody's.
+    let before_strategy = (job_strategy::concerns(info)
         || apps_set_strategy::concerns(info)
         || claim_strategy::concerns(info)
         || volume_strategy::concerns(info)
@@ -184,9 +185,7 @@ pub(crate) fn create(
     claim_strategy::prepare_create(info, &mut body, state.options.minor());
     volume_strategy::prepare_create(info, &mut body, state.options.minor());
     hpa_strategy::prepare_create(info, &mut body);
-    if generates_on_create(info) {
-        job::generate_selector(&mut body);
-    }
+    job_strategy::prepare_create(info, &mut body, state.options.minor());
     builtin_validation::check(info, &body, None, None, state.options.minor())?;
     encoded(info, &mut body);
     opts.warnings
@@ -248,11 +247,6 @@ pub(crate) fn create(
     let stored = state.store.put(&info.storage_key(), versions::to_storage(info, body));
     lifecycle::after_create(state, info, &stored, defined);
     Ok(stored)
-}
-
-/// Whether the kind's strategy changes a new object before validating it: a Job's selector.
-fn generates_on_create(info: &ResourceInfo) -> bool {
-    info.builtin && info.group == "batch" && info.kind == "Job"
 }
 
 /// Sets an object's status to its kind's zero value (none for a custom resource).

@@ -75,12 +75,12 @@ pub(super) fn replica_set(object: &mut Value) {
     default(spec, "replicas", json!(1));
 }
 
-/// `SetDefaults_Job`: counts, completion mode, suspension, the job's labels from its template
-/// when it has none, and pod failure policy conditions. The fields of features off in 1.28
-/// (`podReplacementPolicy`, `backoffLimitPerIndex`, `maxFailedIndexes`) are dropped there as
-/// the strategy drops them; from 1.29 (`JobPodReplacementPolicy` and `BackoffLimitPerIndex`
-/// beta) they are kept, the replacement policy defaulted (`Failed` with a pod failure policy,
-/// `TerminatingOrFailed` without), and `manualSelector` defaults to false.
+/// `SetDefaults_Job`: counts (the backoff limit unbounded when there is one per index),
+/// completion mode, suspension, the job's labels from its template when it has none, and pod
+/// failure policy conditions. From 1.29 (`JobPodReplacementPolicy` beta) the replacement
+/// policy is defaulted (`Failed` with a pod failure policy, `TerminatingOrFailed` without),
+/// and `manualSelector` defaults to false. The fields of gates that are off are the
+/// strategy's to drop (`job_strategy`), after the field manager has seen them.
 pub(super) fn job(object: &mut Value, minor: u32) {
     let template_labels = object
         .pointer("/spec/template/metadata/labels")
@@ -93,7 +93,12 @@ pub(super) fn job(object: &mut Value, minor: u32) {
         spec["completions"] = json!(1);
     }
     default(spec, "parallelism", json!(1));
-    default(spec, "backoffLimit", json!(6));
+    let per_index = spec.get("backoffLimitPerIndex").is_some_and(|b| !b.is_null());
+    default(
+        spec,
+        "backoffLimit",
+        json!(if per_index { i64::from(i32::MAX) } else { 6 }),
+    );
     default(spec, "completionMode", json!("NonIndexed"));
     default(spec, "suspend", json!(false));
     if minor >= 29 {
@@ -104,10 +109,6 @@ pub(super) fn job(object: &mut Value, minor: u32) {
         };
         default(spec, "podReplacementPolicy", json!(replacement));
         default(spec, "manualSelector", json!(false));
-    } else if let Some(fields) = spec.as_object_mut() {
-        for dropped in ["podReplacementPolicy", "backoffLimitPerIndex", "maxFailedIndexes"] {
-            fields.remove(dropped);
-        }
     }
     let rules = spec
         .pointer_mut("/podFailurePolicy/rules")
@@ -119,7 +120,12 @@ pub(super) fn job(object: &mut Value, minor: u32) {
             .into_iter()
             .flatten()
         {
-            default(pattern, "status", json!("True"));
+            // Go tests for the empty string (the field is no pointer): `""` is defaulted too.
+            if let Some(pattern) = pattern.as_object_mut()
+                && pattern.get("status").and_then(Value::as_str).is_none_or(str::is_empty)
+            {
+                pattern.insert("status".to_owned(), json!("True"));
+            }
         }
     }
     let unlabelled = object
