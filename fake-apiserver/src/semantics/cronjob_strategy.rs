@@ -16,14 +16,6 @@ use crate::semantics::job_strategy;
 use crate::status::ApiStatus;
 use crate::storage::resource::ResourceInfo;
 
-/// What kube-apiserver's panic filter answers when a request crashes it.
-const PANIC_MESSAGE: &str = "This request caused apiserver to panic. Look in the logs for details.";
-
-/// kube-apiserver's answer to a request whose handling panicked (its panic filter recovers).
-pub(crate) fn panicked() -> ApiStatus {
-    ApiStatus::new(500, "InternalError", PANIC_MESSAGE)
-}
-
 /// Whether `info` is the built-in CronJob.
 fn is_cron_job(info: &ResourceInfo) -> bool {
     info.builtin && info.group == "batch" && info.kind == "CronJob"
@@ -41,7 +33,7 @@ pub(crate) fn refuse_panicking(
         return Ok(());
     }
     match parse_standard(schedule(spec_of(cron_job))) {
-        Err(ScheduleError::Panics) => Err(panicked()),
+        Err(ScheduleError::Panics) => Err(job_strategy::panicked()),
         _ => Ok(()),
     }
 }

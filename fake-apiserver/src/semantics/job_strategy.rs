@@ -8,7 +8,6 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::semantics::cronjob_strategy;
 use crate::semantics::job_validation::{LEGACY_NAME, LEGACY_UID, NAME, POLICIES_SINCE, UID};
 use crate::semantics::names;
 use crate::semantics::pod_warnings;
@@ -44,6 +43,13 @@ impl JobGates {
 }
 
 /// Whether `info` is the built-in Job.
+const PANIC_MESSAGE: &str = "This request caused apiserver to panic. Look in the logs for details.";
+
+/// kube-apiserver's answer to a request whose handling panicked (its panic filter recovers).
+pub(crate) fn panicked() -> ApiStatus {
+    ApiStatus::new(500, "InternalError", PANIC_MESSAGE)
+}
+
 pub(crate) fn concerns(info: &ResourceInfo) -> bool {
     info.builtin && info.group == "batch" && info.kind == "Job"
 }
@@ -147,7 +153,7 @@ pub(crate) fn refuse_panicking(
         .iter()
         .any(|rule| set(rule, "succeededIndexes") || set(rule, "succeededCount"));
     if set(spec, "successPolicy") && indexed && !set(spec, "completions") && dereferences {
-        return Err(cronjob_strategy::panicked());
+        return Err(panicked());
     }
     Ok(())
 }

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::semantics::container_validation::{choice, containers_errors, image_whitespace_errors};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
+use crate::semantics::template_metadata::template_metadata_errors;
 use crate::semantics::volume_validation::volumes_errors;
 
 /// `ValidatePodSpec` of the spec at `path`, of the pod named `pod_name` (none for a template),
@@ -103,44 +104,6 @@ pub(crate) fn pod_template_errors(template: &Value, path: &str, minor: u32) -> V
             format!("{path}.spec.ephemeralContainers"),
             "ephemeral containers not allowed in pod template",
         ));
-    }
-    errors
-}
-
-/// The labels and annotations part of `ValidatePodTemplateSpec` (also all a StatefulSet's
-/// template gets, `ValidatePodTemplateSpecForStatefulSet`): errors on `{path}.labels` and
-/// `{path}.annotations`, as Go names them.
-pub(crate) fn template_metadata_errors(template: &Value, path: &str) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    let meta = template.get("metadata");
-    for (key, value) in meta
-        .and_then(|m| m.get("labels"))
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for why in names::qualified_name_errors(key) {
-            errors.push(FieldError::invalid(format!("{path}.labels"), key.as_str().into(), why));
-        }
-        let value = value.as_str().unwrap_or_default();
-        for why in names::label_value_errors(value) {
-            errors.push(FieldError::invalid(format!("{path}.labels"), value.into(), why));
-        }
-    }
-    for key in meta
-        .and_then(|m| m.get("annotations"))
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .map(|(k, _)| k)
-    {
-        for why in names::qualified_name_errors(&key.to_lowercase()) {
-            errors.push(FieldError::invalid(
-                format!("{path}.annotations"),
-                key.as_str().into(),
-                why,
-            ));
-        }
     }
     errors
 }

@@ -19,7 +19,7 @@ use crate::semantics::field_error::{BadValue, FieldError, go_quote, nonnegative}
 use crate::semantics::label_selector_validation::{
     is_empty_selector, label_selector_go, selector_fails, selects, string_map_go,
 };
-use crate::semantics::pod_validation::template_metadata_errors;
+use crate::semantics::template_metadata::template_metadata_errors;
 use crate::semantics::workload_validation::{always_running_errors, required_selector_errors, spec_of};
 
 /// `ValidateStatefulSetUpdate`'s refusal of any other change.

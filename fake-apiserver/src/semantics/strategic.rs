@@ -8,13 +8,18 @@ use serde_json::{Map, Value};
 
 use crate::semantics::shape::{PatchMeta, Shape};
 use crate::semantics::strategic_error::GoType;
-use crate::semantics::strategic_lists::{self, merge_slice_handler};
+use crate::semantics::strategic_lists::{self, MergeMap, SET_ELEMENT_ORDER, merge_slice_handler, remove_directives};
 
 pub(crate) use crate::semantics::strategic_error::StrategicError;
 
 const DIRECTIVE: &str = "$patch";
 const RETAIN_KEYS: &str = "$retainKeys";
-pub(crate) const SET_ELEMENT_ORDER: &str = "$setElementOrder";
+
+/// This module's map merge, handed to the list merge for the items of keyed lists.
+const MAPS: MergeMap = MergeMap {
+    merge: merge_map,
+    retain_keys_strategy,
+};
 const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
 
 /// Applies a strategic merge patch to the object `target` of the type `shape` describes.
@@ -31,7 +36,7 @@ pub(crate) fn apply(target: &mut Value, patch: &Value, shape: Shape<'_>) -> Resu
 }
 
 /// `mergeMap`: the patch's directives first, then each of its keys merged into `original`.
-pub(crate) fn merge_map(
+fn merge_map(
     mut original: Map<String, Value>,
     mut patch: Map<String, Value>,
     shape: Shape<'_>,
@@ -40,7 +45,7 @@ pub(crate) fn merge_map(
         return directive_in_merge_map(directive.clone(), patch);
     }
     apply_retain_keys(&mut original, &mut patch)?;
-    strategic_lists::merge_set_element_orders(&mut original, &mut patch, shape)?;
+    strategic_lists::merge_set_element_orders(&MAPS, &mut original, &mut patch, shape)?;
     for (key, patch_value) in patch {
         let (key, delete_list) = match key.strip_prefix(DELETE_FROM_PRIMITIVE_LIST) {
             Some(rest) => {
@@ -88,6 +93,7 @@ pub(crate) fn merge_map(
                 let (strategy, _) = retain_keys_strategy(meta)?;
                 let list = shape.child(&key).items();
                 Value::Array(merge_slice_handler(
+                    &MAPS,
                     existing,
                     patch_items,
                     list,
@@ -166,7 +172,7 @@ fn apply_retain_keys(original: &mut Map<String, Value>, patch: &mut Map<String, 
 }
 
 /// `extractRetainKeysPatchStrategy`: whether the field retains keys, and its other strategy.
-pub(crate) fn retain_keys_strategy(meta: PatchMeta<'_>) -> Result<(&str, bool), StrategicError> {
+fn retain_keys_strategy(meta: PatchMeta<'_>) -> Result<(&str, bool), StrategicError> {
     let strategies: Vec<&str> = meta.strategies.split(',').collect();
     match strategies.as_slice() {
         ["retainKeys"] => Ok(("", true)),
@@ -189,31 +195,6 @@ fn discard_null_values(value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(discard_null_values),
         _ => {}
     }
-}
-
-/// `removeDirectives`: a patch value stored as it is loses every map that carries `$patch`
-/// (`None` when the value itself is one).
-pub(crate) fn remove_directives(value: Value) -> Option<Value> {
-    match value {
-        Value::Object(map) if map.contains_key(DIRECTIVE) => None,
-        Value::Object(map) => Some(Value::Object(
-            map.into_iter()
-                .filter_map(|(k, v)| Some((k, remove_directives(v)?)))
-                .collect(),
-        )),
-        Value::Array(items) => Some(Value::Array(items.into_iter().filter_map(remove_directives).collect())),
-        other => Some(other),
-    }
-}
-
-/// Whether a list item carries a `$patch` directive (`containsDirectiveMarker`).
-pub(crate) fn has_directive(item: &Value) -> bool {
-    item.get(DIRECTIVE).is_some()
-}
-
-/// A list item's `$patch` directive, if it has one.
-pub(crate) fn directive(item: &Value) -> Option<&Value> {
-    item.get(DIRECTIVE)
 }
 
 #[cfg(test)]

@@ -3,17 +3,52 @@
 //! `$setElementOrder`, and the order the result takes: `normalizeElementOrder`,
 //! `mergeSortedSlice`): a list with the `merge` strategy merges item by item (objects by their
 //! merge key, scalars as a set), every other list is replaced by the patch's.
+//!
+//! Items merge as maps do; `strategic` hands its map merge (`MergeMap`) down, so the two
+//! halves of Go's mutual recursion stay apart.
 
 use serde_json::{Map, Value};
 
-use crate::semantics::shape::Shape;
-use crate::semantics::strategic::{self, SET_ELEMENT_ORDER, merge_map, retain_keys_strategy};
+use crate::semantics::shape::{PatchMeta, Shape};
 use crate::semantics::strategic_error::{GoType, StrategicError, go_text};
 use crate::semantics::strategic_order::{deduplicate_scalars, normalize_element_order, slice_element_type};
+
+/// A JSON object, as a patch and the object it patches hold them.
+type Object = Map<String, Value>;
+
+/// `mergeMap` and the directive helpers, as `strategic` provides them.
+pub(crate) struct MergeMap {
+    pub(crate) merge: fn(Object, Object, Shape<'_>) -> Result<Object, StrategicError>,
+    pub(crate) retain_keys_strategy: for<'a> fn(PatchMeta<'a>) -> Result<(&'a str, bool), StrategicError>,
+}
+
+/// The prefix of a list's order directive (`$setElementOrder/<field>`).
+pub(crate) const SET_ELEMENT_ORDER: &str = "$setElementOrder";
+
+/// The `$patch` directive of a list item, if it has one.
+fn directive(item: &Value) -> Option<&Value> {
+    item.get("$patch")
+}
+
+/// `removeDirectives`: a patch value stored as it is loses every map that carries `$patch`
+/// (`None` when the value itself is one).
+pub(crate) fn remove_directives(value: Value) -> Option<Value> {
+    match value {
+        Value::Object(map) if map.contains_key("$patch") => None,
+        Value::Object(map) => Some(Value::Object(
+            map.into_iter()
+                .filter_map(|(k, v)| Some((k, remove_directives(v)?)))
+                .collect(),
+        )),
+        Value::Array(items) => Some(Value::Array(items.into_iter().filter_map(remove_directives).collect())),
+        other => Some(other),
+    }
+}
 
 /// `mergeSliceHandler`: merges `patch` into `original` if the field's strategy says `merge` (or
 /// the patch is a deletion list), else the patch's list replaces the original one.
 pub(crate) fn merge_slice_handler(
+    maps: &MergeMap,
     original: Vec<Value>,
     patch: Vec<Value>,
     items: Shape<'_>,
@@ -22,7 +57,7 @@ pub(crate) fn merge_slice_handler(
     delete_list: bool,
 ) -> Result<Vec<Value>, StrategicError> {
     if strategy == "merge" || delete_list {
-        merge_slice(original, patch, items, merge_key, delete_list)
+        merge_slice(maps, original, patch, items, merge_key, delete_list)
     } else {
         Ok(patch)
     }
@@ -31,6 +66,7 @@ pub(crate) fn merge_slice_handler(
 /// `mergeSlice`: scalars as a set (or removed, for a deletion list), objects by merge key; the
 /// patch's items in the patch's order, the others where they were.
 fn merge_slice(
+    maps: &MergeMap,
     original: Vec<Value>,
     patch: Vec<Value>,
     items: Shape<'_>,
@@ -52,7 +88,7 @@ fn merge_slice(
             return Err(StrategicError::NoMergeKeyDeclared("struct"));
         }
         let (original, patch) = without_special_elements(original, patch, merge_key)?;
-        let merged = merge_items(original.clone(), &patch, merge_key, items)?;
+        let merged = merge_items(maps, original.clone(), &patch, merge_key, items)?;
         (original, patch, merged)
     };
     let (patch_items, server_only) = partition(merged, &patch, merge_key)?;
@@ -69,7 +105,7 @@ fn without_special_elements(
     let mut plain = Vec::with_capacity(patch.len());
     let mut replace = false;
     for item in patch {
-        let Some(directive) = strategic::directive(&item) else {
+        let Some(directive) = directive(&item) else {
             plain.push(item);
             continue;
         };
@@ -98,6 +134,7 @@ fn without_special_elements(
 /// `mergeSliceWithoutSpecialElements`: each patch item merges into the original item with its
 /// merge key, or is added as it was sent.
 fn merge_items(
+    maps: &MergeMap,
     mut original: Vec<Value>,
     patch: &[Value],
     merge_key: &str,
@@ -112,7 +149,7 @@ fn merge_items(
                 let existing = std::mem::take(&mut original[index]);
                 let existing = existing.as_object().cloned().unwrap_or_default();
                 let patch_map = item.as_object().cloned().unwrap_or_default();
-                original[index] = Value::Object(merge_map(existing, patch_map, items)?);
+                original[index] = Value::Object((maps.merge)(existing, patch_map, items)?);
             }
             None => original.push(item.clone()),
         }
@@ -123,6 +160,7 @@ fn merge_items(
 /// `mergePatchIntoOriginal`: each `$setElementOrder/<field>` merges that field's list and
 /// orders the result: the listed items in the listed order, the server's others among them.
 pub(crate) fn merge_set_element_orders(
+    maps: &MergeMap,
     original: &mut Map<String, Value>,
     patch: &mut Map<String, Value>,
     shape: Shape<'_>,
@@ -146,17 +184,14 @@ pub(crate) fn merge_set_element_orders(
         let patch_list = list_at(patch, &field)?;
         check_list_field(shape, &field)?;
         let meta = shape.patch_meta(&field);
-        let (strategy, _) = retain_keys_strategy(meta)?;
+        let (strategy, _) = (maps.retain_keys_strategy)(meta)?;
         let merge_key = meta.merge_key;
         check_patch_order(patch_list.as_deref().unwrap_or_default(), &order, merge_key)?;
         let merged = match (&original_list, &patch_list) {
             (Some(original_items), None) => original_items.clone(),
-            (None, Some(patch_items)) => patch_items
-                .iter()
-                .cloned()
-                .filter_map(strategic::remove_directives)
-                .collect(),
+            (None, Some(patch_items)) => patch_items.iter().cloned().filter_map(remove_directives).collect(),
             (Some(original_items), Some(patch_items)) => merge_slice_handler(
+                maps,
                 original_items.clone(),
                 patch_items.clone(),
                 shape.child(&field).items(),
@@ -214,7 +249,7 @@ fn check_patch_order(patch: &[Value], order: &[Value], merge_key: &str) -> Resul
     };
     let (mut p, mut o) = (0, 0);
     while p < kept.len() && o < order.len() {
-        if strategic::has_directive(&kept[p]) {
+        if directive(&kept[p]).is_some() {
             p += 1;
             continue;
         }
@@ -291,7 +326,7 @@ fn split_deletions(items: Vec<Value>) -> Result<(Vec<Value>, Vec<Value>), Strate
         if !item.is_object() {
             return Err(StrategicError::bad_arg_type(GoType::Map, &item));
         }
-        if strategic::directive(&item).and_then(Value::as_str) == Some("delete") {
+        if directive(&item).and_then(Value::as_str) == Some("delete") {
             deleted.push(item);
         } else {
             kept.push(item);

@@ -9,10 +9,10 @@ use serde_json::Value;
 
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
-use crate::semantics::pod_validation::template_metadata_errors;
 use crate::semantics::pv_source_checks::{csi_driver_name_errors, text};
 use crate::semantics::pv_sources::source_errors;
 use crate::semantics::pvc_validation::{ClaimOptions, claim_spec_errors};
+use crate::semantics::template_metadata::template_metadata_errors;
 use crate::semantics::volume_file_validation::{
     downward_api_errors, key_file_source_errors, local_descending_path_errors, projected_errors,
 };
