@@ -242,8 +242,9 @@ fn slice_labels(service: &Value) -> Map<String, Value> {
 fn placeholder(service: &Value, address_type: &str, labels: Map<String, Value>) -> Value {
     let name = object::name(service);
     let prefix = format!("{name}-");
-    // The dash only when the prefix stays a valid generate-name prefix.
-    let prefix = if object::is_dns_subdomain(&format!("{prefix}a")) && prefix.len() <= 248 {
+    // The dash only when the prefix stays a valid generate-name prefix (`NameIsDNSSubdomain`
+    // with `prefix`, which masks the trailing dash).
+    let prefix = if object::is_dns_subdomain(&format!("{prefix}a")) {
         prefix
     } else {
         name.to_owned()

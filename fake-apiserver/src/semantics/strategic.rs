@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::semantics::go_json;
 use crate::semantics::shape::{PatchMeta, Shape};
 use crate::semantics::strategic_error::GoType;
 use crate::semantics::strategic_lists::{self, MergeMap, SET_ELEMENT_ORDER, merge_slice_handler, remove_directives};
@@ -24,8 +25,11 @@ const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
 
 /// Applies a strategic merge patch to the object `target` of the type `shape` describes.
 pub(crate) fn apply(target: &mut Value, patch: &Value, shape: Shape<'_>) -> Result<(), StrategicError> {
-    let Value::Object(patch) = patch else {
-        return Err(StrategicError::NotAnObject);
+    let patch = match patch {
+        Value::Object(patch) => patch,
+        // A JSON `null` decodes to a nil map: a patch that changes nothing.
+        Value::Null => return Ok(()),
+        other => return Err(StrategicError::NotAnObject(go_json::type_name(other))),
     };
     let original = match std::mem::take(target) {
         Value::Object(map) => map,

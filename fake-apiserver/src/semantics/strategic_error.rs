@@ -49,9 +49,10 @@ impl GoType {
 /// Why a strategic merge patch cannot be applied.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum StrategicError {
-    /// The patch is not a JSON object (the handler's decoding refuses it first).
-    #[error("a strategic merge patch must be a JSON object")]
-    NotAnObject,
+    /// The patch is not a JSON object: `strategicPatchObject` decodes it into a Go map, and
+    /// `encoding/json` refuses a value of this JSON type.
+    #[error("json: cannot unmarshal {0} into Go value of type map[string]interface {{}}")]
+    NotAnObject(&'static str),
     /// `mergepatch.ErrNoListOfLists`.
     #[error("lists of lists are not supported")]
     NoListOfLists,
@@ -136,7 +137,7 @@ impl StrategicError {
     /// lists of lists a generic 422, every other error a bare 500.
     pub(crate) fn code(&self) -> u16 {
         match self {
-            Self::NotAnObject | Self::BadPrimitiveList | Self::BadRetainKeys | Self::BadSetElementOrder => 400,
+            Self::NotAnObject(_) | Self::BadPrimitiveList | Self::BadRetainKeys | Self::BadSetElementOrder => 400,
             Self::NoListOfLists => 422,
             _ => 500,
         }

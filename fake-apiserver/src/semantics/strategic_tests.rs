@@ -161,3 +161,15 @@ fn service_ports_should_merge_by_port_alone() {
         ])
     );
 }
+
+#[test]
+fn a_patch_that_is_no_object_should_be_refused_as_go_decodes_it() {
+    let object = json!({"metadata": {"name": "a"}});
+    let error = patched(object.clone(), json!([1])).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "json: cannot unmarshal array into Go value of type map[string]interface {}"
+    );
+    assert_eq!(error.code(), 400);
+    assert_eq!(patched(object.clone(), Value::Null).unwrap(), object);
+}
