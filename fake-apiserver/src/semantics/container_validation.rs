@@ -1,16 +1,22 @@
-//! Validation of a pod's containers as `pkg/apis/core/validation/validation.go` has it, for its
-//! main rules: `validateContainerCommon` (name, image, termination message policy, ports,
-//! environment, volume mounts, pull policy, resources), `validateContainers`,
-//! `validateInitContainers` and `validateEphemeralContainers` (names unique across the three
-//! lists, the target container, the fields an ephemeral container may not set), with Go's
-//! fields and messages. Probes, lifecycle hooks and security contexts are not checked.
+//! Validation of a pod's containers as `pkg/apis/core/validation/validation.go` has it:
+//! `validateContainerCommon` (name, image, termination message policy, ports, environment —
+//! `container_env_validation` —, volume mounts, pull policy, resources —
+//! `container_resources_validation`), `validateContainers` and `validateInitContainers` (probes
+//! and lifecycle hooks — `container_probe_validation` — where a container may have them, host
+//! port conflicts), `validateEphemeralContainers` (names unique across the three lists, the
+//! target container, the fields an ephemeral container may not set), with Go's fields and
+//! messages. Security contexts are not checked; resize policies and resource claims are dropped
+//! by their gates (off on the minors emulated) before validation.
 
-use serde_json::{Map, Value};
+use std::collections::HashSet;
 
+use serde_json::Value;
+
+use crate::semantics::container_env_validation::env_errors;
+use crate::semantics::container_probe_validation::probes_and_hooks_errors;
+use crate::semantics::container_resources_validation::resources_errors;
 use crate::semantics::field_error::FieldError;
 use crate::semantics::names;
-use crate::semantics::quantity::Quantity;
-use crate::semantics::quantity_validation::resource_quantity_errors;
 use crate::semantics::volume_mount_validation::container_volume_errors;
 use crate::semantics::volume_validation::MountableVolume;
 
@@ -27,14 +33,13 @@ const FORBIDDEN_FOR_EPHEMERAL: &[&str] = &[
     "restartPolicy",
 ];
 
-const ENV_VAR_NAME: &str = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')";
-
 /// The three container lists of a pod spec at `path` (`spec`, `spec.template.spec`), checked
-/// against the spec's volumes.
-pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[MountableVolume]) -> Vec<FieldError> {
+/// against the spec's volumes, on the Kubernetes `minor`.
+pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[MountableVolume], minor: u32) -> Vec<FieldError> {
     let list = |key: &str| spec.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
     let (containers, init, ephemeral) = (list("containers"), list("initContainers"), list("ephemeralContainers"));
     let name = |c: &Value| c.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let grace_period = spec.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
     let mut errors = Vec::new();
     let field = format!("{path}.containers");
     if containers.is_empty() {
@@ -43,7 +48,7 @@ pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[MountableVo
     let mut names: Vec<String> = Vec::new();
     for (i, container) in containers.iter().enumerate() {
         let at = format!("{field}[{i}]");
-        errors.extend(common_errors(container, &at, volumes));
+        errors.extend(common_errors(container, &at, volumes, minor));
         if names.contains(&name(container)) {
             errors.push(FieldError::duplicate(
                 format!("{at}.name"),
@@ -52,6 +57,7 @@ pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[MountableVo
         } else {
             names.push(name(container));
         }
+        errors.extend(probes_and_hooks_errors(container, &at, grace_period, minor));
         if container.get("restartPolicy").is_some_and(|p| !p.is_null()) {
             errors.push(FieldError::forbidden(
                 format!("{at}.restartPolicy"),
@@ -59,9 +65,21 @@ pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[MountableVo
             ));
         }
     }
+    errors.extend(host_port_conflicts(&containers, &field));
     for (i, container) in init.iter().enumerate() {
         let at = format!("{path}.initContainers[{i}]");
-        errors.extend(common_errors(container, &at, volumes));
+        errors.extend(common_errors(container, &at, volumes, minor));
+        let restart = container.get("restartPolicy").filter(|p| !p.is_null());
+        if let Some(policy) = restart {
+            let policy = policy.as_str().unwrap_or_default();
+            if policy != "Always" {
+                errors.push(FieldError::not_supported(
+                    format!("{at}.restartPolicy"),
+                    policy.into(),
+                    &["Always".to_owned()],
+                ));
+            }
+        }
         if names.contains(&name(container)) {
             errors.push(FieldError::duplicate(
                 format!("{at}.name"),
@@ -70,7 +88,16 @@ pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[MountableVo
         } else if !name(container).is_empty() {
             names.push(name(container));
         }
-        let restart_always = container.get("restartPolicy").and_then(Value::as_str) == Some("Always");
+        // Init containers run one by one: each one's host ports are checked alone, and Go
+        // names them by the list's first index whichever container it is.
+        errors.extend(host_port_conflicts(
+            std::slice::from_ref(container),
+            &format!("{path}.initContainers"),
+        ));
+        let restart_always = restart.and_then(Value::as_str) == Some("Always");
+        if restart_always {
+            errors.extend(probes_and_hooks_errors(container, &at, grace_period, minor));
+        }
         for hook in ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"] {
             if !restart_always && container.get(hook).is_some_and(|h| !h.is_null()) {
                 errors.push(FieldError::forbidden(
@@ -83,7 +110,7 @@ pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[MountableVo
     let regular: Vec<String> = names.clone();
     for (i, container) in ephemeral.iter().enumerate() {
         let at = format!("{path}.ephemeralContainers[{i}]");
-        errors.extend(common_errors(container, &at, volumes));
+        errors.extend(common_errors(container, &at, volumes, minor));
         errors.extend(image_whitespace_errors(container, &at));
         if names.contains(&name(container)) {
             errors.push(FieldError::duplicate(
@@ -151,8 +178,32 @@ fn is_set(value: &Value) -> bool {
     }
 }
 
+/// `checkHostPortConflicts`: no two ports of `containers` (the list at `field`) take the same
+/// host port, protocol and host IP.
+fn host_port_conflicts(containers: &[Value], field: &str) -> Vec<FieldError> {
+    let mut seen = HashSet::new();
+    let mut errors = Vec::new();
+    for (i, container) in containers.iter().enumerate() {
+        for (j, port) in array(container.get("ports")).iter().enumerate() {
+            let host_port = port.get("hostPort").and_then(Value::as_i64).unwrap_or(0);
+            if host_port == 0 {
+                continue;
+            }
+            let text = |key: &str| port.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let key = format!("{}/{}/{host_port}", text("protocol"), text("hostIP"));
+            if !seen.insert(key.clone()) {
+                errors.push(FieldError::duplicate(
+                    format!("{field}[{i}].ports[{j}].hostPort"),
+                    key.as_str().into(),
+                ));
+            }
+        }
+    }
+    errors
+}
+
 /// `validateContainerCommon`.
-fn common_errors(container: &Value, at: &str, volumes: &[MountableVolume]) -> Vec<FieldError> {
+fn common_errors(container: &Value, at: &str, volumes: &[MountableVolume], minor: u32) -> Vec<FieldError> {
     let text = |key: &str| container.get(key).and_then(Value::as_str).unwrap_or_default();
     let mut errors = Vec::new();
     let name = text("name");
@@ -172,22 +223,18 @@ fn common_errors(container: &Value, at: &str, volumes: &[MountableVolume]) -> Ve
         &["File", "FallbackToLogsOnError"],
     ));
     errors.extend(port_errors(container.get("ports"), &format!("{at}.ports")));
-    for (i, env) in array(container.get("env")).iter().enumerate() {
-        let name = env.get("name").and_then(Value::as_str).unwrap_or_default();
-        let field = format!("{at}.env[{i}].name");
-        if name.is_empty() {
-            errors.push(FieldError::required(field, ""));
-        } else if !is_env_var_name(name) {
-            errors.push(FieldError::invalid(field, name.into(), ENV_VAR_NAME));
-        }
-    }
+    errors.extend(env_errors(container, at, minor));
     errors.extend(container_volume_errors(container, at, volumes));
     errors.extend(choice(
         text("imagePullPolicy"),
         &format!("{at}.imagePullPolicy"),
         &["Always", "IfNotPresent", "Never"],
     ));
-    errors.extend(resource_errors(container.get("resources"), &format!("{at}.resources")));
+    errors.extend(resources_errors(
+        container.get("resources"),
+        &format!("{at}.resources"),
+        minor,
+    ));
     errors
 }
 
@@ -259,54 +306,6 @@ pub(crate) fn port_name_errors(name: &str) -> Vec<&'static str> {
     errors
 }
 
-/// `validation.IsEnvVarName`: `[-._a-zA-Z][-._a-zA-Z0-9]*`.
-fn is_env_var_name(name: &str) -> bool {
-    let allowed = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_');
-    name.bytes().all(allowed) && !name.starts_with(|c: char| c.is_ascii_digit())
-}
-
-/// `ValidateResourceRequirements`, for its quantities: each limit and request valid, and no
-/// request above its limit.
-fn resource_errors(resources: Option<&Value>, field: &str) -> Vec<FieldError> {
-    let empty = Map::new();
-    let section = |key: &str| {
-        resources
-            .and_then(|r| r.get(key))
-            .and_then(Value::as_object)
-            .unwrap_or(&empty)
-            .clone()
-    };
-    let (limits, requests) = (section("limits"), section("requests"));
-    let mut errors = Vec::new();
-    for (resource, value) in &limits {
-        let text = value.as_str().unwrap_or_default();
-        errors.extend(resource_quantity_errors(
-            resource,
-            text,
-            &format!("{field}.limits[{resource}]"),
-        ));
-    }
-    for (resource, value) in &requests {
-        let text = value.as_str().unwrap_or_default();
-        let at = format!("{field}.requests[{resource}]");
-        errors.extend(resource_quantity_errors(resource, text, &at));
-        let limit = limits
-            .get(resource)
-            .and_then(Value::as_str)
-            .and_then(|l| Quantity::parse(l).ok());
-        if let (Some(limit), Ok(request)) = (limit, Quantity::parse(text))
-            && request.cmp_value(&limit) == std::cmp::Ordering::Greater
-        {
-            errors.push(FieldError::invalid(
-                at,
-                text.into(),
-                format!("must be less than or equal to {resource} limit of {limit}"),
-            ));
-        }
-    }
-    errors
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -321,6 +320,7 @@ mod tests {
                 name: "data".to_owned(),
                 claim: false,
             }],
+            28,
         )
         .iter()
         .map(ToString::to_string)
@@ -342,7 +342,7 @@ mod tests {
         let errors = rendered(&json!({"containers": [bad]}));
         assert!(errors.contains(&"spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive".to_owned()));
         assert!(errors.contains(&"spec.containers[0].volumeMounts[0].name: Not found: \"missing\"".to_owned()));
-        assert!(errors.contains(&"spec.containers[0].resources.requests[cpu]: Invalid value: \"2\": must be less than or equal to cpu limit of 1".to_owned()));
+        assert!(errors.contains(&"spec.containers[0].resources.requests: Invalid value: \"2\": must be less than or equal to cpu limit of 1".to_owned()));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::semantics::limitrange_validation;
 use crate::semantics::omit_empty::{self, Empty};
 use crate::semantics::pdb_validation;
 use crate::semantics::priorityclass;
+use crate::semantics::service_strategy;
 use crate::semantics::shape::Shape;
 use crate::semantics::zero;
 
@@ -243,7 +244,7 @@ fn service(object: &mut Value, minor: u32) {
         default(port, "targetPort", number);
     }
     let kind = spec["type"].as_str().unwrap_or_default().to_owned();
-    if matches!(kind.as_str(), "NodePort" | "LoadBalancer")
+    if service_strategy::externally_accessible(spec, minor)
         && spec
             .get("externalTrafficPolicy")
             .is_none_or(|p| p.is_null() || *p == "")

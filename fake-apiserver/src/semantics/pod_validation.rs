@@ -3,7 +3,7 @@
 //! restart and DNS policies, names of the service account, node, host and subdomain, the
 //! deadline, tolerations, preemption), `ValidatePodTemplateSpec` and `ValidatePodCreate` (no
 //! ephemeral containers yet); what an update may change is `pod_update_validation`'s; the
-//! volumes are `volume_validation`'s. Affinity, security contexts and probes are not checked.
+//! volumes are `volume_validation`'s. Affinity and security contexts are not checked.
 
 use serde_json::{Map, Value};
 
@@ -18,7 +18,7 @@ use crate::semantics::volume_validation::volumes_errors;
 pub(crate) fn pod_spec_errors(spec: &Value, path: &str, pod_name: Option<&str>, minor: u32) -> Vec<FieldError> {
     let text = |key: &str| spec.get(key).and_then(Value::as_str).unwrap_or_default();
     let (volumes, mut errors) = volumes_errors(spec.get("volumes"), &format!("{path}.volumes"), pod_name, minor);
-    errors.extend(containers_errors(spec, path, &volumes));
+    errors.extend(containers_errors(spec, path, &volumes, minor));
     errors.extend(choice(
         text("restartPolicy"),
         &format!("{path}.restartPolicy"),

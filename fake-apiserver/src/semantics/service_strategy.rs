@@ -5,12 +5,30 @@
 //! `dropTypeDependentFields`). The cluster runs single-stack IPv4, as a default cluster does.
 //! `lifecycle::service_ips` runs `init_ip_families` again on the Service it stores.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::service_ip_validation::{cluster_ips_related_errors, is_ipv6, is_set, strings, text};
+use crate::storage::resource::ResourceInfo;
+
+/// The Service storage's read decorator (`defaultOnReadService` of
+/// `pkg/registry/core/service/storage/storage.go`), for what it changes on Services this server
+/// stored: an ExternalName Service's `internalTrafficPolicy`, which defaulting gave it when it
+/// had another type, is dropped on every read (stored objects keep it, as etcd does). Other
+/// kinds pass unchanged.
+pub(crate) fn default_on_read<'a>(info: &ResourceInfo, shown: Cow<'a, Value>) -> Cow<'a, Value> {
+    let external_name = shown.pointer("/spec/type").and_then(Value::as_str) == Some("ExternalName");
+    let policy = shown.pointer("/spec/internalTrafficPolicy").is_some();
+    if !(info.builtin && info.group.is_empty() && info.kind == "Service" && external_name && policy) {
+        return shown;
+    }
+    let mut service = shown.into_owned();
+    remove(&mut service["spec"], "internalTrafficPolicy");
+    Cow::Owned(service)
+}
 
 /// `needsClusterIP`: every type but ExternalName has a cluster IP (`None` counts).
 pub(crate) fn needs_cluster_ip(spec: &Value) -> bool {
@@ -20,6 +38,19 @@ pub(crate) fn needs_cluster_ip(spec: &Value) -> bool {
 /// `needsNodePort`.
 pub(crate) fn needs_node_port(spec: &Value) -> bool {
     matches!(text(spec, "type"), "NodePort" | "LoadBalancer")
+}
+
+/// Whether the Service takes an `externalTrafficPolicy`: a NodePort or LoadBalancer, and from
+/// 1.31 (`apiservice.ExternallyAccessible`; 1.28's `needsExternalTrafficPolicy` stops at the
+/// two types; the minors between were not recorded) a ClusterIP Service with external IPs.
+pub(crate) fn externally_accessible(spec: &Value, minor: u32) -> bool {
+    let with_external_ips = minor >= 31
+        && text(spec, "type") == "ClusterIP"
+        && spec
+            .get("externalIPs")
+            .and_then(Value::as_array)
+            .is_some_and(|ips| !ips.is_empty());
+    needs_node_port(spec) || with_external_ips
 }
 
 /// `apiservice.NeedsHealthCheck`: a LoadBalancer that keeps traffic on its nodes.
@@ -57,7 +88,7 @@ pub(crate) fn normalize_create(spec: &mut Value) {
 /// allocated values the client left out are kept, `clusterIP` and `clusterIPs` reconciled,
 /// the fields the new type no longer uses dropped when the client left them unchanged, and a
 /// load balancer's status cleared when the Service is no longer one.
-pub(crate) fn prepare_update(new: &mut Value, old: &Value) {
+pub(crate) fn prepare_update(new: &mut Value, old: &Value, minor: u32) {
     let empty = json!({});
     let old_spec = old.get("spec").unwrap_or(&empty);
     if !new.get("spec").is_some_and(Value::is_object) {
@@ -65,7 +96,7 @@ pub(crate) fn prepare_update(new: &mut Value, old: &Value) {
     }
     patch_allocated_values(&mut new["spec"], old_spec);
     normalize_update(&mut new["spec"], old_spec);
-    drop_type_dependent_fields(&mut new["spec"], old_spec);
+    drop_type_dependent_fields(&mut new["spec"], old_spec, minor);
     if text(&new["spec"], "type") != "LoadBalancer" && new.get("status").is_some_and(Value::is_object) {
         new["status"]["loadBalancer"] = json!({});
     }
@@ -128,7 +159,7 @@ fn normalize_update(new: &mut Value, old: &Value) {
 }
 
 /// `dropTypeDependentFields`.
-fn drop_type_dependent_fields(new: &mut Value, old: &Value) {
+fn drop_type_dependent_fields(new: &mut Value, old: &Value, minor: u32) {
     let same = |new: &Value, key: &str| new.get(key).filter(|v| !v.is_null()) == old.get(key).filter(|v| !v.is_null());
     if needs_cluster_ip(old) && !needs_cluster_ip(new) {
         if text(old, "clusterIP") == text(new, "clusterIP") && strings(old, "clusterIPs") == strings(new, "clusterIPs")
@@ -163,7 +194,7 @@ fn drop_type_dependent_fields(new: &mut Value, old: &Value) {
             remove(new, "loadBalancerClass");
         }
     }
-    if needs_node_port(old) && !needs_node_port(new) && same(new, "externalTrafficPolicy") {
+    if externally_accessible(old, minor) && !externally_accessible(new, minor) && same(new, "externalTrafficPolicy") {
         remove(new, "externalTrafficPolicy");
     }
 }
@@ -300,7 +331,7 @@ mod tests {
         let old = json!({"spec": {"type": "NodePort", "clusterIP": "10.96.0.250", "clusterIPs": ["10.96.0.250"],
             "ports": [{"name": "http", "port": 80, "nodePort": 31917}]}});
         let mut new = json!({"spec": {"type": "NodePort", "ports": [{"name": "http", "port": 80}]}});
-        prepare_update(&mut new, &old);
+        prepare_update(&mut new, &old, 28);
         assert_eq!(new["spec"]["clusterIPs"], json!(["10.96.0.250"]));
         assert_eq!(new["spec"]["ports"][0]["nodePort"], json!(31917));
     }
@@ -309,7 +340,7 @@ mod tests {
     fn a_changed_cluster_ip_should_become_the_cluster_ips() {
         let old = json!({"spec": {"clusterIP": "10.96.0.250", "clusterIPs": ["10.96.0.250"]}});
         let mut new = json!({"spec": {"clusterIP": "10.96.0.251"}});
-        prepare_update(&mut new, &old);
+        prepare_update(&mut new, &old, 28);
         assert_eq!(new["spec"]["clusterIPs"], json!(["10.96.0.251"]));
     }
 

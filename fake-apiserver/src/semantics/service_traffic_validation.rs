@@ -10,7 +10,7 @@ use crate::semantics::names;
 use crate::semantics::node_validation::parse_cidr;
 use crate::semantics::service_ip_validation::{strings, text};
 use crate::semantics::service_port_validation::number;
-use crate::semantics::service_strategy::needs_health_check;
+use crate::semantics::service_strategy::{externally_accessible, needs_health_check};
 
 const SOURCE_RANGES_ANNOTATION: &str = "service.beta.kubernetes.io/load-balancer-source-ranges";
 
@@ -105,14 +105,18 @@ pub(crate) fn load_balancer_class_errors(spec: &Value, old: Option<&Value>) -> V
 }
 
 /// `validateServiceExternalTrafficPolicy` and `validateServiceInternalTrafficFieldsValue`.
-pub(crate) fn traffic_policy_errors(spec: &Value) -> Vec<FieldError> {
+pub(crate) fn traffic_policy_errors(spec: &Value, minor: u32) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let kind = text(spec, "type");
     let external = text(spec, "externalTrafficPolicy");
     let policies = ["Cluster", "Local"];
-    if !matches!(kind, "NodePort" | "LoadBalancer") {
+    if !externally_accessible(spec, minor) {
         if !external.is_empty() {
-            let why = "may only be set when `type` is 'NodePort' or 'LoadBalancer'";
+            let why = if minor >= 31 {
+                "may only be set for externally-accessible services"
+            } else {
+                "may only be set when `type` is 'NodePort' or 'LoadBalancer'"
+            };
             errors.push(FieldError::invalid("spec.externalTrafficPolicy", external.into(), why));
         }
     } else {
@@ -195,10 +199,10 @@ mod tests {
         let spec =
             json!({"type": "LoadBalancer", "externalTrafficPolicy": "Local", "internalTrafficPolicy": "Cluster"});
         assert_eq!(
-            rendered(traffic_policy_errors(&spec)),
+            rendered(traffic_policy_errors(&spec, 28)),
             ["spec.healthCheckNodePort: Required value"]
         );
         let spec = json!({"type": "NodePort", "externalTrafficPolicy": "Foo", "internalTrafficPolicy": "Bar"});
-        assert_eq!(traffic_policy_errors(&spec).len(), 2);
+        assert_eq!(traffic_policy_errors(&spec, 28).len(), 2);
     }
 }

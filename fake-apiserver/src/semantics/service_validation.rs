@@ -272,7 +272,7 @@ fn service_errors(service: &Value, spec: &Value, minor: u32) -> Vec<FieldError> 
         errors.push(FieldError::required("allocateLoadBalancerNodePorts", ""));
     }
     errors.extend(load_balancer_class_errors(spec, None));
-    errors.extend(traffic_policy_errors(spec));
+    errors.extend(traffic_policy_errors(spec, minor));
     errors
 }
 

@@ -4,14 +4,15 @@
 //! and shown in another version pruned by that one's (`customresource_handler.go`:
 //! `schemaCoercingConverter`, `unstructuredSchemaCoercer`). events.k8s.io/v1 Events are core/v1
 //! Events in storage, with fields renamed as kube-apiserver converts them; autoscaling/v1
-//! HorizontalPodAutoscalers are autoscaling/v2 ones (`hpa_conversion`).
+//! HorizontalPodAutoscalers are autoscaling/v2 ones (`hpa_conversion`). A Service is decorated on
+//! every read as its storage decorates it (`service_strategy::default_on_read`).
 
 use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
 use crate::semantics::defaults::autoscaling;
-use crate::semantics::{hpa_conversion, hpa_strategy, schema, zero};
+use crate::semantics::{hpa_conversion, hpa_strategy, schema, service_strategy, zero};
 use crate::storage::resource::{Lifecycle, ResourceInfo};
 
 /// events.k8s.io/v1 field ↔ core/v1 field (`pkg/apis/events/v1/conversion.go`).
@@ -29,7 +30,8 @@ const EVENT_FIELDS: &[(&str, &str)] = &[
 /// request by the caller) shows it, defaults included.
 pub(crate) fn view<'a>(info: &ResourceInfo, api_version: &str, stored: &'a Value) -> Cow<'a, Value> {
     if info.lifecycle != Lifecycle::CustomResource {
-        return converted(info, api_version, stored);
+        let shown = converted(info, api_version, stored);
+        return service_strategy::default_on_read(info, shown);
     }
     let stored_as = stored.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
     let stored_schema = if stored_as == api_version {

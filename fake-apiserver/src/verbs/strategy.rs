@@ -174,7 +174,7 @@ pub(crate) fn prepare_update(
         if defaults::apply(info, &mut view, minor).is_ok() {
             field_view = Some(view);
         }
-        service_strategy::prepare_update(&mut new, old);
+        service_strategy::prepare_update(&mut new, old, minor);
     }
     (new, field_view)
 }
