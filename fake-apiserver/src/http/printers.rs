@@ -32,6 +32,8 @@ pub(crate) const AGE_DESCRIPTION: &str = "CreationTimestamp is a timestamp repre
 pub(crate) struct BuiltinColumn {
     pub(crate) name: &'static str,
     pub(crate) type_: &'static str,
+    /// `name` for a column that holds an object's name, empty otherwise.
+    pub(crate) format: &'static str,
     pub(crate) description: &'static str,
     /// 0 in plain `get`, 1 only with `-o wide`.
     pub(crate) priority: i64,
@@ -47,9 +49,18 @@ const fn column(
     BuiltinColumn {
         name,
         type_,
+        format: "",
         description,
         priority: 0,
         cell,
+    }
+}
+
+/// A column that holds the name of another object (`Format: "name"` in the printer).
+const fn name_column(name: &'static str, description: &'static str, cell: fn(&Value) -> Value) -> BuiltinColumn {
+    BuiltinColumn {
+        format: "name",
+        ..column(name, "string", description, cell)
     }
 }
 
@@ -57,6 +68,7 @@ const fn wide(name: &'static str, description: &'static str, cell: fn(&Value) ->
     BuiltinColumn {
         name,
         type_: "string",
+        format: "",
         description,
         priority: 1,
         cell,

@@ -216,7 +216,7 @@ fn columns(info: &ResourceInfo, minor: u32) -> Vec<Column> {
             .map(|c| Column {
                 name: c.name.to_owned(),
                 type_: c.type_.to_owned(),
-                format: String::new(),
+                format: c.format.to_owned(),
                 description: c.description.to_owned(),
                 priority: c.priority,
                 cells: Cells::Computed(c.cell),

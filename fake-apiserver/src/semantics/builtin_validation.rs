@@ -27,6 +27,7 @@ use crate::semantics::statefulset_validation;
 use crate::semantics::storage_validation;
 use crate::semantics::update_metadata;
 use crate::semantics::validation::{metadata_causes, validate_metadata};
+use crate::semantics::volume_attachment_validation;
 use crate::semantics::webhook_validation as webhooks;
 use crate::semantics::{cronjob_strategy, cronjob_validation};
 use crate::semantics::{event_validation, lease_validation, rbac_validation, workload_validation};
@@ -243,6 +244,8 @@ fn typed_errors(
         }
         ("storage.k8s.io", "CSIDriver", None) => csi_validation::csi_driver_errors(object),
         ("storage.k8s.io", "CSIDriver", Some(old)) => csi_validation::csi_driver_update_errors(object, old, minor),
+        ("storage.k8s.io", "VolumeAttachment", None) => volume_attachment_validation::create_errors(object),
+        ("storage.k8s.io", "VolumeAttachment", Some(old)) => volume_attachment_validation::update_errors(object, old),
         ("storage.k8s.io", "CSINode", None) => csi_validation::csi_node_errors(object),
         ("storage.k8s.io", "CSINode", Some(old)) => csi_validation::csi_node_update_errors(object, old),
         ("" | "events.k8s.io", "Event", old) => event_validation::event_errors(info, object, old),

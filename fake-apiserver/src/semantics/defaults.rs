@@ -70,6 +70,12 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("storage.k8s.io", "CSIDriver") => storage::csi_driver(object),
         ("storage.k8s.io", "CSINode") => storage::csi_node(object),
         ("storage.k8s.io", "CSIStorageCapacity") => storage::csi_storage_capacity(object),
+        // `attached` has no `omitempty`: a status without it is written `false`.
+        ("storage.k8s.io", "VolumeAttachment") => {
+            if let Some(status) = object.get_mut("status").filter(|s| s.is_object()) {
+                default(status, "attached", json!(false));
+            }
+        }
         ("", "PersistentVolumeClaim") => core_kinds::persistent_volume_claim(object),
         ("", "PodTemplate") => workloads::pod_template_object(object),
         ("", "LimitRange") => limitrange_validation::set_defaults(object),
@@ -98,6 +104,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
             "Pod" | "PodTemplate" | "ReplicationController" | "PersistentVolume" | "PersistentVolumeClaim"
         ) | ("apps", "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet")
             | ("batch", "Job" | "CronJob")
+            | ("storage.k8s.io", "VolumeAttachment")
     ) {
         walker::set_object_defaults(object, Shape::of(info), minor);
     }

@@ -113,6 +113,7 @@ pub(crate) mod typed;
 pub(crate) mod update_metadata;
 pub(crate) mod validation;
 pub(crate) mod versions;
+pub(crate) mod volume_attachment_validation;
 pub(crate) mod volume_file_validation;
 pub(crate) mod volume_mount_validation;
 pub(crate) mod volume_strategy;

@@ -59,8 +59,8 @@ const HOST_PATH_TYPES: [&str; 8] = [
     "Socket",
 ];
 
-/// The sources' checks of a spec, and how many sources it names.
-pub(crate) fn sources_errors(spec: &Value, pv_name: &str) -> (usize, Vec<FieldError>) {
+/// The sources' checks of the spec at `at`, and how many sources it names.
+pub(crate) fn sources_errors(spec: &Value, at: &str, pv_name: &str) -> (usize, Vec<FieldError>) {
     let mut errors = Vec::new();
     let mut found = 0;
     for (key, path) in SOURCES {
@@ -69,13 +69,13 @@ pub(crate) fn sources_errors(spec: &Value, pv_name: &str) -> (usize, Vec<FieldEr
         };
         if found > 0 && key != "flexVolume" {
             errors.push(FieldError::forbidden(
-                format!("spec.{key}"),
+                format!("{at}.{key}"),
                 "may not specify more than 1 volume type",
             ));
             continue;
         }
         found += 1;
-        errors.extend(source_errors(key, source, &format!("spec.{path}"), pv_name));
+        errors.extend(source_errors(key, source, &format!("{at}.{path}"), pv_name));
     }
     (found, errors)
 }
@@ -265,7 +265,11 @@ mod tests {
     use super::*;
 
     fn fields(spec: &Value) -> Vec<String> {
-        sources_errors(spec, "pv").1.iter().map(|e| e.field.clone()).collect()
+        sources_errors(spec, "spec", "pv")
+            .1
+            .iter()
+            .map(|e| e.field.clone())
+            .collect()
     }
 
     #[test]
@@ -274,9 +278,10 @@ mod tests {
         assert_eq!(fields(&spec), ["spec.nfs"]);
         let (found, errors) = sources_errors(
             &json!({"hostPath": {"path": "/x"}, "flexVolume": {"driver": "d"}}),
+            "spec",
             "pv",
         );
         assert_eq!((found, errors.len()), (2, 0));
-        assert_eq!(sources_errors(&json!({}), "pv").0, 0);
+        assert_eq!(sources_errors(&json!({}), "spec", "pv").0, 0);
     }
 }

@@ -20,6 +20,9 @@ use crate::storage::object;
 /// `core.MountOptionAnnotation`.
 const MOUNT_OPTIONS: &str = "volume.beta.kubernetes.io/mount-options";
 
+/// Why a field may not be in a VolumeAttachment's inline volume spec.
+const INLINE_FORBIDDEN: &str = "may not be specified in the context of inline volumes";
+
 /// The sources whose plugins take mount options (`checkMountOption`).
 const MOUNTABLE: [&str; 13] = [
     "gcePersistentDisk",
@@ -46,83 +49,7 @@ fn text<'v>(value: &'v Value, key: &str) -> &'v str {
 /// then validates it, its gate being off).
 pub(crate) fn volume_errors(volume: &Value, stored_class: bool, minor: u32) -> Vec<FieldError> {
     let spec = volume.get("spec").unwrap_or(&Value::Null);
-    let mut errors = Vec::new();
-    let modes = object::string_list(spec.get("accessModes"));
-    if modes.is_empty() {
-        errors.push(FieldError::required("spec.accessModes", ""));
-    }
-    let supported = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"].map(str::to_owned);
-    let (mut once_pod, mut other) = (false, false);
-    for mode in &modes {
-        if !supported.contains(mode) {
-            errors.push(FieldError::not_supported(
-                "spec.accessModes",
-                mode.as_str().into(),
-                &supported,
-            ));
-        }
-        if mode == "ReadWriteOncePod" {
-            once_pod = true;
-        } else if supported.contains(mode) {
-            other = true;
-        }
-    }
-    if once_pod && other {
-        errors.push(FieldError::forbidden(
-            "spec.accessModes",
-            "may not use ReadWriteOncePod with other access modes",
-        ));
-    }
-    errors.extend(capacity_errors(spec.get("capacity").and_then(Value::as_object)));
-    let policy = text(spec, "persistentVolumeReclaimPolicy");
-    if !policy.is_empty() && !matches!(policy, "Delete" | "Recycle" | "Retain") {
-        let supported = ["Delete", "Recycle", "Retain"].map(str::to_owned);
-        errors.push(FieldError::not_supported(
-            "spec.persistentVolumeReclaimPolicy",
-            policy.into(),
-            &supported,
-        ));
-    }
-    let affinity = spec.get("nodeAffinity").filter(|a| !a.is_null());
-    if let Some(affinity) = affinity {
-        match affinity.get("required").filter(|r| !r.is_null()) {
-            Some(required) => errors.extend(node_selector_errors(required, "spec.nodeAffinity.required")),
-            None => errors.push(FieldError::required(
-                "spec.nodeAffinity.required",
-                "must specify required node constraints",
-            )),
-        }
-    }
-    let (found, source_errors) = sources_errors(spec, object::name(volume));
-    errors.extend(source_errors);
-    if spec.get("local").is_some_and(|l| !l.is_null()) && affinity.is_none() && !more_before_local(spec) {
-        errors.push(FieldError::required(
-            "spec.nodeAffinity",
-            "Local volume requires node affinity",
-        ));
-    }
-    if found == 0 {
-        errors.push(FieldError::required("spec", "must specify a volume type"));
-    }
-    if let Some(path) = spec.pointer("/hostPath/path").and_then(Value::as_str)
-        && clean_path(path) == "/"
-        && policy == "Recycle"
-    {
-        errors.push(FieldError::forbidden(
-            "spec.persistentVolumeReclaimPolicy",
-            "may not be 'recycle' for a hostPath mount of '/'",
-        ));
-    }
-    errors.extend(class_name_errors(spec, "storageClassName", "spec"));
-    if let Some(mode) = spec.get("volumeMode").and_then(Value::as_str)
-        && !VOLUME_MODES.contains(&mode)
-    {
-        errors.push(FieldError::not_supported(
-            "spec.volumeMode",
-            mode.into(),
-            &VOLUME_MODES.map(str::to_owned),
-        ));
-    }
+    let mut errors = spec_errors(spec, object::name(volume), Context::Volume, "spec");
     if minor >= 29 && stored_class {
         errors.extend(attributes_class_errors(spec));
     }
@@ -137,6 +64,137 @@ pub(crate) fn volume_errors(volume: &Value, stored_class: bool, minor: u32) -> V
             format!("metadata.annotations.{MOUNT_OPTIONS}"),
             "may not specify mount options for this volume type",
         ));
+    }
+    errors
+}
+
+/// Where a `PersistentVolumeSpec` stands: a PersistentVolume's, or a VolumeAttachment's inline
+/// one (`validateInlinePersistentVolumeSpec`: CSI only, no capacity, claim, affinity or class).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Context {
+    Volume,
+    Inline,
+}
+
+/// `ValidatePersistentVolumeSpec` of the spec at `at`, of the volume named `pv_name`.
+pub(crate) fn spec_errors(spec: &Value, pv_name: &str, context: Context, at: &str) -> Vec<FieldError> {
+    let inline = context == Context::Inline;
+    let set = |key: &str| spec.get(key).is_some_and(|v| !v.is_null());
+    let mut errors = Vec::new();
+    if inline {
+        if set("claimRef") {
+            errors.push(FieldError::forbidden(format!("{at}.claimRef"), INLINE_FORBIDDEN));
+        }
+        if spec
+            .get("capacity")
+            .and_then(Value::as_object)
+            .is_some_and(|c| !c.is_empty())
+        {
+            errors.push(FieldError::forbidden(format!("{at}.capacity"), INLINE_FORBIDDEN));
+        }
+        if !set("csi") {
+            errors.push(FieldError::required(
+                format!("{at}.csi"),
+                "has to be specified in the context of inline volumes",
+            ));
+        }
+    }
+    let modes = object::string_list(spec.get("accessModes"));
+    let modes_at = format!("{at}.accessModes");
+    if modes.is_empty() {
+        errors.push(FieldError::required(&modes_at, ""));
+    }
+    let supported = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"].map(str::to_owned);
+    let (mut once_pod, mut other) = (false, false);
+    for mode in &modes {
+        if !supported.contains(mode) {
+            errors.push(FieldError::not_supported(&modes_at, mode.as_str().into(), &supported));
+        }
+        if mode == "ReadWriteOncePod" {
+            once_pod = true;
+        } else if supported.contains(mode) {
+            other = true;
+        }
+    }
+    if once_pod && other {
+        errors.push(FieldError::forbidden(
+            &modes_at,
+            "may not use ReadWriteOncePod with other access modes",
+        ));
+    }
+    if !inline {
+        errors.extend(capacity_errors(spec.get("capacity").and_then(Value::as_object), at));
+    }
+    let policy = text(spec, "persistentVolumeReclaimPolicy");
+    let policy_at = format!("{at}.persistentVolumeReclaimPolicy");
+    if inline && !policy.is_empty() && policy != "Retain" {
+        errors.push(FieldError::forbidden(
+            &policy_at,
+            "may only be Retain in the context of inline volumes",
+        ));
+    } else if !inline && !policy.is_empty() && !matches!(policy, "Delete" | "Recycle" | "Retain") {
+        let supported = ["Delete", "Recycle", "Retain"].map(str::to_owned);
+        errors.push(FieldError::not_supported(&policy_at, policy.into(), &supported));
+    }
+    let affinity = spec.get("nodeAffinity").filter(|a| !a.is_null());
+    let mut affinity_given = false;
+    if let Some(affinity) = affinity {
+        if inline {
+            errors.push(FieldError::forbidden(format!("{at}.nodeAffinity"), INLINE_FORBIDDEN));
+        } else {
+            // `validateVolumeNodeAffinity` reports an affinity given, with or without terms.
+            affinity_given = true;
+            let required_at = format!("{at}.nodeAffinity.required");
+            match affinity.get("required").filter(|r| !r.is_null()) {
+                Some(required) => errors.extend(node_selector_errors(required, &required_at)),
+                None => errors.push(FieldError::required(
+                    required_at,
+                    "must specify required node constraints",
+                )),
+            }
+        }
+    }
+    let (found, source_errors) = sources_errors(spec, at, pv_name);
+    errors.extend(source_errors);
+    if set("local") && !affinity_given && !more_before_local(spec) {
+        errors.push(FieldError::required(
+            format!("{at}.nodeAffinity"),
+            "Local volume requires node affinity",
+        ));
+    }
+    if found == 0 {
+        errors.push(FieldError::required(at, "must specify a volume type"));
+    }
+    if let Some(path) = spec.pointer("/hostPath/path").and_then(Value::as_str)
+        && clean_path(path) == "/"
+        && policy == "Recycle"
+    {
+        errors.push(FieldError::forbidden(
+            policy_at,
+            "may not be 'recycle' for a hostPath mount of '/'",
+        ));
+    }
+    if inline && !text(spec, "storageClassName").is_empty() {
+        errors.push(FieldError::forbidden(
+            format!("{at}.storageClassName"),
+            INLINE_FORBIDDEN,
+        ));
+    } else if !inline {
+        errors.extend(class_name_errors(spec, "storageClassName", at));
+    }
+    if let Some(mode) = spec.get("volumeMode").and_then(Value::as_str) {
+        if inline && mode != "Filesystem" {
+            errors.push(FieldError::forbidden(
+                format!("{at}.volumeMode"),
+                "may not specify volumeMode other than Filesystem in the context of inline volumes",
+            ));
+        } else if !inline && !VOLUME_MODES.contains(&mode) {
+            errors.push(FieldError::not_supported(
+                format!("{at}.volumeMode"),
+                mode.into(),
+                &VOLUME_MODES.map(str::to_owned),
+            ));
+        }
     }
     errors
 }
@@ -173,17 +231,19 @@ fn attributes_class_errors(spec: &Value) -> Vec<FieldError> {
     errors
 }
 
-/// The capacity: set, `storage` alone, each quantity whole-valued non-negative and positive.
-fn capacity_errors(capacity: Option<&Map<String, Value>>) -> Vec<FieldError> {
+/// The capacity at `at`: set, `storage` alone, each quantity whole-valued non-negative and
+/// positive.
+fn capacity_errors(capacity: Option<&Map<String, Value>>, at: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let empty = Map::new();
     let list = capacity.unwrap_or(&empty);
+    let capacity_at = format!("{at}.capacity");
     if list.is_empty() {
-        errors.push(FieldError::required("spec.capacity", ""));
+        errors.push(FieldError::required(&capacity_at, ""));
     }
     if !list.contains_key("storage") || list.len() > 1 {
         errors.push(FieldError::not_supported(
-            "spec.capacity",
+            &capacity_at,
             BadValue::Raw(resource_list_go(capacity)),
             &["storage".to_owned()],
         ));
@@ -191,7 +251,7 @@ fn capacity_errors(capacity: Option<&Map<String, Value>>) -> Vec<FieldError> {
     let mut entries: Vec<(&String, &Value)> = list.iter().collect();
     entries.sort_by(|a, b| a.0.cmp(b.0));
     for (name, value) in entries {
-        let at = format!("spec.capacity[{name}]");
+        let at = format!("{capacity_at}[{name}]");
         errors.extend(basic_resource_errors(value, &at));
         if let Some(quantity) = value.as_str().and_then(|s| Quantity::parse(s).ok())
             && quantity.cmp_value(&Quantity::from_int(0)) != std::cmp::Ordering::Greater

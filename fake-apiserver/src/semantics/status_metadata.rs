@@ -14,7 +14,10 @@ fn kept_metadata(info: &ResourceInfo) -> &'static [&'static str] {
         ("apps", "Deployment") => &["labels"],
         // Old kubelets corrupted owner references through `/status`, breaking garbage collection.
         ("", "Pod") => &["ownerReferences"],
-        ("apiregistration.k8s.io", "APIService") => &["labels", "annotations", "finalizers", "ownerReferences"],
+        // `metav1.ResetObjectMetaForStatus`.
+        ("apiregistration.k8s.io", "APIService") | ("storage.k8s.io", "VolumeAttachment") => {
+            &["labels", "annotations", "finalizers", "ownerReferences"]
+        }
         _ => &[],
     }
 }

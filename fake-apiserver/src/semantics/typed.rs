@@ -25,7 +25,7 @@ use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
-use k8s_openapi::api::storage::v1::{CSIDriver, CSINode, CSIStorageCapacity, StorageClass};
+use k8s_openapi::api::storage::v1::{CSIDriver, CSINode, CSIStorageCapacity, StorageClass, VolumeAttachment};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use k8s_openapi::kube_aggregator::pkg::apis::apiregistration::v1::APIService;
 use serde::Serialize;
@@ -137,6 +137,7 @@ fn through_type(
         ("storage.k8s.io", "v1", "CSIDriver") => via::<CSIDriver>(object),
         ("storage.k8s.io", "v1", "CSINode") => via::<CSINode>(object),
         ("storage.k8s.io", "v1", "CSIStorageCapacity") => via::<CSIStorageCapacity>(object),
+        ("storage.k8s.io", "v1", "VolumeAttachment") => via::<VolumeAttachment>(object),
         ("batch", "v1", "Job") => via::<Job>(object),
         ("batch", "v1", "CronJob") => via::<CronJob>(object),
         ("", "v1", "Endpoints") => via::<Endpoints>(object),

@@ -111,6 +111,9 @@ fn zero_of(group: &str, kind: &str) -> Value {
         ("storage.k8s.io", "CSIDriver") => json!({"spec": {}}),
         ("storage.k8s.io", "CSINode") => json!({"spec": {"drivers": null}}),
         ("storage.k8s.io", "CSIStorageCapacity") => json!({"storageClassName": ""}),
+        ("storage.k8s.io", "VolumeAttachment") => {
+            json!({"spec": {"attacher": "", "source": {}, "nodeName": ""}, "status": {"attached": false}})
+        }
         ("apiregistration.k8s.io", "APIService") => {
             json!({"spec": {"groupPriorityMinimum": 0, "versionPriority": 0}, "status": {}})
         }

@@ -222,6 +222,11 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
         b("storage.k8s.io", "v1", "CSIDriver", "csidrivers").cluster_scoped(),
         b("storage.k8s.io", "v1", "CSINode", "csinodes").cluster_scoped(),
         b("storage.k8s.io", "v1", "CSIStorageCapacity", "csistoragecapacities"),
+        b("storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments")
+            .cluster_scoped()
+            .with_status()
+            .conditional_updates_only()
+            .returning_deleted_object(),
         ResourceInfo {
             verbs: vec![Verb::Create],
             ..b("authentication.k8s.io", "v1", "TokenReview", "tokenreviews").cluster_scoped()

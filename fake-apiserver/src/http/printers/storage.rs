@@ -1,11 +1,11 @@
 //! The printers of ControllerRevisions and the storage.k8s.io kinds
 //! (`pkg/printers/internalversion/printers.go`: `printControllerRevision`, `printStorageClass`,
-//! `printCSIDriver`, `printCSINode`), and the default table convertor CSIStorageCapacities
+//! `printCSIDriver`, `printCSINode`, `printVolumeAttachment`), and the default table convertor CSIStorageCapacities
 //! keep (`rest.NewDefaultTableConvertor`: Name and Created At).
 
 use serde_json::{Value, json};
 
-use super::{AGE_DESCRIPTION, BuiltinColumn, column, count, text};
+use super::{AGE_DESCRIPTION, BuiltinColumn, column, count, name_column, text};
 
 /// The columns after Name of these kinds' printers on the Kubernetes `minor`.
 pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn, minor: u32) -> Option<Vec<BuiltinColumn>> {
@@ -61,6 +61,15 @@ pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn, minor: u32) -
                 "Drivers indicates the number of CSI drivers registered on the node",
                 |o| json!(o.get("spec").map_or(0, |spec| count(spec, "drivers"))),
             ),
+            age,
+        ],
+        ("storage.k8s.io", "VolumeAttachment") => vec![
+            name_column("Attacher", ATTACHER, |o| text(o, "/spec/attacher")),
+            column("PV", "string", PERSISTENT_VOLUME_NAME, |o| {
+                text(o, "/spec/source/persistentVolumeName")
+            }),
+            column("Node", "string", NODE_NAME, |o| text(o, "/spec/nodeName")),
+            column("Attached", "boolean", ATTACHED, |o| flag(o, "/status/attached", false)),
             age,
         ],
         // The default table convertor: the creation time itself, as a date.
@@ -175,3 +184,8 @@ const REQUIRES_REPUBLISH: &str = "requiresRepublish indicates the CSI driver wan
 const MODES: &str = "volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the list is empty is \"Persistent\", which is the usage defined by the CSI specification and implemented in Kubernetes via the usual PV/PVC mechanism.\n\nThe other mode is \"Ephemeral\". In this mode, volumes are defined inline inside the pod spec with CSIVolumeSource and their lifecycle is tied to the lifecycle of that pod. A driver has to be aware of this because it is only going to get a NodePublishVolume call for such a volume.\n\nFor more information about implementing this mode, see https://kubernetes-csi.github.io/docs/ephemeral-local-volumes.html A driver can support one or more of these modes and more modes may be added in the future.\n\nThis field is beta. This field is immutable.";
 /// 1.31 made it mutable.
 const POD_INFO_ON_MOUNT_31: &str = "podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true. If set to false, pod information will not be passed on mount. Default is false.\n\nThe CSI driver specifies podInfoOnMount as part of driver deployment. If true, Kubelet will pass pod information as VolumeContext in the CSI NodePublishVolume() calls. The CSI driver is responsible for parsing and validating the information passed in as VolumeContext.\n\nThe following VolumeConext will be passed if podInfoOnMount is set to true. This list might grow, but the prefix will be used. \"csi.storage.k8s.io/pod.name\": pod.Name \"csi.storage.k8s.io/pod.namespace\": pod.Namespace \"csi.storage.k8s.io/pod.uid\": string(pod.UID) \"csi.storage.k8s.io/ephemeral\": \"true\" if the volume is an ephemeral inline volume\n                                defined by a CSIVolumeSource, otherwise \"false\"\n\n\"csi.storage.k8s.io/ephemeral\" is a new feature in Kubernetes 1.16. It is only required for drivers which support both the \"Persistent\" and \"Ephemeral\" VolumeLifecycleMode. Other drivers can leave pod info disabled and/or ignore this field. As Kubernetes 1.15 doesn't support this field, drivers can only support one mode when deployed on such a cluster and the deployment determines which mode that is, for example via a command line parameter of the driver.\n\nThis field was immutable in Kubernetes < 1.29 and now is mutable.";
+
+const ATTACHER: &str = "attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().";
+const PERSISTENT_VOLUME_NAME: &str = "persistentVolumeName represents the name of the persistent volume to attach.";
+const NODE_NAME: &str = "nodeName represents the node that the volume should be attached to.";
+const ATTACHED: &str = "attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.";
