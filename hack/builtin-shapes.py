@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes fake-apiserver/src/semantics/builtin_shapes.json from kube-apiserver's published
+r"""Writes fake-apiserver/src/semantics/builtin_shapes.json from kube-apiserver's published
 OpenAPI v3 documents (api/openapi-spec/v3 of a Kubernetes source tree): the structure of every
 built-in type, reduced to what field management and strategic merge patch read, as kube-openapi's
 schemaconv reads it: properties, items, additionalProperties, list types (a list's
@@ -10,9 +10,18 @@ the fields whose empty value Go's JSON encoder leaves out (`omitempty` on a valu
 pointer or struct: a string, number or bool at its zero value, an empty slice or map), which a
 built-in object therefore never stores.
 
-usage: hack/builtin-shapes.py /tmp/k8s-src > fake-apiserver/src/semantics/builtin_shapes.json
+With `--newer MINOR=TREE` (repeatable), `newer[MINOR]` says what the Go structs of that later
+tree declare beyond the base tree's, so that the server can decode a body as that minor's
+kube-apiserver does without the base's field management changing: `properties` holds, per base
+definition, the fields the base lacks or whose value is another type there (their nodes as
+above), and `definitions` the definitions the base lacks that those fields reach (a walk goes
+inside `Volume.image` through them). Every section is measured against the base tree.
+
+usage: hack/builtin-shapes.py /tmp/k8s-src --newer 31=/tmp/k8s-src-v1.31.2 \
+           > fake-apiserver/src/semantics/builtin_shapes.json
 """
 
+import argparse
 import glob
 import json
 import os
@@ -186,7 +195,8 @@ def reduce(node, schemas):
     return out
 
 
-def main(source):
+def read_tree(source):
+    """`kinds` and `definitions` of the Kubernetes source tree at `source`."""
     spec_dir = os.path.join(source, "api/openapi-spec/v3")
     schemas, kinds = {}, {}
     for name in sorted(os.listdir(spec_dir)):
@@ -207,11 +217,76 @@ def main(source):
             key = f"{gvk['group']}/{gvk['version']}/{gvk['kind']}"
             # A kind named in several packages (meta.v1 DeleteOptions…) keeps its own group's.
             kinds.setdefault(key, name)
-    json.dump({"kinds": kinds, "definitions": reduced}, sys.stdout, separators=(",", ":"), sort_keys=True)
+    return {"kinds": kinds, "definitions": reduced}
+
+
+def decoded_structure(node):
+    """What Go's decoder reads of a node: the type it names and the keys it takes, without the
+    list and patch metadata that differ between minors but decode the same."""
+    out = {}
+    if "$ref" in node:
+        out["$ref"] = node["$ref"]
+    for key in ("items", "additionalProperties"):
+        if isinstance(node.get(key), dict):
+            out[key] = decoded_structure(node[key])
+    if isinstance(node.get("properties"), dict):
+        out["properties"] = {k: decoded_structure(v) for k, v in node["properties"].items()}
+    return out
+
+
+def references(node):
+    """The definitions a node names, through its items, map values and properties."""
+    if "$ref" in node:
+        yield node["$ref"]
+    for key in ("items", "additionalProperties"):
+        if isinstance(node.get(key), dict):
+            yield from references(node[key])
+    for child in node.get("properties", {}).values():
+        yield from references(child)
+
+
+def newer_section(base, newer):
+    """What the definitions of `newer` declare beyond those of `base` (both from read_tree)."""
+    base_definitions, newer_definitions = base["definitions"], newer["definitions"]
+    properties = {}
+    for name, node in newer_definitions.items():
+        if name not in base_definitions:
+            continue
+        declared = base_definitions[name].get("properties", {})
+        for key, child in node.get("properties", {}).items():
+            if key not in declared or decoded_structure(declared[key]) != decoded_structure(child):
+                properties.setdefault(name, {})[key] = child
+    # The new definitions those fields reach, and the new ones those reach in turn; a base
+    # definition they reach gets its own additions above.
+    definitions = {}
+    pending = [ref for fields in properties.values() for child in fields.values() for ref in references(child)]
+    while pending:
+        name = pending.pop()
+        if name in base_definitions or name in definitions or name not in newer_definitions:
+            continue
+        definitions[name] = newer_definitions[name]
+        pending.extend(references(definitions[name]))
+    return {"properties": properties, "definitions": definitions}
+
+
+def main(arguments):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("source", help="the base Kubernetes source tree (v1.28.7)")
+    parser.add_argument("--newer", action="append", default=[], metavar="MINOR=TREE",
+                        help="a later minor's source tree, measured against the base")
+    options = parser.parse_args(arguments)
+    shapes = read_tree(options.source)
+    newer = {}
+    for spec in options.newer:
+        minor, _, tree = spec.partition("=")
+        if not minor.isdigit() or not tree:
+            parser.error(f"--newer wants MINOR=TREE (31=/tmp/k8s-src-v1.31.2), not {spec!r}")
+        newer[minor] = newer_section(shapes, read_tree(tree))
+    if newer:
+        shapes["newer"] = newer
+    json.dump(shapes, sys.stdout, separators=(",", ":"), sort_keys=True)
     sys.stdout.write("\n")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    main(sys.argv[1])
+    main(sys.argv[1:])

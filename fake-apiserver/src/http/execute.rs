@@ -130,7 +130,8 @@ impl Inner {
             let answer = reviewer.review(info, namespace, body, &manager)?;
             return Ok((StatusCode::CREATED, render_one(info, render, &answer)));
         }
-        let check = || write::check(sent_as, decoding::decode_object(sent_as, body)?, &opts);
+        let minor = self.options.minor();
+        let check = || write::check(sent_as, decoding::decode_object(sent_as, body)?, &opts, minor);
         let action = match route.verb {
             Verb::Get => Action::Get,
             Verb::List => Action::List,

@@ -92,8 +92,8 @@ fn summarize(text: &str) -> String {
 /// What the strict decoder finds in `decoded` as an object of `info`, which loses the unknown
 /// fields: `duplicate field "a.b"` first, then `unknown field "a.b"` in path order. Unknown are
 /// keys of `metadata` that `ObjectMeta` lacks, and the fields the kind's type (a built-in
-/// kind) or schema (a custom resource) does not know.
-pub(crate) fn strict_findings(info: &ResourceInfo, decoded: &mut Decoded) -> Vec<String> {
+/// kind, as the emulated `minor` has it) or schema (a custom resource) does not know.
+pub(crate) fn strict_findings(info: &ResourceInfo, decoded: &mut Decoded, minor: u32) -> Vec<String> {
     let object = &mut decoded.value;
     let mut unknown = Vec::new();
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -111,7 +111,7 @@ pub(crate) fn strict_findings(info: &ResourceInfo, decoded: &mut Decoded) -> Vec
     if info.schema.is_some() {
         unknown.extend(schema::prune_unknown(info, object));
     } else {
-        unknown.extend(typed::prune_unknown(info, object));
+        unknown.extend(typed::prune_unknown(info, object, minor));
         unknown.sort();
     }
     let duplicates = decoded.duplicates.iter().map(|p| format!("duplicate field \"{p}\""));
@@ -279,7 +279,7 @@ mod tests {
         let info = ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps");
         let mut decoded =
             decode(br#"{"metadata": {"name": "a", "colour": 1}, "data": {"k": "v"}, "dta": 1, "data": {}}"#).unwrap();
-        let findings = strict_findings(&info, &mut decoded);
+        let findings = strict_findings(&info, &mut decoded, 28);
         assert_eq!(
             findings,
             [

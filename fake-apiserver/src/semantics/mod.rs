@@ -62,6 +62,7 @@ pub(crate) mod lease_validation;
 pub(crate) mod limitrange_validation;
 pub(crate) mod list_types;
 pub(crate) mod managed_fields;
+pub(crate) mod minor_fields;
 pub(crate) mod names;
 pub(crate) mod namespace_validation;
 pub(crate) mod networkpolicy_validation;

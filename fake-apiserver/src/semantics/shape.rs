@@ -33,8 +33,9 @@ pub(crate) struct PatchMeta<'a> {
     pub(crate) merge_key: &'a str,
 }
 
-/// The built-in types' shapes: `kinds` (`group/version/Kind` → definition) and `definitions`.
-fn builtin_shapes() -> &'static Value {
+/// The built-in types' shapes: `kinds` (`group/version/Kind` → definition) and `definitions`,
+/// and under `newer` what later minors' Go structs declare beyond them.
+pub(crate) fn builtin_shapes() -> &'static Value {
     static SHAPES: OnceLock<Value> = OnceLock::new();
     SHAPES
         .get_or_init(|| serde_json::from_str(include_str!("builtin_shapes.json")).expect("builtin_shapes.json is JSON"))

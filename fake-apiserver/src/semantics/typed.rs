@@ -32,17 +32,21 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::semantics::go_json;
-use crate::semantics::shape;
+use crate::semantics::{go_json, minor_fields, shape};
 use crate::storage::resource::ResourceInfo;
 
-/// Removes the fields of a built-in `object` its type does not know, below `metadata` (whose
-/// fields the decoder checks itself); returns their paths (`spec.replica`,
-/// `spec.template.spec.containers[0].imagePullPolcy`). Nothing for kinds without a type here.
-pub(crate) fn prune_unknown(info: &ResourceInfo, object: &mut Value) -> Vec<String> {
+/// Removes the fields of a built-in `object` its type in the emulated `minor` does not know,
+/// below `metadata` (whose fields the decoder checks itself); returns their paths in path order
+/// (`spec.replica`, `spec.template.spec.containers[0].imagePullPolcy`). Nothing for kinds
+/// without a type here, or a body the type cannot take.
+pub(crate) fn prune_unknown(info: &ResourceInfo, object: &mut Value, minor: u32) -> Vec<String> {
     let mut unknown = Vec::new();
     if let Some(Ok(decoded)) = through_type(info, object) {
         prune(object, &decoded, "", &mut unknown);
+        // The k8s-openapi types are a later minor's: what they kept, the minor's own structs
+        // may still not have.
+        unknown.extend(minor_fields::prune_undeclared(info, object, minor));
+        unknown.sort();
     }
     unknown
 }
@@ -224,7 +228,7 @@ mod tests {
                              "spec": {"containers": [{"name": "web", "image": "nginx", "imagePullPolcy": "Always"}]}}
             }
         });
-        let unknown = prune_unknown(&info, &mut deployment);
+        let unknown = prune_unknown(&info, &mut deployment, 28);
         assert_eq!(
             unknown,
             ["spec.replica", "spec.template.spec.containers[0].imagePullPolcy"]
@@ -236,7 +240,7 @@ mod tests {
         );
         // A body the type cannot take is left alone.
         let mut wrong = json!({"spec": {"replicas": "two", "bogus": 1}});
-        assert!(prune_unknown(&info, &mut wrong).is_empty());
+        assert!(prune_unknown(&info, &mut wrong, 28).is_empty());
     }
 
     #[test]

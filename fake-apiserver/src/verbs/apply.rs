@@ -48,7 +48,7 @@ pub(crate) fn apply(
     scope_to_subresource(info, &mut config, request.subresource);
     // The applied configuration loses what the kind does not know before anyone owns it.
     let mut decoded = Decoded::from(config);
-    let findings = decoding::strict_findings(info, &mut decoded);
+    let findings = decoding::strict_findings(info, &mut decoded, state.options.minor());
     decoding::enforce(findings, request.opts, ApiStatus::bad_request)?;
     let config = decoded.value;
     let now = object::now();
@@ -72,7 +72,7 @@ pub(crate) fn apply(
         let mut config = config;
         let entry = entry(request, &info.api_version(), &now, applied);
         managed_fields::write(&mut config, &[entry]);
-        let checked = write::check(info, config, &opts)?;
+        let checked = write::check(info, config, &opts, state.options.minor())?;
         return Ok((write::create(state, info, request.namespace, checked, &opts)?, true));
     };
     write::check_resource_version(info, request.name, &rv, &old)?;

@@ -55,7 +55,7 @@ impl Writes for State {
             manager: manager.map(str::to_owned),
             ..WriteOpts::default()
         };
-        let checked = write::check(info, object, &opts)?;
+        let checked = write::check(info, object, &opts, self.options.minor())?;
         write::create(self, info, namespace, checked, &opts)
     }
 

@@ -116,7 +116,7 @@ pub(crate) fn patch(
     // The refusal quotes the patched object as it was before decoding dropped anything.
     let quoted = (request.opts.validation == FieldValidation::Strict)
         .then(|| String::from_utf8_lossy(&go_json_writer::to_vec(&decoded.value)).into_owned());
-    let findings = decoding::strict_findings(decoded_as, &mut decoded);
+    let findings = decoding::strict_findings(decoded_as, &mut decoded, state.options.minor());
     let patched = decoded.value;
     decoding::enforce(findings, request.opts, |why| {
         let cause = (

@@ -40,7 +40,7 @@ pub(crate) fn apply(
     let paths = info.scale.as_ref().expect("route checked the scale subresource");
     // The endpoint's kind is Scale, and a Scale is what the fields are checked against.
     check_applied(config, SCALE_API_VERSION, "Scale", request.name)?;
-    let findings = decoding::strict_findings(&BODY_TYPE, &mut Decoded::from(config.clone()));
+    let findings = decoding::strict_findings(&BODY_TYPE, &mut Decoded::from(config.clone()), state.options.minor());
     decoding::enforce(findings, request.opts, ApiStatus::bad_request)?;
     let applied_replicas = match config.pointer("/spec/replicas") {
         None | Some(Value::Null) => None,

@@ -35,7 +35,8 @@ pub(crate) fn ensure_namespace(state: &mut State, name: &str) -> Result<(), ApiS
     if state.object(&info, None, name).is_none() {
         let namespace = json!({ "apiVersion": "v1", "kind": "Namespace", "metadata": { "name": name } });
         let opts = WriteOpts::default();
-        create(state, &info, None, check(&info, namespace, &opts)?, &opts)?;
+        let checked = check(&info, namespace, &opts, state.options.minor())?;
+        create(state, &info, None, checked, &opts)?;
     }
     Ok(())
 }
@@ -65,7 +66,7 @@ pub(crate) fn seed(state: &mut State, value: Value) -> Result<Arc<Value>, ApiSta
         state,
         &info,
         namespace.as_deref(),
-        check_as(&info, value, &opts, Typing::AsStored)?,
+        check_as(&info, value, &opts, Typing::AsStored, state.options.minor())?,
         &opts,
     )
 }
@@ -81,10 +82,15 @@ impl Checked {
     }
 }
 
-/// Checks what a create or update sent as kube-apiserver's decoder does. It needs nothing
-/// stored, so the server runs it before it takes its lock.
-pub(crate) fn check(info: &ResourceInfo, body: impl Into<Decoded>, opts: &WriteOpts) -> Result<Checked, ApiStatus> {
-    check_as(info, body, opts, Typing::Decoded)
+/// Checks what a create or update sent as the decoder of kube-apiserver 1.`minor` does. It
+/// needs nothing stored, so the server runs it before it takes its lock.
+pub(crate) fn check(
+    info: &ResourceInfo,
+    body: impl Into<Decoded>,
+    opts: &WriteOpts,
+    minor: u32,
+) -> Result<Checked, ApiStatus> {
+    check_as(info, body, opts, Typing::Decoded, minor)
 }
 
 /// Whether a written body must fit the kind's type: a request's must, a seeded object (what
@@ -100,6 +106,7 @@ fn check_as(
     body: impl Into<Decoded>,
     opts: &WriteOpts,
     typing: Typing,
+    minor: u32,
 ) -> Result<Checked, ApiStatus> {
     let mut body = body.into();
     check_type_meta(&mut body, info)?;
@@ -108,7 +115,7 @@ fn check_as(
     {
         return Err(decoding::cannot_handle(info)(why));
     }
-    let findings = decoding::strict_findings(info, &mut body);
+    let findings = decoding::strict_findings(info, &mut body, minor);
     decoding::enforce(findings, opts, decoding::cannot_handle(info))?;
     Ok(Checked(body.value))
 }
