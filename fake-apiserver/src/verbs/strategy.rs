@@ -14,6 +14,7 @@ use crate::semantics::defaults;
 use crate::semantics::endpointslice_strategy;
 use crate::semantics::hpa_strategy;
 use crate::semantics::job_strategy;
+use crate::semantics::pod_gates;
 use crate::semantics::priorityclass;
 use crate::semantics::service_strategy;
 use crate::semantics::status_metadata;
@@ -158,6 +159,14 @@ pub(crate) fn prepare_update(
     }
     volume_strategy::prepare_update(info, old, &mut new, subresource, minor);
     hpa_strategy::prepare_update(info, old, &mut new, subresource);
+    if pod_gates::concerns(info) && subresource.is_none() {
+        // The field manager records the object as sent, with the fields the gates drop.
+        let sent = new.clone();
+        pod_gates::drop_disabled(info, &mut new, Some(old), minor);
+        if field_view.is_none() && sent != new {
+            field_view = Some(sent);
+        }
+    }
     if job_strategy::concerns(info) && subresource.is_none() && field_view.is_none() {
         // Go's field manager records the job as sent, before the strategy drops the fields of
         // gates that are off.

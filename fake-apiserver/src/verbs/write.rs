@@ -10,6 +10,7 @@ use crate::lifecycle;
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::endpointslice_strategy;
 use crate::semantics::omit_empty::{self, Empty};
+use crate::semantics::pod_gates;
 use crate::semantics::schema::{self, Scope};
 use crate::semantics::shape::Shape;
 use crate::semantics::strategy_warnings;
@@ -181,12 +182,16 @@ pub(crate) fn create(
     // What the field manager saw, when the strategy changes the object before validating it
     // (a Job's generated selector, the fields of its gates that are off): those changes are
     // nobody's.
+    let sent = pod_gates::concerns(info).then(|| body.clone());
+    pod_gates::drop_disabled(info, &mut body, None, state.options.minor());
+    let gated = sent.filter(|sent| *sent != body);
     let before_strategy = (job_strategy::concerns(info)
         || apps_set_strategy::concerns(info)
         || claim_strategy::concerns(info)
         || volume_strategy::concerns(info)
         || hpa_strategy::changes_on_create(info))
-    .then(|| body.clone());
+    .then(|| gated.clone().unwrap_or_else(|| body.clone()))
+    .or(gated);
     apps_set_strategy::prepare_create(info, &mut body);
     endpointslice_strategy::prepare_create(info, &mut body);
     claim_strategy::prepare_create(info, &mut body, state.options.minor());
