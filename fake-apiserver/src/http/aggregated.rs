@@ -9,9 +9,10 @@
 use ring::digest;
 use serde_json::{Value, json};
 
+use crate::lifecycle::group_priority;
 use crate::status::ApiStatus;
 use crate::storage::registry::Registry;
-use crate::storage::resource::ResourceInfo;
+use crate::storage::resource::{Lifecycle, ResourceInfo};
 
 /// What a discovery request's `Accept` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,11 +88,24 @@ pub(crate) fn etag(json: &[u8]) -> String {
     format!("\"{hex}\"")
 }
 
-/// `/api` (`core` true) or `/apis` as an `APIGroupDiscoveryList` of `version`.
+/// `/api` (`core` true) or `/apis` as an `APIGroupDiscoveryList` of `version`, its groups in
+/// the merged discovery handler's order: by group priority, highest first, then by name.
 pub(crate) fn document(registry: &Registry, core: bool, version: &str) -> Value {
-    let items: Vec<Value> = registry
+    let mut groups: Vec<(&String, &Vec<String>)> = registry
         .groups()
         .filter(|(group, _)| group.is_empty() == core)
+        .collect();
+    groups.sort_by_key(|(group, versions)| {
+        let custom = versions.iter().any(|v| {
+            registry
+                .resources_in(group, v)
+                .iter()
+                .any(|r| r.lifecycle == Lifecycle::CustomResource)
+        });
+        (std::cmp::Reverse(group_priority(group, custom)), (*group).clone())
+    });
+    let items: Vec<Value> = groups
+        .into_iter()
         .map(|(group, versions)| {
             let mut metadata = json!({ "creationTimestamp": null });
             if !group.is_empty() {

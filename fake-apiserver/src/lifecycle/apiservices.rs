@@ -47,6 +47,25 @@ const PRIORITIES: &[(&str, &str, i64, i64)] = &[
     ("flowcontrol.apiserver.k8s.io", "v1beta3", 16100, 18),
 ];
 
+/// `APIRegistrationGroupPriority` of kube-aggregator's `handler_discovery.go`: its own group
+/// comes first.
+const API_REGISTRATION_PRIORITY: i64 = 20001;
+
+/// The priority a group is listed by in discovery (the merged discovery handler's
+/// `SetGroupVersionPriority`): the highest `groupPriorityMinimum` of its versions, 1000 for a
+/// custom resource's group (`customresource_discovery_controller.go`), 0 when none is known.
+pub(crate) fn group_priority(group: &str, custom: bool) -> i64 {
+    if group == "apiregistration.k8s.io" {
+        return API_REGISTRATION_PRIORITY;
+    }
+    let builtin = PRIORITIES
+        .iter()
+        .filter(|(g, ..)| *g == group)
+        .map(|(_, _, p, _)| *p)
+        .max();
+    builtin.unwrap_or(if custom { 1000 } else { 0 })
+}
+
 /// Whether `info` is the APIServices resource.
 pub(super) fn concerns(info: &ResourceInfo) -> bool {
     info.builtin && info.group == "apiregistration.k8s.io" && info.plural == "apiservices"

@@ -35,6 +35,7 @@ use crate::storage::object;
 use crate::storage::pending::Pending;
 use crate::storage::resource::{Lifecycle, ResourceInfo};
 
+pub(crate) use apiservices::group_priority;
 pub(crate) use apiservices::register_builtin as register_builtin_api_services;
 pub(crate) use bootstrap::{APISERVER_MANAGER, cluster_objects};
 pub(crate) use gc::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
