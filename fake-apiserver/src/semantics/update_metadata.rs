@@ -30,6 +30,9 @@ fn checks(info: &ResourceInfo, subresource: Option<&str>) -> Option<usize> {
         // `ValidateHorizontalPodAutoscalerUpdate` and its status validation:
         // `ValidateObjectMetaUpdate`.
         ("autoscaling", "HorizontalPodAutoscaler", _) => 1,
+        // `ValidateConfigMapUpdate`, `ValidateSecretUpdate`, `ValidateServiceAccountUpdate`:
+        // `ValidateObjectMetaUpdate`, then the create validation's `ValidateObjectMeta`.
+        ("", "ConfigMap" | "Secret" | "ServiceAccount", None) => 2,
         // `ValidateEndpointSliceUpdate`: the create validation's `ValidateObjectMeta`.
         ("discovery.k8s.io", "EndpointSlice", None) => 1,
         _ => return None,
