@@ -77,6 +77,8 @@ mod tests {
         let policies = ResourceInfo::builtin("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies");
         assert_eq!(repeated(&policies, None, causes.clone()).len(), 5);
         let maps = ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps");
-        assert_eq!(repeated(&maps, None, causes.clone()), causes);
+        assert_eq!(repeated(&maps, None, causes.clone()).len(), 5);
+        let unread = ResourceInfo::builtin("", "v1", "Namespace", "namespaces");
+        assert_eq!(repeated(&unread, None, causes.clone()), causes);
     }
 }
