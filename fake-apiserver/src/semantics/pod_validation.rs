@@ -3,13 +3,16 @@
 //! restart and DNS policies, names of the service account, node, host and subdomain, the
 //! deadline, tolerations, preemption), `ValidatePodTemplateSpec` and `ValidatePodCreate` (no
 //! ephemeral containers yet); what an update may change is `pod_update_validation`'s; the
-//! volumes are `volume_validation`'s. Affinity and security contexts are not checked.
+//! volumes are `volume_validation`'s; host network ports, host aliases and gates are
+//! `pod_host_validation`'s. Affinity, topology spread, DNS configuration and security contexts
+//! are not checked.
 
 use serde_json::{Map, Value};
 
 use crate::semantics::container_validation::{choice, containers_errors, image_whitespace_errors};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
+use crate::semantics::pod_host_validation::host_and_gates_errors;
 use crate::semantics::template_metadata::template_metadata_errors;
 use crate::semantics::volume_validation::volumes_errors;
 
@@ -19,6 +22,7 @@ pub(crate) fn pod_spec_errors(spec: &Value, path: &str, pod_name: Option<&str>, 
     let text = |key: &str| spec.get(key).and_then(Value::as_str).unwrap_or_default();
     let (volumes, mut errors) = volumes_errors(spec.get("volumes"), &format!("{path}.volumes"), pod_name, minor);
     errors.extend(containers_errors(spec, path, &volumes, minor));
+    errors.extend(host_and_gates_errors(spec, path, pod_name.is_some(), minor));
     errors.extend(choice(
         text("restartPolicy"),
         &format!("{path}.restartPolicy"),
