@@ -7,8 +7,8 @@
 
 use serde_json::Value;
 
-use crate::semantics::container_validation::port_name_errors;
 use crate::semantics::field_error::{BadValue, FieldError, nonnegative};
+use crate::semantics::names::port_name_errors;
 
 /// `validation.IsHTTPHeaderName`'s message.
 const HTTP_HEADER_NAME: &str = "a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')";

@@ -256,7 +256,7 @@ fn port_errors(ports: Option<&Value>, field: &str) -> Vec<FieldError> {
         let at = format!("{field}[{i}]");
         let name = port.get("name").and_then(Value::as_str).unwrap_or_default();
         if !name.is_empty() {
-            let why = port_name_errors(name);
+            let why = names::port_name_errors(name);
             if !why.is_empty() {
                 errors.extend(
                     why.into_iter()
@@ -278,30 +278,6 @@ fn port_errors(ports: Option<&Value>, field: &str) -> Vec<FieldError> {
         }
         let protocol = port.get("protocol").and_then(Value::as_str).unwrap_or_default();
         errors.extend(choice(protocol, &format!("{at}.protocol"), &["SCTP", "TCP", "UDP"]));
-    }
-    errors
-}
-
-/// `validation.IsValidPortName`: an IANA service name.
-pub(crate) fn port_name_errors(name: &str) -> Vec<&'static str> {
-    let mut errors = Vec::new();
-    if name.len() > 15 {
-        errors.push("must be no more than 15 characters");
-    }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-    {
-        errors.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
-    }
-    if name.contains("--") {
-        errors.push("must not contain consecutive hyphens");
-    }
-    if !name.bytes().any(|b| b.is_ascii_lowercase()) {
-        errors.push("must contain at least one letter (a-z)");
-    }
-    if name.starts_with('-') || name.ends_with('-') {
-        errors.push("must not begin or end with a hyphen");
     }
     errors
 }

@@ -3,10 +3,10 @@
 
 use serde_json::Value;
 
-use crate::semantics::container_validation::port_name_errors;
 use crate::semantics::field_error::FieldError;
 use crate::semantics::ingress_class_validation::typed_reference_errors;
 use crate::semantics::names::dns1035_label_errors;
+use crate::semantics::names::port_name_errors;
 
 /// `invalidPathSequences` and `invalidPathSuffixes`.
 const INVALID_SEQUENCES: [&str; 5] = ["//", "/./", "/../", "%2f", "%2F"];

@@ -220,6 +220,30 @@ pub(crate) fn metadata_errors(object: &Value) -> Vec<(String, String)> {
     errors
 }
 
+/// `validation.IsValidPortName`: an IANA service name.
+pub(crate) fn port_name_errors(name: &str) -> Vec<&'static str> {
+    let mut errors = Vec::new();
+    if name.len() > 15 {
+        errors.push("must be no more than 15 characters");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        errors.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+    }
+    if name.contains("--") {
+        errors.push("must not contain consecutive hyphens");
+    }
+    if !name.bytes().any(|b| b.is_ascii_lowercase()) {
+        errors.push("must contain at least one letter (a-z)");
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        errors.push("must not begin or end with a hyphen");
+    }
+    errors
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

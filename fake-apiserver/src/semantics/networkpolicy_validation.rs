@@ -7,9 +7,9 @@ use std::net::IpAddr;
 
 use serde_json::Value;
 
-use crate::semantics::container_validation::port_name_errors;
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::label_selector_validation::label_selector_errors;
+use crate::semantics::names::port_name_errors;
 use crate::semantics::node_validation::parse_cidr;
 
 /// The protocols a policy port may name, in the order Go lists them.

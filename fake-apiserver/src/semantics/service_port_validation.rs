@@ -5,9 +5,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::semantics::container_validation::port_name_errors;
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
+use crate::semantics::names::port_name_errors;
 use crate::semantics::service_ip_validation::text;
 
 /// `core.MaxClientIPServiceAffinitySeconds`.
