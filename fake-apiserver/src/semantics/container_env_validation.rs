@@ -9,6 +9,7 @@ use crate::semantics::config_validation::config_key_errors;
 use crate::semantics::field_error::FieldError;
 use crate::semantics::names;
 use crate::semantics::volume_file_validation::{object_field_selector_errors, resource_field_selector_errors};
+use crate::storage::object::present;
 
 /// `validation.IsEnvVarName`'s message.
 const ENV_VAR_NAME: &str = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')";
@@ -165,7 +166,7 @@ fn reference_name_errors(reference: &Value, at: &str) -> Vec<FieldError> {
 }
 
 /// `validation.IsEnvVarName`: `[-._a-zA-Z][-._a-zA-Z0-9]*`.
-pub(crate) fn is_env_var_name(name: &str) -> bool {
+fn is_env_var_name(name: &str) -> bool {
     let allowed = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_');
     !name.is_empty() && name.bytes().all(allowed) && !name.starts_with(|c: char| c.is_ascii_digit())
 }
@@ -178,11 +179,6 @@ fn entries<'v>(value: &'v Value, key: &str) -> impl Iterator<Item = (usize, &'v 
         .into_iter()
         .flatten()
         .enumerate()
-}
-
-/// The field `key` when it is set (a Go pointer that is not nil).
-fn present<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
-    value.get(key).filter(|v| !v.is_null())
 }
 
 fn text<'v>(value: &'v Value, key: &str) -> &'v str {

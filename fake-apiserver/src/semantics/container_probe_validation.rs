@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::semantics::field_error::{BadValue, FieldError, nonnegative};
 use crate::semantics::names::port_name_errors;
+use crate::storage::object::present;
 
 /// `validation.IsHTTPHeaderName`'s message.
 const HTTP_HEADER_NAME: &str = "a valid HTTP header must consist of alphanumeric characters or '-' (e.g. 'X-Header-Name', regex used for validation is '[-A-Za-z0-9]+')";
@@ -192,11 +193,6 @@ fn port_errors(port: Option<&Value>, at: &str) -> Vec<FieldError> {
     }
 }
 
-/// The field `key` when it is set (a Go pointer that is not nil).
-fn present<'v>(value: &'v Value, key: &str) -> Option<&'v Value> {
-    value.get(key).filter(|v| !v.is_null())
-}
-
 /// An integer field, 0 when absent as Go's zero value.
 fn integer(value: &Value, key: &str) -> i64 {
     value.get(key).and_then(Value::as_i64).unwrap_or(0)
@@ -216,9 +212,9 @@ mod tests {
     /// A probe as the defaults leave it: thresholds and periods set.
     fn probe(handler: Value) -> Value {
         let mut probe = json!({"timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3});
-        probe.as_object_mut().into_iter().for_each(|p| {
-            p.extend(handler.as_object().cloned().unwrap_or_default());
-        });
+        if let (Some(fields), Value::Object(handler)) = (probe.as_object_mut(), handler) {
+            fields.extend(handler);
+        }
         probe
     }
 

@@ -20,9 +20,12 @@ use crate::storage::resource::ResourceInfo;
 /// had another type, is dropped on every read (stored objects keep it, as etcd does). Other
 /// kinds pass unchanged.
 pub(crate) fn default_on_read<'a>(info: &ResourceInfo, shown: Cow<'a, Value>) -> Cow<'a, Value> {
+    // Every read of every built-in kind passes here: the kind is checked before the object.
+    if !(info.builtin && info.group.is_empty() && info.kind == "Service") {
+        return shown;
+    }
     let external_name = shown.pointer("/spec/type").and_then(Value::as_str) == Some("ExternalName");
-    let policy = shown.pointer("/spec/internalTrafficPolicy").is_some();
-    if !(info.builtin && info.group.is_empty() && info.kind == "Service" && external_name && policy) {
+    if !external_name || shown.pointer("/spec/internalTrafficPolicy").is_none() {
         return shown;
     }
     let mut service = shown.into_owned();

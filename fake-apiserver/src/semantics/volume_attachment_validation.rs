@@ -11,6 +11,7 @@ use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
 use crate::semantics::pv_source_checks::csi_driver_name_errors;
 use crate::semantics::pv_validation::{Context, spec_errors};
+use crate::storage::object::present;
 
 /// `maxAttachedVolumeMetadataSize`: 256 KiB, the limit of the metadata, which the error
 /// messages' refusals print as theirs too.
@@ -65,8 +66,8 @@ fn attachment_errors(attachment: &Value) -> Vec<FieldError> {
         errors.push(FieldError::required("spec.attacher", ""));
     }
     let source = spec.get("source").unwrap_or(&Value::Null);
-    let name = source.get("persistentVolumeName").filter(|n| !n.is_null());
-    let inline = source.get("inlineVolumeSpec").filter(|s| !s.is_null());
+    let name = present(source, "persistentVolumeName");
+    let inline = present(source, "inlineVolumeSpec");
     match (name, inline) {
         (None, None) => errors.push(FieldError::required("spec.source", ONE_SOURCE)),
         (Some(_), Some(_)) => errors.push(FieldError::forbidden("spec.source", ONE_SOURCE)),

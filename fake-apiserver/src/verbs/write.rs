@@ -182,16 +182,19 @@ pub(crate) fn create(
     // What the field manager saw, when the strategy changes the object before validating it
     // (a Job's generated selector, the fields of its gates that are off): those changes are
     // nobody's.
+    // A pod spec's gated fields are dropped first; only when that dropped something is the
+    // object as sent what the field manager sees.
     let sent = pod_gates::concerns(info).then(|| body.clone());
     pod_gates::drop_disabled(info, &mut body, None, state.options.minor());
-    let gated = sent.filter(|sent| *sent != body);
-    let before_strategy = (job_strategy::concerns(info)
+    let mut before_strategy = sent.filter(|sent| *sent != body);
+    let strategy_changes = job_strategy::concerns(info)
         || apps_set_strategy::concerns(info)
         || claim_strategy::concerns(info)
         || volume_strategy::concerns(info)
-        || hpa_strategy::changes_on_create(info))
-    .then(|| gated.clone().unwrap_or_else(|| body.clone()))
-    .or(gated);
+        || hpa_strategy::changes_on_create(info);
+    if before_strategy.is_none() && strategy_changes {
+        before_strategy = Some(body.clone());
+    }
     apps_set_strategy::prepare_create(info, &mut body);
     endpointslice_strategy::prepare_create(info, &mut body);
     claim_strategy::prepare_create(info, &mut body, state.options.minor());
