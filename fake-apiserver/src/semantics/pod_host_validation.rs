@@ -12,18 +12,9 @@ use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
 use crate::semantics::service_ip_validation::parse_ip;
 
-/// The checks of the spec at `path`; `is_pod` says it is a Pod's own (a template's host ports
-/// may be left 0, the pod's defaulting fills them), on the Kubernetes `minor`.
-pub(crate) fn host_and_gates_errors(spec: &Value, path: &str, is_pod: bool, minor: u32) -> Vec<FieldError> {
-    let mut errors = host_network_errors(spec, path, is_pod);
-    errors.extend(readiness_gate_errors(spec, path));
-    errors.extend(scheduling_gate_errors(spec, path));
-    errors.extend(host_alias_errors(spec, path, minor));
-    errors
-}
-
-/// `validatePodHostNetworkDeps`.
-fn host_network_errors(spec: &Value, path: &str, is_pod: bool) -> Vec<FieldError> {
+/// `validatePodHostNetworkDeps` of the spec at `path`; `is_pod` says it is a Pod's own (a
+/// template's host ports may be left 0, the pod's defaulting fills them).
+pub(crate) fn host_network_errors(spec: &Value, path: &str, is_pod: bool) -> Vec<FieldError> {
     if spec.get("hostNetwork").and_then(Value::as_bool) != Some(true) {
         return Vec::new();
     }
@@ -45,7 +36,7 @@ fn host_network_errors(spec: &Value, path: &str, is_pod: bool) -> Vec<FieldError
 }
 
 /// `validateReadinessGates`: each condition type a qualified name.
-fn readiness_gate_errors(spec: &Value, path: &str) -> Vec<FieldError> {
+pub(crate) fn readiness_gate_errors(spec: &Value, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     for (i, gate) in items(spec, "readinessGates").enumerate() {
         let condition = gate.get("conditionType").and_then(Value::as_str).unwrap_or_default();
@@ -56,7 +47,7 @@ fn readiness_gate_errors(spec: &Value, path: &str) -> Vec<FieldError> {
 }
 
 /// `validateSchedulingGates`: qualified names, each once.
-fn scheduling_gate_errors(spec: &Value, path: &str) -> Vec<FieldError> {
+pub(crate) fn scheduling_gate_errors(spec: &Value, path: &str) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let mut seen = HashSet::new();
     for (i, gate) in items(spec, "schedulingGates").enumerate() {
@@ -70,8 +61,8 @@ fn scheduling_gate_errors(spec: &Value, path: &str) -> Vec<FieldError> {
     errors
 }
 
-/// `ValidateHostAliases`: an IP and DNS subdomain host names.
-fn host_alias_errors(spec: &Value, path: &str, minor: u32) -> Vec<FieldError> {
+/// `ValidateHostAliases`: an IP and DNS subdomain host names, on the Kubernetes `minor`.
+pub(crate) fn host_alias_errors(spec: &Value, path: &str, minor: u32) -> Vec<FieldError> {
     let mut errors = Vec::new();
     for (i, alias) in items(spec, "hostAliases").enumerate() {
         // 1.28 forgot the indexes.
@@ -126,9 +117,9 @@ mod tests {
     #[test]
     fn host_network_ports_should_match_in_a_pod_and_may_be_unset_in_a_template() {
         let spec = json!({"hostNetwork": true, "containers": [{"ports": [{"containerPort": 80}, {"containerPort": 81, "hostPort": 90}]}]});
-        let pod = rendered(host_and_gates_errors(&spec, "spec", true, 28));
+        let pod = rendered(host_network_errors(&spec, "spec", true));
         assert_eq!(pod.len(), 2);
-        let template = rendered(host_and_gates_errors(&spec, "spec", false, 28));
+        let template = rendered(host_network_errors(&spec, "spec", false));
         assert_eq!(
             template,
             [
@@ -141,11 +132,11 @@ mod tests {
     fn host_aliases_should_be_indexed_from_1_31() {
         let spec = json!({"hostAliases": [{"ip": "999.1.1.1", "hostnames": ["ok.local"]}]});
         assert_eq!(
-            rendered(host_and_gates_errors(&spec, "spec", true, 28)),
+            rendered(host_alias_errors(&spec, "spec", 28)),
             ["spec.hostAliases.ip: Invalid value: \"999.1.1.1\": must be valid IP address"]
         );
         assert_eq!(
-            rendered(host_and_gates_errors(&spec, "spec", true, 31)),
+            rendered(host_alias_errors(&spec, "spec", 31)),
             [
                 "spec.hostAliases[0].ip: Invalid value: \"999.1.1.1\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
             ]
@@ -156,7 +147,7 @@ mod tests {
     fn scheduling_gates_should_be_named_once() {
         let spec = json!({"schedulingGates": [{"name": "example.com/wait"}, {"name": "example.com/wait"}]});
         assert_eq!(
-            rendered(host_and_gates_errors(&spec, "spec", true, 31)),
+            rendered(scheduling_gate_errors(&spec, "spec")),
             ["spec.schedulingGates[1]: Duplicate value: \"example.com/wait\""]
         );
     }

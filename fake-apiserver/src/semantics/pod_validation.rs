@@ -12,17 +12,19 @@ use serde_json::{Map, Value};
 use crate::semantics::container_validation::{choice, containers_errors, image_whitespace_errors};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
-use crate::semantics::pod_host_validation::host_and_gates_errors;
+use crate::semantics::pod_host_validation::{
+    host_alias_errors, host_network_errors, readiness_gate_errors, scheduling_gate_errors,
+};
 use crate::semantics::template_metadata::template_metadata_errors;
 use crate::semantics::volume_validation::volumes_errors;
 
 /// `ValidatePodSpec` of the spec at `path`, of the pod named `pod_name` (none for a template),
-/// on the Kubernetes `minor`.
+/// on the Kubernetes `minor`, its checks in Go's order (the order of a refusal's causes).
 pub(crate) fn pod_spec_errors(spec: &Value, path: &str, pod_name: Option<&str>, minor: u32) -> Vec<FieldError> {
     let text = |key: &str| spec.get(key).and_then(Value::as_str).unwrap_or_default();
     let (volumes, mut errors) = volumes_errors(spec.get("volumes"), &format!("{path}.volumes"), pod_name, minor);
     errors.extend(containers_errors(spec, path, &volumes, minor));
-    errors.extend(host_and_gates_errors(spec, path, pod_name.is_some(), minor));
+    errors.extend(host_network_errors(spec, path, pod_name.is_some()));
     errors.extend(choice(
         text("restartPolicy"),
         &format!("{path}.restartPolicy"),
@@ -33,24 +35,11 @@ pub(crate) fn pod_spec_errors(spec: &Value, path: &str, pod_name: Option<&str>, 
         &format!("{path}.dnsPolicy"),
         &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"],
     ));
-    for (key, value) in spec
-        .get("nodeSelector")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        for why in names::qualified_name_errors(key) {
-            errors.push(FieldError::invalid(
-                format!("{path}.nodeSelector"),
-                key.as_str().into(),
-                why,
-            ));
-        }
-        let value = value.as_str().unwrap_or_default();
-        for why in names::label_value_errors(value) {
-            errors.push(FieldError::invalid(format!("{path}.nodeSelector"), value.into(), why));
-        }
-    }
+    errors.extend(node_selector_errors(spec, path));
+    // `validateImagePullSecrets` refuses a reference with more than a name, which the v1 type
+    // cannot carry.
+    errors.extend(readiness_gate_errors(spec, path));
+    errors.extend(scheduling_gate_errors(spec, path));
     // `ValidateServiceAccountName` and `ValidateNodeName` are DNS subdomain checks.
     for key in ["serviceAccountName", "nodeName"] {
         let value = text(key);
@@ -82,12 +71,37 @@ pub(crate) fn pod_spec_errors(spec: &Value, path: &str, pod_name: Option<&str>, 
         spec.get("tolerations"),
         &format!("{path}.tolerations"),
     ));
+    errors.extend(host_alias_errors(spec, path, minor));
     if let Some(policy) = spec.get("preemptionPolicy").and_then(Value::as_str) {
         errors.extend(choice(
             policy,
             &format!("{path}.preemptionPolicy"),
             &["PreemptLowerPriority", "Never"],
         ));
+    }
+    errors
+}
+
+/// `ValidateLabels` of the node selector: each key a qualified name, each value a label value.
+fn node_selector_errors(spec: &Value, path: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    for (key, value) in spec
+        .get("nodeSelector")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        for why in names::qualified_name_errors(key) {
+            errors.push(FieldError::invalid(
+                format!("{path}.nodeSelector"),
+                key.as_str().into(),
+                why,
+            ));
+        }
+        let value = value.as_str().unwrap_or_default();
+        for why in names::label_value_errors(value) {
+            errors.push(FieldError::invalid(format!("{path}.nodeSelector"), value.into(), why));
+        }
     }
     errors
 }
