@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::semantics::container_validation::{choice, containers_errors, image_whitespace_errors};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
+use crate::semantics::pod_affinity_validation::affinity_errors;
 use crate::semantics::pod_host_validation::{
     host_alias_errors, host_network_errors, readiness_gate_errors, scheduling_gate_errors,
 };
@@ -38,6 +39,10 @@ pub(crate) fn pod_spec_errors(spec: &Value, path: &str, pod_name: Option<&str>, 
     errors.extend(node_selector_errors(spec, path));
     // `validateImagePullSecrets` refuses a reference with more than a name, which the v1 type
     // cannot carry.
+    // `AllowInvalidLabelValueInSelector` and `AllowInvalidTopologySpreadConstraintLabelSelector`
+    // are only set for an update whose stored spec has such selectors, which validation never
+    // lets in here: they are off.
+    errors.extend(affinity_errors(spec, path, false, minor));
     errors.extend(readiness_gate_errors(spec, path));
     errors.extend(scheduling_gate_errors(spec, path));
     // `ValidateServiceAccountName` and `ValidateNodeName` are DNS subdomain checks.
