@@ -72,6 +72,7 @@ pub(crate) mod node_validation;
 pub(crate) mod omit_empty;
 pub(crate) mod pdb_validation;
 pub(crate) mod pod_affinity_validation;
+pub(crate) mod pod_dns_validation;
 pub(crate) mod pod_gates;
 pub(crate) mod pod_host_validation;
 pub(crate) mod pod_update_validation;

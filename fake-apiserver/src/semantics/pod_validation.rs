@@ -13,6 +13,7 @@ use crate::semantics::container_validation::{choice, containers_errors, image_wh
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
 use crate::semantics::pod_affinity_validation::affinity_errors;
+use crate::semantics::pod_dns_validation::dns_config_errors;
 use crate::semantics::pod_host_validation::{
     host_alias_errors, host_network_errors, readiness_gate_errors, scheduling_gate_errors,
 };
@@ -43,6 +44,7 @@ pub(crate) fn pod_spec_errors(spec: &Value, path: &str, pod_name: Option<&str>, 
     // are only set for an update whose stored spec has such selectors, which validation never
     // lets in here: they are off.
     errors.extend(affinity_errors(spec, path, false, minor));
+    errors.extend(dns_config_errors(spec, path, minor));
     errors.extend(readiness_gate_errors(spec, path));
     errors.extend(scheduling_gate_errors(spec, path));
     // `ValidateServiceAccountName` and `ValidateNodeName` are DNS subdomain checks.
