@@ -114,6 +114,7 @@ pub(crate) mod strategic_lists;
 pub(crate) mod strategic_order;
 pub(crate) mod strategy_warnings;
 pub(crate) mod template_metadata;
+pub(crate) mod topology_spread_validation;
 pub(crate) mod typed;
 pub(crate) mod update_metadata;
 pub(crate) mod validation;

@@ -18,6 +18,7 @@ use crate::semantics::pod_host_validation::{
     host_alias_errors, host_network_errors, readiness_gate_errors, scheduling_gate_errors,
 };
 use crate::semantics::template_metadata::template_metadata_errors;
+use crate::semantics::topology_spread_validation::topology_spread_errors;
 use crate::semantics::volume_validation::volumes_errors;
 
 /// `ValidatePodSpec` of the spec at `path`, of the pod named `pod_name` (none for a template),
@@ -47,6 +48,7 @@ pub(crate) fn pod_spec_errors(spec: &Value, path: &str, pod_name: Option<&str>, 
     errors.extend(dns_config_errors(spec, path, minor));
     errors.extend(readiness_gate_errors(spec, path));
     errors.extend(scheduling_gate_errors(spec, path));
+    errors.extend(topology_spread_errors(spec, path, false));
     // `ValidateServiceAccountName` and `ValidateNodeName` are DNS subdomain checks.
     for key in ["serviceAccountName", "nodeName"] {
         let value = text(key);
