@@ -75,6 +75,7 @@ pub(crate) mod pod_affinity_validation;
 pub(crate) mod pod_dns_validation;
 pub(crate) mod pod_gates;
 pub(crate) mod pod_host_validation;
+pub(crate) mod pod_os_validation;
 pub(crate) mod pod_update_validation;
 pub(crate) mod pod_validation;
 pub(crate) mod pod_warnings;

@@ -4,8 +4,9 @@
 //! deadline, tolerations, preemption), `ValidatePodTemplateSpec` and `ValidatePodCreate` (no
 //! ephemeral containers yet); what an update may change is `pod_update_validation`'s; the
 //! volumes are `volume_validation`'s; host network ports, host aliases and gates are
-//! `pod_host_validation`'s. Affinity, topology spread, DNS configuration and security contexts
-//! are not checked.
+//! `pod_host_validation`'s; affinity `pod_affinity_validation`'s, the DNS configuration
+//! `pod_dns_validation`'s, topology spread constraints `topology_spread_validation`'s and the OS
+//! `pod_os_validation`'s. Security contexts are not checked.
 
 use serde_json::{Map, Value};
 
@@ -17,6 +18,7 @@ use crate::semantics::pod_dns_validation::dns_config_errors;
 use crate::semantics::pod_host_validation::{
     host_alias_errors, host_network_errors, readiness_gate_errors, scheduling_gate_errors,
 };
+use crate::semantics::pod_os_validation::os_errors;
 use crate::semantics::template_metadata::template_metadata_errors;
 use crate::semantics::topology_spread_validation::topology_spread_errors;
 use crate::semantics::volume_validation::volumes_errors;
@@ -88,6 +90,7 @@ pub(crate) fn pod_spec_errors(spec: &Value, path: &str, pod_name: Option<&str>, 
             &["PreemptLowerPriority", "Never"],
         ));
     }
+    errors.extend(os_errors(spec, path, minor));
     errors
 }
 
