@@ -71,6 +71,7 @@ pub(crate) mod node_selector_validation;
 pub(crate) mod node_validation;
 pub(crate) mod omit_empty;
 pub(crate) mod pdb_validation;
+pub(crate) mod pod_affinity_strategy;
 pub(crate) mod pod_affinity_validation;
 pub(crate) mod pod_dns_validation;
 pub(crate) mod pod_gates;
