@@ -1,6 +1,7 @@
 //! Node selectors as `pkg/apis/core/validation/validation.go` validates them
 //! (`ValidateNodeSelector`, `ValidateNodeSelectorTerm`, `ValidateNodeSelectorRequirement`,
-//! `ValidateNodeFieldSelectorRequirement`), for a PersistentVolume's node affinity.
+//! `ValidateNodeFieldSelectorRequirement`), for a PersistentVolume's node affinity and a pod's
+//! (`pod_affinity_validation`).
 
 use serde_json::Value;
 
@@ -24,20 +25,20 @@ pub(crate) fn node_selector_errors(selector: &Value, at: &str) -> Vec<FieldError
     };
     let mut errors = Vec::new();
     for (i, term) in terms.iter().enumerate() {
-        let term_at = format!("{terms_at}[{i}]");
-        let list = |key: &str| term.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
-        for (j, requirement) in list("matchExpressions").iter().enumerate() {
-            errors.extend(requirement_errors(
-                requirement,
-                &format!("{term_at}.matchExpressions[{j}]"),
-            ));
-        }
-        for (j, requirement) in list("matchFields").iter().enumerate() {
-            errors.extend(field_requirement_errors(
-                requirement,
-                &format!("{term_at}.matchFields[{j}]"),
-            ));
-        }
+        errors.extend(node_selector_term_errors(term, &format!("{terms_at}[{i}]")));
+    }
+    errors
+}
+
+/// `ValidateNodeSelectorTerm` of the term at `at`: its label expressions, then its field ones.
+pub(crate) fn node_selector_term_errors(term: &Value, at: &str) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    let list = |key: &str| term.get(key).and_then(Value::as_array).into_iter().flatten();
+    for (j, requirement) in list("matchExpressions").enumerate() {
+        errors.extend(requirement_errors(requirement, &format!("{at}.matchExpressions[{j}]")));
+    }
+    for (j, requirement) in list("matchFields").enumerate() {
+        errors.extend(field_requirement_errors(requirement, &format!("{at}.matchFields[{j}]")));
     }
     errors
 }

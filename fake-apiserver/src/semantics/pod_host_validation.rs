@@ -95,8 +95,8 @@ pub(crate) fn host_alias_errors(spec: &Value, path: &str, minor: u32) -> Vec<Fie
     errors
 }
 
-/// `ValidateQualifiedName` at `at`.
-fn qualified(value: &str, at: &str) -> Vec<FieldError> {
+/// `ValidateQualifiedName` at `at` (apimachinery's `ValidateLabelName` is the same check).
+pub(crate) fn qualified(value: &str, at: &str) -> Vec<FieldError> {
     names::qualified_name_errors(value)
         .into_iter()
         .map(|why| FieldError::invalid(at, value.into(), why))

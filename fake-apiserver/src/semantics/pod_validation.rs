@@ -4,18 +4,23 @@
 //! deadline, tolerations, preemption), `ValidatePodTemplateSpec` and `ValidatePodCreate` (no
 //! ephemeral containers yet); what an update may change is `pod_update_validation`'s; the
 //! volumes are `volume_validation`'s; host network ports, host aliases and gates are
-//! `pod_host_validation`'s. Affinity, topology spread, DNS configuration and security contexts
-//! are not checked.
+//! `pod_host_validation`'s; affinity `pod_affinity_validation`'s, the DNS configuration
+//! `pod_dns_validation`'s, topology spread constraints `topology_spread_validation`'s and the OS
+//! `pod_os_validation`'s. Security contexts are not checked.
 
 use serde_json::{Map, Value};
 
 use crate::semantics::container_validation::{choice, containers_errors, image_whitespace_errors};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
+use crate::semantics::pod_affinity_validation::affinity_errors;
+use crate::semantics::pod_dns_validation::dns_config_errors;
 use crate::semantics::pod_host_validation::{
     host_alias_errors, host_network_errors, readiness_gate_errors, scheduling_gate_errors,
 };
+use crate::semantics::pod_os_validation::os_errors;
 use crate::semantics::template_metadata::template_metadata_errors;
+use crate::semantics::topology_spread_validation::topology_spread_errors;
 use crate::semantics::volume_validation::volumes_errors;
 
 /// `ValidatePodSpec` of the spec at `path`, of the pod named `pod_name` (none for a template),
@@ -38,8 +43,14 @@ pub(crate) fn pod_spec_errors(spec: &Value, path: &str, pod_name: Option<&str>, 
     errors.extend(node_selector_errors(spec, path));
     // `validateImagePullSecrets` refuses a reference with more than a name, which the v1 type
     // cannot carry.
+    // `AllowInvalidLabelValueInSelector` and `AllowInvalidTopologySpreadConstraintLabelSelector`
+    // are only set for an update whose stored spec has such selectors, which validation never
+    // lets in here: they are off.
+    errors.extend(affinity_errors(spec, path, false, minor));
+    errors.extend(dns_config_errors(spec, path, minor));
     errors.extend(readiness_gate_errors(spec, path));
     errors.extend(scheduling_gate_errors(spec, path));
+    errors.extend(topology_spread_errors(spec, path, false));
     // `ValidateServiceAccountName` and `ValidateNodeName` are DNS subdomain checks.
     for key in ["serviceAccountName", "nodeName"] {
         let value = text(key);
@@ -79,6 +90,7 @@ pub(crate) fn pod_spec_errors(spec: &Value, path: &str, pod_name: Option<&str>, 
             &["PreemptLowerPriority", "Never"],
         ));
     }
+    errors.extend(os_errors(spec, path, minor));
     errors
 }
 

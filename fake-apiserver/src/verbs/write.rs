@@ -10,6 +10,7 @@ use crate::lifecycle;
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::endpointslice_strategy;
 use crate::semantics::omit_empty::{self, Empty};
+use crate::semantics::pod_affinity_strategy;
 use crate::semantics::pod_gates;
 use crate::semantics::schema::{self, Scope};
 use crate::semantics::shape::Shape;
@@ -182,10 +183,12 @@ pub(crate) fn create(
     // What the field manager saw, when the strategy changes the object before validating it
     // (a Job's generated selector, the fields of its gates that are off): those changes are
     // nobody's.
-    // A pod spec's gated fields are dropped first; only when that dropped something is the
-    // object as sent what the field manager sees.
+    // A pod spec's gated fields are dropped first, then a pod's affinity gets its label keys'
+    // expressions; only when that changed something is the object as sent what the field
+    // manager sees.
     let sent = pod_gates::concerns(info).then(|| body.clone());
     pod_gates::drop_disabled(info, &mut body, None, state.options.minor());
+    pod_affinity_strategy::prepare_create(info, &mut body, state.options.minor());
     let mut before_strategy = sent.filter(|sent| *sent != body);
     let strategy_changes = job_strategy::concerns(info)
         || apps_set_strategy::concerns(info)
