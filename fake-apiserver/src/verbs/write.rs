@@ -185,6 +185,10 @@ pub(crate) fn create(
     // A pod spec's gated fields are dropped first; only when that dropped something is the
     // object as sent what the field manager sees.
     let sent = pod_gates::concerns(info).then(|| body.clone());
+    // kube-apiserver's mutating admission runs before the strategy, after the field manager
+    // saw the object: what it adds (a pod's service account, priority, tolerations) is
+    // nobody's.
+    lifecycle::mutate_create(state, info, &mut body)?;
     pod_gates::drop_disabled(info, &mut body, None, state.options.minor());
     let mut before_strategy = sent.filter(|sent| *sent != body);
     let strategy_changes = job_strategy::concerns(info)
@@ -356,6 +360,7 @@ pub(crate) fn commit_update(
     defaults::apply(info, &mut new, state.options.minor())?;
     check_identity_unchanged(info, &old, &new)?;
     preserve_system_fields(&old, &mut new);
+    lifecycle::mutate_update(info, &mut new, &old, subresource);
     builtin_validation::check(info, &new, Some(&old), subresource, state.options.minor())?;
     encoded(info, &mut new);
     if let Some(view) = field_view.as_mut() {
