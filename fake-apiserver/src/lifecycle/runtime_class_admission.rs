@@ -248,14 +248,14 @@ mod tests {
         // Tolerating longer covers tolerating for less time, whichever list it came from.
         assert_eq!(
             merge_tolerations(vec![longer.clone()], vec![shorter.clone()]),
-            [longer.clone()]
+            std::slice::from_ref(&longer)
         );
         assert_eq!(merge_tolerations(vec![shorter], vec![longer.clone()]), [longer]);
         let implicit = json!({"key": "k", "value": "v"});
         let explicit = json!({"key": "k", "operator": "Equal", "value": "v"});
         assert_eq!(
             merge_tolerations(vec![implicit.clone()], vec![implicit.clone()]),
-            [implicit.clone()]
+            std::slice::from_ref(&implicit)
         );
         // An empty operator means Equal for the covering toleration, but Go compares the covered
         // one's operator as written.

@@ -93,6 +93,7 @@ pub(crate) mod runtimeclass;
 pub(crate) mod scale_checks;
 pub(crate) mod schema;
 pub(crate) mod security_context_validation;
+pub(crate) mod security_profile_validation;
 pub(crate) mod selector;
 pub(crate) mod service_account_token;
 pub(crate) mod service_ip_validation;

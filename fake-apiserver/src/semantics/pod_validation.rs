@@ -308,4 +308,25 @@ mod tests {
         bad["spec"]["restartPolicy"] = json!("Sometimes");
         assert_eq!(pod_create_errors(&bad, 28)[0].field, "spec.restartPolicy");
     }
+
+    #[test]
+    fn class_names_and_overhead_should_follow_the_tolerations_in_go_order() {
+        let mut with = pod();
+        with["spec"]["priorityClassName"] = json!("Bad_Class");
+        with["spec"]["runtimeClassName"] = json!("");
+        with["spec"]["preemptionPolicy"] = json!("Sometimes");
+        with["spec"]["overhead"] = json!({"cpu": "-1"});
+        with["spec"]["securityContext"] = json!({"runAsUser": -1});
+        let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+        assert_eq!(
+            crate::semantics::field_error::rendered(pod_create_errors(&with, 31)),
+            [
+                "spec.securityContext.runAsUser: Invalid value: -1: must be between 0 and 2147483647, inclusive".to_owned(),
+                format!("spec.priorityClassName: Invalid value: \"Bad_Class\": {subdomain}"),
+                format!("spec.runtimeClassName: Invalid value: \"\": {subdomain}"),
+                "spec.preemptionPolicy: Unsupported value: \"Sometimes\": supported values: \"PreemptLowerPriority\", \"Never\"".to_owned(),
+                "spec.overhead.limits[cpu]: Invalid value: \"-1\": must be greater than or equal to 0".to_owned(),
+            ]
+        );
+    }
 }
