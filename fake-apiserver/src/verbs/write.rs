@@ -182,12 +182,11 @@ pub(crate) fn create(
     // What the field manager saw, when the strategy changes the object before validating it
     // (a Job's generated selector, the fields of its gates that are off): those changes are
     // nobody's.
-    // A pod spec's gated fields are dropped first; only when that dropped something is the
-    // object as sent what the field manager sees.
+    // A pod's mutating admission runs first (kube-apiserver's runs before the strategy, after
+    // the field manager saw the object: what it adds, a service account, a priority,
+    // tolerations, is nobody's), then its spec's gated fields are dropped; only when they
+    // changed something is the object as sent what the field manager sees.
     let sent = pod_gates::concerns(info).then(|| body.clone());
-    // kube-apiserver's mutating admission runs before the strategy, after the field manager
-    // saw the object: what it adds (a pod's service account, priority, tolerations) is
-    // nobody's.
     lifecycle::mutate_create(state, info, &mut body)?;
     pod_gates::drop_disabled(info, &mut body, None, state.options.minor());
     let mut before_strategy = sent.filter(|sent| *sent != body);
