@@ -20,7 +20,9 @@ mod gc_owners;
 mod namespace;
 mod nodes;
 mod pod_admission;
+mod priority_admission;
 mod role_aggregation;
+mod runtime_class_admission;
 mod service_ips;
 mod storage_admission;
 mod writes;
@@ -29,6 +31,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::semantics::priorityclass;
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
@@ -44,8 +47,27 @@ pub(crate) use writes::Writes;
 /// Resources a CRD that is being created or updated defines.
 pub(crate) type Defined = Option<Vec<ResourceInfo>>;
 
+/// The mutating admission of a new object, before the strategy validates it: a pod's
+/// (`pod_admission`), refused with 403.
+pub(crate) fn mutate_create(state: &State, info: &ResourceInfo, body: &mut Value) -> Result<(), ApiStatus> {
+    if !pod_admission::concerns(info) {
+        return Ok(());
+    }
+    let namespace = object::namespace(body).to_owned();
+    pod_admission::mutate_create(state, info, &namespace, body, state.options.minor())
+}
+
+/// The mutating admission of an update of the main resource (not of a subresource), before
+/// the strategy validates it: a pod keeps its priority.
+pub(crate) fn mutate_update(info: &ResourceInfo, new: &mut Value, old: &Value, subresource: Option<&str>) {
+    if subresource.is_none() && pod_admission::concerns(info) {
+        pod_admission::mutate_update(new, old);
+    }
+}
+
 /// Admission of a new object, after the generic checks: namespaces start `Active`, a CRD is
-/// validated, a custom resource needs a live definition.
+/// validated, a custom resource needs a live definition, a pod passes the validating admission,
+/// a PriorityClass is the only global default.
 pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value) -> Result<Defined, ApiStatus> {
     match info.lifecycle {
         // Its phase and finalizers are the strategy's (`semantics/core_strategies.rs`).
@@ -62,9 +84,9 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
             Ok(None)
         }
         Lifecycle::Plain if pod_admission::concerns(info) => {
-            let namespace = object::namespace(body).to_owned();
-            pod_admission::admit_create(state, info, &namespace, body).map(|()| None)
+            pod_admission::admit_create(state, info, body).map(|()| None)
         }
+        Lifecycle::Plain if priorityclass::concerns(info) => validate_priority_class(state, info, body, false),
         Lifecycle::Plain if nodes::concerns(info) => {
             nodes::admit_create(body);
             Ok(None)
@@ -75,6 +97,19 @@ pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value)
         }
         Lifecycle::Plain => Ok(None),
     }
+}
+
+/// The Priority plugin's validation of a PriorityClass being created or `updating`.
+fn validate_priority_class(
+    state: &State,
+    info: &ResourceInfo,
+    class: &Value,
+    updating: bool,
+) -> Result<Defined, ApiStatus> {
+    let classes = priority_admission::stored_classes(state);
+    priority_admission::validate_class(&classes, class, updating)
+        .map(|()| None)
+        .map_err(|why| ApiStatus::forbidden_object(info, object::name(class), &why))
 }
 
 /// After a create is stored: a new CRD is established by its controllers, a new namespace
@@ -181,6 +216,7 @@ pub(crate) fn admit_update(
         Lifecycle::Plain if !status && storage_admission::concerns(info) => {
             storage_admission::admit_update(info, new, old).map(|()| None)
         }
+        Lifecycle::Plain if !status && priorityclass::concerns(info) => validate_priority_class(state, info, new, true),
         Lifecycle::Plain | Lifecycle::Namespace | Lifecycle::CustomResource => Ok(None),
     }
 }

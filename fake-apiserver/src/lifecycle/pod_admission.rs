@@ -1,13 +1,16 @@
-//! What kube-apiserver's admission plugins and the pod strategy add to a new pod
-//! (`plugin/pkg/admission/serviceaccount`, `defaulttolerationseconds`, `priority`;
-//! `pkg/registry/core/pod/strategy.go`'s `PrepareForCreate`): the `default` service account,
-//! refused when it does not exist, its token mounted through a projected volume in every
-//! container unless automounting is off, its image pull secrets; the not-ready and unreachable
-//! NoExecute tolerations for 300 s; priority 0 and `PreemptLowerPriority` without a priority
-//! class; and a `Pending` status with the pod's QoS class.
+//! What kube-apiserver's admission plugins and the pod strategy do to a new pod, in the order
+//! of `AllOrderedPlugins` (`pkg/kubeapiserver/options/plugins.go`). Mutating, before the pod is
+//! validated: ServiceAccount (`plugin/pkg/admission/serviceaccount`: the `default` service
+//! account, refused when it does not exist, its token mounted through a projected volume in
+//! every container unless automounting is off, its image pull secrets), Priority
+//! (`priority_admission`), DefaultTolerationSeconds (the not-ready and unreachable NoExecute
+//! tolerations for 300 s), RuntimeClass (`runtime_class_admission`). Validating, after it was:
+//! RuntimeClass's overhead check. Then `pkg/registry/core/pod/strategy.go`'s `PrepareForCreate`
+//! gives it a `Pending` status with its QoS class. An update only keeps the stored priority.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
+use crate::lifecycle::{priority_admission, runtime_class_admission};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
@@ -24,17 +27,56 @@ pub(super) fn concerns(info: &ResourceInfo) -> bool {
     info.builtin && info.group.is_empty() && info.plural == "pods"
 }
 
-/// Admits a new pod in `namespace`, or refuses it as the plugins refuse it (403).
-pub(super) fn admit_create(
+/// The mutating admission of a new pod in `namespace`, on the Kubernetes `minor`, or its
+/// refusal as the plugins refuse it (403).
+pub(super) fn mutate_create(
     state: &State,
     info: &ResourceInfo,
     namespace: &str,
     pod: &mut Value,
+    minor: u32,
 ) -> Result<(), ApiStatus> {
     let name = object::name(pod).to_owned();
     let Some(spec) = pod.get_mut("spec").and_then(Value::as_object_mut) else {
         return Ok(());
     };
+    admit_service_account(state, namespace, spec).map_err(|why| forbidden(info, &name, &why))?;
+    priority_admission::admit_create(&priority_admission::stored_classes(state), spec)
+        .map_err(|why| forbidden(info, &name, &why))?;
+    add_default_tolerations(spec);
+    if let Some(class) =
+        runtime_class_admission::runtime_class(state, spec).map_err(|why| forbidden(info, &name, &why))?
+    {
+        runtime_class_admission::admit(&class, spec, minor).map_err(|why| forbidden(info, &name, &why))?;
+    }
+    Ok(())
+}
+
+/// The validating admission of a new pod (after it was validated), then the strategy's status.
+pub(super) fn admit_create(state: &State, info: &ResourceInfo, pod: &mut Value) -> Result<(), ApiStatus> {
+    let name = object::name(pod).to_owned();
+    let Some(spec) = pod.get("spec").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    let class = runtime_class_admission::runtime_class(state, spec).map_err(|why| forbidden(info, &name, &why))?;
+    let spec = Value::Object(spec.clone());
+    runtime_class_admission::validate(class.as_deref(), &spec).map_err(|why| forbidden(info, &name, &why))?;
+    pod["status"] = json!({ "phase": "Pending", "qosClass": qos_class(&spec) });
+    Ok(())
+}
+
+/// The mutating admission of a pod update (not of a subresource): Priority keeps the stored
+/// priority and preemption policy the update omits.
+pub(super) fn mutate_update(pod: &mut Value, old: &Value) {
+    if let (Some(spec), Some(old_spec)) = (pod.get_mut("spec").and_then(Value::as_object_mut), old.get("spec")) {
+        priority_admission::admit_update(spec, old_spec);
+    }
+}
+
+/// ServiceAccount's `Admit`: the pod's service account (`default` unless named) must exist;
+/// its token is mounted unless the pod or the account turns automounting off, and its image
+/// pull secrets given to a pod without any.
+fn admit_service_account(state: &State, namespace: &str, spec: &mut Map<String, Value>) -> Result<(), String> {
     let account_name = match spec.get("serviceAccountName").and_then(Value::as_str) {
         Some(account) if !account.is_empty() => account.to_owned(),
         _ => "default".to_owned(),
@@ -43,12 +85,8 @@ pub(super) fn admit_create(
     spec.insert("serviceAccount".to_owned(), json!(account_name));
     let accounts = state.info("", "v1", "serviceaccounts");
     let Some(account) = state.object(&accounts, Some(namespace), &account_name) else {
-        return Err(forbidden(
-            info,
-            &name,
-            &format!(
-                "error looking up service account {namespace}/{account_name}: serviceaccount \"{account_name}\" not found"
-            ),
+        return Err(format!(
+            "error looking up service account {namespace}/{account_name}: serviceaccount \"{account_name}\" not found"
         ));
     };
     let automount = spec
@@ -74,27 +112,6 @@ pub(super) fn admit_create(
             .collect();
         spec.insert("imagePullSecrets".to_owned(), Value::Array(names));
     }
-    add_default_tolerations(spec);
-    if spec
-        .get("priorityClassName")
-        .and_then(Value::as_str)
-        .is_none_or(str::is_empty)
-    {
-        if let Some(priority) = spec.get("priority").and_then(Value::as_i64).filter(|p| *p != 0) {
-            return Err(forbidden(
-                info,
-                &name,
-                &format!(
-                    "the integer value of priority ({priority}) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name"
-                ),
-            ));
-        }
-        spec.insert("priority".to_owned(), json!(0));
-        spec.entry("preemptionPolicy")
-            .or_insert_with(|| json!("PreemptLowerPriority"));
-    }
-    let qos = qos_class(&Value::Object(spec.clone()));
-    pod["status"] = json!({ "phase": "Pending", "qosClass": qos });
     Ok(())
 }
 
@@ -107,7 +124,7 @@ fn forbidden(info: &ResourceInfo, name: &str, why: &str) -> ApiStatus {
 
 /// `mountServiceAccountToken`: a `kube-api-access-<suffix>` projected volume, mounted in every
 /// regular and init container that mounts nothing at the token path.
-fn mount_token(spec: &mut serde_json::Map<String, Value>) {
+fn mount_token(spec: &mut Map<String, Value>) {
     let existing = spec
         .get("volumes")
         .and_then(Value::as_array)
@@ -163,7 +180,7 @@ fn mount_token(spec: &mut serde_json::Map<String, Value>) {
 /// `DefaultTolerationSeconds`: tolerate not-ready and unreachable nodes for 300 s, unless the
 /// pod already tolerates them (a toleration of any key, or of that key with NoExecute or any
 /// effect).
-fn add_default_tolerations(spec: &mut serde_json::Map<String, Value>) {
+fn add_default_tolerations(spec: &mut Map<String, Value>) {
     let tolerations = spec.entry("tolerations").or_insert_with(|| json!([]));
     let Some(list) = tolerations.as_array_mut() else { return };
     for key in DEFAULT_TOLERATIONS {
@@ -225,7 +242,7 @@ mod tests {
 
     #[test]
     fn default_tolerations_should_be_added_once() {
-        let mut spec = serde_json::Map::new();
+        let mut spec = Map::new();
         add_default_tolerations(&mut spec);
         add_default_tolerations(&mut spec);
         assert_eq!(spec["tolerations"].as_array().unwrap().len(), 2);

@@ -5,8 +5,9 @@
 //! and lifecycle hooks — `container_probe_validation` — where a container may have them, host
 //! port conflicts), `validateEphemeralContainers` (names unique across the three lists, the
 //! target container, the fields an ephemeral container may not set), with Go's fields and
-//! messages. Security contexts are not checked; resize policies and resource claims are dropped
-//! by their gates (off on the minors emulated) before validation.
+//! messages; each container's security context last (`security_context_validation`). Resize
+//! policies and resource claims are dropped by their gates (off on the minors emulated) before
+//! validation.
 
 use std::collections::HashSet;
 
@@ -17,6 +18,7 @@ use crate::semantics::container_probe_validation::probes_and_hooks_errors;
 use crate::semantics::container_resources_validation::resources_errors;
 use crate::semantics::field_error::FieldError;
 use crate::semantics::names;
+use crate::semantics::security_context_validation::{container_security_context_errors, host_users};
 use crate::semantics::volume_mount_validation::container_volume_errors;
 use crate::semantics::volume_validation::MountableVolume;
 
@@ -40,6 +42,7 @@ pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[MountableVo
     let (containers, init, ephemeral) = (list("containers"), list("initContainers"), list("ephemeralContainers"));
     let name = |c: &Value| c.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
     let grace_period = spec.get("terminationGracePeriodSeconds").and_then(Value::as_i64);
+    let host_users = host_users(spec);
     let mut errors = Vec::new();
     let field = format!("{path}.containers");
     if containers.is_empty() {
@@ -48,7 +51,7 @@ pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[MountableVo
     let mut names: Vec<String> = Vec::new();
     for (i, container) in containers.iter().enumerate() {
         let at = format!("{field}[{i}]");
-        errors.extend(common_errors(container, &at, volumes, minor));
+        errors.extend(common_errors(container, &at, volumes, host_users, minor));
         if names.contains(&name(container)) {
             errors.push(FieldError::duplicate(
                 format!("{at}.name"),
@@ -68,7 +71,7 @@ pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[MountableVo
     errors.extend(host_port_conflicts(&containers, &field));
     for (i, container) in init.iter().enumerate() {
         let at = format!("{path}.initContainers[{i}]");
-        errors.extend(common_errors(container, &at, volumes, minor));
+        errors.extend(common_errors(container, &at, volumes, host_users, minor));
         let restart = container.get("restartPolicy").filter(|p| !p.is_null());
         if let Some(policy) = restart {
             let policy = policy.as_str().unwrap_or_default();
@@ -110,7 +113,7 @@ pub(crate) fn containers_errors(spec: &Value, path: &str, volumes: &[MountableVo
     let regular: Vec<String> = names.clone();
     for (i, container) in ephemeral.iter().enumerate() {
         let at = format!("{path}.ephemeralContainers[{i}]");
-        errors.extend(common_errors(container, &at, volumes, minor));
+        errors.extend(common_errors(container, &at, volumes, host_users, minor));
         errors.extend(image_whitespace_errors(container, &at));
         if names.contains(&name(container)) {
             errors.push(FieldError::duplicate(
@@ -202,8 +205,15 @@ fn host_port_conflicts(containers: &[Value], field: &str) -> Vec<FieldError> {
     errors
 }
 
-/// `validateContainerCommon`.
-fn common_errors(container: &Value, at: &str, volumes: &[MountableVolume], minor: u32) -> Vec<FieldError> {
+/// `validateContainerCommon`, in a pod with the `volumes` that runs in the host's user
+/// namespace or not (`host_users`).
+fn common_errors(
+    container: &Value,
+    at: &str,
+    volumes: &[MountableVolume],
+    host_users: bool,
+    minor: u32,
+) -> Vec<FieldError> {
     let text = |key: &str| container.get(key).and_then(Value::as_str).unwrap_or_default();
     let mut errors = Vec::new();
     let name = text("name");
@@ -233,6 +243,12 @@ fn common_errors(container: &Value, at: &str, volumes: &[MountableVolume], minor
     errors.extend(resources_errors(
         container.get("resources"),
         &format!("{at}.resources"),
+        minor,
+    ));
+    errors.extend(container_security_context_errors(
+        container.get("securityContext"),
+        &format!("{at}.securityContext"),
+        host_users,
         minor,
     ));
     errors

@@ -50,8 +50,9 @@ pub(crate) fn drop_disabled(info: &ResourceInfo, new: &mut Value, old: Option<&V
         return;
     };
     let in_use = |test: fn(&Value) -> bool| old_spec.is_some_and(test);
-    if !in_use(|s| s.pointer("/securityContext/hostUsers").is_some_and(|h| !h.is_null())) {
-        remove(spec.pointer_mut("/securityContext"), "hostUsers");
+    // The internal type keeps `hostUsers` in the pod's security context; v1 has it on the spec.
+    if !in_use(|s| s.get("hostUsers").is_some_and(|h| !h.is_null())) {
+        remove(Some(&mut *spec), "hostUsers");
     }
     if minor >= 31 && !in_use(|s| s.pointer("/securityContext/supplementalGroupsPolicy").is_some()) {
         remove(spec.pointer_mut("/securityContext"), "supplementalGroupsPolicy");
@@ -191,7 +192,8 @@ mod tests {
     #[test]
     fn fields_of_gates_that_are_off_should_go_unless_stored() {
         let spec = json!({
-            "securityContext": {"hostUsers": false},
+            "hostUsers": false,
+            "securityContext": {},
             "resourceClaims": [{"name": "gpu"}],
             "containers": [{"name": "c", "resizePolicy": [{"resourceName": "cpu"}],
                             "resources": {"claims": [{"name": "gpu"}]}, "securityContext": {"procMount": "Unmasked"}}],

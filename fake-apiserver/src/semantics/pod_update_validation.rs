@@ -18,7 +18,7 @@ pub(crate) fn pod_update_errors(pod: &Value, old: &Value, minor: u32) -> Vec<Fie
     let empty = Value::Object(Map::new());
     let (spec, old_spec) = (pod.get("spec").unwrap_or(&empty), old.get("spec").unwrap_or(&empty));
     let name = pod.pointer("/metadata/name").and_then(Value::as_str);
-    let mut errors = pod_spec_errors(spec, "spec", name, minor);
+    let mut errors = pod_spec_errors(spec, Some(old_spec), "spec", name, minor);
     errors.extend(images_errors(spec));
     for list in ["containers", "initContainers"] {
         let count = |s: &Value| s.get(list).and_then(Value::as_array).map_or(0, Vec::len);
@@ -86,7 +86,8 @@ pub(crate) fn pod_update_errors(pod: &Value, old: &Value, minor: u32) -> Vec<Fie
 pub(crate) fn ephemeral_update_errors(pod: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
     let name = pod.pointer("/metadata/name").and_then(Value::as_str);
-    let mut errors = pod_spec_errors(pod.get("spec").unwrap_or(&empty), "spec", name, minor);
+    let old_spec = old.get("spec");
+    let mut errors = pod_spec_errors(pod.get("spec").unwrap_or(&empty), old_spec, "spec", name, minor);
     let list = |p: &Value| {
         p.pointer("/spec/ephemeralContainers")
             .and_then(Value::as_array)

@@ -183,10 +183,13 @@ pub(crate) fn create(
     // What the field manager saw, when the strategy changes the object before validating it
     // (a Job's generated selector, the fields of its gates that are off): those changes are
     // nobody's.
-    // A pod spec's gated fields are dropped first, then a pod's affinity gets its label keys'
-    // expressions; only when that changed something is the object as sent what the field
-    // manager sees.
+    // A pod's mutating admission runs first (kube-apiserver's runs before the strategy, after
+    // the field manager saw the object: what it adds, a service account, a priority,
+    // tolerations, is nobody's), then its spec's gated fields are dropped and its affinity gets
+    // its label keys' expressions; only when they changed something is the object as sent what
+    // the field manager sees.
     let sent = pod_gates::concerns(info).then(|| body.clone());
+    lifecycle::mutate_create(state, info, &mut body)?;
     pod_gates::drop_disabled(info, &mut body, None, state.options.minor());
     pod_affinity_strategy::prepare_create(info, &mut body, state.options.minor());
     let mut before_strategy = sent.filter(|sent| *sent != body);
@@ -359,6 +362,7 @@ pub(crate) fn commit_update(
     defaults::apply(info, &mut new, state.options.minor())?;
     check_identity_unchanged(info, &old, &new)?;
     preserve_system_fields(&old, &mut new);
+    lifecycle::mutate_update(info, &mut new, &old, subresource);
     builtin_validation::check(info, &new, Some(&old), subresource, state.options.minor())?;
     encoded(info, &mut new);
     if let Some(view) = field_view.as_mut() {
