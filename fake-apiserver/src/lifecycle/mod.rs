@@ -17,6 +17,7 @@ mod endpoints;
 mod events;
 mod gc;
 mod gc_owners;
+mod limit_ranger;
 mod namespace;
 mod nodes;
 mod pod_admission;
@@ -48,12 +49,14 @@ pub(crate) use writes::Writes;
 pub(crate) type Defined = Option<Vec<ResourceInfo>>;
 
 /// The mutating admission of a new object, before the strategy validates it: a pod's
-/// (`pod_admission`), refused with 403.
+/// LimitRanger defaults (`limit_ranger`), then the rest of its plugins (`pod_admission`),
+/// refused with 403.
 pub(crate) fn mutate_create(state: &State, info: &ResourceInfo, body: &mut Value) -> Result<(), ApiStatus> {
     if !pod_admission::concerns(info) {
         return Ok(());
     }
     let namespace = object::namespace(body).to_owned();
+    limit_ranger::mutate_create(state, &namespace, body);
     pod_admission::mutate_create(state, info, &namespace, body, state.options.minor())
 }
 
@@ -69,6 +72,9 @@ pub(crate) fn mutate_update(info: &ResourceInfo, new: &mut Value, old: &Value, s
 /// validated, a custom resource needs a live definition, a pod passes the validating admission,
 /// a PriorityClass is the only global default.
 pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value) -> Result<Defined, ApiStatus> {
+    if limit_ranger::concerns(info) {
+        limit_ranger::validate(state, info, object::namespace(body), body, None)?;
+    }
     match info.lifecycle {
         // Its phase and finalizers are the strategy's (`semantics/core_strategies.rs`).
         Lifecycle::Namespace => Ok(None),
@@ -204,6 +210,9 @@ pub(crate) fn admit_update(
     old: &Value,
     status: bool,
 ) -> Result<Defined, ApiStatus> {
+    if !status && limit_ranger::concerns(info) {
+        limit_ranger::validate(state, info, object::namespace(new), new, Some(old))?;
+    }
     match info.lifecycle {
         Lifecycle::CustomResourceDefinition if status => crd::resources(state, info, new, crd::Write::Status).map(Some),
         Lifecycle::CustomResourceDefinition => {
