@@ -158,6 +158,7 @@ pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: &Valu
         }
         _ => {}
     }
+    quota_admission::index_created(state, info, stored);
     if let Some(work) = quota_controller::on_write(info, None, stored) {
         state.pending.push(work);
     }
@@ -328,6 +329,7 @@ pub(crate) fn after_remove(state: &mut State, info: &Arc<ResourceInfo>, removed:
     if info.lifecycle == Lifecycle::CustomResourceDefinition {
         crd::stop_serving(state, removed);
     }
+    quota_admission::index_removed(state, info, removed);
     if let Some(work) = quota_controller::on_remove(info, removed) {
         state.pending.push(work);
     }

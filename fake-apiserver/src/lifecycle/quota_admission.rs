@@ -63,19 +63,73 @@ pub(super) fn validate(
     Ok(())
 }
 
-/// The namespace's quotas in the order Go's lister gives them: its index is a map, whose
-/// iteration mostly follows insertion; they are taken by creation, then by last write.
+/// The namespace's quotas in the order Go's lister gives them: the iteration of its index, a Go
+/// map, which for a namespace's few quotas (one bucket) walks the slots they were put in from a
+/// random one on; the walk from the first slot is taken. A quota stored without being created
+/// here comes last, by name.
 fn namespace_quotas(state: &State, namespace: &str) -> Vec<Arc<Value>> {
     let info = state.info("", "v1", "resourcequotas");
-    let mut quotas: Vec<Arc<Value>> = state
+    let stored: Vec<Arc<Value>> = state
         .store
         .iter(&info.storage_key(), Some(namespace))
         .map(|(_, quota)| quota.clone())
         .collect();
-    let created = |q: &Value| object::timestamp_seconds(object::meta_str(q, "creationTimestamp")).unwrap_or(0);
-    let written = |q: &Value| object::resource_version(q).parse::<u64>().unwrap_or(0);
-    quotas.sort_by_key(|q| (created(q), written(q)));
+    let slots = state.quota_slots.get(namespace).map_or(&[][..], Vec::as_slice);
+    let slot_of = |quota: &Value| {
+        let name = object::name(quota);
+        slots
+            .iter()
+            .position(|slot| slot.as_deref() == Some(name))
+            .unwrap_or(usize::MAX)
+    };
+    let mut quotas = stored;
+    // A stable sort keeps the unslotted ones in name order.
+    quotas.sort_by_key(|quota| slot_of(quota));
     quotas
+}
+
+/// Whether `info` is the ResourceQuota resource.
+pub(super) fn is_quota(info: &ResourceInfo) -> bool {
+    info.builtin && info.group.is_empty() && info.plural == "resourcequotas"
+}
+
+/// The informer's index takes in a new quota.
+pub(super) fn index_created(state: &mut State, info: &ResourceInfo, quota: &Value) {
+    if is_quota(info) {
+        let slots = state
+            .quota_slots
+            .entry(object::namespace(quota).to_owned())
+            .or_default();
+        take_slot(slots, object::name(quota));
+    }
+}
+
+/// The informer's index lets a removed quota go.
+pub(super) fn index_removed(state: &mut State, info: &ResourceInfo, quota: &Value) {
+    let namespace = object::namespace(quota);
+    if is_quota(info)
+        && let Some(slots) = state.quota_slots.get_mut(namespace)
+        && free_slot(slots, object::name(quota))
+    {
+        // Go drops an index value's set once it is empty.
+        state.quota_slots.remove(namespace);
+    }
+}
+
+/// `mapassign`: the first free slot, else a new one.
+fn take_slot(slots: &mut Vec<Option<String>>, name: &str) {
+    match slots.iter_mut().find(|slot| slot.is_none()) {
+        Some(free) => *free = Some(name.to_owned()),
+        None => slots.push(Some(name.to_owned())),
+    }
+}
+
+/// `mapdelete`: the name's slot is free again. Says whether every slot is.
+fn free_slot(slots: &mut [Option<String>], name: &str) -> bool {
+    for slot in slots.iter_mut().filter(|slot| slot.as_deref() == Some(name)) {
+        *slot = None;
+    }
+    slots.iter().all(Option::is_none)
 }
 
 /// `CheckRequest`: the new `status.used` of each quota (by index) the object is charged to, or
@@ -170,6 +224,21 @@ mod tests {
 
     fn configmaps() -> Evaluator {
         Evaluator::of("", "configmaps").unwrap()
+    }
+
+    #[test]
+    fn the_lister_should_give_quotas_in_their_slots_reusing_freed_ones() {
+        let mut slots = Vec::new();
+        for name in ["counts", "compute", "besteffort"] {
+            take_slot(&mut slots, name);
+        }
+        assert!(!free_slot(&mut slots, "compute"));
+        take_slot(&mut slots, "again");
+        let names: Vec<Option<&str>> = slots.iter().map(Option::as_deref).collect();
+        assert_eq!(names, vec![Some("counts"), Some("again"), Some("besteffort")]);
+        assert!(!free_slot(&mut slots, "counts"));
+        assert!(!free_slot(&mut slots, "again"));
+        assert!(free_slot(&mut slots, "besteffort"));
     }
 
     #[test]

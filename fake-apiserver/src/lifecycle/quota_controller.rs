@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
+use crate::lifecycle::quota_admission::is_quota;
 use crate::lifecycle::quota_pods;
 use crate::lifecycle::quota_usage::{calculate_usage, evaluator_for, quota_service_type, scope_selectors};
 use crate::lifecycle::writes::Writes;
@@ -19,11 +20,6 @@ use crate::storage::State;
 use crate::storage::object;
 use crate::storage::pending::Pending;
 use crate::storage::resource::ResourceInfo;
-
-/// Whether `info` is the ResourceQuota resource.
-fn is_quota(info: &ResourceInfo) -> bool {
-    info.builtin && info.group.is_empty() && info.plural == "resourcequotas"
-}
 
 /// The controller's reaction to a write of `object` (`old`: the object it replaced, `None` for
 /// a create): the quota informer's add and update handlers, the monitors' update filter.
