@@ -188,10 +188,11 @@ fn service_usage(service: &Value) -> ResourceList {
 
 /// `GetQuotaServiceType`: the type a quota tells apart (none for the others).
 pub(super) fn quota_service_type(service: &Value) -> &str {
-    match service.pointer("/spec/type").and_then(Value::as_str) {
-        Some(kind @ ("NodePort" | "LoadBalancer")) => kind,
-        _ => "",
-    }
+    service
+        .pointer("/spec/type")
+        .and_then(Value::as_str)
+        .filter(|kind| matches!(*kind, "NodePort" | "LoadBalancer"))
+        .unwrap_or_default()
 }
 
 /// The claim evaluator's `Usage`: one claim and its storage request (rounded up to a whole
