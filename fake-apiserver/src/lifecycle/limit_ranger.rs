@@ -75,7 +75,11 @@ pub(super) fn validate(
             claim_reasons(&range, object)
         };
         if !reasons.is_empty() {
-            return Err(ApiStatus::forbidden_object(info, object::name(object), &aggregate(reasons)));
+            return Err(ApiStatus::forbidden_object(
+                info,
+                object::name(object),
+                &aggregate(reasons),
+            ));
         }
     }
     Ok(())
@@ -114,7 +118,11 @@ fn container_defaults(items: &[Value]) -> (ResourceList, ResourceList) {
 /// `mergeContainerResources`: sets what the container lacks, and says what it set (`what` names
 /// the kind of container).
 fn merge_defaults(container: &mut Value, requests: &ResourceList, limits: &ResourceList, what: &str) -> Vec<String> {
-    let name = container.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let name = container
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     let set_limits = fill(container, "limits", limits);
     let set_requests = fill(container, "requests", requests);
     let mut said = Vec::new();
@@ -202,12 +210,16 @@ fn claim_reasons(items: &[Value], claim: &Value) -> Vec<String> {
         }
         for (name, enforced) in ResourceList::from_json(item.get("max")).iter() {
             let Some(request) = requests.get(name) else {
-                reasons.push(format!("maximum {name} usage per {kind} is {enforced}.  No request is specified"));
+                reasons.push(format!(
+                    "maximum {name} usage per {kind} is {enforced}.  No request is specified"
+                ));
                 continue;
             };
             let (observed, _, limit) = common_precision(request, &Quantity::from_int(0), enforced);
             if observed > limit {
-                reasons.push(format!("maximum {name} usage per {kind} is {enforced}, but request is {request}"));
+                reasons.push(format!(
+                    "maximum {name} usage per {kind} is {enforced}, but request is {request}"
+                ));
             }
         }
     }
@@ -223,13 +235,17 @@ fn min_constraint(
     limits: Option<&ResourceList>,
 ) -> Option<String> {
     let Some(request) = requests.get(name) else {
-        return Some(format!("minimum {name} usage per {kind} is {enforced}.  No request is specified"));
+        return Some(format!(
+            "minimum {name} usage per {kind} is {enforced}.  No request is specified"
+        ));
     };
     let limit = limits.and_then(|l| l.get(name));
     let zero = Quantity::from_int(0);
     let (observed_request, observed_limit, min) = common_precision(request, limit.unwrap_or(&zero), enforced);
     if observed_request < min {
-        return Some(format!("minimum {name} usage per {kind} is {enforced}, but request is {request}"));
+        return Some(format!(
+            "minimum {name} usage per {kind} is {enforced}, but request is {request}"
+        ));
     }
     match limit {
         Some(limit) if observed_limit < min => Some(format!(
@@ -248,13 +264,17 @@ fn max_constraint(
     limits: &ResourceList,
 ) -> Option<String> {
     let Some(limit) = limits.get(name) else {
-        return Some(format!("maximum {name} usage per {kind} is {enforced}.  No limit is specified"));
+        return Some(format!(
+            "maximum {name} usage per {kind} is {enforced}.  No limit is specified"
+        ));
     };
     let zero = Quantity::from_int(0);
     let request = requests.get(name);
     let (observed_request, observed_limit, max) = common_precision(request.unwrap_or(&zero), limit, enforced);
     if observed_limit > max {
-        return Some(format!("maximum {name} usage per {kind} is {enforced}, but limit is {limit}"));
+        return Some(format!(
+            "maximum {name} usage per {kind} is {enforced}, but limit is {limit}"
+        ));
     }
     match request {
         Some(request) if observed_request > max => Some(format!(
@@ -336,9 +356,12 @@ mod tests {
 
     #[test]
     fn defaults_should_fill_only_what_a_container_lacks_and_say_so() {
-        let items = vec![json!({"type": "Container", "default": {"cpu": "400m", "memory": "200Mi"}, "defaultRequest": {"cpu": "200m"}})];
+        let items = vec![
+            json!({"type": "Container", "default": {"cpu": "400m", "memory": "200Mi"}, "defaultRequest": {"cpu": "200m"}}),
+        ];
         let (requests, limits) = container_defaults(&items);
-        let mut container = json!({"name": "main", "resources": {"limits": {"memory": "300Mi"}, "requests": {"memory": "300Mi"}}});
+        let mut container =
+            json!({"name": "main", "resources": {"limits": {"memory": "300Mi"}, "requests": {"memory": "300Mi"}}});
         let said = merge_defaults(&mut container, &requests, &limits, "container");
         assert_eq!(said, ["cpu request for container main", "cpu limit for container main"]);
         assert_eq!(
@@ -377,7 +400,8 @@ mod tests {
 
     #[test]
     fn claims_should_keep_their_storage_request_within_range() {
-        let items = vec![json!({"type": "PersistentVolumeClaim", "min": {"storage": "1Gi"}, "max": {"storage": "5Gi"}})];
+        let items =
+            vec![json!({"type": "PersistentVolumeClaim", "min": {"storage": "1Gi"}, "max": {"storage": "5Gi"}})];
         let claim = |storage: &str| json!({"spec": {"resources": {"requests": {"storage": storage}}}});
         assert_eq!(
             claim_reasons(&items, &claim("500Mi")),

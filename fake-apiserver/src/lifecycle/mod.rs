@@ -22,6 +22,10 @@ mod namespace;
 mod nodes;
 mod pod_admission;
 mod priority_admission;
+mod quota_admission;
+mod quota_controller;
+mod quota_pods;
+mod quota_usage;
 mod role_aggregation;
 mod runtime_class_admission;
 mod service_ips;
@@ -70,8 +74,21 @@ pub(crate) fn mutate_update(info: &ResourceInfo, new: &mut Value, old: &Value, s
 
 /// Admission of a new object, after the generic checks: namespaces start `Active`, a CRD is
 /// validated, a custom resource needs a live definition, a pod passes the validating admission,
-/// a PriorityClass is the only global default.
-pub(crate) fn admit_create(state: &State, info: &ResourceInfo, body: &mut Value) -> Result<Defined, ApiStatus> {
+/// a PriorityClass is the only global default; last, the ResourceQuota plugin charges the
+/// namespace's quotas (checks them only, on a `dry_run`).
+pub(crate) fn admit_create(
+    state: &mut State,
+    info: &ResourceInfo,
+    body: &mut Value,
+    dry_run: bool,
+) -> Result<Defined, ApiStatus> {
+    let defined = admit_create_object(state, info, body)?;
+    quota_admission::validate(state, info, body, None, dry_run)?;
+    Ok(defined)
+}
+
+/// The plugins and checks of [`admit_create`] before ResourceQuota.
+fn admit_create_object(state: &State, info: &ResourceInfo, body: &mut Value) -> Result<Defined, ApiStatus> {
     if limit_ranger::concerns(info) {
         limit_ranger::validate(state, info, object::namespace(body), body, None)?;
     }
@@ -141,6 +158,10 @@ pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: &Valu
         }
         _ => {}
     }
+    quota_admission::index_created(state, info, stored);
+    if let Some(work) = quota_controller::on_write(info, None, stored) {
+        state.pending.push(work);
+    }
     after_any_write(state, info, stored);
 }
 
@@ -201,9 +222,27 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
     }
 }
 
-/// Admission of an update (`status` for a `/status` write): a changed CRD must still be valid,
-/// and records a new storage version among its stored ones.
+/// Admission of an update (through `subresource`, if any): a changed CRD must still be valid,
+/// and records a new storage version among its stored ones; last, an update of the main
+/// resource is charged to the namespace's quotas (checked only, on a `dry_run`).
 pub(crate) fn admit_update(
+    state: &mut State,
+    info: &ResourceInfo,
+    new: &mut Value,
+    old: &Value,
+    subresource: Option<&str>,
+    dry_run: bool,
+) -> Result<Defined, ApiStatus> {
+    let defined = admit_update_object(state, info, new, old, subresource == Some("status"))?;
+    if subresource.is_none() {
+        quota_admission::validate(state, info, new, Some(old), dry_run)?;
+    }
+    Ok(defined)
+}
+
+/// The plugins and checks of [`admit_update`] before ResourceQuota (`status`: a `/status`
+/// write).
+fn admit_update_object(
     state: &State,
     info: &ResourceInfo,
     new: &mut Value,
@@ -232,7 +271,13 @@ pub(crate) fn admit_update(
 
 /// After an update is stored (also the marking of a pending delete): a CRD serves exactly the
 /// versions it lists now; an object being deleted is left to the controllers.
-pub(crate) fn after_update(state: &mut State, info: &Arc<ResourceInfo>, stored: &Arc<Value>, defined: Defined) {
+pub(crate) fn after_update(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    stored: &Arc<Value>,
+    old: &Value,
+    defined: Defined,
+) {
     match defined {
         // New names go through the naming controller first.
         Some(defined) if crd::names_pending(stored) => {
@@ -241,6 +286,9 @@ pub(crate) fn after_update(state: &mut State, info: &Arc<ResourceInfo>, stored: 
         }
         Some(defined) => crd::serve(state, defined),
         None => {}
+    }
+    if let Some(work) = quota_controller::on_write(info, Some(old), stored) {
+        state.pending.push(work);
     }
     after_any_write(state, info, stored);
     if object::is_deleting(stored) {
@@ -281,6 +329,10 @@ pub(crate) fn after_remove(state: &mut State, info: &Arc<ResourceInfo>, removed:
     if info.lifecycle == Lifecycle::CustomResourceDefinition {
         crd::stop_serving(state, removed);
     }
+    quota_admission::index_removed(state, info, removed);
+    if let Some(work) = quota_controller::on_remove(info, removed) {
+        state.pending.push(work);
+    }
     after_any_write(state, info, removed);
     let work = Pending::Removed {
         info: info.clone(),
@@ -318,6 +370,12 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::RegisterCrdApiServices { group } => apiservices::sync_crd_group(state, &group),
             Pending::CheckApiService { name } => apiservices::check_available(state, &name),
             Pending::SyncService { namespace, name } => endpoints::sync_service(state, &namespace, &name),
+            Pending::SyncQuota { namespace, name } => quota_controller::sync(state, &namespace, &name),
+            Pending::ReplenishQuotas {
+                namespace,
+                group,
+                plural,
+            } => quota_controller::replenish(state, &namespace, &group, &plural),
             Pending::NodeTtl { name } => nodes::annotate_ttl(state, &name),
             Pending::NodeTaints { name } => nodes::taint(state, &name),
             Pending::NodeHealth { name, heartbeat, .. } => nodes::mark_unknown(state, &name, heartbeat.as_ref()),

@@ -197,7 +197,7 @@ fn add_default_tolerations(spec: &mut Map<String, Value>) {
 
 /// `qos.GetPodQOS`: BestEffort without requests or limits, Guaranteed when every container's
 /// CPU and memory limits equal its requests, Burstable otherwise.
-fn qos_class(spec: &Value) -> &'static str {
+pub(super) fn qos_class(spec: &Value) -> &'static str {
     let containers: Vec<&Value> = ["containers", "initContainers"]
         .iter()
         .flat_map(|list| spec.get(*list).and_then(Value::as_array).into_iter().flatten())

@@ -143,6 +143,16 @@ impl Quantity {
         Self::exact(i128::from(value), 0, Format::DecimalExponent, "")
     }
 
+    /// `NewQuantity(value, DecimalSI)`: a count, as the quota evaluators charge one.
+    pub(crate) fn decimal(value: i64) -> Self {
+        Self::exact(i128::from(value), 0, Format::DecimalSI, "")
+    }
+
+    /// Whether the value is zero (`IsZero`).
+    pub(crate) fn is_zero(&self) -> bool {
+        self.mantissa == 0
+    }
+
     /// The exact value `mantissa × 10^scale`, and whether Go holds it in an `int64Amount`
     /// (else an `inf.Dec`), for the CEL library's arithmetic.
     pub(crate) fn amount(&self) -> (i128, i32, bool) {

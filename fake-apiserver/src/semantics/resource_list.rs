@@ -4,7 +4,9 @@
 //! count by their largest step, restartable ones add up; the overhead on top, where asked) —
 //! LimitRanger's simplified copies (`plugin/pkg/admission/limitranger/admission.go`) leave the
 //! overhead out. In-place resize, which would read the container statuses, is off on the minors
-//! emulated.
+//! emulated. The quota arithmetic of `staging/src/k8s.io/apiserver/pkg/quota/v1/resources.go`
+//! (`Add` is `addResourceList`; `Equals`, `LessThanOrEqual`, `SubtractWithNonNegativeResult`,
+//! `Mask`, `RemoveZeros`, `IsNegative`) and the admission plugin's `prettyPrint` work on them too.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -96,6 +98,89 @@ impl ResourceList {
                 self.0.insert(name.clone(), quantity.clone());
             }
         }
+    }
+}
+
+/// The quota arithmetic (`pkg/quota/v1/resources.go`).
+impl ResourceList {
+    /// `Equals`: the same resources with equal values.
+    pub(crate) fn equals(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self
+                .iter()
+                .all(|(name, q)| other.get(name).is_some_and(|o| q.cmp_value(o) == Ordering::Equal))
+    }
+
+    /// `LessThanOrEqual(self, limits)`: the resources of `limits` this list holds more of, in name
+    /// order (none: within the limits).
+    pub(crate) fn exceeding(&self, limits: &Self) -> Vec<String> {
+        limits
+            .iter()
+            .filter(|(name, limit)| self.get(name).is_some_and(|q| q.cmp_value(limit) == Ordering::Greater))
+            .map(|(name, _)| name.to_owned())
+            .collect()
+    }
+
+    /// `SubtractWithNonNegativeResult(self, other)`: each difference, zero where it would be
+    /// negative; a resource only `other` has is zero.
+    pub(crate) fn subtract_non_negative(&self, other: &Self) -> Self {
+        let zero = Quantity::parse("0").expect("zero is a quantity");
+        let mut result = Self::default();
+        for (name, quantity) in self.iter() {
+            let difference = match other.get(name) {
+                Some(taken) => quantity_arithmetic::sub(quantity, taken),
+                None => quantity.clone(),
+            };
+            let kept = if difference.cmp_value(&zero) == Ordering::Greater {
+                difference
+            } else {
+                zero.clone()
+            };
+            result.insert(name, kept);
+        }
+        for name in other.names() {
+            if !result.contains(name) {
+                result.insert(name, zero.clone());
+            }
+        }
+        result
+    }
+
+    /// `Mask`: only the resources `names` lists.
+    pub(crate) fn mask<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Self {
+        let names: std::collections::BTreeSet<&str> = names.into_iter().collect();
+        Self(
+            self.0
+                .iter()
+                .filter(|(name, _)| names.contains(name.as_str()))
+                .map(|(name, q)| (name.clone(), q.clone()))
+                .collect(),
+        )
+    }
+
+    /// `RemoveZeros`.
+    pub(crate) fn remove_zeros(&self) -> Self {
+        Self(
+            self.0
+                .iter()
+                .filter(|(_, q)| !q.is_zero())
+                .map(|(n, q)| (n.clone(), q.clone()))
+                .collect(),
+        )
+    }
+
+    /// `IsNegative`: the resources below zero, in name order.
+    pub(crate) fn negative(&self) -> Vec<String> {
+        self.iter()
+            .filter(|(_, q)| q.is_negative())
+            .map(|(n, _)| n.to_owned())
+            .collect()
+    }
+
+    /// The admission plugin's `prettyPrint`: `name=quantity`, comma-separated, in name order.
+    pub(crate) fn pretty(&self) -> String {
+        let parts: Vec<String> = self.iter().map(|(name, q)| format!("{name}={q}")).collect();
+        parts.join(",")
     }
 }
 
@@ -197,9 +282,36 @@ mod tests {
     }
 
     #[test]
+    fn quota_arithmetic_should_follow_go() {
+        let list = |value: Value| ResourceList::from_json(Some(&value));
+        let used = list(json!({"pods": "2", "requests.cpu": "600m"}));
+        let hard = list(json!({"pods": "2", "requests.cpu": "1", "secrets": "5"}));
+        let mut new = used.clone();
+        new.add(&list(json!({"pods": "1", "requests.cpu": "300m"})));
+        assert_eq!(new.exceeding(&hard), vec!["pods".to_owned()]);
+        assert_eq!(new.mask(["requests.cpu"]).pretty(), "requests.cpu=900m");
+        assert_eq!(new.pretty(), "pods=3,requests.cpu=900m");
+        let delta = list(json!({"services": "1", "services.nodeports": "2"}))
+            .subtract_non_negative(&list(json!({"services": "1", "services.nodeports": "3", "x": "1"})));
+        assert_eq!(
+            delta.to_json(),
+            json!({"services": "0", "services.nodeports": "0", "x": "0"})
+        );
+        assert!(delta.remove_zeros().is_empty());
+        assert!(list(json!({"cpu": "1000m"})).equals(&list(json!({"cpu": "1"}))));
+        assert!(!list(json!({"cpu": "1"})).equals(&list(json!({"cpu": "1", "pods": "0"}))));
+        assert_eq!(
+            list(json!({"cpu": "-1", "pods": "1"})).negative(),
+            vec!["cpu".to_owned()]
+        );
+    }
+
+    #[test]
     fn max_should_keep_the_larger_quantity() {
         let mut list = ResourceList::from_json(Some(&json!({"cpu": "500m", "memory": "1Gi"})));
-        list.max(&ResourceList::from_json(Some(&json!({"cpu": "1", "memory": "1Mi", "pods": 2}))));
+        list.max(&ResourceList::from_json(Some(
+            &json!({"cpu": "1", "memory": "1Mi", "pods": 2}),
+        )));
         assert_eq!(list.to_json(), json!({"cpu": "1", "memory": "1Gi", "pods": "2"}));
     }
 }

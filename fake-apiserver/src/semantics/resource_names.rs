@@ -52,7 +52,7 @@ pub(crate) fn is_native(name: &str) -> bool {
 }
 
 /// `IsExtendedResourceName`.
-fn is_extended(name: &str) -> bool {
+pub(crate) fn is_extended(name: &str) -> bool {
     !is_native(name)
         && !name.starts_with("requests.")
         && names::qualified_name_errors(&format!("requests.{name}")).is_empty()

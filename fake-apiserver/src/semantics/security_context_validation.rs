@@ -303,8 +303,7 @@ mod tests {
 
     #[test]
     fn a_pod_in_its_own_user_namespace_should_share_no_host_namespace() {
-        let spec =
-            json!({"hostNetwork": true, "hostPID": true, "hostIPC": true, "hostUsers": false});
+        let spec = json!({"hostNetwork": true, "hostPID": true, "hostIPC": true, "hostUsers": false});
         assert_eq!(
             rendered(host_users_errors(&spec, "spec")),
             [

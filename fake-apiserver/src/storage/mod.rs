@@ -13,7 +13,7 @@ pub(crate) mod store;
 pub(crate) mod subresources;
 pub(crate) mod verb;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -67,6 +67,9 @@ pub(crate) struct State {
     /// The Services (`namespace/name`) the endpoints controllers have synced: their
     /// trigger-time trackers' memory.
     pub(crate) synced_services: BTreeSet<String>,
+    /// The ResourceQuota admission plugin's lister: each namespace's quota names in the slots
+    /// of the Go map its informer indexes them in (a removed quota's slot is reused).
+    pub(crate) quota_slots: BTreeMap<String, Vec<Option<String>>>,
 }
 
 impl State {
@@ -76,6 +79,7 @@ impl State {
             registry: Registry::default(),
             pending: PendingWork::new(options.controller_delay),
             synced_services: BTreeSet::new(),
+            quota_slots: BTreeMap::new(),
             options,
         }
     }

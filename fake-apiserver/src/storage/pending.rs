@@ -50,6 +50,15 @@ pub(crate) enum Pending {
     /// A Service, its Endpoints or one of its managed EndpointSlices was written or removed:
     /// the endpoints and endpointslice controllers sync the Service.
     SyncService { namespace: String, name: String },
+    /// A ResourceQuota was created or its hard limits changed: the quota controller syncs it.
+    SyncQuota { namespace: String, name: String },
+    /// An object a quota may track was removed, or changed what it uses: the namespace's quotas
+    /// that track its resource are recomputed.
+    ReplenishQuotas {
+        namespace: String,
+        group: String,
+        plural: String,
+    },
     /// An object with owner references was written: the garbage collector checks its owners.
     AttemptToDelete {
         info: Arc<ResourceInfo>,
@@ -81,6 +90,8 @@ impl Pending {
             | Pending::RegisterCrdApiServices { .. }
             | Pending::CheckApiService { .. }
             | Pending::SyncService { .. }
+            | Pending::SyncQuota { .. }
+            | Pending::ReplenishQuotas { .. }
             | Pending::AttemptToDelete { .. } => base,
         }
     }

@@ -51,7 +51,7 @@ pub(crate) fn delete(
             meta.insert("deletionGracePeriodSeconds".to_owned(), json!(grace));
             let stored = state.store.put(&info.storage_key(), versions::to_storage(info, marked));
             if grace > 0 || !finalizers.is_empty() {
-                lifecycle::after_update(state, info, &stored, None);
+                lifecycle::after_update(state, info, &stored, &old, None);
                 return Ok((stored, false));
             }
             stored
@@ -66,7 +66,7 @@ pub(crate) fn delete(
         return Ok((old, false));
     }
     let stored = state.store.put(&info.storage_key(), versions::to_storage(info, marked));
-    lifecycle::after_update(state, info, &stored, None);
+    lifecycle::after_update(state, info, &stored, &old, None);
     let current = read::get(state, info, namespace, name);
     Ok(match current {
         Ok(still_there) => (still_there, false),

@@ -261,7 +261,7 @@ pub(crate) fn create(
         csr::prepare_create(&mut body, &requester);
     }
     core_strategies::prepare_create(info, &mut body);
-    let defined = lifecycle::admit_create(state, info, &mut body)?;
+    let defined = lifecycle::admit_create(state, info, &mut body, opts.dry_run)?;
     if opts.dry_run {
         return Ok(Arc::new(body));
     }
@@ -407,7 +407,7 @@ pub(crate) fn commit_update(
     if strategy::moves_generation(info, &old, &new, subresource, state.options.minor()) {
         meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
     }
-    let defined = lifecycle::admit_update(state, info, &mut new, &old, subresource == Some("status"))?;
+    let defined = lifecycle::admit_update(state, info, &mut new, &old, subresource, opts.dry_run)?;
     // A client that sends managed fields other than the stored ones replaces them (kubectl
     // does so when it migrates client-side apply to server-side apply); an omitted list
     // keeps them.
@@ -451,7 +451,7 @@ pub(crate) fn commit_update(
         return Ok(Arc::new(new));
     }
     let stored = state.store.put(&info.storage_key(), versions::to_storage(info, new));
-    lifecycle::after_update(state, info, &stored, defined);
+    lifecycle::after_update(state, info, &stored, &old, defined);
     Ok(stored)
 }
 
