@@ -17,6 +17,7 @@ mod endpoints;
 mod events;
 mod gc;
 mod gc_owners;
+mod limit_constraints;
 mod limit_ranger;
 mod namespace;
 mod nodes;
