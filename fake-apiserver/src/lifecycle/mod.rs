@@ -13,6 +13,7 @@ mod apiservices;
 mod bootstrap;
 mod crd;
 mod crd_names;
+mod default_class_admission;
 mod endpoints;
 mod events;
 mod gc;
@@ -55,9 +56,10 @@ pub(crate) type Defined = Option<Vec<ResourceInfo>>;
 
 /// The mutating admission of a new object, before the strategy validates it: a pod's
 /// LimitRanger defaults (`limit_ranger`), then the rest of its plugins (`pod_admission`),
-/// refused with 403.
+/// refused with 403; a claim's or an Ingress's default class (`default_class_admission`).
 pub(crate) fn mutate_create(state: &State, info: &ResourceInfo, body: &mut Value) -> Result<(), ApiStatus> {
     if !pod_admission::concerns(info) {
+        default_class_admission::mutate_create(state, info, body);
         return Ok(());
     }
     let namespace = object::namespace(body).to_owned();

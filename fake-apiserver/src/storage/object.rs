@@ -54,6 +54,11 @@ pub(crate) fn labels(object: &Value) -> Option<&Map<String, Value>> {
     object.get("metadata")?.get("labels")?.as_object()
 }
 
+/// An object's annotations, if it has any.
+pub(crate) fn annotations(object: &Value) -> Option<&Map<String, Value>> {
+    object.pointer("/metadata/annotations").and_then(Value::as_object)
+}
+
 /// `metadata.finalizers` as strings.
 pub(crate) fn finalizers(object: &Value) -> Vec<String> {
     string_list(object.get("metadata").and_then(|m| m.get("finalizers")))

@@ -180,27 +180,21 @@ pub(crate) fn create(
     if info.has_generation {
         meta.insert("generation".to_owned(), json!(1));
     }
-    // What the field manager saw, when the strategy changes the object before validating it
-    // (a Job's generated selector, the fields of its gates that are off): those changes are
-    // nobody's.
-    // A pod's mutating admission runs first (kube-apiserver's runs before the strategy, after
-    // the field manager saw the object: what it adds, a service account, a priority,
-    // tolerations, is nobody's), then its spec's gated fields are dropped and its affinity gets
-    // its label keys' expressions; only when they changed something is the object as sent what
-    // the field manager sees.
-    let sent = pod_gates::concerns(info).then(|| body.clone());
+    // What the field manager saw is the object as sent. What mutating admission adds
+    // (kube-apiserver runs it after the field manager recorded the request: a pod's service
+    // account, priority and tolerations, a claim's or an Ingress's default class), the fields
+    // of gates that are off, a pod's affinity expressions and the strategy's own changes before
+    // validation (a Job's generated selector) are nobody's.
+    let sent = body.clone();
     lifecycle::mutate_create(state, info, &mut body)?;
     pod_gates::drop_disabled(info, &mut body, None, state.options.minor());
     pod_affinity_strategy::prepare_create(info, &mut body, state.options.minor());
-    let mut before_strategy = sent.filter(|sent| *sent != body);
     let strategy_changes = job_strategy::concerns(info)
         || apps_set_strategy::concerns(info)
         || claim_strategy::concerns(info)
         || volume_strategy::concerns(info)
         || hpa_strategy::changes_on_create(info);
-    if before_strategy.is_none() && strategy_changes {
-        before_strategy = Some(body.clone());
-    }
+    let before_strategy = (strategy_changes || sent != body).then_some(sent);
     apps_set_strategy::prepare_create(info, &mut body);
     endpointslice_strategy::prepare_create(info, &mut body);
     claim_strategy::prepare_create(info, &mut body, state.options.minor());
