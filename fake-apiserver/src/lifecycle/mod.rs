@@ -112,7 +112,9 @@ fn admit_create_object(state: &State, info: &ResourceInfo, body: &mut Value) -> 
         Lifecycle::Plain if pod_admission::concerns(info) => {
             pod_admission::admit_create(state, info, body).map(|()| None)
         }
-        Lifecycle::Plain if priorityclass::concerns(info) => validate_priority_class(state, info, body, false),
+        Lifecycle::Plain if priorityclass::concerns(info) => {
+            priority_admission::admit_class(state, info, body, false).map(|()| None)
+        }
         Lifecycle::Plain if nodes::concerns(info) => {
             nodes::admit_create(body);
             Ok(None)
@@ -123,19 +125,6 @@ fn admit_create_object(state: &State, info: &ResourceInfo, body: &mut Value) -> 
         }
         Lifecycle::Plain => Ok(None),
     }
-}
-
-/// The Priority plugin's validation of a PriorityClass being created or `updating`.
-fn validate_priority_class(
-    state: &State,
-    info: &ResourceInfo,
-    class: &Value,
-    updating: bool,
-) -> Result<Defined, ApiStatus> {
-    let classes = priority_admission::stored_classes(state);
-    priority_admission::validate_class(&classes, class, updating)
-        .map(|()| None)
-        .map_err(|why| ApiStatus::forbidden_object(info, object::name(class), &why))
 }
 
 /// After a create is stored: a new CRD is established by its controllers, a new namespace
@@ -267,7 +256,9 @@ fn admit_update_object(
         Lifecycle::Plain if !status && storage_admission::concerns(info) => {
             storage_admission::admit_update(info, new, old).map(|()| None)
         }
-        Lifecycle::Plain if !status && priorityclass::concerns(info) => validate_priority_class(state, info, new, true),
+        Lifecycle::Plain if !status && priorityclass::concerns(info) => {
+            priority_admission::admit_class(state, info, new, true).map(|()| None)
+        }
         Lifecycle::Plain | Lifecycle::Namespace | Lifecycle::CustomResource => Ok(None),
     }
 }

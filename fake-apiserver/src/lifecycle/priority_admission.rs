@@ -11,7 +11,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use crate::status::ApiStatus;
 use crate::storage::State;
+use crate::storage::object;
+use crate::storage::resource::ResourceInfo;
 
 /// `scheduling.DefaultPriorityWhenNoDefaultClassExists`.
 const DEFAULT_PRIORITY: i64 = 0;
@@ -112,7 +115,7 @@ pub(super) fn admit_update(spec: &mut Map<String, Value>, old_spec: &Value) {
 
 /// `validatePriorityClass`, with the stored `classes`: a class marked global default, while
 /// another one is already, is refused — on create always, on update unless it is that class.
-pub(super) fn validate_class(classes: &[Arc<Value>], class: &Value, updating: bool) -> Result<(), String> {
+fn validate_class(classes: &[Arc<Value>], class: &Value, updating: bool) -> Result<(), String> {
     if !is_global_default(class) {
         return Ok(());
     }
@@ -123,6 +126,12 @@ pub(super) fn validate_class(classes: &[Arc<Value>], class: &Value, updating: bo
         )),
         _ => Ok(()),
     }
+}
+
+/// The plugin's validation of a PriorityClass being created or `updating`, refused with 403.
+pub(super) fn admit_class(state: &State, info: &ResourceInfo, class: &Value, updating: bool) -> Result<(), ApiStatus> {
+    validate_class(&stored_classes(state), class, updating)
+        .map_err(|why| ApiStatus::forbidden_object(info, object::name(class), &why))
 }
 
 #[cfg(test)]
