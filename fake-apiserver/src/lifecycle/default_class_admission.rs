@@ -8,6 +8,8 @@
 //! annotation). The default is the class annotated as such, the newest of several (by creation
 //! time to the second, then by name).
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 use crate::storage::State;
@@ -49,6 +51,11 @@ fn plugin(info: &ResourceInfo) -> Option<&'static ClassDefault> {
     }
 }
 
+/// Whether a plugin here defaults `info`'s objects.
+pub(super) fn concerns(info: &ResourceInfo) -> bool {
+    plugin(info).is_some()
+}
+
 /// `Admit` of a new claim or Ingress: the default class where it names none.
 pub(super) fn mutate_create(state: &State, info: &ResourceInfo, body: &mut Value) {
     let Some(plugin) = plugin(info) else { return };
@@ -73,10 +80,7 @@ pub(super) fn mutate_create(state: &State, info: &ResourceInfo, body: &mut Value
 
 /// The name of the newest class a default annotation marks (`"true"` exactly), ties broken by
 /// name.
-fn newest_default<'a>(
-    classes: impl Iterator<Item = &'a std::sync::Arc<Value>>,
-    annotations: &[&str],
-) -> Option<String> {
+fn newest_default<'a>(classes: impl Iterator<Item = &'a Arc<Value>>, annotations: &[&str]) -> Option<String> {
     classes
         .filter(|class| {
             let marks = object::annotations(class);
@@ -85,11 +89,8 @@ fn newest_default<'a>(
                 .any(|key| marks.and_then(|m| m.get(*key)).and_then(Value::as_str) == Some("true"))
         })
         .map(|class| {
-            let created = class
-                .pointer("/metadata/creationTimestamp")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            (created.to_owned(), object::name(class).to_owned())
+            let created = object::timestamp_seconds(object::meta_str(class, "creationTimestamp"));
+            (created.unwrap_or_default(), object::name(class).to_owned())
         })
         // Newest first; of two created in the same second, the first by name.
         .max_by(|(a_time, a_name), (b_time, b_name)| a_time.cmp(b_time).then(b_name.cmp(a_name)))
@@ -98,8 +99,6 @@ fn newest_default<'a>(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
 
     fn class(name: &str, created: &str, default: Option<&str>) -> Arc<Value> {

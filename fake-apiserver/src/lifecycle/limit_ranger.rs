@@ -11,9 +11,10 @@
 
 use serde_json::{Value, json};
 
+use crate::auth::rbac::go_aggregate;
 use crate::lifecycle::limit_constraints::{item_constraints, max_request_constraint, min_constraint};
 use crate::semantics::quantity::Quantity;
-use crate::semantics::resource_list::{ResourceList, container_resources};
+use crate::semantics::resource_list::{ResourceList, container_resources, pod_limits, pod_requests};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
@@ -74,7 +75,7 @@ pub(super) fn validate(
             return Err(ApiStatus::forbidden_object(
                 info,
                 object::name(object),
-                &aggregate(reasons),
+                &go_aggregate(&reasons),
             ));
         }
     }
@@ -168,8 +169,8 @@ fn pod_reasons(items: &[Value], pod: &Value) -> Vec<String> {
                 }
             }
             "Pod" => {
-                let requests = crate::semantics::resource_list::pod_requests(spec, false);
-                let limits = crate::semantics::resource_list::pod_limits(spec, false);
+                let requests = pod_requests(spec, false);
+                let limits = pod_limits(spec, false);
                 reasons.extend(item_constraints(item, "Pod", &requests, &limits));
             }
             _ => {}
@@ -193,20 +194,6 @@ fn claim_reasons(items: &[Value], claim: &Value) -> Vec<String> {
         }
     }
     reasons
-}
-
-/// `utilerrors.NewAggregate(...).Error()`: one reason alone, several in brackets, each once.
-fn aggregate(reasons: Vec<String>) -> String {
-    let mut unique: Vec<String> = Vec::new();
-    for reason in reasons {
-        if !unique.contains(&reason) {
-            unique.push(reason);
-        }
-    }
-    match unique.as_slice() {
-        [one] => one.clone(),
-        _ => format!("[{}]", unique.join(", ")),
-    }
 }
 
 fn item_type(item: &Value) -> &str {
@@ -251,7 +238,7 @@ mod tests {
 
     #[test]
     fn several_reasons_should_be_bracketed_once_each() {
-        assert_eq!(aggregate(vec!["a".into()]), "a");
-        assert_eq!(aggregate(vec!["a".into(), "b".into(), "a".into()]), "[a, b]");
+        assert_eq!(go_aggregate(&["a".into()]), "a");
+        assert_eq!(go_aggregate(&["a".into(), "b".into(), "a".into()]), "[a, b]");
     }
 }

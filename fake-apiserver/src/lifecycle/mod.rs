@@ -67,6 +67,11 @@ pub(crate) fn mutate_create(state: &State, info: &ResourceInfo, body: &mut Value
     pod_admission::mutate_create(state, info, &namespace, body, state.options.minor())
 }
 
+/// Whether [`mutate_create`] may change a new object of `info`'s.
+pub(crate) fn mutates_on_create(info: &ResourceInfo) -> bool {
+    pod_admission::concerns(info) || default_class_admission::concerns(info)
+}
+
 /// The mutating admission of an update of the main resource (not of a subresource), before
 /// the strategy validates it: a pod keeps its priority.
 pub(crate) fn mutate_update(info: &ResourceInfo, new: &mut Value, old: &Value, subresource: Option<&str>) {

@@ -54,14 +54,14 @@ pub(super) fn mutate_create(
 
 /// The validating admission of a new pod (after it was validated), then the strategy's status.
 pub(super) fn admit_create(state: &State, info: &ResourceInfo, pod: &mut Value) -> Result<(), ApiStatus> {
-    let name = object::name(pod).to_owned();
-    let Some(spec) = pod.get("spec").and_then(Value::as_object) else {
+    let name = object::name(pod);
+    let Some((spec, fields)) = pod.get("spec").and_then(|s| Some((s, s.as_object()?))) else {
         return Ok(());
     };
-    let class = runtime_class_admission::runtime_class(state, spec).map_err(|why| forbidden(info, &name, &why))?;
-    let spec = Value::Object(spec.clone());
-    runtime_class_admission::validate(class.as_deref(), &spec).map_err(|why| forbidden(info, &name, &why))?;
-    pod["status"] = json!({ "phase": "Pending", "qosClass": qos_class(&spec) });
+    let class = runtime_class_admission::runtime_class(state, fields).map_err(|why| forbidden(info, name, &why))?;
+    runtime_class_admission::validate(class.as_deref(), spec).map_err(|why| forbidden(info, name, &why))?;
+    let qos = qos_class(spec);
+    pod["status"] = json!({ "phase": "Pending", "qosClass": qos });
     Ok(())
 }
 

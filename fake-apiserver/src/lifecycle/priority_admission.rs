@@ -29,13 +29,6 @@ pub(super) fn stored_classes(state: &State) -> Vec<Arc<Value>> {
         .collect()
 }
 
-fn name(class: &Value) -> &str {
-    class
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-}
-
 fn value(class: &Value) -> i64 {
     class.get("value").and_then(Value::as_i64).unwrap_or_default()
 }
@@ -68,13 +61,13 @@ pub(super) fn admit_create(classes: &[Arc<Value>], spec: &mut Map<String, Value>
     let (priority, policy) = if class_name.is_empty() {
         match default_class(classes) {
             Some(class) => {
-                spec.insert("priorityClassName".to_owned(), json!(name(class)));
+                spec.insert("priorityClassName".to_owned(), json!(object::name(class)));
                 (value(class), class.get("preemptionPolicy").cloned())
             }
             None => (DEFAULT_PRIORITY, Some(json!("PreemptLowerPriority"))),
         }
     } else {
-        let Some(class) = classes.iter().find(|class| name(class) == class_name) else {
+        let Some(class) = classes.iter().find(|class| object::name(class) == class_name) else {
             return Err(format!("no PriorityClass with name {class_name} was found"));
         };
         (value(class), class.get("preemptionPolicy").cloned())
@@ -120,9 +113,9 @@ fn validate_class(classes: &[Arc<Value>], class: &Value, updating: bool) -> Resu
         return Ok(());
     }
     match default_class(classes) {
-        Some(existing) if !updating || name(existing) != name(class) => Err(format!(
+        Some(existing) if !updating || object::name(existing) != object::name(class) => Err(format!(
             "PriorityClass {} is already marked as default. Only one default can exist",
-            name(existing)
+            object::name(existing)
         )),
         _ => Ok(()),
     }

@@ -14,6 +14,7 @@ use crate::lifecycle::pod_admission::qos_class;
 use crate::semantics::quantity::Quantity;
 use crate::semantics::resource_list::{ResourceList, container_resources, pod_limits, pod_requests};
 use crate::semantics::resource_names::{is_extended, is_native};
+use crate::storage::object;
 
 /// `podResources`.
 const POD_RESOURCES: &[&str] = &[
@@ -84,7 +85,7 @@ pub(super) fn counts(pod: &Value, now: i64) -> bool {
         .pointer("/metadata/deletionGracePeriodSeconds")
         .and_then(Value::as_i64);
     if let (Some(deletion), Some(grace)) = (deletion, grace)
-        && let Some(deleted_at) = crate::storage::object::timestamp_seconds(deletion)
+        && let Some(deleted_at) = object::timestamp_seconds(deletion)
     {
         return now <= deleted_at + grace;
     }
@@ -170,11 +171,7 @@ pub(super) fn matches_scope(requirement: &Value, pod: &Value) -> bool {
                 .get("priorityClassName")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            if operator == "Exists" {
-                !class.is_empty()
-            } else {
-                priority_selector_matches(requirement, operator, class)
-            }
+            priority_selector_matches(requirement, operator, class)
         }
         "CrossNamespacePodAffinity" => uses_cross_namespace_affinity(spec),
         _ => false,
@@ -188,20 +185,16 @@ fn is_terminating(spec: &Value) -> bool {
         .is_some_and(|d| d >= 0)
 }
 
-/// `podMatchesSelector`: the requirement as a label selector over `{PriorityClass: <class>}`
+/// `podMatchesScopeFunc`'s PriorityClass case (`Exists` on the name, the others through
+/// `podMatchesSelector`): the requirement as a label selector over `{PriorityClass: <class>}`
 /// (no label without a class name).
 fn priority_selector_matches(requirement: &Value, operator: &str, class: &str) -> bool {
-    let values: Vec<&str> = requirement
-        .get("values")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let values = object::string_list(requirement.get("values"));
+    let listed = values.iter().any(|value| value == class);
     let present = !class.is_empty();
     match operator {
-        "In" => present && values.contains(&class),
-        "NotIn" => !present || !values.contains(&class),
+        "In" => present && listed,
+        "NotIn" => !present || !listed,
         "Exists" => present,
         "DoesNotExist" => !present,
         // `ScopedResourceSelectorRequirementsAsSelector` refuses another operator: no match.

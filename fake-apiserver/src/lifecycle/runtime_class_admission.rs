@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::semantics::field_error::go_quote;
-use crate::semantics::quantity::Quantity;
+use crate::semantics::resource_list::ResourceList;
 use crate::storage::State;
 
 const OVERHEAD_MISMATCH: &str = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead";
@@ -38,16 +38,7 @@ fn pod_fixed(class: &Value) -> Option<Option<&Value>> {
 /// `apiequality.Semantic.DeepEqual` of two resource lists: empty equals absent, and quantities
 /// compare by value.
 fn same_resources(a: Option<&Value>, b: Option<&Value>) -> bool {
-    let entries = |list: Option<&Value>| list.and_then(Value::as_object).cloned().unwrap_or_default();
-    let (a, b) = (entries(a), entries(b));
-    let quantity = |v: &Value| Quantity::parse(v.as_str().unwrap_or_default()).ok();
-    a.len() == b.len()
-        && a.iter().all(
-            |(name, value)| match (quantity(value), b.get(name).and_then(quantity)) {
-                (Some(x), Some(y)) => x.cmp_value(&y).is_eq(),
-                _ => false,
-            },
-        )
+    ResourceList::from_json(a).equals(&ResourceList::from_json(b))
 }
 
 /// `Admit`: `setOverhead`, then `setScheduling`, of the pod spec `spec` run by `class`, on the

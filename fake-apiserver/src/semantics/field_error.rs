@@ -186,12 +186,15 @@ impl FieldError {
     pub(crate) fn enum_string(field: &str, value: &str, accepted: &[&str]) -> Option<Self> {
         if value.is_empty() {
             Some(Self::required(field, ""))
-        } else if accepted.contains(&value) {
-            None
         } else {
-            let accepted: Vec<String> = accepted.iter().map(|s| (*s).to_owned()).collect();
-            Some(Self::not_supported(field, value.into(), &accepted))
+            Self::unless_one_of(field, value, accepted)
         }
+    }
+
+    /// A set value checked against a set (`sets.Has`): anything else, even empty, NotSupported.
+    pub(crate) fn unless_one_of(field: impl Into<String>, value: &str, accepted: &[&str]) -> Option<Self> {
+        let listed: Vec<String> = accepted.iter().map(|s| (*s).to_owned()).collect();
+        (!accepted.contains(&value)).then(|| Self::not_supported(field, value.into(), &listed))
     }
 
     /// `validation.IsValidPortNum` as a field error: a port outside 1–65535.

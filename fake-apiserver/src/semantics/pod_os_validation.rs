@@ -29,80 +29,24 @@ enum Test {
     NonEmpty,
 }
 
-/// A field a Windows pod may not set: its place under the v1 spec (a JSON pointer), the path
-/// Go reports, how it is tested, and the minor whose `validateWindows` first checks it.
-struct Forbidden {
-    pointer: &'static str,
-    path: &'static str,
-    test: Test,
-    since: u32,
-}
-
-const fn field(pointer: &'static str, path: &'static str, test: Test, since: u32) -> Forbidden {
-    Forbidden {
-        pointer,
-        path,
-        test,
-        since,
-    }
-}
-
-/// The pod's fields in Go's order.
-const POD_FIELDS: [Forbidden; 14] = [
-    field(
-        "/securityContext/appArmorProfile",
-        "securityContext.appArmorProfile",
-        Test::Set,
-        31,
-    ),
-    field(
-        "/securityContext/seLinuxOptions",
-        "securityContext.seLinuxOptions",
-        Test::Set,
-        28,
-    ),
-    field("/hostUsers", "hostUsers", Test::Set, 28),
-    field("/hostPID", "hostPID", Test::True, 28),
-    field("/hostIPC", "hostIPC", Test::True, 28),
-    field(
-        "/securityContext/seccompProfile",
-        "securityContext.seccompProfile",
-        Test::Set,
-        28,
-    ),
-    field("/securityContext/fsGroup", "securityContext.fsGroup", Test::Set, 28),
-    field(
-        "/securityContext/fsGroupChangePolicy",
-        "securityContext.fsGroupChangePolicy",
-        Test::Set,
-        28,
-    ),
-    field(
-        "/securityContext/sysctls",
-        "securityContext.sysctls",
-        Test::NonEmpty,
-        28,
-    ),
-    field("/shareProcessNamespace", "shareProcessNamespace", Test::Set, 28),
-    field("/securityContext/runAsUser", "securityContext.runAsUser", Test::Set, 28),
-    field(
-        "/securityContext/runAsGroup",
-        "securityContext.runAsGroup",
-        Test::Set,
-        28,
-    ),
-    field(
-        "/securityContext/supplementalGroups",
-        "securityContext.supplementalGroups",
-        Test::Set,
-        28,
-    ),
-    field(
-        "/securityContext/supplementalGroupsPolicy",
-        "securityContext.supplementalGroupsPolicy",
-        Test::Set,
-        31,
-    ),
+/// The pod's fields a Windows pod may not set, in Go's order: the path Go reports (under the
+/// v1 spec, where the field also is), how it is tested, and the minor whose `validateWindows`
+/// first checks it.
+const POD_FIELDS: [(&str, Test, u32); 14] = [
+    ("securityContext.appArmorProfile", Test::Set, 31),
+    ("securityContext.seLinuxOptions", Test::Set, 28),
+    ("hostUsers", Test::Set, 28),
+    ("hostPID", Test::True, 28),
+    ("hostIPC", Test::True, 28),
+    ("securityContext.seccompProfile", Test::Set, 28),
+    ("securityContext.fsGroup", Test::Set, 28),
+    ("securityContext.fsGroupChangePolicy", Test::Set, 28),
+    ("securityContext.sysctls", Test::NonEmpty, 28),
+    ("shareProcessNamespace", Test::Set, 28),
+    ("securityContext.runAsUser", Test::Set, 28),
+    ("securityContext.runAsGroup", Test::Set, 28),
+    ("securityContext.supplementalGroups", Test::Set, 28),
+    ("securityContext.supplementalGroupsPolicy", Test::Set, 31),
 ];
 
 /// A container's security context fields in Go's order, all pointers.
@@ -162,9 +106,10 @@ fn linux_errors(spec: &Value, path: &str) -> Vec<FieldError> {
 /// `validateWindows`: none of the pod's Linux-only fields, then none of each container's.
 fn windows_errors(spec: &Value, path: &str, minor: u32) -> Vec<FieldError> {
     let mut errors = Vec::new();
-    for forbidden in POD_FIELDS.iter().filter(|f| minor >= f.since) {
-        if is_set(spec.pointer(forbidden.pointer), forbidden.test) {
-            errors.push(FieldError::forbidden(format!("{path}.{}", forbidden.path), LINUX_ONLY));
+    for (field, test, _) in POD_FIELDS.iter().filter(|(_, _, since)| minor >= *since) {
+        let pointer = format!("/{}", field.replace('.', "/"));
+        if is_set(spec.pointer(&pointer), *test) {
+            errors.push(FieldError::forbidden(format!("{path}.{field}"), LINUX_ONLY));
         }
     }
     for (container, at) in containers(spec, path) {

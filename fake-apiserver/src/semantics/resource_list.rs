@@ -124,7 +124,8 @@ impl ResourceList {
     /// `SubtractWithNonNegativeResult(self, other)`: each difference, zero where it would be
     /// negative; a resource only `other` has is zero.
     pub(crate) fn subtract_non_negative(&self, other: &Self) -> Self {
-        let zero = Quantity::parse("0").expect("zero is a quantity");
+        // `resource.MustParse("0")`.
+        let zero = Quantity::decimal(0);
         let mut result = Self::default();
         for (name, quantity) in self.iter() {
             let difference = match other.get(name) {

@@ -61,14 +61,11 @@ pub(crate) fn pod_security_context_errors(spec: &Value, path: &str, host_sysctls
         ));
     }
     errors.extend(sysctls_errors(spec, &format!("{at}.sysctls"), host_sysctls, minor));
-    if let Some(policy) = present(context, "fsGroupChangePolicy")
-        && !["Always", "OnRootMismatch"].contains(&text(policy))
-    {
-        let supported = ["Always".to_owned(), "OnRootMismatch".to_owned()];
-        errors.push(FieldError::not_supported(
+    if let Some(policy) = present(context, "fsGroupChangePolicy") {
+        errors.extend(FieldError::unless_one_of(
             format!("{at}.fsGroupChangePolicy"),
-            text(policy).into(),
-            &supported,
+            text(policy),
+            &["Always", "OnRootMismatch"],
         ));
     }
     errors.extend(seccomp_errors(
@@ -84,13 +81,11 @@ pub(crate) fn pod_security_context_errors(spec: &Value, path: &str, host_sysctls
             present(context, "appArmorProfile"),
             &format!("{at}.appArmorProfile"),
         ));
-        if let Some(policy) = present(context, "supplementalGroupsPolicy")
-            && !["Merge", "Strict"].contains(&text(policy))
-        {
-            errors.push(FieldError::not_supported(
+        if let Some(policy) = present(context, "supplementalGroupsPolicy") {
+            errors.extend(FieldError::unless_one_of(
                 format!("{at}.supplementalGroupsPolicy"),
-                text(policy).into(),
-                &["Merge".to_owned(), "Strict".to_owned()],
+                text(policy),
+                &["Merge", "Strict"],
             ));
         }
     }
@@ -147,13 +142,11 @@ pub(crate) fn container_security_context_errors(
     }
     if let Some(mount) = present(context, "procMount") {
         let mount = text(mount);
-        if !["Default", "Unmasked"].contains(&mount) {
-            errors.push(FieldError::not_supported(
-                format!("{at}.procMount"),
-                mount.into(),
-                &["Default".to_owned(), "Unmasked".to_owned()],
-            ));
-        }
+        errors.extend(FieldError::unless_one_of(
+            format!("{at}.procMount"),
+            mount,
+            &["Default", "Unmasked"],
+        ));
         if minor >= 31 && host_users && mount == "Unmasked" {
             errors.push(FieldError::invalid(
                 format!("{at}.procMount"),

@@ -16,22 +16,7 @@ pub(crate) fn seccomp_errors(profile: Option<&Value>, at: &str) -> Vec<FieldErro
     let Some(profile) = profile else { return Vec::new() };
     let mut errors = Vec::new();
     let kind = profile.get("type").and_then(Value::as_str).unwrap_or_default();
-    match kind {
-        "Localhost" | "RuntimeDefault" | "Unconfined" => {}
-        "" => errors.push(FieldError::required(
-            format!("{at}.type"),
-            "type is required when seccompProfile is set",
-        )),
-        other => errors.push(FieldError::not_supported(
-            format!("{at}.type"),
-            other.into(),
-            &[
-                "Localhost".to_owned(),
-                "RuntimeDefault".to_owned(),
-                "Unconfined".to_owned(),
-            ],
-        )),
-    }
+    errors.extend(type_errors(kind, at, "seccompProfile"));
     let local = present(profile, "localhostProfile");
     match (kind, local) {
         ("Localhost", None) => errors.push(FieldError::required(
@@ -60,6 +45,19 @@ pub(crate) fn seccomp_errors(profile: Option<&Value>, at: &str) -> Vec<FieldErro
         (_, None) => {}
     }
     errors
+}
+
+/// A profile's type, one of the three both kinds of profile know (`profile` names the field).
+fn type_errors(kind: &str, at: &str, profile: &str) -> Option<FieldError> {
+    if kind.is_empty() {
+        let why = format!("type is required when {profile} is set");
+        return Some(FieldError::required(format!("{at}.type"), why));
+    }
+    FieldError::unless_one_of(
+        format!("{at}.type"),
+        kind,
+        &["Localhost", "RuntimeDefault", "Unconfined"],
+    )
 }
 
 /// `ValidateAppArmorProfileField` (1.31) of the profile at `at`: a Localhost profile names an
@@ -108,19 +106,7 @@ pub(crate) fn apparmor_errors(profile: Option<&Value>, at: &str) -> Vec<FieldErr
                 ));
             }
         }
-        "" => errors.push(FieldError::required(
-            format!("{at}.type"),
-            "type is required when appArmorProfile is set",
-        )),
-        other => errors.push(FieldError::not_supported(
-            format!("{at}.type"),
-            other.into(),
-            &[
-                "Localhost".to_owned(),
-                "RuntimeDefault".to_owned(),
-                "Unconfined".to_owned(),
-            ],
-        )),
+        other => errors.extend(type_errors(other, at, "appArmorProfile")),
     }
     errors
 }

@@ -47,7 +47,11 @@ pub(crate) fn topology_spread_errors(spec: &Value, path: &str, allow_invalid_sel
         if key.is_empty() {
             errors.push(FieldError::required(format!("{at}.topologyKey"), "can not be empty"));
         }
-        errors.extend(supported(action, &format!("{at}.whenUnsatisfiable"), &SCHEDULE_ACTIONS));
+        errors.extend(FieldError::unless_one_of(
+            format!("{at}.whenUnsatisfiable"),
+            action,
+            &SCHEDULE_ACTIONS,
+        ));
         // The pair {topologyKey, whenUnsatisfiable} is one kind of constraint: it is reported on
         // its first occurrence, once.
         let repeated = constraints[i + 1..]
@@ -65,7 +69,11 @@ pub(crate) fn topology_spread_errors(spec: &Value, path: &str, allow_invalid_sel
         for policy in ["nodeAffinityPolicy", "nodeTaintsPolicy"] {
             if let Some(value) = object::present(constraint, policy) {
                 let value = value.as_str().unwrap_or_default();
-                errors.extend(supported(value, &format!("{at}.{policy}"), &NODE_POLICIES));
+                errors.extend(FieldError::unless_one_of(
+                    format!("{at}.{policy}"),
+                    value,
+                    &NODE_POLICIES,
+                ));
             }
         }
         let selector = object::present(constraint, "labelSelector");
@@ -131,12 +139,6 @@ fn match_label_keys_errors(constraint: &Value, selector: Option<&Value>, at: &st
         }
     }
     errors
-}
-
-/// An optional enumeration Go checks against a set: even an empty value is unsupported.
-fn supported(value: &str, at: &str, values: &[&str]) -> Option<FieldError> {
-    let listed: Vec<String> = values.iter().map(|v| (*v).to_owned()).collect();
-    (!values.contains(&value)).then(|| FieldError::not_supported(at, value.into(), &listed))
 }
 
 fn text<'v>(value: &'v Value, key: &str) -> &'v str {

@@ -185,16 +185,18 @@ pub(crate) fn create(
     // account, priority and tolerations, a claim's or an Ingress's default class), the fields
     // of gates that are off, a pod's affinity expressions and the strategy's own changes before
     // validation (a Job's generated selector) are nobody's.
-    let sent = body.clone();
-    lifecycle::mutate_create(state, info, &mut body)?;
-    pod_gates::drop_disabled(info, &mut body, None, state.options.minor());
-    pod_affinity_strategy::prepare_create(info, &mut body, state.options.minor());
     let strategy_changes = job_strategy::concerns(info)
         || apps_set_strategy::concerns(info)
         || claim_strategy::concerns(info)
         || volume_strategy::concerns(info)
         || hpa_strategy::changes_on_create(info);
-    let before_strategy = (strategy_changes || sent != body).then_some(sent);
+    // Only the kinds something may change before validation pay for the copy.
+    let changeable = strategy_changes || pod_gates::concerns(info) || lifecycle::mutates_on_create(info);
+    let sent = changeable.then(|| body.clone());
+    lifecycle::mutate_create(state, info, &mut body)?;
+    pod_gates::drop_disabled(info, &mut body, None, state.options.minor());
+    pod_affinity_strategy::prepare_create(info, &mut body, state.options.minor());
+    let before_strategy = sent.filter(|sent| strategy_changes || *sent != body);
     apps_set_strategy::prepare_create(info, &mut body);
     endpointslice_strategy::prepare_create(info, &mut body);
     claim_strategy::prepare_create(info, &mut body, state.options.minor());
