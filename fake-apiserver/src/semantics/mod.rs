@@ -79,6 +79,7 @@ pub(crate) mod pod_host_validation;
 pub(crate) mod pod_os_validation;
 pub(crate) mod pod_update_validation;
 pub(crate) mod pod_validation;
+pub(crate) mod pod_security;
 pub(crate) mod pod_warnings;
 pub(crate) mod priorityclass;
 pub(crate) mod pv_source_checks;
