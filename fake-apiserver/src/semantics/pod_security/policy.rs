@@ -60,7 +60,10 @@ impl Version {
                 && digits.bytes().all(|b| b.is_ascii_digit())
                 && (digits.len() == 1 || !digits.starts_with('0'))
         });
-        minor.and_then(|digits| digits.parse().ok()).map(Self::Minor).ok_or(Self::Latest)
+        minor
+            .and_then(|digits| digits.parse().ok())
+            .map(Self::Minor)
+            .ok_or(Self::Latest)
     }
 }
 
@@ -112,6 +115,8 @@ impl Policy {
     };
 
     /// `FullyPrivileged`: no mode checks anything.
+    // Called by the admission plugin, landing separately.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn fully_privileged(&self) -> bool {
         [self.enforce, self.audit, self.warn]
             .iter()
@@ -122,6 +127,8 @@ impl Policy {
     /// and version. A label that does not parse is an error (`metadata.labels[<label>]`), and its
     /// mode still gets a value: restricted or latest for enforce, privileged for audit and warn.
     /// Warn follows an explicitly set, stricter enforce level (and its version, unless set).
+    // Called by the admission plugin, landing separately.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn from_labels(labels: &BTreeMap<String, String>) -> (Self, Vec<FieldError>) {
         let mut policy = Self::DEFAULT;
         let mut errors = Vec::new();
@@ -212,6 +219,13 @@ mod tests {
     }
 
     #[test]
+    fn only_a_policy_privileged_in_every_mode_is_fully_privileged() {
+        assert!(Policy::DEFAULT.fully_privileged());
+        let (policy, _) = Policy::from_labels(&labels(&[("audit", "baseline")]));
+        assert!(!policy.fully_privileged());
+    }
+
+    #[test]
     fn warn_follows_a_stricter_enforce_level() {
         let (policy, errors) = Policy::from_labels(&labels(&[("enforce", "baseline"), ("enforce-version", "v1.25")]));
         assert!(errors.is_empty());
@@ -223,7 +237,11 @@ mod tests {
 
     #[test]
     fn bad_labels_fail_closed_for_enforce_and_open_for_warn() {
-        let (policy, errors) = Policy::from_labels(&labels(&[("enforce", "strict"), ("warn", "loud"), ("audit-version", "x")]));
+        let (policy, errors) = Policy::from_labels(&labels(&[
+            ("enforce", "strict"),
+            ("warn", "loud"),
+            ("audit-version", "x"),
+        ]));
         assert_eq!(policy.enforce.level, Level::Restricted);
         assert_eq!(policy.warn.level, Level::Privileged);
         let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
