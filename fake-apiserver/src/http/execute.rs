@@ -219,10 +219,13 @@ impl Inner {
                 let found = scale::parent(&state, info, namespace, name)?;
                 Ok(Outcome::Scale(StatusCode::OK, scale::view(info, &found)))
             }
-            Action::Get => Ok(Outcome::Shown(
-                StatusCode::OK,
-                read::get(&state, info, namespace, name)?,
-            )),
+            Action::Get => {
+                read::check_get_version(&state, query)?;
+                Ok(Outcome::Shown(
+                    StatusCode::OK,
+                    read::get(&state, info, namespace, name)?,
+                ))
+            }
             Action::List => Ok(Outcome::List(read::list(&state, info, namespace, query)?)),
             // A body's error comes after the resource's, as kube-apiserver routes before it
             // decodes.

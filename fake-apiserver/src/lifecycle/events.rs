@@ -20,6 +20,21 @@ pub(super) fn warn(
     message: &str,
     component: &str,
 ) {
+    record(state, info, subject, "Warning", reason, message, component);
+}
+
+/// Records an event of `kind` (`Normal`, `Warning`) about `subject` (of `info`) from
+/// `component`. The same event again only counts once more and moves its last timestamp, as
+/// the recorder's correlator aggregates it (`events_cache.go`, `eventLogger`).
+pub(super) fn record(
+    state: &mut State,
+    info: &ResourceInfo,
+    subject: &Value,
+    kind: &str,
+    reason: &str,
+    message: &str,
+    component: &str,
+) {
     let namespace = if info.namespaced {
         object::namespace(subject).to_owned()
     } else {
@@ -48,12 +63,32 @@ pub(super) fn warn(
         "firstTimestamp": now,
         "lastTimestamp": now,
         "count": 1,
-        "type": "Warning",
+        "type": kind,
         "reportingComponent": component,
         "reportingInstance": "",
     });
     let events = state.info("", "v1", "events");
-    if let Err(status) = state.create_object(&events, Some(&namespace), event, Some("kube-controller-manager")) {
+    let same = |stored: &Value| {
+        ["involvedObject", "reason", "message", "type", "source"]
+            .iter()
+            .all(|key| stored.get(*key) == event.get(*key))
+    };
+    let seen = state
+        .store
+        .iter(&events.storage_key(), Some(&namespace))
+        .map(|(_, stored)| stored)
+        .find(|stored| same(stored))
+        .cloned();
+    let written = match seen {
+        Some(stored) => {
+            let mut counted = (*stored).clone();
+            counted["count"] = json!(stored.get("count").and_then(Value::as_i64).unwrap_or(1) + 1);
+            counted["lastTimestamp"] = json!(now);
+            state.update_object(&events, stored, counted, Some("kube-controller-manager"), None)
+        }
+        None => state.create_object(&events, Some(&namespace), event, Some("kube-controller-manager")),
+    };
+    if let Err(status) = written {
         tracing::warn!(%status, reason, "could not record an event");
     }
 }

@@ -14,6 +14,7 @@ mod bootstrap;
 mod crd;
 mod crd_names;
 mod default_class_admission;
+mod disruption_controller;
 mod endpoints;
 mod events;
 mod gc;
@@ -23,6 +24,7 @@ mod limit_ranger;
 mod namespace;
 mod nodes;
 mod pod_admission;
+mod pod_security_admission;
 mod priority_admission;
 mod quota_admission;
 mod quota_controller;
@@ -48,6 +50,7 @@ use crate::storage::resource::{Lifecycle, ResourceInfo};
 pub(crate) use apiservices::group_priority;
 pub(crate) use apiservices::register_builtin as register_builtin_api_services;
 pub(crate) use bootstrap::{APISERVER_MANAGER, cluster_objects};
+pub(crate) use disruption_controller::{budgets_selecting, is_pod_ready, set_disruption_allowed};
 pub(crate) use gc::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
 pub(crate) use writes::Writes;
 
@@ -81,25 +84,33 @@ pub(crate) fn mutate_update(info: &ResourceInfo, new: &mut Value, old: &Value, s
 }
 
 /// Admission of a new object, after the generic checks: namespaces start `Active`, a CRD is
-/// validated, a custom resource needs a live definition, a pod passes the validating admission,
-/// a PriorityClass is the only global default; last, the ResourceQuota plugin charges the
-/// namespace's quotas (checks them only, on a `dry_run`).
+/// validated, a custom resource needs a live definition, a pod passes the validating admission
+/// (PodSecurity's among it, which may add `warnings`), a PriorityClass is the only global
+/// default; last, the ResourceQuota plugin charges the namespace's quotas (checks them only, on
+/// a `dry_run`).
 pub(crate) fn admit_create(
     state: &mut State,
     info: &ResourceInfo,
     body: &mut Value,
     dry_run: bool,
+    warnings: &mut Vec<String>,
 ) -> Result<Defined, ApiStatus> {
-    let defined = admit_create_object(state, info, body)?;
+    let defined = admit_create_object(state, info, body, warnings)?;
     quota_admission::validate(state, info, body, None, dry_run)?;
     Ok(defined)
 }
 
 /// The plugins and checks of [`admit_create`] before ResourceQuota.
-fn admit_create_object(state: &State, info: &ResourceInfo, body: &mut Value) -> Result<Defined, ApiStatus> {
+fn admit_create_object(
+    state: &State,
+    info: &ResourceInfo,
+    body: &mut Value,
+    warnings: &mut Vec<String>,
+) -> Result<Defined, ApiStatus> {
     if limit_ranger::concerns(info) {
         limit_ranger::validate(state, info, object::namespace(body), body, None)?;
     }
+    pod_security_admission::validate(state, info, body, None, None, warnings)?;
     match info.lifecycle {
         // Its phase and finalizers are the strategy's (`semantics/core_strategies.rs`).
         Lifecycle::Namespace => Ok(None),
@@ -177,6 +188,9 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
     if role_aggregation::concerns(info) {
         state.pending.push(Pending::AggregateClusterRoles);
     }
+    if let Some(work) = disruption_controller::on_change(state, info, object) {
+        state.pending.push(work);
+    }
     if info.lifecycle == Lifecycle::CustomResourceDefinition
         && let Some(group) = object.pointer("/spec/group").and_then(Value::as_str)
     {
@@ -220,8 +234,9 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
 }
 
 /// Admission of an update (through `subresource`, if any): a changed CRD must still be valid,
-/// and records a new storage version among its stored ones; last, an update of the main
-/// resource is charged to the namespace's quotas (checked only, on a `dry_run`).
+/// and records a new storage version among its stored ones; PodSecurity may refuse it or add
+/// `warnings`; last, an update of the main resource is charged to the namespace's quotas
+/// (checked only, on a `dry_run`).
 pub(crate) fn admit_update(
     state: &mut State,
     info: &ResourceInfo,
@@ -229,26 +244,29 @@ pub(crate) fn admit_update(
     old: &Value,
     subresource: Option<&str>,
     dry_run: bool,
+    warnings: &mut Vec<String>,
 ) -> Result<Defined, ApiStatus> {
-    let defined = admit_update_object(state, info, new, old, subresource == Some("status"))?;
+    let defined = admit_update_object(state, info, new, old, subresource, warnings)?;
     if subresource.is_none() {
         quota_admission::validate(state, info, new, Some(old), dry_run)?;
     }
     Ok(defined)
 }
 
-/// The plugins and checks of [`admit_update`] before ResourceQuota (`status`: a `/status`
-/// write).
+/// The plugins and checks of [`admit_update`] before ResourceQuota.
 fn admit_update_object(
     state: &State,
     info: &ResourceInfo,
     new: &mut Value,
     old: &Value,
-    status: bool,
+    subresource: Option<&str>,
+    warnings: &mut Vec<String>,
 ) -> Result<Defined, ApiStatus> {
+    let status = subresource == Some("status");
     if !status && limit_ranger::concerns(info) {
         limit_ranger::validate(state, info, object::namespace(new), new, Some(old))?;
     }
+    pod_security_admission::validate(state, info, new, Some(old), subresource, warnings)?;
     match info.lifecycle {
         Lifecycle::CustomResourceDefinition if status => crd::resources(state, info, new, crd::Write::Status).map(Some),
         Lifecycle::CustomResourceDefinition => {
@@ -370,6 +388,7 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::CheckApiService { name } => apiservices::check_available(state, &name),
             Pending::SyncService { namespace, name } => endpoints::sync_service(state, &namespace, &name),
             Pending::SyncQuota { namespace, name } => quota_controller::sync(state, &namespace, &name),
+            Pending::SyncDisruptionBudget { namespace, name } => disruption_controller::sync(state, &namespace, &name),
             Pending::ReplenishQuotas {
                 namespace,
                 group,

@@ -2,6 +2,7 @@
 //! managed fields, selectors and strategic merge patch.
 
 pub(crate) mod apiservice_validation;
+pub(crate) mod apparmor_strategy;
 pub(crate) mod apps_set_strategy;
 pub(crate) mod builtin_validation;
 pub(crate) mod cel;
@@ -77,9 +78,9 @@ pub(crate) mod pod_dns_validation;
 pub(crate) mod pod_gates;
 pub(crate) mod pod_host_validation;
 pub(crate) mod pod_os_validation;
+pub(crate) mod pod_security;
 pub(crate) mod pod_update_validation;
 pub(crate) mod pod_validation;
-pub(crate) mod pod_security;
 pub(crate) mod pod_warnings;
 pub(crate) mod priorityclass;
 pub(crate) mod pv_source_checks;

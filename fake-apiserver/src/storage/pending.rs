@@ -52,6 +52,9 @@ pub(crate) enum Pending {
     SyncService { namespace: String, name: String },
     /// A ResourceQuota was created or its hard limits changed: the quota controller syncs it.
     SyncQuota { namespace: String, name: String },
+    /// A PodDisruptionBudget was written, or a pod it selects written or removed: the
+    /// disruption controller syncs the budget.
+    SyncDisruptionBudget { namespace: String, name: String },
     /// An object a quota may track was removed, or changed what it uses: the namespace's quotas
     /// that track its resource are recomputed.
     ReplenishQuotas {
@@ -91,6 +94,7 @@ impl Pending {
             | Pending::CheckApiService { .. }
             | Pending::SyncService { .. }
             | Pending::SyncQuota { .. }
+            | Pending::SyncDisruptionBudget { .. }
             | Pending::ReplenishQuotas { .. }
             | Pending::AttemptToDelete { .. } => base,
         }

@@ -9,8 +9,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::lifecycle::{APISERVER_MANAGER, Writes};
-use crate::semantics::label_selector_validation::selects;
+use crate::lifecycle::{APISERVER_MANAGER, Writes, budgets_selecting, is_pod_ready, set_disruption_allowed};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
@@ -54,7 +53,7 @@ pub(crate) fn evict(
         delete_pod(state, &pods, &pod, options, enforce)?;
         return Ok(success());
     }
-    let budgets = budgets_of(state, &pod);
+    let budgets = budgets_selecting(state, &pod);
     let budget = match &budgets[..] {
         [] => None,
         [one] => Some(one.clone()),
@@ -76,7 +75,7 @@ pub(crate) fn evict(
             == Some("AlwaysAllow");
         let healthy_enough =
             int("/status/currentHealthy") >= int("/status/desiredHealthy") && int("/status/desiredHealthy") > 0;
-        if !is_ready(&pod) && (always_allow || healthy_enough) {
+        if !is_pod_ready(&pod) && (always_allow || healthy_enough) {
             // An unready pod is not guarded: it goes if it has not become ready since.
             pin = true;
         } else {
@@ -170,36 +169,6 @@ fn pods_kind() -> ResourceInfo {
     ResourceInfo::builtin("", "v1", "Pod", "Pod")
 }
 
-/// `getPodDisruptionBudgets`: the budgets of the pod's namespace whose selector selects it (a
-/// budget without a selector selects nothing).
-fn budgets_of(state: &State, pod: &Value) -> Vec<Arc<Value>> {
-    let Some(budgets) = state.registry.find("policy", "v1", "poddisruptionbudgets") else {
-        return Vec::new();
-    };
-    let empty = serde_json::Map::new();
-    let labels = pod
-        .pointer("/metadata/labels")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    let namespace = object::namespace(pod);
-    state
-        .store
-        .iter(&budgets.storage_key(), Some(namespace))
-        .map(|(_, budget)| budget)
-        .filter(|budget| selects(budget.pointer("/spec/selector"), labels))
-        .cloned()
-        .collect()
-}
-
-/// `IsPodReady`: the pod's `Ready` condition is `True`.
-fn is_ready(pod: &Value) -> bool {
-    pod.pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .any(|c| c.get("type") == Some(&json!("Ready")) && c.get("status") == Some(&json!("True")))
-}
-
 /// `checkAndDecrement`: the budget must be current and allow a disruption, which the eviction
 /// takes, recording the pod among the disrupted ones (not on a dry run).
 fn take_disruption(state: &mut State, budget: &Arc<Value>, pod: &str, dry_run: bool) -> Result<(), ApiStatus> {
@@ -243,8 +212,7 @@ fn take_disruption(state: &mut State, budget: &Arc<Value>, pod: &str, dry_run: b
     let mut updated = (**budget).clone();
     updated["status"]["disruptionsAllowed"] = json!(allowed - 1);
     if allowed == 1 {
-        let condition = json!({"type": "DisruptionAllowed", "status": "False", "reason": "InsufficientPods", "message": "", "observedGeneration": int("/status/observedGeneration")});
-        set_budget_condition(&mut updated, condition);
+        set_disruption_allowed(&mut updated);
     }
     updated["status"]["disruptedPods"][pod] = json!(object::now());
     let info = state
@@ -255,30 +223,6 @@ fn take_disruption(state: &mut State, budget: &Arc<Value>, pod: &str, dry_run: b
     // The registry writes through its loopback client, whose user agent names the manager.
     state.update_object(&info, budget.clone(), updated, Some(APISERVER_MANAGER), Some("status"))?;
     Ok(())
-}
-
-/// `pdbhelper.UpdateDisruptionAllowedCondition` through `apimeta.SetStatusCondition`.
-fn set_budget_condition(budget: &mut Value, mut condition: Value) {
-    let conditions = budget["status"]["conditions"].as_array().cloned().unwrap_or_default();
-    let mut kept: Vec<Value> = Vec::with_capacity(conditions.len() + 1);
-    let mut found = false;
-    for mut existing in conditions {
-        if existing.get("type") == condition.get("type") {
-            found = true;
-            if existing.get("status") != condition.get("status") {
-                existing["lastTransitionTime"] = json!(object::now());
-            }
-            for key in ["status", "reason", "message", "observedGeneration"] {
-                existing[key] = condition[key].take();
-            }
-        }
-        kept.push(existing);
-    }
-    if !found {
-        condition["lastTransitionTime"] = json!(object::now());
-        kept.push(condition);
-    }
-    budget["status"]["conditions"] = Value::Array(kept);
 }
 
 /// `errors.NewTooManyRequests` with the disruption budget's cause.

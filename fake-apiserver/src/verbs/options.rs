@@ -238,10 +238,10 @@ pub(crate) fn parse_rv(text: &str) -> Result<u64, ApiStatus> {
     parse_version(text).map_err(|why| ApiStatus::bad_request(format!("invalid resource version: {why}")))
 }
 
-/// A watch's resourceVersion (`"0"` and `""` are handled by callers). kube-apiserver's watch
-/// cache returns the versioner's error as it is, which it answers as an unconverted error: 500,
-/// no reason.
-pub(crate) fn parse_watch_rv(text: &str) -> Result<u64, ApiStatus> {
+/// A resourceVersion the watch cache reads (a watch's, a GET's, a list's it serves; `"0"` and
+/// `""` are handled by callers). kube-apiserver's cacher returns the versioner's error as it is,
+/// which it answers as an unconverted error: 500, no reason.
+pub(crate) fn parse_cached_rv(text: &str) -> Result<u64, ApiStatus> {
     parse_version(text).map_err(|why| ApiStatus::new(500, "", why))
 }
 

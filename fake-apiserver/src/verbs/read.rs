@@ -18,7 +18,7 @@ use crate::storage::field_selectors::FieldValue;
 use crate::storage::key::ObjectKey;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
-use crate::verbs::options::{Query, parse_rv};
+use crate::verbs::options::{Query, parse_cached_rv, parse_rv};
 
 /// The label and field selectors of a request.
 #[derive(Clone, Debug)]
@@ -68,6 +68,38 @@ pub(crate) struct ListPage {
     pub(crate) remaining: Option<usize>,
 }
 
+/// A GET's resourceVersion, which the watch cache serves when it is set (`Cacher.Get`): one it
+/// cannot parse is the versioner's error, one the server has not reached times out.
+pub(crate) fn check_get_version(state: &State, query: &Query) -> Result<(), ApiStatus> {
+    match query.resource_version.as_deref() {
+        None | Some("") => Ok(()),
+        Some(rv) => {
+            let rv = parse_cached_rv(rv)?;
+            let current = state.store.current_rv();
+            if rv > current {
+                return Err(ApiStatus::resource_version_too_large(rv, current));
+            }
+            Ok(())
+        }
+    }
+}
+
+/// A list's resourceVersion: kube-apiserver's cacher parses it (`Cacher.GetList`) unless the
+/// list goes to etcd (`shouldDelegateList`: a continuation, a limit with a version other than
+/// `"0"`, a match other than `NotOlderThan`), whose store refuses it as a bad request.
+fn parse_list_rv(query: &Query, rv: &str) -> Result<u64, ApiStatus> {
+    let limited = query.limit.is_some_and(|limit| limit > 0) && rv != "0";
+    let exact = query
+        .resource_version_match
+        .as_deref()
+        .is_some_and(|m| !m.is_empty() && m != "NotOlderThan");
+    if query.continue_token.is_some() || limited || exact {
+        parse_rv(rv)
+    } else {
+        parse_cached_rv(rv)
+    }
+}
+
 /// GET of one object, or NotFound.
 pub(crate) fn get(
     state: &State,
@@ -105,7 +137,9 @@ pub(crate) fn list(
         ) {
             (Some(rv), Some("Exact")) => (parse_rv(rv)?, None),
             // Not older than a resourceVersion the server has not reached yet: refused below.
-            (Some(rv), _) if rv != "0" && parse_rv(rv)? > state.store.current_rv() => (parse_rv(rv)?, None),
+            (Some(rv), _) if rv != "0" && parse_list_rv(query, rv)? > state.store.current_rv() => {
+                (parse_list_rv(query, rv)?, None)
+            }
             _ => (state.store.current_rv(), None),
         },
     };

@@ -17,7 +17,7 @@ use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 use crate::storage::resource::StorageKey;
 use crate::storage::store::{Broadcast, Change, ChangeKind};
-use crate::verbs::options::{Query, parse_watch_rv};
+use crate::verbs::options::{Query, parse_cached_rv};
 use crate::verbs::read::Filter;
 
 /// How long a watch without `timeoutSeconds` stays open: kube-apiserver's `--min-request-timeout`
@@ -72,7 +72,7 @@ pub(crate) fn start(
         .resource_version
         .as_deref()
         .filter(|rv| *rv != "0")
-        .map(parse_watch_rv)
+        .map(parse_cached_rv)
         .transpose()?;
     let streaming = query.streams_initial_events(state.options.watch_list);
     let mut backlog = Vec::new();

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use crate::auth::{UserInfo, escalation};
 use crate::lifecycle;
+use crate::semantics::apparmor_strategy;
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::endpointslice_strategy;
 use crate::semantics::omit_empty::{self, Empty};
@@ -196,6 +197,11 @@ pub(crate) fn create(
     lifecycle::mutate_create(state, info, &mut body)?;
     pod_gates::drop_disabled(info, &mut body, None, state.options.minor());
     pod_affinity_strategy::prepare_create(info, &mut body, state.options.minor());
+    opts.warnings.extend(apparmor_strategy::prepare_create(
+        info,
+        &mut body,
+        state.options.minor(),
+    ));
     let before_strategy = sent.filter(|sent| strategy_changes || *sent != body);
     apps_set_strategy::prepare_create(info, &mut body);
     endpointslice_strategy::prepare_create(info, &mut body);
@@ -257,7 +263,10 @@ pub(crate) fn create(
         csr::prepare_create(&mut body, &requester);
     }
     core_strategies::prepare_create(info, &mut body);
-    let defined = lifecycle::admit_create(state, info, &mut body, opts.dry_run)?;
+    let mut admission_warnings = Vec::new();
+    let admitted = lifecycle::admit_create(state, info, &mut body, opts.dry_run, &mut admission_warnings);
+    opts.warnings.extend(admission_warnings);
+    let defined = admitted?;
     if opts.dry_run {
         return Ok(Arc::new(body));
     }
@@ -403,7 +412,18 @@ pub(crate) fn commit_update(
     if strategy::moves_generation(info, &old, &new, subresource, state.options.minor()) {
         meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
     }
-    let defined = lifecycle::admit_update(state, info, &mut new, &old, subresource, opts.dry_run)?;
+    let mut admission_warnings = Vec::new();
+    let admitted = lifecycle::admit_update(
+        state,
+        info,
+        &mut new,
+        &old,
+        subresource,
+        opts.dry_run,
+        &mut admission_warnings,
+    );
+    opts.warnings.extend(admission_warnings);
+    let defined = admitted?;
     // A client that sends managed fields other than the stored ones replaces them (kubectl
     // does so when it migrates client-side apply to server-side apply); an omitted list
     // keeps them.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use fake_apiserver::FakeApiServer;
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
+use kube::api::{Api, DeleteParams, GetParams, ListParams, Patch, PatchParams, PostParams, WatchEvent, WatchParams};
 use kube::runtime::{WatchStreamExt, reflector, watcher};
 use kube::{CustomResourceExt, ResourceExt};
 use serde_json::json;
@@ -196,8 +196,9 @@ async fn a_metadata_watch_should_get_partial_object_metadata_bookmarks() {
     }
 }
 
-/// A resourceVersion that is not a number: a list's is refused by kube-apiserver's option
-/// checks (400), a watch's by its watch cache, whose error it does not convert (500, no reason).
+/// A resourceVersion that is not a number: a list kube-apiserver sends to etcd (one with a limit)
+/// is refused by its store (400); a watch, a GET and a list its watch cache serves by the cache,
+/// whose error it does not convert (500, no reason). Checked on kube-apiserver v1.28.7.
 #[tokio::test]
 async fn a_resource_version_that_is_not_one_should_be_refused_as_kube_apiserver_refuses_it() {
     let server = server();
@@ -205,12 +206,19 @@ async fn a_resource_version_that_is_not_one_should_be_refused_as_kube_apiserver_
     let why = |rv: &str, what: &str| {
         format!("resourceVersion: Invalid value: {rv:?}: strconv.ParseUint: parsing {rv:?}: {what}")
     };
-    let listed = api_error(api.list(&ListParams::default().at("abc")).await);
-    assert_eq!((listed.code, listed.reason.as_str()), (400, "BadRequest"));
+    let paged = api_error(api.list(&ListParams::default().at("abc").limit(500)).await);
+    assert_eq!((paged.code, paged.reason.as_str()), (400, "BadRequest"));
     assert_eq!(
-        listed.message,
+        paged.message,
         format!("invalid resource version: {}", why("abc", "invalid syntax"))
     );
+    let cached = api_error(api.list(&ListParams::default().at("abc")).await);
+    assert_eq!(
+        (cached.code, cached.reason.as_str(), cached.message),
+        (500, "", why("abc", "invalid syntax"))
+    );
+    let got = api_error(api.get_with("kube-root-ca.crt", &GetParams::at("abc")).await);
+    assert_eq!((got.code, got.message), (500, why("abc", "invalid syntax")));
     for (rv, what) in [
         ("abc", "invalid syntax"),
         ("+5", "invalid syntax"),

@@ -95,16 +95,12 @@ impl Aggregate {
     }
 
     /// Whether every check allowed the pod.
-    // Called by the admission plugin, landing separately.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn allowed(&self) -> bool {
         self.forbidden.is_empty()
     }
 
     /// `ForbiddenReason`: the reasons joined by ", " —
     /// `host ports, privileged containers, non-default capabilities`.
-    // Called by the admission plugin, landing separately.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn forbidden_reason(&self) -> String {
         let reasons: Vec<&str> = self.forbidden.iter().map(|refusal| refusal.reason.as_str()).collect();
         reasons.join(", ")
@@ -112,8 +108,6 @@ impl Aggregate {
 
     /// `ForbiddenDetail`: each reason with its detail in parentheses when it has one, joined by
     /// ", " — `host ports (8080, 9090), privileged containers, non-default capabilities (NET_RAW)`.
-    // Called by the admission plugin, landing separately.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn forbidden_detail(&self) -> String {
         let parts: Vec<String> = self
             .forbidden

@@ -16,15 +16,11 @@ pub(crate) mod registry;
 use serde_json::Value;
 
 pub(crate) use checks::Aggregate;
-// The admission plugin, landing separately, names these through this module.
-#[allow(unused_imports)]
-pub(crate) use policy::{Level, LevelVersion, Policy, Version};
+pub(crate) use policy::{Level, LevelVersion, Policy};
 
 /// The checks of `level_version` that `spec` (with `meta`) fails, on Kubernetes 1.`minor`:
 /// `Evaluator.EvaluatePod` then `AggregateCheckResults`. `meta` is the pod's or the template's
 /// metadata (null when absent) and `spec` the defaulted v1 pod spec, both as JSON.
-// Called by the admission plugin, landing separately.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn evaluate(level_version: LevelVersion, meta: &Value, spec: &Value, minor: u32) -> Aggregate {
     let running = registry::select(registry::checks(minor), level_version);
     Aggregate::of(running.into_iter().map(|(_, revision)| (revision.run)(meta, spec)))

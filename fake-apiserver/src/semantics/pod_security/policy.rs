@@ -115,8 +115,6 @@ impl Policy {
     };
 
     /// `FullyPrivileged`: no mode checks anything.
-    // Called by the admission plugin, landing separately.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn fully_privileged(&self) -> bool {
         [self.enforce, self.audit, self.warn]
             .iter()
@@ -127,8 +125,6 @@ impl Policy {
     /// and version. A label that does not parse is an error (`metadata.labels[<label>]`), and its
     /// mode still gets a value: restricted or latest for enforce, privileged for audit and warn.
     /// Warn follows an explicitly set, stricter enforce level (and its version, unless set).
-    // Called by the admission plugin, landing separately.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn from_labels(labels: &BTreeMap<String, String>) -> (Self, Vec<FieldError>) {
         let mut policy = Self::DEFAULT;
         let mut errors = Vec::new();

@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::semantics::pod_security::policy::Version;
 
 fn at(level: Level, version: Version) -> LevelVersion {
     LevelVersion { level, version }

@@ -1,0 +1,541 @@
+//! kube-controller-manager's disruption controller (`pkg/controller/disruption/disruption.go`:
+//! the budget and pod informers' handlers, `getPdbForPod`, `trySync`, `getExpectedPodCount`,
+//! `getExpectedScale` with its controller finders, `countHealthyPods`, `buildDisruptedPodMap`,
+//! `updatePdbStatus`, `failSafe`; `component-helpers/apps/poddisruptionbudget`'s condition). A
+//! budget written, or a pod it selects written or removed, gets its status recomputed: the pods
+//! it expects, how many must be healthy, how many are, the disruptions allowed and the
+//! `DisruptionAllowed` condition, written to `/status` by kube-controller-manager. The periodic
+//! recheck of disrupted pods that were not deleted is not emulated.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
+use crate::lifecycle::events;
+use crate::lifecycle::writes::Writes;
+use crate::semantics::label_selector_validation::selects;
+use crate::storage::State;
+use crate::storage::object;
+use crate::storage::pending::Pending;
+use crate::storage::resource::ResourceInfo;
+
+/// How long an evicted pod counts as being deleted (`DeletionTimeout`).
+const DELETION_TIMEOUT_SECONDS: i64 = 120;
+
+/// The event source of the controller's recorder.
+const COMPONENT: &str = "controllermanager";
+
+/// Whether `info` is the PodDisruptionBudgets resource.
+fn is_budget(info: &ResourceInfo) -> bool {
+    info.builtin && info.group == "policy" && info.plural == "poddisruptionbudgets"
+}
+
+/// The informers' reaction to a write or removal of `object`: a budget syncs itself, a pod the
+/// first budget that selects it (`getPdbForPod`).
+pub(super) fn on_change(state: &State, info: &ResourceInfo, object: &Value) -> Option<Pending> {
+    let namespace = object::namespace(object).to_owned();
+    if is_budget(info) {
+        let name = object::name(object).to_owned();
+        return Some(Pending::SyncDisruptionBudget { namespace, name });
+    }
+    if !(info.builtin && info.group.is_empty() && info.plural == "pods") {
+        return None;
+    }
+    let budget = budgets_selecting(state, object).into_iter().next()?;
+    let name = object::name(&budget).to_owned();
+    Some(Pending::SyncDisruptionBudget { namespace, name })
+}
+
+/// The budgets of the pod's namespace whose selector selects it, in the lister's order (an
+/// absent selector selects nothing, an empty one everything).
+pub(crate) fn budgets_selecting(state: &State, pod: &Value) -> Vec<Arc<Value>> {
+    let Some(budgets) = state.registry.find("policy", "v1", "poddisruptionbudgets") else {
+        return Vec::new();
+    };
+    let empty = Map::new();
+    let labels = object::labels(pod).unwrap_or(&empty);
+    state
+        .store
+        .iter(&budgets.storage_key(), Some(object::namespace(pod)))
+        .map(|(_, budget)| budget)
+        .filter(|budget| selects(budget.pointer("/spec/selector"), labels))
+        .cloned()
+        .collect()
+}
+
+/// `IsPodReady`: the pod's `Ready` condition is `True`.
+pub(crate) fn is_pod_ready(pod: &Value) -> bool {
+    pod.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|c| c.get("type") == Some(&json!("Ready")) && c.get("status") == Some(&json!("True")))
+}
+
+/// `trySync` of the budget `namespace/name`, with `failSafe` when its expected pods cannot be
+/// counted.
+pub(super) fn sync(state: &mut State, namespace: &str, name: &str) {
+    let Some(info) = state.registry.find("policy", "v1", "poddisruptionbudgets").cloned() else {
+        return;
+    };
+    let Some(budget) = state.object(&info, Some(namespace), name) else {
+        return;
+    };
+    let pods = selected_pods(state, &budget);
+    if pods.is_empty() {
+        events::record(
+            state,
+            &info,
+            &budget,
+            "Normal",
+            "NoPods",
+            "No matching pods found",
+            COMPONENT,
+        );
+    }
+    let updated = match expected_pod_count(state, &budget, &pods) {
+        Ok(counts) => {
+            if counts.unmanaged {
+                events::record(
+                    state,
+                    &info,
+                    &budget,
+                    "Warning",
+                    "UnmanagedPods",
+                    &unmanaged_message(&budget),
+                    COMPONENT,
+                );
+            }
+            with_status(&budget, &pods, counts)
+        }
+        Err(why) => {
+            let message = format!("Failed to calculate the number of expected pods: {why}");
+            events::record(
+                state,
+                &info,
+                &budget,
+                "Warning",
+                "CalculateExpectedPodCountFailed",
+                &message,
+                COMPONENT,
+            );
+            Some(fail_safe(&budget, &why))
+        }
+    };
+    if let Some(updated) = updated
+        && let Err(status) = state.update_object(&info, budget, updated, Some(CONTROLLER_MANAGER), Some("status"))
+    {
+        tracing::warn!(namespace, name, %status, "could not update the disruption budget's status");
+    }
+}
+
+/// `getPodsForPdb`: the pods of the budget's namespace its selector selects.
+fn selected_pods(state: &State, budget: &Value) -> Vec<Arc<Value>> {
+    let info = state.info("", "v1", "pods");
+    let empty = Map::new();
+    state
+        .store
+        .iter(&info.storage_key(), Some(object::namespace(budget)))
+        .map(|(_, pod)| pod)
+        .filter(|pod| selects(budget.pointer("/spec/selector"), object::labels(pod).unwrap_or(&empty)))
+        .cloned()
+        .collect()
+}
+
+/// What `getExpectedPodCount` finds.
+struct Counts {
+    expected: i64,
+    desired_healthy: i64,
+    /// Some selected pod has no controller.
+    unmanaged: bool,
+}
+
+/// `getExpectedPodCount`: an integer `minAvailable` expects the selected pods; a percentage or
+/// `maxUnavailable` expects the scale of their controllers, scaled rounding up.
+fn expected_pod_count(state: &State, budget: &Value, pods: &[Arc<Value>]) -> Result<Counts, String> {
+    let scaled = |field: &Value, total: i64| -> Result<i64, String> {
+        match field {
+            Value::Number(n) => Ok(n.as_i64().unwrap_or_default()),
+            Value::String(text) => {
+                let percent: i64 = text
+                    .strip_suffix('%')
+                    .and_then(|digits| digits.parse().ok())
+                    .ok_or_else(|| format!("invalid value for IntOrString: invalid value {text:?}"))?;
+                Ok((percent * total + 99) / 100)
+            }
+            _ => Ok(0),
+        }
+    };
+    if let Some(max_unavailable) = budget.pointer("/spec/maxUnavailable") {
+        let (expected, unmanaged) = expected_scale(state, pods)?;
+        let desired_healthy = (expected - scaled(max_unavailable, expected)?).max(0);
+        return Ok(Counts {
+            expected,
+            desired_healthy,
+            unmanaged,
+        });
+    }
+    match budget.pointer("/spec/minAvailable") {
+        Some(Value::Number(n)) => Ok(Counts {
+            expected: pods.len() as i64,
+            desired_healthy: n.as_i64().unwrap_or_default(),
+            unmanaged: false,
+        }),
+        Some(min_available @ Value::String(_)) => {
+            let (expected, unmanaged) = expected_scale(state, pods)?;
+            let desired_healthy = scaled(min_available, expected)?;
+            Ok(Counts {
+                expected,
+                desired_healthy,
+                unmanaged,
+            })
+        }
+        _ => Ok(Counts {
+            expected: 0,
+            desired_healthy: 0,
+            unmanaged: false,
+        }),
+    }
+}
+
+/// `getExpectedScale`: the sum of the scales of the pods' controllers, each found by the
+/// finders in order (ReplicationController, a ReplicaSet's Deployment, a ReplicaSet of no
+/// Deployment, StatefulSet, then any kind with a `scale` subresource); whether a pod has no
+/// controller; an error for a controller none of them finds.
+fn expected_scale(state: &State, pods: &[Arc<Value>]) -> Result<(i64, bool), String> {
+    let mut scales: HashMap<String, i64> = HashMap::new();
+    let mut unmanaged = false;
+    for pod in pods {
+        let Some(owner) = controller_of(pod) else {
+            unmanaged = true;
+            continue;
+        };
+        if scales.contains_key(str_of(owner, "uid")) {
+            continue;
+        }
+        let namespace = object::namespace(pod);
+        let (uid, scale) = find_controller(state, owner, namespace)?
+            .ok_or_else(|| format!("found no controllers for pod {:?}", object::name(pod)))?;
+        scales.insert(uid, scale);
+    }
+    Ok((scales.values().sum(), unmanaged))
+}
+
+/// The finders of `getExpectedScale` for the controller reference `owner`: its uid and scale.
+fn find_controller(state: &State, owner: &Value, namespace: &str) -> Result<Option<(String, i64)>, String> {
+    let group = str_of(owner, "apiVersion")
+        .rsplit_once('/')
+        .map_or("", |(group, _)| group);
+    let kind = str_of(owner, "kind");
+    let apps = matches!(group, "apps" | "extensions");
+    let fetch = |group: &str, plural: &str, reference: &Value| {
+        let info = state.registry.find(group, "v1", plural)?;
+        let found = state.object(info, Some(namespace), str_of(reference, "name"))?;
+        (object::uid(&found) == str_of(reference, "uid")).then_some(found)
+    };
+    let replicas = |object: &Value| object.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
+    let with_scale = |object: Arc<Value>| Some((object::uid(&object).to_owned(), replicas(&object)));
+    match (group, kind) {
+        ("", "ReplicationController") => return Ok(fetch("", "replicationcontrollers", owner).and_then(with_scale)),
+        (_, "ReplicaSet") if apps => {
+            let Some(set) = fetch("apps", "replicasets", owner) else {
+                return Ok(None);
+            };
+            return Ok(match controller_of(&set) {
+                Some(parent) if str_of(parent, "kind") == "Deployment" => {
+                    fetch("apps", "deployments", parent).and_then(with_scale)
+                }
+                _ => with_scale(set),
+            });
+        }
+        ("apps", "StatefulSet") => return Ok(fetch("apps", "statefulsets", owner).and_then(with_scale)),
+        _ => {}
+    }
+    // `getScaleController`: any other kind needs the scale subresource.
+    let Some(info) = state.registry.by_kind(str_of(owner, "apiVersion"), kind) else {
+        return Err(format!(
+            "no matches for kind {kind:?} in version {:?}",
+            str_of(owner, "apiVersion")
+        ));
+    };
+    if info.scale.is_none() {
+        return Err(format!(
+            "{} does not implement the scale subresource",
+            info.group_resource()
+        ));
+    }
+    let found = state
+        .object(info, Some(namespace), str_of(owner, "name"))
+        .filter(|found| object::uid(found) == str_of(owner, "uid"));
+    Ok(found.map(|found| {
+        let replicas = info
+            .scale
+            .as_ref()
+            .and_then(|scale| object::field(&found, &scale.spec_replicas))
+            .and_then(Value::as_i64)
+            .unwrap_or_default();
+        (object::uid(&found).to_owned(), replicas)
+    }))
+}
+
+/// `metav1.GetControllerOf`: the owner reference marked as the controller.
+fn controller_of(object: &Value) -> Option<&Value> {
+    object::owner_references(object)
+        .iter()
+        .find(|owner| owner.get("controller").and_then(Value::as_bool) == Some(true))
+}
+
+fn str_of<'a>(value: &'a Value, key: &str) -> &'a str {
+    value.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// `updatePdbStatus` (after `buildDisruptedPodMap` and `countHealthyPods`): the budget with
+/// its new status, or `None` when the status is already current.
+fn with_status(budget: &Value, pods: &[Arc<Value>], counts: Counts) -> Option<Value> {
+    let now = jiff::Timestamp::now().as_second();
+    let recorded = budget.pointer("/status/disruptedPods").and_then(Value::as_object);
+    let mut disrupted = BTreeMap::new();
+    for pod in pods.iter().filter(|pod| !object::is_deleting(pod)) {
+        let Some(since) = recorded.and_then(|r| r.get(object::name(pod))) else {
+            continue;
+        };
+        let at = since.as_str().and_then(object::timestamp_seconds).unwrap_or_default();
+        if at + DELETION_TIMEOUT_SECONDS >= now {
+            disrupted.insert(object::name(pod).to_owned(), since.clone());
+        }
+    }
+    let current_healthy = pods
+        .iter()
+        .filter(|pod| !object::is_deleting(pod) && !disrupted.contains_key(object::name(pod)))
+        .filter(|pod| is_pod_ready(pod))
+        .count() as i64;
+    let mut allowed = current_healthy - counts.desired_healthy;
+    if counts.expected <= 0 || allowed <= 0 {
+        allowed = 0;
+    }
+    let generation = object::generation(budget);
+    let status = |field: &str| {
+        budget
+            .pointer(&format!("/status/{field}"))
+            .and_then(Value::as_i64)
+            .unwrap_or_default()
+    };
+    let disrupted_json = Value::Object(disrupted.into_iter().collect());
+    let recorded_json = budget.pointer("/status/disruptedPods").cloned().unwrap_or(json!({}));
+    let unchanged = status("currentHealthy") == current_healthy
+        && status("desiredHealthy") == counts.desired_healthy
+        && status("expectedPods") == counts.expected
+        && status("disruptionsAllowed") == allowed
+        && recorded_json == disrupted_json
+        && status("observedGeneration") == generation
+        && conditions_up_to_date(budget, allowed, generation);
+    if unchanged {
+        return None;
+    }
+    let mut updated = budget.clone();
+    let mut fresh = json!({
+        "observedGeneration": generation,
+        "disruptionsAllowed": allowed,
+        "currentHealthy": current_healthy,
+        "desiredHealthy": counts.desired_healthy,
+        "expectedPods": counts.expected,
+    });
+    if disrupted_json.as_object().is_some_and(|d| !d.is_empty()) {
+        fresh["disruptedPods"] = disrupted_json;
+    }
+    // The new status starts without conditions: the condition is set anew.
+    updated["status"] = fresh;
+    set_disruption_allowed(&mut updated);
+    Some(updated)
+}
+
+/// `ConditionsAreUpToDate`: the `DisruptionAllowed` condition agrees with `allowed`.
+fn conditions_up_to_date(budget: &Value, allowed: i64, generation: i64) -> bool {
+    let condition = budget
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|all| all.iter().find(|c| str_of(c, "type") == "DisruptionAllowed"));
+    let observed = budget.pointer("/status/observedGeneration").and_then(Value::as_i64);
+    let expected = if allowed > 0 {
+        ("True", "SufficientPods")
+    } else {
+        ("False", "InsufficientPods")
+    };
+    condition.is_some_and(|c| (str_of(c, "status"), str_of(c, "reason")) == expected) && observed == Some(generation)
+}
+
+/// `UpdateDisruptionAllowedCondition`: the condition that says whether `disruptionsAllowed`
+/// permits an eviction.
+pub(crate) fn set_disruption_allowed(budget: &mut Value) {
+    let allowed = budget
+        .pointer("/status/disruptionsAllowed")
+        .and_then(Value::as_i64)
+        .unwrap_or_default();
+    let (status, reason) = if allowed > 0 {
+        ("True", "SufficientPods")
+    } else {
+        ("False", "InsufficientPods")
+    };
+    let observed = budget
+        .pointer("/status/observedGeneration")
+        .cloned()
+        .unwrap_or(json!(0));
+    set_condition(budget, status, reason, "", observed);
+}
+
+/// `failSafe`: no disruption allowed, with the sync's error as the condition's message.
+fn fail_safe(budget: &Value, why: &str) -> Value {
+    let mut updated = budget.clone();
+    updated["status"]["disruptionsAllowed"] = json!(0);
+    let observed = budget
+        .pointer("/status/observedGeneration")
+        .cloned()
+        .unwrap_or(json!(0));
+    set_condition(&mut updated, "False", "SyncFailed", why, observed);
+    updated
+}
+
+/// `apimeta.SetStatusCondition` of the `DisruptionAllowed` condition: a changed status moves
+/// its transition time.
+fn set_condition(budget: &mut Value, status: &str, reason: &str, message: &str, observed: Value) {
+    let mut conditions = budget["status"]["conditions"].as_array().cloned().unwrap_or_default();
+    let fields = json!({"status": status, "reason": reason, "message": message, "observedGeneration": observed});
+    match conditions.iter_mut().find(|c| str_of(c, "type") == "DisruptionAllowed") {
+        Some(existing) => {
+            if str_of(existing, "status") != status {
+                existing["lastTransitionTime"] = json!(object::now());
+            }
+            for key in ["status", "reason", "message", "observedGeneration"] {
+                existing[key] = fields[key].clone();
+            }
+        }
+        None => conditions.push(json!({
+            "type": "DisruptionAllowed",
+            "status": status,
+            "observedGeneration": observed,
+            "lastTransitionTime": object::now(),
+            "reason": reason,
+            "message": message,
+        })),
+    }
+    budget["status"]["conditions"] = Value::Array(conditions);
+}
+
+/// The `UnmanagedPods` warning, naming the selector as Go's `%v` prints it.
+fn unmanaged_message(budget: &Value) -> String {
+    let selector = budget
+        .pointer("/spec/selector")
+        .map(go_selector)
+        .unwrap_or_else(|| "nil".to_owned());
+    format!(
+        "Pods selected by this PodDisruptionBudget (selector: {selector}) were found to be unmanaged. As a result, \
+         the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account \
+         for these pods please set \".spec.minAvailable\" field of the PDB to an integer value."
+    )
+}
+
+/// Go's `%v` of a `*metav1.LabelSelector`: `&LabelSelector{MatchLabels:map[string]string{…},MatchExpressions:[]…}`.
+fn go_selector(selector: &Value) -> String {
+    let labels: Vec<String> = selector
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}: {},", v.as_str().unwrap_or_default()))
+        .collect();
+    let expressions: Vec<String> = selector
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            let values: Vec<&str> = e
+                .get("values")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            format!(
+                "LabelSelectorRequirement{{Key:{},Operator:{},Values:[{}],}}",
+                str_of(e, "key"),
+                str_of(e, "operator"),
+                values.join(" ")
+            )
+        })
+        .collect();
+    format!(
+        "&LabelSelector{{MatchLabels:map[string]string{{{}}},MatchExpressions:[]LabelSelectorRequirement{{{}}},}}",
+        labels.join(""),
+        expressions.join(",")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn budget(status: Value) -> Value {
+        json!({"metadata": {"name": "b", "namespace": "ns", "generation": 1}, "spec": {"minAvailable": 1}, "status": status})
+    }
+
+    fn pod(name: &str, ready: bool) -> Arc<Value> {
+        let status = if ready { "True" } else { "False" };
+        Arc::new(json!({"metadata": {"name": name}, "status": {"conditions": [{"type": "Ready", "status": status}]}}))
+    }
+
+    #[test]
+    fn the_status_counts_healthy_pods_against_the_desired_ones() {
+        let counts = Counts {
+            expected: 2,
+            desired_healthy: 1,
+            unmanaged: false,
+        };
+        let fresh =
+            budget(json!({"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}));
+        let updated = with_status(&fresh, &[pod("a", true), pod("b", true)], counts).expect("a new status");
+        assert_eq!(updated["status"]["disruptionsAllowed"], 1);
+        assert_eq!(updated["status"]["currentHealthy"], 2);
+        assert_eq!(updated["status"]["observedGeneration"], 1);
+        let condition = &updated["status"]["conditions"][0];
+        assert_eq!(
+            (condition["status"].as_str(), condition["reason"].as_str()),
+            (Some("True"), Some("SufficientPods"))
+        );
+        // Synced again with nothing changed, the status is left alone.
+        let again = Counts {
+            expected: 2,
+            desired_healthy: 1,
+            unmanaged: false,
+        };
+        assert!(with_status(&updated, &[pod("a", true), pod("b", true)], again).is_none());
+    }
+
+    #[test]
+    fn no_expected_pods_allow_no_disruption() {
+        let counts = Counts {
+            expected: 0,
+            desired_healthy: 0,
+            unmanaged: false,
+        };
+        let updated = with_status(&budget(json!({})), &[pod("a", true)], counts).expect("a new status");
+        assert_eq!(updated["status"]["disruptionsAllowed"], 0);
+        assert_eq!(updated["status"]["conditions"][0]["reason"], "InsufficientPods");
+    }
+
+    #[test]
+    fn a_failed_sync_allows_no_disruption_and_says_why() {
+        let failed = fail_safe(
+            &budget(json!({"disruptionsAllowed": 3})),
+            "found no controllers for pod \"a\"",
+        );
+        assert_eq!(failed["status"]["disruptionsAllowed"], 0);
+        assert_eq!(failed["status"]["conditions"][0]["reason"], "SyncFailed");
+        assert_eq!(
+            failed["status"]["conditions"][0]["message"],
+            "found no controllers for pod \"a\""
+        );
+    }
+}
