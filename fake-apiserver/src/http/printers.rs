@@ -18,6 +18,7 @@ mod networking;
 mod pods;
 mod policy;
 mod quota;
+mod services;
 mod storage;
 mod volumes;
 mod workloads;
@@ -80,7 +81,7 @@ const fn wide(name: &'static str, description: &'static str, cell: fn(&Value) ->
 pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<BuiltinColumn>> {
     let age = column("Age", "string", AGE_DESCRIPTION, age);
     match group {
-        "" if kind == "Pod" => Some(pods::columns(age)),
+        "" if kind == "Pod" => Some(pods::columns(age, minor)),
         "" if kind == "ResourceQuota" => Some(quota::quota_columns(age)),
         "" if kind == "LimitRange" => Some(quota::default_columns()),
         "" if kind == "PodTemplate" => Some(core_controllers::pod_template_columns()),
@@ -88,6 +89,7 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
         "" if kind == "PersistentVolume" => Some(volumes::volume_columns(age, minor)),
         "" if kind == "PersistentVolumeClaim" => Some(volumes::claim_columns(age, minor)),
         "" if kind == "Endpoints" => Some(cronjob_endpoints::endpoints_columns(age)),
+        "" if kind == "Service" => Some(services::columns(age)),
         "batch" if kind == "CronJob" => Some(cronjob_endpoints::cron_job_columns(age, minor)),
         "" => core::columns(kind, age),
         "apps" if matches!(kind, "StatefulSet" | "DaemonSet") => apps_sets::columns(kind, age),

@@ -52,6 +52,7 @@ pub(crate) use apiservices::register_builtin as register_builtin_api_services;
 pub(crate) use bootstrap::{APISERVER_MANAGER, cluster_objects};
 pub(crate) use disruption_controller::{budgets_selecting, is_pod_ready, set_disruption_allowed};
 pub(crate) use gc::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
+pub(crate) use namespace::may_remove_on_update;
 pub(crate) use writes::Writes;
 
 /// Resources a CRD that is being created or updated defines.
@@ -329,12 +330,7 @@ pub(crate) enum OnDelete {
 /// later; a CRD first gets its cleanup finalizer, then is deleted as usual.
 pub(crate) fn on_delete(state: &mut State, info: &Arc<ResourceInfo>, old: Arc<Value>) -> OnDelete {
     match info.lifecycle {
-        Lifecycle::Namespace => {
-            let marked = namespace::mark_terminating(state, info, old);
-            let name = object::name(&marked).to_owned();
-            state.pending.push(Pending::EmptyNamespace { name });
-            OnDelete::Answered(marked)
-        }
+        Lifecycle::Namespace => namespace::on_delete(state, info, old),
         Lifecycle::CustomResourceDefinition => OnDelete::Proceed(crd::prepare_delete(state, info, old)),
         Lifecycle::Plain | Lifecycle::CustomResource => OnDelete::Proceed(old),
     }

@@ -33,20 +33,29 @@ impl From<Value> for Decoded {
     }
 }
 
-/// Decodes JSON, noting duplicate keys; the error is Go's `encoding/json` wording.
+/// Decodes JSON into untyped values (`map[string]interface{}`: a duplicate key's last value
+/// wins), noting duplicate keys; the error is Go's `encoding/json` wording.
 pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded, go_json::SyntaxError> {
-    let mut duplicates = Vec::new();
+    decode_as(bytes, false)
+}
+
+/// Decodes JSON, noting duplicate keys. With `typed` (a built-in kind's Go struct), a duplicate
+/// key whose values are both objects merges the second into the first, as `encoding/json`
+/// decodes into the struct or map the first one already filled; otherwise the last value wins.
+fn decode_as(bytes: &[u8], typed: bool) -> Result<Decoded, go_json::SyntaxError> {
+    let mut notes = Notes::default();
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let parsed = Node {
         path: None,
-        duplicates: &mut duplicates,
+        notes: &mut notes,
+        typed,
     }
     .deserialize(&mut deserializer)
     .and_then(|value| deserializer.end().map(|()| value));
     match parsed {
         Ok(value) => Ok(Decoded {
             value,
-            duplicates,
+            duplicates: notes.duplicates,
             raw: None,
         }),
         Err(e) => Err(go_json::SyntaxError(
@@ -58,7 +67,8 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded, go_json::SyntaxError> {
 /// Decodes the body of a create or update of `info`; a body that is not JSON is refused as
 /// kube-apiserver refuses it, quoting its first 30 bytes.
 pub(crate) fn decode_object(info: &ResourceInfo, bytes: &Bytes) -> Result<Decoded, ApiStatus> {
-    match decode(bytes) {
+    // A custom resource decodes into `map[string]interface{}`, a built-in kind into its type.
+    match decode_as(bytes, info.schema.is_none()) {
         Ok(decoded) => Ok(Decoded {
             raw: Some(bytes.clone()),
             ..decoded
@@ -90,9 +100,12 @@ fn summarize(text: &str) -> String {
 }
 
 /// What the strict decoder finds in `decoded` as an object of `info`, which loses the unknown
-/// fields: `duplicate field "a.b"` first, then `unknown field "a.b"` in path order. Unknown are
-/// keys of `metadata` that `ObjectMeta` lacks, and the fields the kind's type (a built-in
-/// kind, as the emulated `minor` has it) or schema (a custom resource) does not know.
+/// fields. Unknown are keys of `metadata` that `ObjectMeta` lacks, and the fields the kind's
+/// type (a built-in kind, as the emulated `minor` has it) or schema (a custom resource) does
+/// not know. A built-in kind's decoder reports both kinds as it meets them in the body
+/// (`sigs.k8s.io/json`'s saved strict errors): in document order for a body as sent, in path
+/// order for an object Go re-encoded (a patched one, whose keys `json.Marshal` sorted). A custom
+/// resource's lists duplicates, then the metadata's unknown fields, then its schema's.
 pub(crate) fn strict_findings(info: &ResourceInfo, decoded: &mut Decoded, minor: u32) -> Vec<String> {
     let object = &mut decoded.value;
     let mut unknown = Vec::new();
@@ -110,13 +123,40 @@ pub(crate) fn strict_findings(info: &ResourceInfo, decoded: &mut Decoded, minor:
     // own order (`unstructuredSchemaCoercer.apply`).
     if info.schema.is_some() {
         unknown.extend(schema::prune_unknown(info, object));
-    } else {
-        unknown.extend(typed::prune_unknown(info, object, minor));
-        unknown.sort();
+        let duplicates = decoded.duplicates.iter().map(|p| format!("duplicate field \"{p}\""));
+        return duplicates
+            .chain(unknown.iter().map(|p| format!("unknown field \"{p}\"")))
+            .collect();
     }
-    let duplicates = decoded.duplicates.iter().map(|p| format!("duplicate field \"{p}\""));
-    duplicates
-        .chain(unknown.iter().map(|p| format!("unknown field \"{p}\"")))
+    unknown.extend(typed::prune_unknown(info, object, minor));
+    let mut findings: Vec<(String, &str)> = decoded
+        .duplicates
+        .iter()
+        .map(|p| (p.clone(), "duplicate"))
+        .chain(unknown.into_iter().map(|p| (p, "unknown")))
+        .collect();
+    match &decoded.raw {
+        Some(raw) if findings.len() > 1 => {
+            let order = document_order(raw);
+            // A duplicate is met at its second occurrence, an unknown field at its first.
+            let position = |(path, kind): &(String, &str)| {
+                let mut at = order.iter().enumerate().filter(|(_, p)| *p == path).map(|(i, _)| i);
+                let found = if *kind == "duplicate" { at.nth(1) } else { at.next() };
+                found.unwrap_or(usize::MAX)
+            };
+            findings.sort_by(|a, b| position(a).cmp(&position(b)).then_with(|| a.0.cmp(&b.0)));
+        }
+        // Without the body as sent: the duplicates as found, then the unknown fields by path.
+        _ => findings.sort_by(|a, b| match (a.1, b.1) {
+            ("duplicate", "duplicate") => std::cmp::Ordering::Equal,
+            ("duplicate", _) => std::cmp::Ordering::Less,
+            (_, "duplicate") => std::cmp::Ordering::Greater,
+            _ => a.0.cmp(&b.0),
+        }),
+    }
+    findings
+        .into_iter()
+        .map(|(path, kind)| format!("{kind} field \"{path}\""))
         .collect()
 }
 
@@ -173,7 +213,35 @@ impl fmt::Display for Path<'_> {
 /// Deserializes one JSON value at `path` into a `Value`, recording duplicate keys.
 struct Node<'p, 'd> {
     path: Option<&'p Path<'p>>,
-    duplicates: &'d mut Vec<String>,
+    notes: &'d mut Notes,
+    /// Duplicate objects merge (see `decode_as`).
+    typed: bool,
+}
+
+/// What decoding notes besides the value.
+#[derive(Default)]
+struct Notes {
+    /// The paths of keys seen a second time.
+    duplicates: Vec<String>,
+    /// Every key's path in document order, when asked for.
+    keys: Option<Vec<String>>,
+}
+
+/// Every object key's path in `bytes`, in document order (a repeated key twice).
+fn document_order(bytes: &[u8]) -> Vec<String> {
+    let mut notes = Notes {
+        keys: Some(Vec::new()),
+        ..Notes::default()
+    };
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let node = Node {
+        path: None,
+        notes: &mut notes,
+        typed: false,
+    };
+    // Only bodies that already decoded come here.
+    let _ = node.deserialize(&mut deserializer);
+    notes.keys.unwrap_or_default()
 }
 
 impl<'de> DeserializeSeed<'de> for Node<'_, '_> {
@@ -228,7 +296,8 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
             };
             let node = Node {
                 path: Some(&path),
-                duplicates: &mut *self.duplicates,
+                notes: &mut *self.notes,
+                typed: self.typed,
             };
             match seq.next_element_seed(node)? {
                 Some(item) => items.push(item),
@@ -244,16 +313,47 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
                 parent: self.path,
                 step: Step::Key(&key),
             };
+            if let Some(keys) = self.notes.keys.as_mut() {
+                keys.push(path.to_string());
+            }
             let value = access.next_value_seed(Node {
                 path: Some(&path),
-                duplicates: &mut *self.duplicates,
+                notes: &mut *self.notes,
+                typed: self.typed,
             })?;
-            if map.contains_key(&key) {
-                self.duplicates.push(path.to_string());
+            match map.get_mut(&key) {
+                Some(first) => {
+                    self.notes.duplicates.push(path.to_string());
+                    if self.typed {
+                        merge_into(first, value);
+                    } else {
+                        *first = value;
+                    }
+                }
+                None => {
+                    map.insert(key, value);
+                }
             }
-            map.insert(key, value);
         }
         Ok(Value::Object(map))
+    }
+}
+
+/// `encoding/json` decoding `second` into what `first` filled: objects merge key by key,
+/// anything else (a list, a scalar, null) replaces.
+fn merge_into(first: &mut Value, second: Value) {
+    match (first, second) {
+        (Value::Object(into), Value::Object(from)) => {
+            for (key, value) in from {
+                match into.get_mut(&key) {
+                    Some(existing) => merge_into(existing, value),
+                    None => {
+                        into.insert(key, value);
+                    }
+                }
+            }
+        }
+        (slot, value) => *slot = value,
     }
 }
 
@@ -262,6 +362,16 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_typed_decode_should_merge_duplicate_objects_as_go_does() {
+        let decoded = decode_as(br#"{"data": {"a": "1"}, "spec": {"x": [1], "y": {"p": 1}}, "data": {"b": "2"}, "spec": {"x": [2], "y": {"q": 2}}}"#, true).unwrap();
+        assert_eq!(
+            decoded.value,
+            json!({"data": {"a": "1", "b": "2"}, "spec": {"x": [2], "y": {"p": 1, "q": 2}}})
+        );
+        assert_eq!(decoded.duplicates, ["data", "spec"]);
+    }
 
     #[test]
     fn decode_should_keep_the_last_duplicate_and_name_its_path() {
@@ -289,6 +399,25 @@ mod tests {
             ]
         );
         assert_eq!(decoded.value, json!({"metadata": {"name": "a"}, "data": {}}));
+    }
+
+    #[test]
+    fn strict_findings_of_a_body_as_sent_should_follow_its_document_order() {
+        let info = ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps");
+        let raw = Bytes::from_static(
+            br#"{"metadata": {"name": "a", "colour": 1}, "data": {"k": "v"}, "dta": 1, "data": {}}"#,
+        );
+        let mut decoded = decode_object(&info, &raw).unwrap();
+        let findings = strict_findings(&info, &mut decoded, 28);
+        assert_eq!(
+            findings,
+            [
+                "unknown field \"metadata.colour\"",
+                "unknown field \"dta\"",
+                "duplicate field \"data\""
+            ]
+        );
+        assert_eq!(decoded.value["data"], json!({"k": "v"}));
     }
 
     #[test]

@@ -46,6 +46,24 @@ pub(crate) fn apply(
         meta.remove(field);
     }
     scope_to_subresource(info, &mut config, request.subresource);
+    // A built-in kind's applied configuration is made a typed value first, which fails on any
+    // field its type lacks, whatever `fieldValidation` says.
+    if info.schema.is_none() {
+        let mut probe = Decoded::from(config.clone());
+        let undeclared: Vec<String> = decoding::strict_findings(info, &mut probe, state.options.minor())
+            .iter()
+            .filter_map(|finding| {
+                finding
+                    .strip_prefix("unknown field \"")?
+                    .strip_suffix('"')
+                    .map(str::to_owned)
+            })
+            .map(|path| format!(".{path}: field not declared in schema"))
+            .collect();
+        if !undeclared.is_empty() {
+            return Err(typed_patch_error(info, &sent, &undeclared));
+        }
+    }
     // The applied configuration loses what the kind does not know before anyone owns it.
     let mut decoded = Decoded::from(config);
     let findings = decoding::strict_findings(info, &mut decoded, state.options.minor());
@@ -182,21 +200,29 @@ pub(crate) fn check_applied(config: &Value, api_version: &str, kind: &str, name:
 /// `structuredmerge.go`'s `Apply`): lists whose items it cannot name or that name one twice
 /// refuse it with a 500 that names the object as sent and its group, version and kind.
 fn typed_patch(config: &Value, info: &ResourceInfo, sent: &str) -> Result<(), ApiStatus> {
-    let errors = fieldpath::list_errors(config, Shape::of(info));
-    let reason = match &errors[..] {
-        [] => return Ok(()),
-        [only] => only.to_string(),
-        _ => {
-            let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
-            format!("errors:\n  {}", lines.join("\n  "))
-        }
+    let errors: Vec<String> = fieldpath::list_errors(config, Shape::of(info))
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if errors.is_empty() {
+        return Ok(());
+    }
+    Err(typed_patch_error(info, sent, &errors))
+}
+
+/// structured-merge-diff's refusal to make the applied configuration a typed value, with its
+/// `errors` (one, or a list).
+fn typed_patch_error(info: &ResourceInfo, sent: &str, errors: &[String]) -> ApiStatus {
+    let reason = match errors {
+        [only] => only.clone(),
+        _ => format!("errors:\n  {}", errors.join("\n  ")),
     };
     let gvk = format!("{}/{}, Kind={}", info.group, info.version, info.kind);
-    Err(ApiStatus::new(
+    ApiStatus::new(
         500,
         "",
         format!("failed to create typed patch object ({sent}; {gvk}): {reason}"),
-    ))
+    )
 }
 
 fn without_managed_fields(object: &Value) -> Value {

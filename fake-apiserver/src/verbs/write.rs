@@ -459,7 +459,7 @@ pub(crate) fn commit_update(
     if opts.dry_run {
         return Ok(Arc::new(new));
     }
-    if object::is_deleting(&new) && object::finalizers(&new).is_empty() {
+    if object::is_deleting(&new) && object::finalizers(&new).is_empty() && lifecycle::may_remove_on_update(info, &new) {
         // kube-apiserver deletes the stored object instead of writing the update, and answers
         // with the update as sent: it keeps the resourceVersion it had.
         delete::finish_delete(state, info, (*old).clone());

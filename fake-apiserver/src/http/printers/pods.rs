@@ -8,8 +8,17 @@ use serde_json::{Value, json};
 
 use super::{BuiltinColumn, column, wide};
 
+/// The `spec.nodeName` documentation the Node column carries, as 1.31 and 1.28 word it.
+fn node_description(minor: u32) -> &'static str {
+    if minor >= 31 {
+        "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename"
+    } else {
+        "NodeName is a request to schedule this pod onto a specific node. If it is non-empty, the scheduler simply schedules this pod onto that node, assuming that it fits resource requirements."
+    }
+}
+
 /// The Pod printer's columns after Name (`age` is the Age column).
-pub(super) fn columns(age: BuiltinColumn) -> Vec<BuiltinColumn> {
+pub(super) fn columns(age: BuiltinColumn, minor: u32) -> Vec<BuiltinColumn> {
     vec![
         column(
             "Ready",
@@ -35,11 +44,9 @@ pub(super) fn columns(age: BuiltinColumn) -> Vec<BuiltinColumn> {
             "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.",
             |o| or_none(o.pointer("/status/podIPs/0/ip")),
         ),
-        wide(
-            "Node",
-            "NodeName is a request to schedule this pod onto a specific node. If it is non-empty, the scheduler simply schedules this pod onto that node, assuming that it fits resource requirements.",
-            |o| or_none(o.pointer("/spec/nodeName")),
-        ),
+        wide("Node", node_description(minor), |o| {
+            or_none(o.pointer("/spec/nodeName"))
+        }),
         wide(
             "Nominated Node",
             "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.",
