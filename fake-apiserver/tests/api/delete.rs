@@ -225,6 +225,27 @@ async fn namespace_deletion_should_terminate_and_empty_it() {
     .await;
     let refused = api_error(team.create(&PostParams::default(), &configmap("late", &[])).await);
     assert_eq!(refused.code, 403);
+    // The namespace controller says what holds the namespace.
+    let conditions = namespaces
+        .get("team")
+        .await
+        .unwrap()
+        .status
+        .unwrap()
+        .conditions
+        .unwrap();
+    let remaining = conditions
+        .iter()
+        .find(|c| c.type_ == "NamespaceFinalizersRemaining")
+        .unwrap();
+    assert_eq!(
+        (remaining.status.as_str(), remaining.message.as_deref()),
+        (
+            "True",
+            Some("Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances")
+        )
+    );
+    assert_eq!(conditions.len(), 5);
 
     team.patch(
         "held",
@@ -235,6 +256,42 @@ async fn namespace_deletion_should_terminate_and_empty_it() {
     .unwrap();
     eventually("the emptied namespace goes", || async {
         namespaces.get("team").await.is_err()
+    })
+    .await;
+}
+
+/// A finalizer of its own in `spec.finalizers` keeps an emptied namespace Terminating after the
+/// controller took `kubernetes` off; the `/finalize` write that clears it lets it go.
+#[tokio::test]
+async fn a_spec_finalizer_should_hold_a_namespace_until_finalized() {
+    let server = server();
+    let namespaces: Api<Namespace> = Api::all(server.client());
+    let ns: Namespace = serde_json::from_value(json!({
+        "metadata": {"name": "held"},
+        "spec": {"finalizers": ["example.com/spec-hold"]}
+    }))
+    .unwrap();
+    let created = namespaces.create(&PostParams::default(), &ns).await.unwrap();
+    assert_eq!(
+        created.spec.unwrap().finalizers.unwrap(),
+        ["example.com/spec-hold", "kubernetes"]
+    );
+    namespaces.delete("held", &DeleteParams::default()).await.unwrap();
+    eventually("the controller finalizes its part", || async {
+        let ns = namespaces.get("held").await.unwrap();
+        ns.spec.and_then(|s| s.finalizers) == Some(vec!["example.com/spec-hold".to_owned()])
+    })
+    .await;
+    let mut released = namespaces.get("held").await.unwrap();
+    released.spec.as_mut().unwrap().finalizers = Some(Vec::new());
+    let data = serde_json::to_vec(&released).unwrap();
+    let request = http::Request::put("/api/v1/namespaces/held/finalize")
+        .header("Content-Type", "application/json")
+        .body(data)
+        .unwrap();
+    server.client().request::<Namespace>(request).await.unwrap();
+    eventually("the finalized namespace goes", || async {
+        namespaces.get("held").await.is_err()
     })
     .await;
 }
