@@ -18,6 +18,7 @@ use crate::semantics::namespace_validation;
 use crate::semantics::networkpolicy_validation;
 use crate::semantics::node_validation;
 use crate::semantics::pdb_validation;
+use crate::semantics::pod_annotation_validation::{self, allows_invalid_cost};
 use crate::semantics::priorityclass;
 use crate::semantics::pvc_validation::{self, ClaimOptions};
 use crate::semantics::rc_validation;
@@ -102,7 +103,10 @@ fn typed_errors(
         ("", "Pod", Some(old)) if subresource == Some("ephemeralcontainers") => {
             pod_update_validation::ephemeral_update_errors(object, old, minor)
         }
-        ("", "Pod", Some(_)) if subresource == Some("status") => Vec::new(),
+        // `ValidatePodStatusUpdate` is ported for the annotations fixed at creation alone.
+        ("", "Pod", Some(old)) if subresource == Some("status") => {
+            pod_annotation_validation::pod_annotation_update_errors(object, old, allows_invalid_cost(Some(old)))
+        }
         ("", "Pod", Some(old)) => pod_update_validation::pod_update_errors(object, old, minor),
         ("certificates.k8s.io", "CertificateSigningRequest", None) => csr_validation::csr_errors(object, None),
         ("certificates.k8s.io", "CertificateSigningRequest", Some(old)) => {
@@ -139,8 +143,8 @@ fn typed_errors(
         ("", "PersistentVolumeClaim", Some(old)) => {
             pvc_update_validation::claim_update_errors(object, old, ClaimOptions::for_claim(Some(old), minor))
         }
-        ("", "PodTemplate", _) => rc_validation::pod_template_object_errors(object, minor),
-        ("", "ReplicationController", None) => rc_validation::controller_errors(object, None, minor),
+        ("", "PodTemplate", old) => rc_validation::pod_template_object_errors(object, old, minor),
+        ("", "ReplicationController", None) => rc_validation::controller_errors(object, None, false, minor),
         ("", "ReplicationController", Some(_)) if subresource == Some("status") => {
             rc_validation::controller_status_errors(object)
         }

@@ -12,6 +12,7 @@ use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::go_time::load_location;
 use crate::semantics::job_validation::job_spec_errors;
 use crate::semantics::label_selector_validation::label_selector_go;
+use crate::semantics::pod_annotation_validation::allows_invalid_cost;
 use crate::storage::object::{self, present};
 
 /// The longest name a CronJob may have: its jobs are named `<name>-<11 characters>`, and a
@@ -78,7 +79,9 @@ fn spec_errors(spec: &Value, old: Option<&Value>, minor: u32) -> Vec<FieldError>
         policy,
         &["Allow", "Forbid", "Replace"],
     ));
-    errors.extend(job_template_errors(spec.get("jobTemplate"), minor));
+    // The options of the stored job template.
+    let lenient_cost = allows_invalid_cost(old.and_then(|old| old.pointer("/jobTemplate/spec/template")));
+    errors.extend(job_template_errors(spec.get("jobTemplate"), lenient_cost, minor));
     errors.extend(nonnegative(spec, "successfulJobsHistoryLimit"));
     errors.extend(nonnegative(spec, "failedJobsHistoryLimit"));
     errors
@@ -165,14 +168,14 @@ fn time_zone_errors(time_zone: Option<&str>) -> Vec<FieldError> {
 
 /// `ValidateJobTemplateSpec`: the job spec as a Job's (`validateJobSpec`, without the selector
 /// checks of `ValidateJobSpec`), and no selector, manual or not: the job controller generates it.
-fn job_template_errors(template: Option<&Value>, minor: u32) -> Vec<FieldError> {
+fn job_template_errors(template: Option<&Value>, lenient_cost: bool, minor: u32) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
     let spec = template
         .and_then(|t| t.get("spec"))
         .filter(|s| s.is_object())
         .unwrap_or(&empty);
     let at = "spec.jobTemplate.spec";
-    let mut errors = job_spec_errors(spec, at, minor);
+    let mut errors = job_spec_errors(spec, at, lenient_cost, minor);
     if let Some(selector) = present(spec, "selector") {
         errors.push(FieldError::invalid(
             format!("{at}.selector"),

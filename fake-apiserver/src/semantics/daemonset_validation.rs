@@ -21,6 +21,7 @@ use crate::semantics::label_selector_validation::{
     has_invalid_label_value, is_empty_selector, label_selector_errors, label_selector_go, selector_fails, selects,
     string_map_go,
 };
+use crate::semantics::pod_annotation_validation::allows_invalid_cost;
 use crate::semantics::pod_validation::pod_template_errors;
 use crate::semantics::workload_validation::{
     always_running_errors, read_only_disk_errors, read_only_disks_checked, selector_immutable,
@@ -28,20 +29,22 @@ use crate::semantics::workload_validation::{
 
 /// `ValidateDaemonSet`, less the object metadata.
 pub(crate) fn daemon_set_errors(daemon_set: &Value, minor: u32) -> Vec<FieldError> {
-    spec_errors(daemon_set, None, false, minor)
+    spec_errors(daemon_set, None, false, false, minor)
 }
 
 /// The strategy's `ValidateUpdate`: `ValidateDaemonSet`, `ValidateDaemonSetUpdate` and the
 /// selector's immutability. A stored selector with an invalid label value lets the new one
-/// keep such values (`AllowInvalidLabelValueInSelector`).
+/// keep such values (`AllowInvalidLabelValueInSelector`), a stored template with an invalid
+/// deletion cost its own (`AllowInvalidPodDeletionCost`).
 pub(crate) fn daemon_set_update_errors(daemon_set: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
     let lenient = old
         .pointer("/spec/selector")
         .filter(|s| !s.is_null())
         .is_some_and(has_invalid_label_value);
-    let mut errors = spec_errors(daemon_set, None, lenient, minor);
+    let lenient_cost = allows_invalid_cost(old.pointer("/spec/template"));
+    let mut errors = spec_errors(daemon_set, None, lenient, lenient_cost, minor);
     errors.extend(template_generation_errors(daemon_set, old));
-    errors.extend(spec_errors(daemon_set, Some(old), lenient, minor));
+    errors.extend(spec_errors(daemon_set, Some(old), lenient, lenient_cost, minor));
     errors.extend(selector_immutable(daemon_set, old));
     errors
 }
@@ -114,8 +117,15 @@ fn template_generation_errors(daemon_set: &Value, old: &Value) -> Vec<FieldError
     errors
 }
 
-/// `ValidateDaemonSetSpec`, with the stored object for the read-only disk check.
-fn spec_errors(daemon_set: &Value, old: Option<&Value>, lenient: bool, minor: u32) -> Vec<FieldError> {
+/// `ValidateDaemonSetSpec`, with the stored object for the read-only disk check; `lenient` is
+/// `AllowInvalidLabelValueInSelector`, `lenient_cost` `AllowInvalidPodDeletionCost`.
+fn spec_errors(
+    daemon_set: &Value,
+    old: Option<&Value>,
+    lenient: bool,
+    lenient_cost: bool,
+    minor: u32,
+) -> Vec<FieldError> {
     let spec = daemon_set.get("spec").unwrap_or(&Value::Null);
     let mut errors = Vec::new();
     let selector = spec.get("selector").filter(|s| !s.is_null());
@@ -142,7 +152,7 @@ fn spec_errors(daemon_set: &Value, old: Option<&Value>, lenient: bool, minor: u3
             "empty selector is invalid for daemonset",
         ));
     }
-    errors.extend(pod_template_errors(template, "spec.template", minor));
+    errors.extend(pod_template_errors(template, "spec.template", lenient_cost, minor));
     if read_only_disks_checked(minor) {
         let old_volumes = old.and_then(|o| o.pointer("/spec/template/spec/volumes"));
         errors.extend(read_only_disk_errors(template.pointer("/spec/volumes"), old_volumes));

@@ -25,6 +25,9 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
     }
 }
 
+/// The scanner's `maxNestingDepth`: deeper arrays and objects are a syntax error.
+const MAX_NESTING_DEPTH: usize = 10_000;
+
 /// Where the scanner is: what the next byte may be.
 #[derive(Clone, Copy, PartialEq)]
 enum State {
@@ -79,18 +82,26 @@ fn finish(state: State, stack: &[u8]) -> Option<String> {
     (!complete).then(|| "unexpected end of JSON input".to_owned())
 }
 
+/// Go's `quoteChar`: the byte as the rune of the same value, quoted by `strconv.Quote` (whose
+/// `IsPrint` takes Latin-1 letters and signs as they are) between single quotes.
 fn invalid(c: u8, context: &str) -> String {
     let quoted = match c {
-        b'\'' => "'\\''".to_owned(),
-        b'"' => "'\"'".to_owned(),
-        b'\n' => "'\\n'".to_owned(),
-        b'\r' => "'\\r'".to_owned(),
-        b'\t' => "'\\t'".to_owned(),
-        0x20..=0x7e => format!("'{}'", c as char),
-        _ if c < 0x20 => format!("'\\x{c:02x}'"),
-        _ => format!("'\\u{:04x}'", u32::from(c)),
+        b'\'' => "\\'".to_owned(),
+        b'"' => "\"".to_owned(),
+        b'\\' => "\\\\".to_owned(),
+        0x07 => "\\a".to_owned(),
+        0x08 => "\\b".to_owned(),
+        0x0c => "\\f".to_owned(),
+        b'\n' => "\\n".to_owned(),
+        b'\r' => "\\r".to_owned(),
+        b'\t' => "\\t".to_owned(),
+        0x0b => "\\v".to_owned(),
+        0x20..=0x7e => char::from(c).to_string(),
+        0x00..=0x1f | 0x7f => format!("\\x{c:02x}"),
+        0xa1..=0xff if c != 0xad => char::from(c).to_string(),
+        _ => format!("\\u{:04x}", u32::from(c)),
     };
-    format!("invalid character {quoted} {context}")
+    format!("invalid character '{quoted}' {context}")
 }
 
 fn is_space(c: u8) -> bool {
@@ -116,6 +127,7 @@ fn step(state: State, c: u8, stack: &mut Vec<u8>) -> Result<State, &'static str>
             state
         }
         BeginValue => match c {
+            b'{' | b'[' if stack.len() >= MAX_NESTING_DEPTH => return Err("exceeded max depth"),
             b'{' => {
                 stack.push(b'{');
                 BeginKeyOrEnd
@@ -258,10 +270,26 @@ mod tests {
             ("[1.]", "invalid character ']' after decimal point in numeric literal"),
             ("'a'", "invalid character '\\'' looking for beginning of value"),
             ("{\"a\":\"\n\"}", "invalid character '\\n' in string literal"),
+            ("\\", "invalid character '\\\\' looking for beginning of value"),
+            ("\u{8}", "invalid character '\\b' looking for beginning of value"),
+            ("\u{1}", "invalid character '\\x01' looking for beginning of value"),
+            ("\u{7f}", "invalid character '\\x7f' looking for beginning of value"),
+            ("é", "invalid character 'Ã' looking for beginning of value"),
         ];
         for (input, expected) in cases {
             assert_eq!(syntax_error(input.as_bytes()).as_deref(), Some(expected), "{input:?}");
         }
+        for (byte, quoted) in [(0xa0, "\\u00a0"), (0xad, "\\u00ad"), (0x80, "\\u0080"), (0xff, "ÿ")] {
+            let expected = format!("invalid character '{quoted}' looking for beginning of value");
+            assert_eq!(syntax_error(&[byte]), Some(expected));
+        }
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        assert_eq!(syntax_error(deep.as_bytes()), None);
+        let deeper = format!("[{deep}]");
+        assert_eq!(
+            syntax_error(deeper.as_bytes()).as_deref(),
+            Some("invalid character '[' exceeded max depth")
+        );
         for ok in [r#"{"a": [1, -2.5e3, true, null, "x\u00e9"]}"#, "[]", " 0 ", "{}"] {
             assert_eq!(syntax_error(ok.as_bytes()), None, "{ok:?}");
         }

@@ -15,6 +15,7 @@ use crate::semantics::label_selector_validation::{
     has_invalid_label_value, label_selector_errors, label_selector_go, selector_fails, selects, string_map_go,
 };
 use crate::semantics::names;
+use crate::semantics::pod_annotation_validation::allows_invalid_cost;
 use crate::semantics::pod_validation::pod_template_errors;
 use crate::semantics::workload_validation::spec_of;
 use crate::storage::object::{self, present};
@@ -45,6 +46,8 @@ pub(crate) struct JobOptions {
     pub(crate) allow_invalid_label_value_in_selector: bool,
     /// `AllowMutableSchedulingDirectives`: the stored job is suspended and never started.
     pub(crate) allow_mutable_scheduling_directives: bool,
+    /// `AllowInvalidPodDeletionCost`: the stored template's deletion cost is already invalid.
+    pub(crate) allow_invalid_pod_deletion_cost: bool,
     /// The Kubernetes minor whose rules apply.
     pub(crate) minor: u32,
 }
@@ -57,6 +60,7 @@ impl JobOptions {
                 require_prefixed_labels: true,
                 allow_invalid_label_value_in_selector: false,
                 allow_mutable_scheduling_directives: false,
+                allow_invalid_pod_deletion_cost: false,
                 minor,
             };
         };
@@ -70,6 +74,7 @@ impl JobOptions {
                 .is_some_and(has_invalid_label_value),
             allow_mutable_scheduling_directives: old.pointer("/spec/suspend").and_then(Value::as_bool) == Some(true)
                 && old.pointer("/status/startTime").is_none_or(Value::is_null),
+            allow_invalid_pod_deletion_cost: allows_invalid_cost(old.pointer("/spec/template")),
             minor,
         }
     }
@@ -141,7 +146,7 @@ fn generated_selector_errors(job: &Value, prefixed: bool) -> Vec<FieldError> {
 /// `ValidateJobSpec` of a Job's `spec`: `validateJobSpec`, a valid selector, and one that
 /// selects the template's labels (a missing one selects nothing).
 pub(crate) fn spec_errors(spec: &Value, opts: &JobOptions) -> Vec<FieldError> {
-    let mut errors = job_spec_errors(spec, "spec", opts.minor);
+    let mut errors = job_spec_errors(spec, "spec", opts.allow_invalid_pod_deletion_cost, opts.minor);
     let selector = present(spec, "selector");
     match selector {
         None => errors.push(FieldError::required("spec.selector", "")),
@@ -165,7 +170,7 @@ pub(crate) fn spec_errors(spec: &Value, opts: &JobOptions) -> Vec<FieldError> {
 /// `validateJobSpec` of the spec at `at` on the Kubernetes `minor`: the counts, the per-index
 /// backoff, the manager, the completion mode and its limits, the policies, the pod template
 /// and its restart policy.
-pub(crate) fn job_spec_errors(spec: &Value, at: &str, minor: u32) -> Vec<FieldError> {
+pub(crate) fn job_spec_errors(spec: &Value, at: &str, lenient_cost: bool, minor: u32) -> Vec<FieldError> {
     let int = |key: &str| present(spec, key).and_then(Value::as_i64);
     let mut errors = Vec::new();
     for key in [
@@ -242,7 +247,12 @@ pub(crate) fn job_spec_errors(spec: &Value, at: &str, minor: u32) -> Vec<FieldEr
         &format!("{at}.podReplacementPolicy"),
     ));
     let template = spec.get("template").unwrap_or(&Value::Null);
-    errors.extend(pod_template_errors(template, &format!("{at}.template"), minor));
+    errors.extend(pod_template_errors(
+        template,
+        &format!("{at}.template"),
+        lenient_cost,
+        minor,
+    ));
     errors.extend(restart_policy_error(spec, template, at));
     errors
 }

@@ -51,7 +51,7 @@ fn a_failure_policy_should_come_before_the_restart_policy() {
 fn a_backoff_limit_per_index_should_need_an_indexed_job() {
     let template = job(json!({"backoffLimitPerIndex": -1, "maxFailedIndexes": 3}));
     assert_eq!(
-        rendered(job_spec_errors(&template["spec"], "spec.jobTemplate.spec", 28)),
+        rendered(job_spec_errors(&template["spec"], "spec.jobTemplate.spec", false, 28)),
         [
             "spec.jobTemplate.spec.backoffLimitPerIndex: Invalid value: -1: must be greater than or equal to 0",
             "spec.jobTemplate.spec.backoffLimitPerIndex: Invalid value: -1: requires indexed completion mode",
@@ -62,7 +62,7 @@ fn a_backoff_limit_per_index_should_need_an_indexed_job() {
 
 #[test]
 fn an_indexed_job_should_stay_within_its_limits() {
-    let errors = |spec: Value| rendered(job_spec_errors(&job(spec)["spec"], "spec", 28));
+    let errors = |spec: Value| rendered(job_spec_errors(&job(spec)["spec"], "spec", false, 28));
     assert_eq!(
         errors(json!({"completionMode": "Indexed", "parallelism": 100_001, "maxFailedIndexes": 4})),
         [

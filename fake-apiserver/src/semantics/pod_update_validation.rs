@@ -1,25 +1,26 @@
 //! What a pod update may change, as `pkg/apis/core/validation/validation.go` has it:
-//! `ValidatePodUpdate` (the images, a shorter deadline, added tolerations; the spec checked
-//! again) and `ValidatePodEphemeralContainersUpdate` (ephemeral containers are only added). The
+//! `ValidatePodUpdate` (the pod checked again as `validatePodMetadataAndSpec` does, then
+//! `ValidatePodSpecificAnnotationUpdates`; the images, a shorter deadline, added tolerations)
+//! and `ValidatePodEphemeralContainersUpdate` (ephemeral containers are only added). The
 //! diffs Go appends to its "may not change" messages (go-cmp's, randomized on purpose) are
 //! shortened to the fields that changed.
 
 use serde_json::{Map, Value};
 
 use crate::semantics::field_error::{BadValue, FieldError};
-use crate::semantics::pod_validation::{images_errors, pod_spec_errors};
+use crate::semantics::pod_annotation_validation::{allows_invalid_cost, pod_annotation_update_errors};
+use crate::semantics::pod_validation::pod_metadata_and_spec_errors;
 
 /// What a pod update may change, as `updatablePodSpecFieldsNoResources` lists it.
 const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
-/// `ValidatePodUpdate`: the spec, and no change but the images, the deadline (only shorter)
-/// and added tolerations.
+/// `ValidatePodUpdate`: the pod as a create checks it, the annotations fixed at creation kept,
+/// and no change but the images, the deadline (only shorter) and added tolerations.
 pub(crate) fn pod_update_errors(pod: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
     let (spec, old_spec) = (pod.get("spec").unwrap_or(&empty), old.get("spec").unwrap_or(&empty));
-    let name = pod.pointer("/metadata/name").and_then(Value::as_str);
-    let mut errors = pod_spec_errors(spec, Some(old_spec), "spec", name, minor);
-    errors.extend(images_errors(spec));
+    let mut errors = pod_metadata_and_spec_errors(pod, Some(old), minor);
+    errors.extend(pod_annotation_update_errors(pod, old, allows_invalid_cost(Some(old))));
     for list in ["containers", "initContainers"] {
         let count = |s: &Value| s.get(list).and_then(Value::as_array).map_or(0, Vec::len);
         if count(spec) != count(old_spec) {
@@ -81,13 +82,11 @@ pub(crate) fn pod_update_errors(pod: &Value, old: &Value, minor: u32) -> Vec<Fie
     errors
 }
 
-/// `ValidatePodEphemeralContainersUpdate`: the spec as a whole, and every ephemeral container
-/// the pod had is still there, unchanged.
+/// `ValidatePodEphemeralContainersUpdate`: the pod as a whole, the annotations fixed at
+/// creation kept, and every ephemeral container the pod had is still there, unchanged.
 pub(crate) fn ephemeral_update_errors(pod: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
-    let empty = Value::Object(Map::new());
-    let name = pod.pointer("/metadata/name").and_then(Value::as_str);
-    let old_spec = old.get("spec");
-    let mut errors = pod_spec_errors(pod.get("spec").unwrap_or(&empty), old_spec, "spec", name, minor);
+    let mut errors = pod_metadata_and_spec_errors(pod, Some(old), minor);
+    errors.extend(pod_annotation_update_errors(pod, old, allows_invalid_cost(Some(old))));
     let list = |p: &Value| {
         p.pointer("/spec/ephemeralContainers")
             .and_then(Value::as_array)
@@ -159,6 +158,22 @@ mod tests {
                 .detail
                 .starts_with("pod updates may not change fields other than")
         );
+    }
+
+    #[test]
+    fn pod_annotations_should_be_checked_twice_and_an_invalid_cost_kept() {
+        let cost = |value: &str| {
+            let mut pod = pod();
+            pod["metadata"] = json!({"annotations": {"controller.kubernetes.io/pod-deletion-cost": value}});
+            pod
+        };
+        let fields: Vec<String> = pod_update_errors(&cost("x"), &pod(), 28)
+            .iter()
+            .map(|e| e.field.clone())
+            .collect();
+        let field = "metadata.annotations[controller.kubernetes.io/pod-deletion-cost]";
+        assert_eq!(fields, [field, field]);
+        assert!(pod_update_errors(&cost("y"), &cost("x"), 28).is_empty());
     }
 
     #[test]

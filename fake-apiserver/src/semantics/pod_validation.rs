@@ -1,14 +1,15 @@
 //! Validation of pods and pod templates as `pkg/apis/core/validation/validation.go` has it, for
 //! its main rules: `ValidatePodSpec` (volumes, containers — see `container_validation` —,
 //! restart and DNS policies, names of the service account, node, host and subdomain, the
-//! deadline, tolerations, the priority and runtime class names, preemption, the overhead),
-//! `ValidatePodTemplateSpec` and `ValidatePodCreate` (no ephemeral containers yet); what an
-//! update may change is `pod_update_validation`'s; the volumes are `volume_validation`'s; host
-//! network ports, host aliases and gates are `pod_host_validation`'s; the pod's security
-//! context, Windows host process pods and user namespaces are `security_context_validation`'s
-//! and `windows_security_validation`'s; affinity `pod_affinity_validation`'s, the DNS
-//! configuration `pod_dns_validation`'s, topology spread constraints
-//! `topology_spread_validation`'s and the OS `pod_os_validation`'s.
+//! deadline, tolerations — `toleration_validation` —, the priority and runtime class names,
+//! preemption, the overhead), `ValidatePodTemplateSpec` and `ValidatePodCreate` (no ephemeral
+//! containers yet); the annotations a pod reads are `pod_annotation_validation`'s and
+//! `security_annotation_validation`'s; what an update may change is `pod_update_validation`'s;
+//! the volumes are `volume_validation`'s; host network ports, host aliases and gates are
+//! `pod_host_validation`'s; the pod's security context, Windows host process pods and user
+//! namespaces are `security_context_validation`'s and `windows_security_validation`'s; affinity
+//! `pod_affinity_validation`'s, the DNS configuration `pod_dns_validation`'s, topology spread
+//! constraints `topology_spread_validation`'s and the OS `pod_os_validation`'s.
 
 use serde_json::{Map, Value};
 
@@ -17,14 +18,17 @@ use crate::semantics::container_validation::{choice, containers_errors, image_wh
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
 use crate::semantics::pod_affinity_validation::affinity_errors;
+use crate::semantics::pod_annotation_validation::{allows_invalid_cost, pod_annotation_errors};
 use crate::semantics::pod_dns_validation::dns_config_errors;
 use crate::semantics::pod_host_validation::{
     host_alias_errors, host_network_errors, readiness_gate_errors, scheduling_gate_errors,
 };
 use crate::semantics::pod_os_validation::os_errors;
+use crate::semantics::security_annotation_validation::{apparmor_match_errors, seccomp_match_errors};
 use crate::semantics::security_context_validation::{host_users_errors, pod_security_context_errors};
 use crate::semantics::sysctl_validation::host_sysctls_allowed;
 use crate::semantics::template_metadata::template_metadata_errors;
+use crate::semantics::toleration_validation::toleration_errors;
 use crate::semantics::topology_spread_validation::topology_spread_errors;
 use crate::semantics::volume_validation::volumes_errors;
 use crate::semantics::windows_security_validation::host_process_errors;
@@ -170,13 +174,23 @@ fn node_selector_errors(spec: &Value, path: &str) -> Vec<FieldError> {
     errors
 }
 
-/// `ValidatePodTemplateSpec` of the template at `path` (labels and annotations, the spec, and
-/// no ephemeral containers).
-pub(crate) fn pod_template_errors(template: &Value, path: &str, minor: u32) -> Vec<FieldError> {
+/// `ValidatePodTemplateSpec` of the template at `path` (labels and annotations, the annotations
+/// a pod reads, the spec, the seccomp and AppArmor annotations against their fields, and no
+/// ephemeral containers); `lenient_cost` is `AllowInvalidPodDeletionCost`, which the
+/// strategies set from the stored template (`pod_annotation_validation::allows_invalid_cost`).
+pub(crate) fn pod_template_errors(template: &Value, path: &str, lenient_cost: bool, minor: u32) -> Vec<FieldError> {
     let mut errors = template_metadata_errors(template, path);
+    errors.extend(pod_annotation_errors(
+        template,
+        &format!("{path}.annotations"),
+        lenient_cost,
+    ));
     let empty = Value::Object(Map::new());
     let spec = template.get("spec").unwrap_or(&empty);
-    errors.extend(pod_spec_errors(spec, None, &format!("{path}.spec"), None, minor));
+    let spec_path = format!("{path}.spec");
+    errors.extend(pod_spec_errors(spec, None, &spec_path, None, minor));
+    errors.extend(seccomp_match_errors(template, &spec_path));
+    errors.extend(apparmor_match_errors(template, &spec_path, minor));
     if spec
         .get("ephemeralContainers")
         .and_then(Value::as_array)
@@ -190,24 +204,43 @@ pub(crate) fn pod_template_errors(template: &Value, path: &str, minor: u32) -> V
     errors
 }
 
-/// `ValidatePodCreate`: the spec, images without surrounding space, and ephemeral containers
-/// only through their subresource.
+/// `ValidatePodCreate`: the annotations a pod reads, the spec, images without surrounding space,
+/// ephemeral containers only through their subresource, no node before the scheduling gates
+/// are gone, and the seccomp and AppArmor annotations agreeing with their fields.
 pub(crate) fn pod_create_errors(pod: &Value, minor: u32) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
     let spec = pod.get("spec").unwrap_or(&empty);
-    let name = pod.pointer("/metadata/name").and_then(Value::as_str);
-    let mut errors = pod_spec_errors(spec, None, "spec", name, minor);
-    errors.extend(images_errors(spec));
-    if spec
-        .get("ephemeralContainers")
-        .and_then(Value::as_array)
-        .is_some_and(|e| !e.is_empty())
-    {
+    let mut errors = pod_metadata_and_spec_errors(pod, None, minor);
+    let non_empty = |key: &str| spec.get(key).and_then(Value::as_array).is_some_and(|e| !e.is_empty());
+    if non_empty("ephemeralContainers") {
         errors.push(FieldError::forbidden(
             "spec.ephemeralContainers",
             "cannot be set on create",
         ));
     }
+    let node = spec.get("nodeName").and_then(Value::as_str).unwrap_or_default();
+    if !node.is_empty() && non_empty("schedulingGates") {
+        errors.push(FieldError::forbidden(
+            "spec.nodeName",
+            "cannot be set until all schedulingGates have been cleared",
+        ));
+    }
+    errors.extend(seccomp_match_errors(pod, "spec"));
+    errors.extend(apparmor_match_errors(pod, "spec", minor));
+    errors
+}
+
+/// `validatePodMetadataAndSpec`, less the object metadata checked for every kind: the
+/// annotations a pod reads, the spec, and images without surrounding space; `old` is the stored
+/// pod of an update (its spec and deletion cost loosen some rules).
+pub(crate) fn pod_metadata_and_spec_errors(pod: &Value, old: Option<&Value>, minor: u32) -> Vec<FieldError> {
+    let empty = Value::Object(Map::new());
+    let spec = pod.get("spec").unwrap_or(&empty);
+    let name = pod.pointer("/metadata/name").and_then(Value::as_str);
+    let mut errors = pod_annotation_errors(pod, "metadata.annotations", allows_invalid_cost(old));
+    let old_spec = old.map(|old| old.get("spec").unwrap_or(&empty));
+    errors.extend(pod_spec_errors(spec, old_spec, "spec", name, minor));
+    errors.extend(images_errors(spec));
     errors
 }
 
@@ -224,77 +257,6 @@ pub(crate) fn images_errors(spec: &Value) -> Vec<FieldError> {
                 .flat_map(move |(i, c)| image_whitespace_errors(c, &format!("spec.{list}[{i}]")))
         })
         .collect()
-}
-
-/// `ValidateTolerations`.
-pub(crate) fn toleration_errors(tolerations: Option<&Value>, field: &str) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    for (i, toleration) in tolerations.and_then(Value::as_array).into_iter().flatten().enumerate() {
-        let at = format!("{field}[{i}]");
-        let text = |key: &str| toleration.get(key).and_then(Value::as_str).unwrap_or_default();
-        let (key, operator, value, effect) = (text("key"), text("operator"), text("value"), text("effect"));
-        let key_errors = if key.is_empty() {
-            Vec::new()
-        } else {
-            names::qualified_name_errors(key)
-        };
-        for why in key_errors {
-            errors.push(FieldError::invalid(format!("{at}.key"), key.into(), why));
-        }
-        if key.is_empty() && operator != "Exists" {
-            errors.push(FieldError::invalid(
-                format!("{at}.operator"),
-                operator.into(),
-                "operator must be Exists when `key` is empty, which means \"match all values and all keys\"",
-            ));
-        }
-        if toleration.get("tolerationSeconds").is_some_and(|s| !s.is_null()) && effect != "NoExecute" {
-            errors.push(FieldError::invalid(
-                format!("{at}.effect"),
-                effect.into(),
-                "effect must be 'NoExecute' when `tolerationSeconds` is set",
-            ));
-        }
-        match operator {
-            "Equal" | "" => {
-                let why = names::label_value_errors(value);
-                if !why.is_empty() {
-                    errors.push(FieldError::invalid(
-                        format!("{at}.operator"),
-                        value.into(),
-                        why.join(";"),
-                    ));
-                }
-            }
-            "Exists" if !value.is_empty() => errors.push(FieldError::invalid(
-                format!("{at}.operator"),
-                BadValue::Json(toleration.clone()),
-                "value must be empty when `operator` is 'Exists'",
-            )),
-            "Exists" => {}
-            other => {
-                let supported = ["Equal".to_owned(), "Exists".to_owned()];
-                errors.push(FieldError::not_supported(
-                    format!("{at}.operator"),
-                    other.into(),
-                    &supported,
-                ));
-            }
-        }
-        if !effect.is_empty() && !["NoSchedule", "PreferNoSchedule", "NoExecute"].contains(&effect) {
-            let supported = [
-                "NoSchedule".to_owned(),
-                "PreferNoSchedule".to_owned(),
-                "NoExecute".to_owned(),
-            ];
-            errors.push(FieldError::not_supported(
-                format!("{at}.effect"),
-                effect.into(),
-                &supported,
-            ));
-        }
-    }
-    errors
 }
 
 #[cfg(test)]
@@ -319,6 +281,36 @@ mod tests {
         let mut bad = pod();
         bad["spec"]["restartPolicy"] = json!("Sometimes");
         assert_eq!(pod_create_errors(&bad, 28)[0].field, "spec.restartPolicy");
+    }
+
+    #[test]
+    fn annotations_should_come_first_and_their_match_with_fields_last() {
+        let mut with = pod();
+        with["metadata"] = json!({"annotations": {
+            "kubernetes.io/config.mirror": "m",
+            "seccomp.security.alpha.kubernetes.io/pod": "unconfined"
+        }});
+        with["spec"]["restartPolicy"] = json!("Sometimes");
+        with["spec"]["securityContext"] = json!({"seccompProfile": {"type": "RuntimeDefault"}});
+        let fields: Vec<String> = pod_create_errors(&with, 28).iter().map(|e| e.field.clone()).collect();
+        assert_eq!(
+            fields,
+            [
+                "metadata.annotations[kubernetes.io/config.mirror]",
+                "spec.restartPolicy",
+                "spec.securityContext.seccompProfile.type",
+            ]
+        );
+        with["spec"]["nodeName"] = json!("n");
+        with["spec"]["schedulingGates"] = json!([{"name": "example.com/wait"}]);
+        let errors = crate::semantics::field_error::rendered(pod_create_errors(&with, 28));
+        assert_eq!(
+            errors[1..],
+            [
+                "spec.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared",
+                "spec.securityContext.seccompProfile.type: Forbidden: seccomp type in annotation and field must match",
+            ]
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::semantics::field_error::{BadValue, FieldError, nonnegative};
 use crate::semantics::label_selector_validation::string_map_go;
+use crate::semantics::pod_annotation_validation::allows_invalid_cost;
 use crate::semantics::pod_validation::pod_template_errors;
 use crate::semantics::workload_validation::{always_running_errors, read_only_disk_errors, read_only_disks_checked};
 
@@ -19,16 +20,29 @@ fn int(value: &Value, key: &str) -> i64 {
     value.get(key).and_then(Value::as_i64).unwrap_or(0)
 }
 
-/// `ValidatePodTemplate` (and `ValidatePodTemplateUpdate`, the same checks) less the object
-/// metadata: the template at `template`, which an absent one fails as an empty one does.
-pub(crate) fn pod_template_object_errors(object: &Value, minor: u32) -> Vec<FieldError> {
+/// `ValidatePodTemplate` (and `ValidatePodTemplateUpdate` of the stored `old`, the same checks
+/// with its template's options) less the object metadata: the template at `template`, which an
+/// absent one fails as an empty one does.
+pub(crate) fn pod_template_object_errors(object: &Value, old: Option<&Value>, minor: u32) -> Vec<FieldError> {
     let empty = Value::Object(Map::new());
-    pod_template_errors(object.get("template").unwrap_or(&empty), "template", minor)
+    let lenient_cost = allows_invalid_cost(old.and_then(|old| old.get("template")));
+    pod_template_errors(
+        object.get("template").unwrap_or(&empty),
+        "template",
+        lenient_cost,
+        minor,
+    )
 }
 
 /// `ValidateReplicationController` less the object metadata, on the Kubernetes `minor`; `old`
-/// is the stored controller of an update (its volumes for the read-only disk rule).
-pub(crate) fn controller_errors(controller: &Value, old: Option<&Value>, minor: u32) -> Vec<FieldError> {
+/// is the stored controller of an update (its volumes for the read-only disk rule),
+/// `lenient_cost` the template's `AllowInvalidPodDeletionCost`.
+pub(crate) fn controller_errors(
+    controller: &Value,
+    old: Option<&Value>,
+    lenient_cost: bool,
+    minor: u32,
+) -> Vec<FieldError> {
     let spec = controller.get("spec").unwrap_or(&Value::Null);
     let mut errors = nonnegative(int(spec, "minReadySeconds"), "spec.minReadySeconds");
     let selector = spec.get("selector").and_then(Value::as_object);
@@ -52,7 +66,7 @@ pub(crate) fn controller_errors(controller: &Value, old: Option<&Value>, minor: 
             ));
         }
     }
-    errors.extend(pod_template_errors(template, "spec.template", minor));
+    errors.extend(pod_template_errors(template, "spec.template", lenient_cost, minor));
     if int(spec, "replicas") > 1 && read_only_disks_checked(minor) {
         let old_volumes = old.and_then(|o| o.pointer("/spec/template/spec/volumes"));
         errors.extend(read_only_disk_errors(template.pointer("/spec/volumes"), old_volumes));
@@ -66,8 +80,10 @@ pub(crate) fn controller_errors(controller: &Value, old: Option<&Value>, minor: 
 /// twice, as kube-apiserver's causes list it), then a non-convertible selector must stay and
 /// any other non-convertible field is unknown.
 pub(crate) fn controller_update_errors(controller: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
-    let mut errors = controller_errors(controller, None, minor);
-    errors.extend(controller_errors(controller, Some(old), minor));
+    // Both checks take the options of the stored template.
+    let lenient_cost = allows_invalid_cost(old.pointer("/spec/template"));
+    let mut errors = controller_errors(controller, None, lenient_cost, minor);
+    errors.extend(controller_errors(controller, Some(old), lenient_cost, minor));
     let annotations = old.pointer("/metadata/annotations").and_then(Value::as_object);
     let mut broken: Vec<(&String, &Value)> = annotations
         .into_iter()
@@ -148,17 +164,17 @@ mod tests {
         let good = json!({"spec": {"replicas": 0, "selector": {"app": "web"}, "template": {"metadata": {"labels": {"app": "web"}},
             "spec": {"restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
             "containers": [{"name": "c", "image": "busybox", "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent"}]}}}});
-        assert!(controller_errors(&good, None, 28).is_empty());
+        assert!(controller_errors(&good, None, false, 28).is_empty());
         let mut bad = good.clone();
         bad["spec"]["selector"] = json!({"app": "api"});
         assert_eq!(
-            rendered(&controller_errors(&bad, None, 28)),
+            rendered(&controller_errors(&bad, None, false, 28)),
             [
                 "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"web\"}: `selector` does not match template `labels`"
             ]
         );
         assert_eq!(
-            rendered(&controller_errors(&json!({"spec": {}}), None, 28)),
+            rendered(&controller_errors(&json!({"spec": {}}), None, false, 28)),
             ["spec.selector: Required value", "spec.template: Required value"]
         );
     }

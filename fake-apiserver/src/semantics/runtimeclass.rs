@@ -7,14 +7,14 @@
 
 use serde_json::{Map, Value};
 
-use crate::semantics::field_error::{BadValue, FieldError, go_quote};
+use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names::dns1123_label_errors;
 use crate::semantics::node_label_warnings::deprecated_message;
-use crate::semantics::pod_validation::toleration_errors;
 use crate::semantics::quantity::Quantity;
 use crate::semantics::quantity_validation::resource_quantity_errors;
 use crate::semantics::resource_names;
 use crate::semantics::service_port_validation::label_errors;
+use crate::semantics::toleration_validation::{toleration_errors, toleration_go};
 
 const HUGE_PAGES: &str = "hugepages-";
 
@@ -89,23 +89,6 @@ fn tolerations_errors(tolerations: Option<&Value>) -> Vec<FieldError> {
         }
     }
     errors
-}
-
-/// Go's `%#v` of a `core.Toleration`; its seconds are a pointer, printed as an address (any
-/// address stands for the Go heap's).
-fn toleration_go(toleration: &Value) -> BadValue {
-    let text = |key: &str| go_quote(toleration.get(key).and_then(Value::as_str).unwrap_or_default());
-    let seconds = match toleration.get("tolerationSeconds").filter(|s| !s.is_null()) {
-        Some(_) => "(*int64)(0xc000000000)",
-        None => "(*int64)(nil)",
-    };
-    BadValue::Raw(format!(
-        "core.Toleration{{Key:{}, Operator:{}, Value:{}, Effect:{}, TolerationSeconds:{seconds}}}",
-        text("key"),
-        text("operator"),
-        text("value"),
-        text("effect"),
-    ))
 }
 
 /// `ValidateResourceRequirements` of the fixed overhead as limits: container resource names,

@@ -4,9 +4,9 @@
 //! `ValidatePersistentVolumeClaimRetentionPolicy`). Object metadata is checked for every kind
 //! elsewhere (a StatefulSet's name is a DNS label).
 //!
-//! A StatefulSet's pod template is not validated as a pod's (only its labels and annotations),
-//! nor are its claim templates; an update may change only replicas, ordinals, template, update
-//! strategy, claim retention and minReadySeconds.
+//! A StatefulSet's pod template is not validated as a pod's (only its labels and annotations,
+//! with `ValidatePodSpecificAnnotations`), nor are its claim templates; an update may change
+//! only replicas, ordinals, template, update strategy, claim retention and minReadySeconds.
 
 use serde_json::{Map, Value};
 
@@ -19,6 +19,7 @@ use crate::semantics::field_error::{BadValue, FieldError, go_quote, nonnegative}
 use crate::semantics::label_selector_validation::{
     is_empty_selector, label_selector_go, selector_fails, selects, string_map_go,
 };
+use crate::semantics::pod_annotation_validation::{allows_invalid_cost, pod_annotation_errors};
 use crate::semantics::template_metadata::template_metadata_errors;
 use crate::semantics::workload_validation::{always_running_errors, required_selector_errors, spec_of};
 
@@ -37,14 +38,14 @@ const UPDATABLE: [&str; 6] = [
 
 /// `ValidateStatefulSet`, less the object metadata.
 pub(crate) fn stateful_set_errors(stateful_set: &Value) -> Vec<FieldError> {
-    spec_errors(spec_of(stateful_set))
+    spec_errors(spec_of(stateful_set), false)
 }
 
-/// `ValidateStatefulSetUpdate`: the spec again, then whether anything but the updatable
-/// fields changed.
+/// `ValidateStatefulSetUpdate`: the spec again (a deletion cost already invalid in the stored
+/// template may stay), then whether anything but the updatable fields changed.
 pub(crate) fn stateful_set_update_errors(stateful_set: &Value, old: &Value) -> Vec<FieldError> {
     let (spec, old_spec) = (spec_of(stateful_set), spec_of(old));
-    let mut errors = spec_errors(spec);
+    let mut errors = spec_errors(spec, allows_invalid_cost(old_spec.get("template")));
     let fixed = |spec: &Value| -> Value {
         let mut fields = spec.as_object().cloned().unwrap_or_default();
         fields.retain(|key, _| !UPDATABLE.contains(&key.as_str()));
@@ -100,8 +101,9 @@ pub(crate) fn stateful_set_status_update_errors(stateful_set: &Value, old: &Valu
     errors
 }
 
-/// `ValidateStatefulSetSpec`.
-fn spec_errors(spec: &Value) -> Vec<FieldError> {
+/// `ValidateStatefulSetSpec`; `lenient_cost` is the template's
+/// `AllowInvalidPodDeletionCost`.
+fn spec_errors(spec: &Value, lenient_cost: bool) -> Vec<FieldError> {
     let text = |key: &str| spec.get(key).and_then(Value::as_str).unwrap_or_default();
     let int = |key: &str| spec.get(key).and_then(Value::as_i64).unwrap_or(0);
     let mut errors = Vec::new();
@@ -145,7 +147,7 @@ fn spec_errors(spec: &Value) -> Vec<FieldError> {
     match selector.filter(|s| selector_fails(s)) {
         // `LabelSelectorAsSelector` failed: the selector is invalid, with no detail.
         Some(selector) => errors.push(FieldError::invalid("spec.selector", label_selector_go(selector), "")),
-        None => errors.extend(template_errors(template, selector)),
+        None => errors.extend(template_errors(template, selector, lenient_cost)),
     }
     errors.extend(always_running_errors(template, "StatefulSet"));
     errors
@@ -153,8 +155,9 @@ fn spec_errors(spec: &Value) -> Vec<FieldError> {
 
 /// `ValidatePodTemplateSpecForStatefulSet`: the labels must be selected (a missing selector is
 /// `labels.Nothing()`, which is not empty and selects nothing; an empty one selects all and is
-/// not compared), then the template's labels and annotations alone.
-fn template_errors(template: &Value, selector: Option<&Value>) -> Vec<FieldError> {
+/// not compared), then the template's labels and annotations alone, with the annotations a pod
+/// reads.
+fn template_errors(template: &Value, selector: Option<&Value>, lenient_cost: bool) -> Vec<FieldError> {
     let mut errors = Vec::new();
     let labels = template.pointer("/metadata/labels").and_then(Value::as_object);
     let everything = selector.is_some_and(is_empty_selector);
@@ -166,6 +169,11 @@ fn template_errors(template: &Value, selector: Option<&Value>) -> Vec<FieldError
         ));
     }
     errors.extend(template_metadata_errors(template, "spec.template"));
+    errors.extend(pod_annotation_errors(
+        template,
+        "spec.template.annotations",
+        lenient_cost,
+    ));
     errors
 }
 

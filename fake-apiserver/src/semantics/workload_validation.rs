@@ -15,19 +15,21 @@ use crate::semantics::field_error::{BadValue, FieldError, nonnegative};
 use crate::semantics::label_selector_validation::{
     is_empty_selector, label_selector_errors, label_selector_go, selector_fails, selects, string_map_go,
 };
+use crate::semantics::pod_annotation_validation::allows_invalid_cost;
 use crate::semantics::pod_validation::pod_template_errors;
 
 const ABOVE_REPLICAS: &str = "cannot be greater than status.replicas";
 
 /// `ValidateDeployment`, less the object metadata.
 pub(crate) fn deployment_errors(deployment: &Value, minor: u32) -> Vec<FieldError> {
-    deployment_spec_errors(spec_of(deployment), None, minor)
+    deployment_spec_errors(spec_of(deployment), None, false, minor)
 }
 
 /// The deployment strategy's `ValidateUpdate`: `ValidateDeploymentUpdate` and, for apps/v1,
 /// the selector's immutability.
 pub(crate) fn deployment_update_errors(deployment: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
-    let mut errors = deployment_spec_errors(spec_of(deployment), Some(spec_of(old)), minor);
+    let lenient_cost = allows_invalid_cost(spec_of(old).get("template"));
+    let mut errors = deployment_spec_errors(spec_of(deployment), Some(spec_of(old)), lenient_cost, minor);
     errors.extend(selector_immutable(deployment, old));
     errors
 }
@@ -71,14 +73,17 @@ pub(crate) fn deployment_status_update_errors(deployment: &Value, old: &Value) -
 
 /// `ValidateReplicaSet`, less the object metadata.
 pub(crate) fn replica_set_errors(replica_set: &Value, minor: u32) -> Vec<FieldError> {
-    replica_set_spec_errors(spec_of(replica_set), None, minor)
+    replica_set_spec_errors(spec_of(replica_set), None, false, minor)
 }
 
 /// The replica set strategy's `ValidateUpdate`: `ValidateReplicaSet` again, then
-/// `ValidateReplicaSetUpdate` and, for apps/v1, the selector's immutability.
+/// `ValidateReplicaSetUpdate` (both with the options of the stored template) and, for apps/v1,
+/// the selector's immutability.
 pub(crate) fn replica_set_update_errors(replica_set: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
-    let mut errors = replica_set_errors(replica_set, minor);
-    errors.extend(replica_set_spec_errors(spec_of(replica_set), Some(spec_of(old)), minor));
+    let (spec, old_spec) = (spec_of(replica_set), spec_of(old));
+    let lenient_cost = allows_invalid_cost(old_spec.get("template"));
+    let mut errors = replica_set_spec_errors(spec, None, lenient_cost, minor);
+    errors.extend(replica_set_spec_errors(spec, Some(old_spec), lenient_cost, minor));
     errors.extend(selector_immutable(replica_set, old));
     errors
 }
@@ -122,11 +127,11 @@ fn counts_above_replicas(status: &Value, keys: &[&str]) -> Vec<FieldError> {
     errors
 }
 
-/// `ValidateDeploymentSpec`.
-fn deployment_spec_errors(spec: &Value, old_spec: Option<&Value>, minor: u32) -> Vec<FieldError> {
+/// `ValidateDeploymentSpec`; `lenient_cost` is the template's `AllowInvalidPodDeletionCost`.
+fn deployment_spec_errors(spec: &Value, old_spec: Option<&Value>, lenient_cost: bool, minor: u32) -> Vec<FieldError> {
     let int = |key: &str| spec.get(key).and_then(Value::as_i64);
     let mut errors = nonnegative(int("replicas").unwrap_or(0), "spec.replicas");
-    errors.extend(selector_and_template_errors(spec, old_spec, minor));
+    errors.extend(selector_and_template_errors(spec, old_spec, lenient_cost, minor));
     errors.extend(strategy_errors(spec.get("strategy").unwrap_or(&Value::Null)));
     let min_ready = int("minReadySeconds").unwrap_or(0);
     errors.extend(nonnegative(min_ready, "spec.minReadySeconds"));
@@ -147,17 +152,22 @@ fn deployment_spec_errors(spec: &Value, old_spec: Option<&Value>, minor: u32) ->
 }
 
 /// `ValidateReplicaSetSpec`.
-fn replica_set_spec_errors(spec: &Value, old_spec: Option<&Value>, minor: u32) -> Vec<FieldError> {
+fn replica_set_spec_errors(spec: &Value, old_spec: Option<&Value>, lenient_cost: bool, minor: u32) -> Vec<FieldError> {
     let int = |key: &str| spec.get(key).and_then(Value::as_i64).unwrap_or(0);
     let mut errors = nonnegative(int("replicas"), "spec.replicas");
     errors.extend(nonnegative(int("minReadySeconds"), "spec.minReadySeconds"));
-    errors.extend(selector_and_template_errors(spec, old_spec, minor));
+    errors.extend(selector_and_template_errors(spec, old_spec, lenient_cost, minor));
     errors
 }
 
 /// The selector part both specs share (the message says "deployment" for ReplicaSets too),
 /// then `ValidatePodTemplateSpecForReplicaSet` — skipped when the selector does not parse.
-fn selector_and_template_errors(spec: &Value, old_spec: Option<&Value>, minor: u32) -> Vec<FieldError> {
+fn selector_and_template_errors(
+    spec: &Value,
+    old_spec: Option<&Value>,
+    lenient_cost: bool,
+    minor: u32,
+) -> Vec<FieldError> {
     let selector = spec.get("selector").filter(|s| !s.is_null());
     let mut errors = required_selector_errors(selector, "deployment");
     if let Some(selector) = selector.filter(|s| selector_fails(s)) {
@@ -181,7 +191,7 @@ fn selector_and_template_errors(spec: &Value, old_spec: Option<&Value>, minor: u
             "`selector` does not match template `labels`",
         ));
     }
-    errors.extend(pod_template_errors(template, "spec.template", minor));
+    errors.extend(pod_template_errors(template, "spec.template", lenient_cost, minor));
     let replicas = spec.get("replicas").and_then(Value::as_i64).unwrap_or(0);
     if replicas > 1 && read_only_disks_checked(minor) {
         let old_volumes = old_spec.and_then(|s| s.pointer("/template/spec/volumes"));
