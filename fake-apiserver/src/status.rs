@@ -18,6 +18,9 @@ pub struct ApiStatus {
     pub message: String,
     /// `details` of the Status (name, group, kind, causes), when the real server sends them.
     pub details: Option<Value>,
+    /// Answered as Go's `http.Error` answers (the message as `text/plain`, no Status object),
+    /// as kube-apiserver's filters answer before a request reaches the API handlers.
+    pub plain_text: bool,
 }
 
 impl ApiStatus {
@@ -28,6 +31,7 @@ impl ApiStatus {
             reason: reason.into(),
             message: message.into(),
             details: None,
+            plain_text: false,
         }
     }
 
@@ -290,6 +294,20 @@ impl ApiStatus {
     /// 500 InternalError.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(500, "InternalError", message)
+    }
+
+    /// `responsewriters.InternalError` of a filter: `Internal Server Error: "<uri>": <why>`,
+    /// as text with `&`, `<` and `>` escaped.
+    pub(crate) fn filter_internal_error(request_uri: &str, why: &str) -> Self {
+        let text = format!(
+            "Internal Server Error: {}: {why}",
+            crate::semantics::field_error::go_quote(request_uri)
+        );
+        let escaped = text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+        Self {
+            plain_text: true,
+            ..Self::new(500, "", escaped)
+        }
     }
 
     /// 503 ServiceUnavailable, the usual answer of an overloaded or restarting server.

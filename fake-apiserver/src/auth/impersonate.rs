@@ -25,6 +25,22 @@ enum Impersonated {
 }
 
 impl Impersonated {
+    /// The `v1.ObjectReference` kube-apiserver builds for it, as Go's `%v` prints one:
+    /// `{Kind Namespace Name UID APIVersion ResourceVersion FieldPath}`.
+    fn go_reference(&self) -> String {
+        const AUTHENTICATION: &str = "authentication.k8s.io/v1";
+        let (kind, namespace, name, api_version, field_path) = match self {
+            Impersonated::ServiceAccount { namespace, name } => {
+                ("ServiceAccount", namespace.as_str(), name.as_str(), "", "")
+            }
+            Impersonated::User(name) => ("User", "", name.as_str(), "", ""),
+            Impersonated::Group(name) => ("Group", "", name.as_str(), "", ""),
+            Impersonated::Extra { key, value } => ("UserExtra", "", value.as_str(), AUTHENTICATION, key.as_str()),
+            Impersonated::Uid(uid) => ("UID", "", uid.as_str(), AUTHENTICATION, ""),
+        };
+        format!("{{{kind} {namespace} {name}  {api_version}  {field_path}}}")
+    }
+
     /// The `impersonate` request the requester must be allowed.
     fn attributes(&self) -> Attributes {
         let core = |resource: &str, namespace: &str, name: &str| Attributes {
@@ -53,9 +69,10 @@ impl Impersonated {
 pub(crate) fn impersonate(
     requester: UserInfo,
     headers: &HeaderMap,
+    request_uri: &str,
     authorize: impl Fn(&UserInfo, &Attributes) -> crate::auth::rbac::Decision,
 ) -> Result<UserInfo, ApiStatus> {
-    let requests = requests(headers)?;
+    let requests = requests(headers, request_uri)?;
     if requests.is_empty() {
         return Ok(requester);
     }
@@ -92,8 +109,8 @@ pub(crate) fn impersonate(
 
 /// The impersonation the headers ask for, in the order kube-apiserver authorizes it: the
 /// user, each group, each extra value, the uid. Groups, extras or a uid without a user are a
-/// malformed request (500, as kube-apiserver answers it).
-fn requests(headers: &HeaderMap) -> Result<Vec<Impersonated>, ApiStatus> {
+/// malformed request, which the filter answers as an internal error naming `request_uri`.
+fn requests(headers: &HeaderMap, request_uri: &str) -> Result<Vec<Impersonated>, ApiStatus> {
     let text = |value: &http::HeaderValue| String::from_utf8_lossy(value.as_bytes()).into_owned();
     let mut requests = Vec::new();
     let user = headers.get(USER_HEADER).map(text).filter(|u| !u.is_empty());
@@ -126,9 +143,9 @@ fn requests(headers: &HeaderMap) -> Result<Vec<Impersonated>, ApiStatus> {
         others += 1;
     }
     if others > 0 && user.is_none() {
-        return Err(ApiStatus::internal(
-            "Internal Server Error: impersonation of groups, extras or a uid requested without impersonating a user",
-        ));
+        let asked: Vec<String> = requests.iter().map(Impersonated::go_reference).collect();
+        let why = format!("requested [{}] without impersonating a user", asked.join(" "));
+        return Err(ApiStatus::filter_internal_error(request_uri, &why));
     }
     Ok(requests)
 }
@@ -156,4 +173,27 @@ fn percent_decode(key: &str) -> String {
         }
     }
     String::from_utf8(decoded).unwrap_or_else(|_| key.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use http::HeaderValue;
+
+    use super::*;
+
+    #[test]
+    fn groups_without_a_user_should_be_refused_naming_each_request_as_go_prints_it() {
+        let mut headers = HeaderMap::new();
+        headers.insert(GROUP_HEADER, HeaderValue::from_static("system:masters"));
+        headers.insert("impersonate-extra-scopes", HeaderValue::from_static("view"));
+        let Err(refused) = requests(&headers, "/api/v1/pods?a=1&b=<2>") else {
+            panic!("groups without a user were accepted");
+        };
+        assert!(refused.plain_text);
+        assert_eq!(
+            refused.message,
+            "Internal Server Error: \"/api/v1/pods?a=1&amp;b=&lt;2&gt;\": requested [{Group  system:masters    } \
+             {UserExtra  view  authentication.k8s.io/v1  scopes}] without impersonating a user"
+        );
+    }
 }

@@ -42,7 +42,11 @@ impl Authenticator {
         } else {
             UserInfo::admin()
         };
-        let user = impersonate::impersonate(requester, request.headers, |u, a| self.authorize(state, u, a))?;
+        let uri = match request.query {
+            Some(query) => format!("{}?{query}", request.path),
+            None => request.path.to_owned(),
+        };
+        let user = impersonate::impersonate(requester, request.headers, &uri, |u, a| self.authorize(state, u, a))?;
         let decision = self.authorize(state, &user, &attrs);
         if !decision.allowed {
             return Err(forbidden::refusal(&user, &attrs, &decision.reason));

@@ -304,6 +304,18 @@ fn header_text(headers: &HeaderMap, name: header::HeaderName) -> String {
 }
 
 fn status_response(status: &ApiStatus) -> Response<ResponseBody> {
+    if status.plain_text {
+        let code = StatusCode::from_u16(status.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = plain_response(
+            code,
+            Bytes::from(format!("{}\n", status.message)),
+            "text/plain; charset=utf-8",
+        );
+        response
+            .headers_mut()
+            .insert("x-content-type-options", header::HeaderValue::from_static("nosniff"));
+        return response;
+    }
     json_response(
         StatusCode::from_u16(status.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
         status_body::to_bytes(status),

@@ -56,7 +56,7 @@ pub(crate) fn prune_unknown(info: &ResourceInfo, object: &mut Value, minor: u32)
 /// when it can, or the kind has no type here.
 pub(crate) fn decode_error(info: &ResourceInfo, object: &Value) -> Option<String> {
     let error = match through_type(info, object)? {
-        Ok(_) => return None,
+        Ok(decoded) => return micro_time_error(object, &decoded),
         // Other failures (bad base64, a bad quantity) are the server's own checks to word.
         Err(error) if error.inner().to_string().starts_with("invalid type: ") => error,
         Err(_) => return None,
@@ -207,8 +207,78 @@ fn prune(sent: &mut Value, decoded: &Value, path: &str, unknown: &mut Vec<String
                 prune(item, back, &format!("{path}[{i}]"), unknown);
             }
         }
+        // A `metav1.Time` or `MicroTime` is kept as Go encodes it again: in UTC, to the second
+        // or the microsecond.
+        (Value::String(sent), Value::String(decoded)) if sent != decoded && is_timestamp(sent) => {
+            sent.clone_from(decoded);
+        }
         _ => {}
     }
+}
+
+/// The first `metav1.MicroTime` of `sent` Go cannot parse with its layout, which wants exactly
+/// six fractional digits (`MicroTime.UnmarshalJSON` with `RFC3339Micro`), in `time.Parse`'s
+/// words; `decoded` (the k8s-openapi round trip) tells which strings are micro times.
+fn micro_time_error(sent: &Value, decoded: &Value) -> Option<String> {
+    match (sent, decoded) {
+        (Value::Object(sent), Value::Object(decoded)) => sent
+            .iter()
+            .find_map(|(key, value)| micro_time_error(value, decoded.get(key)?)),
+        (Value::Array(sent), Value::Array(decoded)) => sent
+            .iter()
+            .zip(decoded)
+            .find_map(|(value, back)| micro_time_error(value, back)),
+        (Value::String(sent), Value::String(decoded)) if is_micro_time(decoded) => {
+            let rest = parse_micro_time_rest(sent)?;
+            Some(format!(
+                "parsing time {sent:?} as \"{MICRO_LAYOUT}\": cannot parse {:?} as {:?}",
+                rest.0, rest.1
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Go's `metav1.RFC3339Micro`.
+const MICRO_LAYOUT: &str = "2006-01-02T15:04:05.000000Z07:00";
+
+/// Whether `text` is a micro time as k8s-openapi writes one (`….123456Z`).
+fn is_micro_time(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    is_timestamp(text) && bytes.len() == 27 && bytes[19] == b'.' && bytes[26] == b'Z'
+}
+
+/// Where `time.Parse` with the micro layout stops on `text` after a well-formed date and
+/// time: the text left and the layout element it fails (`None` when it parses, or fails
+/// earlier, which the k8s-openapi type already refused).
+fn parse_micro_time_rest(text: &str) -> Option<(String, &'static str)> {
+    let rest = text.get(19..)?;
+    let digits = rest
+        .get(1..7)
+        .filter(|d| rest.starts_with('.') && d.bytes().all(|b| b.is_ascii_digit()));
+    if digits.is_none() {
+        return Some((rest.to_owned(), ".000000"));
+    }
+    let zone = &rest[7..];
+    let offset = |z: &str| {
+        let b = z.as_bytes();
+        b.len() == 6 && (b[0] == b'+' || b[0] == b'-') && b[3] == b':'
+    };
+    if zone == "Z" || offset(zone) {
+        return None;
+    }
+    Some((zone.to_owned(), "Z07:00"))
+}
+
+/// Whether `text` reads as an RFC 3339 timestamp (`2026-01-01T00:00:00…`).
+fn is_timestamp(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() >= 20
+        && bytes[..4].iter().all(u8::is_ascii_digit)
+        && bytes[4] == b'-'
+        && bytes[7] == b'-'
+        && bytes[10] == b'T'
+        && bytes[13] == b':'
 }
 
 #[cfg(test)]
@@ -216,6 +286,41 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_micro_time_should_have_six_fractional_digits() {
+        let info = ResourceInfo::builtin("coordination.k8s.io", "v1", "Lease", "leases");
+        let lease = |renew: &str| json!({"metadata": {"name": "l"}, "spec": {"renewTime": renew}});
+        assert_eq!(
+            decode_error(&info, &lease("2026-01-01T00:00:01Z")).as_deref(),
+            Some(
+                "parsing time \"2026-01-01T00:00:01Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\""
+            )
+        );
+        assert!(
+            decode_error(&info, &lease("2026-01-01T00:00:01.1234567Z"))
+                .unwrap()
+                .ends_with("cannot parse \"7Z\" as \"Z07:00\"")
+        );
+        assert_eq!(decode_error(&info, &lease("2026-01-01T00:00:01.123456+02:00")), None);
+    }
+
+    #[test]
+    fn times_should_be_kept_in_utc_at_their_precision() {
+        let info = ResourceInfo::builtin("coordination.k8s.io", "v1", "Lease", "leases");
+        let mut lease = json!({"metadata": {"name": "l"}, "spec": {
+            "acquireTime": "2026-01-01T00:00:00.123456Z",
+            "renewTime": "2026-01-01T00:00:01.500000+02:00",
+            "holderIdentity": "2026-01-01T00:00:01+02:00 is not a time field"
+        }});
+        assert!(prune_unknown(&info, &mut lease, 28).is_empty());
+        assert_eq!(lease["spec"]["acquireTime"], "2026-01-01T00:00:00.123456Z");
+        assert_eq!(lease["spec"]["renewTime"], "2025-12-31T22:00:01.500000Z");
+        assert_eq!(
+            lease["spec"]["holderIdentity"],
+            "2026-01-01T00:00:01+02:00 is not a time field"
+        );
+    }
 
     #[test]
     fn unknown_fields_of_a_deployment_should_be_named_and_dropped() {
