@@ -14,7 +14,8 @@ With `--newer MINOR=TREE` (repeatable), `newer[MINOR]` says what the Go structs 
 tree declare beyond the base tree's, so that the server can decode a body as that minor's
 kube-apiserver does without the base's field management changing: `properties` holds, per base
 definition, the fields the base lacks or whose value is another type there (their nodes as
-above), and `definitions` the definitions the base lacks that those fields reach (a walk goes
+above), `kinds` the group/version/kinds the base does not serve at all (flowcontrol's v1),
+and `definitions` the definitions the base lacks that those fields and kinds reach (a walk goes
 inside `Volume.image` through them). Every section is measured against the base tree.
 
 usage: hack/builtin-shapes.py /tmp/k8s-src --newer 31=/tmp/k8s-src-v1.31.2 \
@@ -248,6 +249,8 @@ def references(node):
 def newer_section(base, newer):
     """What the definitions of `newer` declare beyond those of `base` (both from read_tree)."""
     base_definitions, newer_definitions = base["definitions"], newer["definitions"]
+    # The kinds the base does not serve at all (flowcontrol.apiserver.k8s.io/v1 is 1.29's).
+    kinds = {gvk: name for gvk, name in newer["kinds"].items() if gvk not in base["kinds"]}
     properties = {}
     for name, node in newer_definitions.items():
         if name not in base_definitions:
@@ -260,13 +263,14 @@ def newer_section(base, newer):
     # definition they reach gets its own additions above.
     definitions = {}
     pending = [ref for fields in properties.values() for child in fields.values() for ref in references(child)]
+    pending.extend(kinds.values())
     while pending:
         name = pending.pop()
         if name in base_definitions or name in definitions or name not in newer_definitions:
             continue
         definitions[name] = newer_definitions[name]
         pending.extend(references(definitions[name]))
-    return {"properties": properties, "definitions": definitions}
+    return {"properties": properties, "definitions": definitions, "kinds": kinds}
 
 
 def main(arguments):

@@ -384,4 +384,5 @@ fn seed_bootstrap(state: &mut State) {
         }
     }
     lifecycle::register_builtin_api_services(state);
+    lifecycle::produce_apf_configuration(state);
 }

@@ -14,6 +14,7 @@ mod core;
 mod core_controllers;
 mod cronjob_endpoints;
 mod discovery;
+mod flowcontrol;
 mod networking;
 mod pods;
 mod policy;
@@ -100,7 +101,16 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
         "autoscaling" => autoscaling::columns(kind, age, minor),
         "policy" | "scheduling.k8s.io" | "node.k8s.io" => policy::columns(kind, age),
         "discovery.k8s.io" => discovery::columns(kind, age),
+        "flowcontrol.apiserver.k8s.io" => flowcontrol::columns(kind, age, minor),
         _ => cluster::columns(group, kind, age),
+    }
+}
+
+/// The order a built-in kind's list printer puts its rows in, when it sorts them.
+pub(crate) fn row_order(group: &str, kind: &str) -> Option<fn(&Value, &Value) -> std::cmp::Ordering> {
+    match group {
+        "flowcontrol.apiserver.k8s.io" => flowcontrol::row_order(kind),
+        _ => None,
     }
 }
 

@@ -112,7 +112,16 @@ pub(crate) fn table<'a>(
             json!({ "name": c.name, "type": c.type_, "format": c.format, "description": c.description, "priority": c.priority })
         })
         .collect();
+    let mut objects: Vec<&Value> = objects.collect();
+    if let Some(order) = info
+        .builtin
+        .then(|| printers::row_order(&info.group, &info.kind))
+        .flatten()
+    {
+        objects.sort_by(|a, b| order(a, b));
+    }
     let rows: Vec<Value> = objects
+        .into_iter()
         .map(|object| {
             let cells: Vec<Value> = columns.iter().map(|c| c.cell(object, options.minor)).collect();
             let mut row = json!({ "cells": cells });

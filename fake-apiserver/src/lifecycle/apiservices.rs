@@ -44,7 +44,9 @@ const PRIORITIES: &[(&str, &str, i64, i64)] = &[
     ("coordination.k8s.io", "v1", 16500, 15),
     ("node.k8s.io", "v1", 16300, 15),
     ("discovery.k8s.io", "v1", 16200, 15),
+    ("flowcontrol.apiserver.k8s.io", "v1", 16100, 21),
     ("flowcontrol.apiserver.k8s.io", "v1beta3", 16100, 18),
+    ("flowcontrol.apiserver.k8s.io", "v1beta2", 16100, 15),
 ];
 
 /// `APIRegistrationGroupPriority` of kube-aggregator's `handler_discovery.go`: its own group

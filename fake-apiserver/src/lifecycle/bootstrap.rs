@@ -5,14 +5,16 @@
 //! kube-apiserver v1.28.7 stored it, with the aggregated roles' rules filled in by
 //! kube-controller-manager's `clusterrole-aggregation` controller); kube-controller-manager's
 //! `default` ServiceAccount (`pkg/controller/serviceaccount`) and `kube-root-ca.crt` ConfigMap
-//! (`pkg/controller/certificates/rootcacertpublisher`) in each namespace.
+//! (`pkg/controller/certificates/rootcacertpublisher`) in each namespace; the API Priority and
+//! Fairness objects of kube-apiserver's `priority-and-fairness-config-producer` post-start hook
+//! (`pkg/registry/flowcontrol/rest/storage_flowcontrol.go`, `semantics/flowcontrol_bootstrap`).
 
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use crate::lifecycle::writes::Writes;
-use crate::semantics::priorityclass;
+use crate::semantics::{flowcontrol_bootstrap, priorityclass};
 use crate::storage::State;
 use crate::storage::resource::ResourceInfo;
 
@@ -54,6 +56,38 @@ pub(crate) fn cluster_objects() -> Vec<Value> {
     // The scheduling storage's post-start hook.
     objects.extend(priorityclass::system_classes());
     objects
+}
+
+/// The field manager of the APF config producer (`ensurer/strategy.go`).
+const APF_PRODUCER_MANAGER: &str = "api-priority-and-fairness-config-producer-v1";
+
+/// The config producer's `ensure` at start: every suggested, then every mandatory
+/// PriorityLevelConfiguration and FlowSchema that is missing is created, through the version
+/// its client speaks; the configuration controller then gives each FlowSchema its `Dangling`
+/// condition (`lifecycle/apf_controller`). Not emulated: its reconciliation every minute after
+/// start, which re-creates a deleted bootstrap object, puts back the spec of one still
+/// annotated `apf.kubernetes.io/autoupdate-spec: "true"`, and deletes annotated objects that
+/// bootstrap no longer lists.
+pub(crate) fn produce_apf_configuration(state: &mut State) {
+    for object in flowcontrol_bootstrap::objects(state.options.minor()) {
+        let api_version = object.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+        let kind = object
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let Some(info) = state.registry.by_kind(api_version, &kind).cloned() else {
+            continue;
+        };
+        let name = crate::storage::object::name(&object).to_owned();
+        // `EnsureConfiguration` creates only what is missing.
+        if state.object(&info, None, &name).is_some() {
+            continue;
+        }
+        if let Err(status) = state.create_object(&info, None, object, Some(APF_PRODUCER_MANAGER)) {
+            tracing::warn!(kind, name, %status, "a bootstrap APF object was refused");
+        }
+    }
 }
 
 /// The bootstrap RBAC policy, parsed once. kube-apiserver writes the aggregated roles without

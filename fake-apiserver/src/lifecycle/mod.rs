@@ -9,6 +9,7 @@
 //! must not depend on them, since the verbs call the hooks here: they ask for the [`Writes`] they
 //! make, which the verbs implement for the server's state.
 
+mod apf_controller;
 mod apiservices;
 mod bootstrap;
 mod crd;
@@ -49,7 +50,7 @@ use crate::storage::resource::{Lifecycle, ResourceInfo};
 
 pub(crate) use apiservices::group_priority;
 pub(crate) use apiservices::register_builtin as register_builtin_api_services;
-pub(crate) use bootstrap::{APISERVER_MANAGER, cluster_objects};
+pub(crate) use bootstrap::{APISERVER_MANAGER, cluster_objects, produce_apf_configuration};
 pub(crate) use disruption_controller::{budgets_selecting, is_pod_ready, set_disruption_allowed};
 pub(crate) use gc::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
 pub(crate) use namespace::may_remove_on_update;
@@ -188,6 +189,9 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
     }
     if role_aggregation::concerns(info) {
         state.pending.push(Pending::AggregateClusterRoles);
+    }
+    if apf_controller::concerns(info) {
+        state.pending.push(Pending::DigestFlowControl);
     }
     if let Some(work) = disruption_controller::on_change(state, info, object) {
         state.pending.push(work);
@@ -380,6 +384,7 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::EmptyNamespace { name } => namespace::delete_contents(state, &name),
             Pending::PopulateNamespace { name } => bootstrap::populate_namespace(state, &name),
             Pending::AggregateClusterRoles => role_aggregation::aggregate(state),
+            Pending::DigestFlowControl => apf_controller::sync(state),
             Pending::RegisterCrdApiServices { group } => apiservices::sync_crd_group(state, &group),
             Pending::CheckApiService { name } => apiservices::check_available(state, &name),
             Pending::SyncService { namespace, name } => endpoints::sync_service(state, &namespace, &name),

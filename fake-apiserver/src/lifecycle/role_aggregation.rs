@@ -41,7 +41,7 @@ pub(super) fn aggregate(state: &mut State) {
             "metadata": { "name": name },
             "rules": rules,
         });
-        if let Err(status) = state.apply_object(&info, None, &name, config, MANAGER) {
+        if let Err(status) = state.apply_object(&info, None, &name, config, MANAGER, None) {
             tracing::warn!(role = name, %status, "could not aggregate the ClusterRole");
         }
     }

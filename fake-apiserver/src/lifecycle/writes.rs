@@ -32,7 +32,7 @@ pub(crate) trait Writes {
     ) -> Result<Arc<Value>, ApiStatus>;
 
     /// A server-side apply of `config` to the cluster-scoped or namespaced object `name` by
-    /// `manager`, forcing conflicts.
+    /// `manager`, forcing conflicts, through `subresource` (`status`) or to the whole object.
     fn apply_object(
         &mut self,
         info: &Arc<ResourceInfo>,
@@ -40,6 +40,7 @@ pub(crate) trait Writes {
         name: &str,
         config: Value,
         manager: &str,
+        subresource: Option<&str>,
     ) -> Result<Arc<Value>, ApiStatus>;
 
     /// An update of `current` to `updated` by `manager` (`None` records no managed fields),

@@ -32,6 +32,7 @@ use crate::semantics::volume_attachment_validation;
 use crate::semantics::webhook_validation as webhooks;
 use crate::semantics::{cronjob_strategy, cronjob_validation};
 use crate::semantics::{event_validation, lease_validation, rbac_validation, workload_validation};
+use crate::semantics::{flowschema_validation, prioritylevel_validation};
 use crate::semantics::{ingress_class_validation, ingress_validation};
 use crate::semantics::{job_status_validation, job_strategy, job_update_validation};
 use crate::semantics::{limitrange_validation, resourcequota_validation};
@@ -254,6 +255,13 @@ fn typed_errors(
         ("storage.k8s.io", "CSINode", Some(old)) => csi_validation::csi_node_update_errors(object, old),
         ("" | "events.k8s.io", "Event", old) => event_validation::event_errors(info, object, old),
         ("coordination.k8s.io", "Lease", _) => lease_validation::lease_errors(object),
+        ("flowcontrol.apiserver.k8s.io", _, Some(_)) if subresource == Some("status") => {
+            flowschema_validation::status_errors(object)
+        }
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema", _) => flowschema_validation::flow_schema_errors(object),
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration", _) => {
+            prioritylevel_validation::priority_level_errors(object, &info.version, minor)
+        }
         ("rbac.authorization.k8s.io", kind @ ("Role" | "ClusterRole"), None) => {
             rbac_validation::role_errors(object, kind == "Role", false)
         }

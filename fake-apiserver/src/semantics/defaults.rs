@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::semantics::endpoints_validation;
 use crate::semantics::endpointslice_validation;
+use crate::semantics::flowcontrol_defaults;
 use crate::semantics::limitrange_validation;
 use crate::semantics::omit_empty::{self, Empty};
 use crate::semantics::pdb_validation;
@@ -94,6 +95,9 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         }
         ("rbac.authorization.k8s.io", "RoleBinding" | "ClusterRoleBinding") => role_binding(object),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => custom_resource_definition(object),
+        ("flowcontrol.apiserver.k8s.io", kind) => {
+            flowcontrol_defaults::set_defaults(object, kind, &info.version, minor)
+        }
         _ => {}
     }
     // The kinds whose generated `SetObjectDefaults_*` reach the core types' defaults.

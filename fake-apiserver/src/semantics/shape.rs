@@ -4,7 +4,7 @@
 //! built-in kind's from kube-apiserver's own OpenAPI definitions, as kube-openapi's `schemaconv`
 //! reads them (`builtin_shapes.json`, written by `hack/builtin-shapes.py` from the v1.28.7
 //! `api/openapi-spec/v3` documents: a list's type, else its patch strategy and merge key, else
-//! atomic).
+//! atomic; a kind only a later minor serves, flowcontrol's v1, from that minor's).
 
 use std::sync::OnceLock;
 
@@ -41,20 +41,45 @@ pub(crate) fn builtin_shapes() -> &'static Value {
         .get_or_init(|| serde_json::from_str(include_str!("builtin_shapes.json")).expect("builtin_shapes.json is JSON"))
 }
 
+/// The kinds and definitions of every minor's tree in one map each: the base tree's, and those
+/// of the kinds a later minor serves and the base does not (flowcontrol's `v1`), with the
+/// definitions they reach. Only a server of that minor registers such a kind, so one map serves
+/// every minor; the fields later minors add to base definitions stay `minor_fields`' to read.
+fn served_shapes() -> &'static (Map<String, Value>, Map<String, Value>) {
+    static SERVED: OnceLock<(Map<String, Value>, Map<String, Value>)> = OnceLock::new();
+    SERVED.get_or_init(|| {
+        let shapes = builtin_shapes();
+        let section = |value: Option<&Value>| value.and_then(Value::as_object).cloned().unwrap_or_default();
+        let mut kinds = section(shapes.get("kinds"));
+        let mut definitions = section(shapes.get("definitions"));
+        for newer in shapes
+            .get("newer")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(_, n)| n)
+        {
+            for (key, name) in section(newer.get("kinds")) {
+                kinds.entry(key).or_insert(name);
+            }
+            for (name, definition) in section(newer.get("definitions")) {
+                definitions.entry(name).or_insert(definition);
+            }
+        }
+        (kinds, definitions)
+    })
+}
+
 impl<'a> Shape<'a> {
     pub(crate) fn of(info: &'a ResourceInfo) -> Self {
         if info.builtin {
-            let shapes = builtin_shapes();
+            let (kinds, definitions) = served_shapes();
             let key = format!("{}/{}/{}", info.group, info.version, info.kind);
-            let definitions = shapes.get("definitions").and_then(Value::as_object);
-            let name = shapes
-                .pointer("/kinds")
-                .and_then(|kinds| kinds.get(&key))
-                .and_then(Value::as_str);
-            if let Some((name, root)) = name.and_then(|name| Some((name, definitions?.get(name)?))) {
+            let name = kinds.get(&key).and_then(Value::as_str);
+            if let Some((name, root)) = name.and_then(|name| Some((name, definitions.get(name)?))) {
                 return Self {
                     schema: Some(root),
-                    definitions,
+                    definitions: Some(definitions),
                     definition: Some(name),
                 };
             }
@@ -208,9 +233,8 @@ impl<'a> Shape<'a> {
 /// `$ref`s name it (`io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec` names
 /// `HorizontalPodAutoscalerSpec`); `None` where a parent is not a named struct.
 pub(crate) fn go_struct_name(group_version_kind: &str, path: &[&str]) -> Option<String> {
-    let shapes = builtin_shapes();
-    let definitions = shapes.get("definitions").and_then(Value::as_object)?;
-    let mut name = shapes.pointer("/kinds")?.get(group_version_kind)?.as_str()?;
+    let (kinds, definitions) = served_shapes();
+    let mut name = kinds.get(group_version_kind)?.as_str()?;
     let (_, parents) = path.split_last()?;
     for field in parents {
         let mut node = definitions.get(name)?.pointer("/properties")?.get(*field)?;

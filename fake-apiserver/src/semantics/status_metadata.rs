@@ -14,8 +14,11 @@ fn kept_metadata(info: &ResourceInfo) -> &'static [&'static str] {
         ("apps", "Deployment") => &["labels"],
         // Old kubelets corrupted owner references through `/status`, breaking garbage collection.
         ("", "Pod") => &["ownerReferences"],
-        // `metav1.ResetObjectMetaForStatus`.
-        ("apiregistration.k8s.io", "APIService") | ("storage.k8s.io", "VolumeAttachment") => {
+        // `metav1.ResetObjectMetaForStatus`; the flowcontrol status strategies take the whole
+        // stored `ObjectMeta` back but the managed fields.
+        ("apiregistration.k8s.io", "APIService")
+        | ("storage.k8s.io", "VolumeAttachment")
+        | ("flowcontrol.apiserver.k8s.io", "FlowSchema" | "PriorityLevelConfiguration") => {
             &["labels", "annotations", "finalizers", "ownerReferences"]
         }
         _ => &[],

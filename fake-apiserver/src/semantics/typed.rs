@@ -20,6 +20,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::api::events::v1::Event as EventsV1Event;
+use k8s_openapi::api::flowcontrol::v1::{FlowSchema, PriorityLevelConfiguration};
 use k8s_openapi::api::networking::v1::{Ingress, IngressClass, NetworkPolicy};
 use k8s_openapi::api::node::v1::RuntimeClass;
 use k8s_openapi::api::policy::v1::PodDisruptionBudget;
@@ -32,7 +33,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::semantics::{go_json, minor_fields, shape};
+use crate::semantics::flowcontrol_types::shares_field;
+use crate::semantics::{flowcontrol_conversion, go_json, minor_fields, shape};
 use crate::storage::resource::ResourceInfo;
 
 /// Removes the fields of a built-in `object` its type in the emulated `minor` does not know,
@@ -61,7 +63,14 @@ pub(crate) fn decode_error(info: &ResourceInfo, object: &Value) -> Option<String
         Err(error) if error.inner().to_string().starts_with("invalid type: ") => error,
         Err(_) => return None,
     };
-    let path = error.path().to_string();
+    let mut path = error.path().to_string();
+    if info.group == flowcontrol_conversion::GROUP {
+        // The v1 type read the shares under their v1 name (`via_flowcontrol_v1`).
+        path = path.replace(
+            "limited.nominalConcurrencyShares",
+            &format!("limited.{}", shares_field(&info.version)),
+        );
+    }
     let found = path_value(object, &path).map_or("value", go_json::type_name);
     let field: Vec<&str> = path
         .split('.')
@@ -171,8 +180,28 @@ fn through_type(
         ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding") => via::<ClusterRoleBinding>(object),
         ("apiextensions.k8s.io", "v1", "CustomResourceDefinition") => via::<CustomResourceDefinition>(object),
         ("apiregistration.k8s.io", "v1", "APIService") => via::<APIService>(object),
+        ("flowcontrol.apiserver.k8s.io", _, "FlowSchema") => via_flowcontrol_v1::<FlowSchema>(object),
+        ("flowcontrol.apiserver.k8s.io", _, "PriorityLevelConfiguration") => {
+            via_flowcontrol_v1::<PriorityLevelConfiguration>(object)
+        }
         _ => None,
     }
+}
+
+/// A flowcontrol object of any served version through the v1 type: v1 is a copy of v1beta3
+/// (its shares a pointer, the same on the wire), and v1beta2 differs by the name of its
+/// shares, which the conversion renames both ways. The minor's own structs of the version
+/// prune the rest (`minor_fields`).
+fn via_flowcontrol_v1<K: DeserializeOwned + Serialize>(
+    object: &Value,
+) -> Option<Result<Value, serde_path_to_error::Error<serde_json::Error>>> {
+    const V1: &str = "flowcontrol.apiserver.k8s.io/v1";
+    let sent = object.get("apiVersion").and_then(Value::as_str).unwrap_or(V1);
+    let as_v1 = flowcontrol_conversion::convert(object, sent, V1);
+    Some(
+        serde_path_to_error::deserialize::<_, K>(&as_v1)
+            .map(|typed| flowcontrol_conversion::convert(&serde_json::to_value(typed).unwrap_or_default(), V1, sent)),
+    )
 }
 
 /// Removes from `sent` the keys `decoded` lacks. A null is kept: a known optional field sent as

@@ -4,7 +4,8 @@
 //! and shown in another version pruned by that one's (`customresource_handler.go`:
 //! `schemaCoercingConverter`, `unstructuredSchemaCoercer`). events.k8s.io/v1 Events are core/v1
 //! Events in storage, with fields renamed as kube-apiserver converts them; autoscaling/v1
-//! HorizontalPodAutoscalers are autoscaling/v2 ones (`hpa_conversion`). A Service is decorated on
+//! HorizontalPodAutoscalers are autoscaling/v2 ones (`hpa_conversion`), the flowcontrol
+//! versions the stored one converted (`flowcontrol_conversion`). A Service is decorated on
 //! every read as its storage decorates it (`service_strategy::default_on_read`).
 
 use std::borrow::Cow;
@@ -12,7 +13,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value, json};
 
 use crate::semantics::defaults::autoscaling;
-use crate::semantics::{hpa_conversion, hpa_strategy, schema, service_strategy, zero};
+use crate::semantics::{flowcontrol_conversion, hpa_conversion, hpa_strategy, schema, service_strategy, zero};
 use crate::storage::resource::{Lifecycle, ResourceInfo};
 
 /// events.k8s.io/v1 field ↔ core/v1 field (`pkg/apis/events/v1/conversion.go`).
@@ -64,6 +65,10 @@ fn converted<'a>(info: &ResourceInfo, api_version: &str, stored: &'a Value) -> C
     if hpa_strategy::concerns(info) && hpa_conversion::is_v1(api_version) {
         return Cow::Owned(hpa_conversion::to_v1(stored));
     }
+    if flowcontrol_conversion::concerns(info) {
+        let from = stored.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+        return Cow::Owned(flowcontrol_conversion::convert(stored, from, api_version));
+    }
     let mut shown = if is_events_v1(info) {
         let mut event = rename(stored, |core| {
             EVENT_FIELDS.iter().find(|(_, c)| *c == core).map(|(v1, _)| *v1)
@@ -101,6 +106,11 @@ pub(crate) fn to_storage(info: &ResourceInfo, mut object: Value) -> Value {
         let mut stored = hpa_conversion::from_v1(&object);
         autoscaling::set_defaults_v2(&mut stored);
         return stored;
+    }
+    if flowcontrol_conversion::concerns(info)
+        && let Some(storage) = &info.storage_version
+    {
+        return flowcontrol_conversion::convert(&object, &info.api_version(), storage);
     }
     if !is_events_v1(info) {
         return object;

@@ -125,6 +125,11 @@ fn zero_of(group: &str, kind: &str) -> Value {
             "spec": {"group": "", "names": {"plural": "", "kind": ""}, "scope": "", "versions": null},
             "status": {"acceptedNames": {"plural": "", "kind": ""}, "storedVersions": null},
         }),
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema") => json!({
+            "spec": {"priorityLevelConfiguration": {"name": ""}, "matchingPrecedence": 0},
+            "status": {},
+        }),
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration") => json!({"spec": {"type": ""}, "status": {}}),
         // ConfigMap, Secret, ServiceAccount: every field is optional.
         _ => json!({}),
     }

@@ -68,7 +68,7 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
     } else {
         endpoint_slices
     };
-    vec![
+    let mut resources = vec![
         b("", "v1", "Namespace", "namespaces")
             .cluster_scoped()
             .with_status()
@@ -325,5 +325,40 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
         .conditional_updates_only()
         .with_short_names(&["crd", "crds"])
         .with_categories(&["api-extensions"]),
-    ]
+    ];
+    resources.extend(flowcontrol(minor));
+    resources
+}
+
+/// The `flowcontrol.apiserver.k8s.io` resources of the Kubernetes `minor`, preferred version
+/// first (`pkg/registry/flowcontrol/rest/storage_flowcontrol.go`, with the versions its
+/// default resource configuration enables): 1.28 stores and prefers v1beta3 and still serves
+/// v1beta2; from 1.29 v1 is stored and preferred, v1beta3 served. The older version carries
+/// its deprecation warning (`deprecation.WarningMessage` of its `zz_generated.prerelease-lifecycle.go`).
+fn flowcontrol(minor: u32) -> Vec<ResourceInfo> {
+    const GROUP: &str = "flowcontrol.apiserver.k8s.io";
+    // The preferred version, and the older one with the minors it is deprecated and removed in.
+    let (preferred, (older, deprecated, removed)) = if minor >= 29 {
+        ("v1", ("v1beta3", 29, 32))
+    } else {
+        ("v1beta3", ("v1beta2", 26, 29))
+    };
+    let kinds = [
+        ("FlowSchema", "flowschemas"),
+        ("PriorityLevelConfiguration", "prioritylevelconfigurations"),
+    ];
+    let resource = |version: &str, kind: &str, plural: &str| {
+        ResourceInfo::builtin(GROUP, version, kind, plural)
+            .cluster_scoped()
+            .with_status()
+            .with_generation()
+    };
+    let current = kinds.iter().map(|(kind, plural)| resource(preferred, kind, plural));
+    let previous = kinds.iter().map(|(kind, plural)| ResourceInfo {
+        deprecation_warning: Some(format!(
+            "{GROUP}/{older} {kind} is deprecated in v1.{deprecated}+, unavailable in v1.{removed}+; use {GROUP}/{preferred} {kind}"
+        )),
+        ..resource(older, kind, plural).stored_as(&format!("{GROUP}/{preferred}"))
+    });
+    current.chain(previous).collect()
 }

@@ -32,6 +32,9 @@ pub(crate) enum Pending {
     PopulateNamespace { name: String },
     /// A ClusterRole changed: the aggregated ClusterRoles are brought up to date.
     AggregateClusterRoles,
+    /// A FlowSchema or PriorityLevelConfiguration was written or removed: the APF
+    /// configuration controller digests the configuration and updates the FlowSchemas' status.
+    DigestFlowControl,
     /// A CRD of this group was written or removed: its served versions get APIServices.
     RegisterCrdApiServices { group: String },
     /// An APIService, or the Service behind one, was written: its availability is checked.
@@ -89,6 +92,7 @@ impl Pending {
             | Pending::Removed { .. }
             | Pending::PopulateNamespace { .. }
             | Pending::AggregateClusterRoles
+            | Pending::DigestFlowControl
             | Pending::NodeTtl { .. }
             | Pending::RegisterCrdApiServices { .. }
             | Pending::CheckApiService { .. }
@@ -122,9 +126,16 @@ impl PendingWork {
 
     /// Queues a reaction, due after its delay.
     pub(crate) fn push(&mut self, work: Pending) {
-        // One queued aggregation covers every ClusterRole written before it runs.
-        let queued = |w: &Pending| matches!(w, Pending::AggregateClusterRoles);
-        if queued(&work) && self.queue.iter().any(|(_, w)| queued(w)) {
+        // One queued aggregation covers every ClusterRole written before it runs, one digest
+        // every APF object.
+        let same = |w: &Pending| {
+            matches!(
+                (w, &work),
+                (Pending::AggregateClusterRoles, Pending::AggregateClusterRoles)
+                    | (Pending::DigestFlowControl, Pending::DigestFlowControl)
+            )
+        };
+        if self.queue.iter().any(|(_, w)| same(w)) {
             return;
         }
         let due = Instant::now() + work.delay(self.base_delay);

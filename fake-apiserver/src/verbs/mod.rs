@@ -66,12 +66,13 @@ impl Writes for State {
         name: &str,
         config: Value,
         manager: &str,
+        subresource: Option<&str>,
     ) -> Result<Arc<Value>, ApiStatus> {
         let opts = WriteOpts::default();
         let request = apply::ApplyRequest {
             namespace,
             name,
-            subresource: None,
+            subresource,
             manager,
             force: true,
             opts: &opts,

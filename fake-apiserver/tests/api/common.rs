@@ -1,12 +1,15 @@
 //! Test fixtures: a VirtualMachine custom resource shaped like controller101's, and helpers.
 
 use fake_apiserver::FakeApiServer;
+use http_body_util::BodyExt;
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, ObjectMeta, PostParams};
 use kube::{CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tower::ServiceExt;
 
 /// controller101's VirtualMachine, with a status subresource.
 #[derive(CustomResource, Clone, Debug, Default, Deserialize, Serialize, JsonSchema, PartialEq)]
@@ -136,5 +139,36 @@ pub fn api_error<T: std::fmt::Debug>(result: Result<T, kube::Error>) -> kube::co
     match result {
         Err(kube::Error::Api(status)) => *status,
         other => panic!("expected an API error, got {other:?}"),
+    }
+}
+
+/// One answer: code, `Warning` headers and body.
+pub struct Answer {
+    pub code: u16,
+    pub warnings: Vec<String>,
+    pub body: Value,
+}
+
+/// Sends one request through the server's HTTP service and reads its answer.
+pub async fn send(server: &FakeApiServer, method: &str, uri: &str, content_type: &str, body: &str) -> Answer {
+    let request = http::Request::builder()
+        .method(method)
+        .uri(uri)
+        .header("content-type", content_type)
+        .body(http_body_util::Full::new(bytes::Bytes::from(body.to_owned())))
+        .unwrap();
+    let response = server.service().oneshot(request).await.unwrap();
+    let code = response.status().as_u16();
+    let warnings = response
+        .headers()
+        .get_all("warning")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    Answer {
+        code,
+        warnings,
+        body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
     }
 }

@@ -4,43 +4,11 @@
 //! a deprecated CRD version.
 
 use fake_apiserver::FakeApiServer;
-use http_body_util::BodyExt;
-use serde_json::{Value, json};
-use tower::ServiceExt;
+use serde_json::json;
 
 use crate::common::*;
 
 const VMS: &str = "/apis/cloudnative.tw/v1alpha1/namespaces/default/virtualmachines";
-
-/// One answer: code, `Warning` headers and body.
-struct Answer {
-    code: u16,
-    warnings: Vec<String>,
-    body: Value,
-}
-
-async fn send(server: &FakeApiServer, method: &str, uri: &str, content_type: &str, body: &str) -> Answer {
-    let request = http::Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("content-type", content_type)
-        .body(http_body_util::Full::new(bytes::Bytes::from(body.to_owned())))
-        .unwrap();
-    let response = server.service().oneshot(request).await.unwrap();
-    let code = response.status().as_u16();
-    let warnings = response
-        .headers()
-        .get_all("warning")
-        .iter()
-        .map(|v| v.to_str().unwrap().to_owned())
-        .collect();
-    let bytes = response.into_body().collect().await.unwrap().to_bytes();
-    Answer {
-        code,
-        warnings,
-        body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    }
-}
 
 /// A VirtualMachine body with an unknown spec field, an unknown metadata field and a duplicate key.
 fn sloppy_vm(name: &str) -> String {

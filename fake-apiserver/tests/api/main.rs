@@ -9,6 +9,7 @@ mod builtins;
 mod crd;
 mod delete;
 mod field_validation;
+mod flowcontrol;
 mod kubectl;
 mod list;
 mod patch;
