@@ -113,27 +113,25 @@ pub(crate) fn pod_annotation_update_errors(pod: &Value, old: &Value, lenient_cos
     let empty = Map::new();
     let (new, before) = (annotations(pod).unwrap_or(&empty), annotations(old).unwrap_or(&empty));
     let fixed = |key: &str| key.starts_with(APPARMOR_PREFIX) || key == MIRROR;
+    let what = |key: &str| {
+        if key == MIRROR {
+            "mirror pod annotation"
+        } else {
+            "AppArmor annotations"
+        }
+    };
     let mut errors = Vec::new();
     for (key, value) in before {
         if new.get(key).is_some_and(|now| now == value) || !fixed(key) {
             continue;
         }
-        let what = if key == MIRROR {
-            "mirror pod annotation"
-        } else {
-            "AppArmor annotations"
-        };
         errors.push(FieldError::forbidden(
             format!("{path}[{key}]"),
-            format!("may not remove or update {what}"),
+            format!("may not remove or update {}", what(key)),
         ));
     }
     for key in new.keys().filter(|key| !before.contains_key(*key) && fixed(key)) {
-        let what = if key == MIRROR {
-            "mirror pod annotation"
-        } else {
-            "AppArmor annotations"
-        };
+        let what = what(key);
         errors.push(FieldError::forbidden(
             format!("{path}[{key}]"),
             format!("may not add {what}"),
