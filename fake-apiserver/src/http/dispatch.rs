@@ -13,8 +13,8 @@ use tokio::sync::mpsc;
 use crate::auth::{self, UserInfo};
 use crate::http::openapi;
 use crate::http::query;
+use crate::http::render::Render;
 use crate::http::route::{ResourceRoute, Route, route};
-use crate::http::table::Render;
 use crate::http::warning::add_warnings;
 use crate::http::{aggregated, discovery};
 use crate::semantics::go_json_writer;
@@ -209,7 +209,12 @@ impl Inner {
                 return reaction.map(|object| json_response(code, go_json_writer::to_vec(&object)));
             }
         }
-        let render = Render::negotiate(&header_text(headers, header::ACCEPT), raw_query, self.options.minor());
+        let render = Render::negotiate(
+            &route.info,
+            &header_text(headers, header::ACCEPT),
+            raw_query,
+            self.options.minor(),
+        )?;
         render.check_fits(route.verb == Verb::List, &route.info.kind)?;
         if route.verb == Verb::Watch {
             // Watches do not go through `run_verb`, which validates the other verbs' options;

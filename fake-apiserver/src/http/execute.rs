@@ -10,8 +10,9 @@ use serde_json::Value;
 use crate::auth::UserInfo;
 use crate::go_order::{GoStruct, Ordered};
 use crate::http::protobuf;
+use crate::http::render::Render;
 use crate::http::route::ResourceRoute;
-use crate::http::table::{self, Render};
+use crate::http::table;
 use crate::semantics::{decoding, go_json_writer, versions};
 use crate::server::Inner;
 use crate::status::{ApiStatus, deleted_status};
@@ -156,8 +157,8 @@ impl Inner {
                 let token = page.continue_token.as_deref();
                 match render {
                     Render::Object => Ok((StatusCode::OK, list_body(info, &page))),
-                    Render::Metadata { .. } => {
-                        let list = table::partial_list(page.items.iter().map(|o| o.as_ref()), &rv, token);
+                    Render::Metadata { version, .. } => {
+                        let list = table::partial_list(page.items.iter().map(|o| o.as_ref()), version, &rv, token);
                         Ok((StatusCode::OK, go_json_writer::to_vec(&list)))
                     }
                     Render::Table(options) => {
@@ -364,8 +365,8 @@ enum Outcome {
 
 fn render_one(info: &ResourceInfo, render: Render, object: &Value) -> Vec<u8> {
     match render {
-        Render::Metadata { .. } if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
-            go_json_writer::to_vec(&table::partial(object))
+        Render::Metadata { version, .. } if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
+            go_json_writer::to_vec(&table::partial(object, version))
         }
         Render::Table(options) if object.get("kind").and_then(Value::as_str) == Some(info.kind.as_str()) => {
             let rv = crate::storage::object::resource_version(object).to_owned();

@@ -10,6 +10,7 @@ pub(crate) mod openapi;
 pub(crate) mod printers;
 pub(crate) mod protobuf;
 pub(crate) mod query;
+pub(crate) mod render;
 pub(crate) mod route;
 pub(crate) mod serve;
 pub(crate) mod service;

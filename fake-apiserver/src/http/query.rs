@@ -22,7 +22,7 @@ pub(crate) fn parse(raw: Option<&str>) -> Result<Query, ApiStatus> {
             "watch" => query.watch = truthy(&value),
             "allowWatchBookmarks" => query.allow_watch_bookmarks = truthy(&value),
             "sendInitialEvents" => query.send_initial_events = Some(truthy(&value)),
-            "timeoutSeconds" => query.timeout_seconds = Some(number(&key, &value)?),
+            "timeoutSeconds" => query.timeout_seconds = Some(u64::try_from(go_parse_int(&value)?).unwrap_or(0)),
             "fieldManager" if !value.is_empty() => query.field_manager = Some(value),
             "force" => query.force = truthy(&value),
             "fieldValidation" => query.field_validation = Some(value),

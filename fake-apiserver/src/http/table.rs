@@ -1,101 +1,14 @@
-//! Server-side printing: `meta.k8s.io/v1` `Table` responses with a CRD's printer columns, which
+//! Server-side printing: `meta.k8s.io` `Table` responses with a CRD's printer columns, which
 //! is what `kubectl get` asks for and prints, and `PartialObjectMetadata`, what metadata-only
-//! clients (kube-runtime's `metadata_watcher`) ask for.
-
-use std::borrow::Cow;
+//! clients (kube-runtime's `metadata_watcher`) ask for; `render` negotiates which.
 
 use serde_json::{Value, json};
 
 use crate::http::jsonpath::{self, Found, JsonPath};
 use crate::http::printers;
+use crate::http::render::{IncludeObject, MetaVersion, TableOptions};
 use crate::semantics::apps_set_strategy;
-use crate::status::ApiStatus;
-use crate::storage::object;
 use crate::storage::resource::{PrinterColumn, ResourceInfo};
-
-/// How objects are rendered for a client.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Render {
-    /// As the objects themselves.
-    Object,
-    /// As a `Table`, with each row carrying the object, its metadata only, or nothing.
-    Table(TableOptions),
-    /// As `PartialObjectMetadata`, or (`list`) a `PartialObjectMetadataList`: kube-apiserver
-    /// answers each only where it fits.
-    Metadata { list: bool },
-}
-
-/// How a table is printed: what each row carries, and the server's minor (printers gain columns
-/// between minors).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct TableOptions {
-    pub(crate) include: IncludeObject,
-    pub(crate) minor: u32,
-}
-
-/// The `includeObject` query parameter of table requests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum IncludeObject {
-    None,
-    Metadata,
-    Object,
-}
-
-impl Render {
-    /// Reads the `Accept` header and the `includeObject` parameter, for a server of `minor`.
-    pub(crate) fn negotiate(accept: &str, raw_query: Option<&str>, minor: u32) -> Self {
-        let first = accept.split(',').next().unwrap_or_default();
-        if first.contains("as=PartialObjectMetadataList") {
-            return Render::Metadata { list: true };
-        }
-        if first.contains("as=PartialObjectMetadata") {
-            return Render::Metadata { list: false };
-        }
-        if !first.contains("as=Table") {
-            return Render::Object;
-        }
-        let include = form_urlencoded::parse(raw_query.unwrap_or("").as_bytes())
-            .find(|(key, _)| key == "includeObject")
-            .map(|(_, value)| match value.as_ref() {
-                "None" => IncludeObject::None,
-                "Object" => IncludeObject::Object,
-                _ => IncludeObject::Metadata,
-            })
-            .unwrap_or(IncludeObject::Metadata);
-        Render::Table(TableOptions { include, minor })
-    }
-
-    /// Refuses, as kube-apiserver does with 406, metadata of the wrong form: a single
-    /// `PartialObjectMetadata` for a list, a `PartialObjectMetadataList` for anything else
-    /// (objects, and the events of a watch).
-    pub(crate) fn check_fits(self, list: bool, kind: &str) -> Result<(), ApiStatus> {
-        match self {
-            Render::Metadata { list: wanted } if wanted != list => Err(ApiStatus::not_acceptable(if list {
-                format!("you requested PartialObjectMetadata, but the requested object is a list ({kind}List)")
-            } else {
-                format!("you requested PartialObjectMetadataList, but the requested object is not a list ({kind})")
-            })),
-            _ => Ok(()),
-        }
-    }
-
-    /// The object of one watch event; tables carry their column definitions on the first event
-    /// of a stream only, as kube-apiserver sends them.
-    pub(crate) fn event_object<'a>(self, info: &ResourceInfo, object: &'a Value, first: bool) -> Cow<'a, Value> {
-        match self {
-            Render::Object => Cow::Borrowed(object),
-            Render::Metadata { .. } => Cow::Owned(partial(object)),
-            Render::Table(options) => {
-                let rv = object::resource_version(object);
-                let mut table = table(info, std::iter::once(object), options, rv, None);
-                if !first {
-                    table["columnDefinitions"] = Value::Null;
-                }
-                Cow::Owned(table)
-            }
-        }
-    }
-}
 
 /// A `Table` of `objects`.
 pub(crate) fn table<'a>(
@@ -127,21 +40,23 @@ pub(crate) fn table<'a>(
             let mut row = json!({ "cells": cells });
             match options.include {
                 IncludeObject::None => {}
-                IncludeObject::Metadata => row["object"] = partial(&apps_set_strategy::internal_view(info, object)),
+                IncludeObject::Metadata => {
+                    row["object"] = partial(&apps_set_strategy::internal_view(info, object), options.version);
+                }
                 IncludeObject::Object => row["object"] = object.clone(),
             }
             row
         })
         .collect();
     let metadata = list_metadata(resource_version, continue_token);
-    json!({ "kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": metadata, "columnDefinitions": definitions, "rows": rows })
+    json!({ "kind": "Table", "apiVersion": options.version.api_version(), "metadata": metadata, "columnDefinitions": definitions, "rows": rows })
 }
 
 /// An object's `PartialObjectMetadata`: its metadata alone.
-pub(crate) fn partial(object: &Value) -> Value {
+pub(crate) fn partial(object: &Value, version: MetaVersion) -> Value {
     json!({
         "kind": "PartialObjectMetadata",
-        "apiVersion": "meta.k8s.io/v1",
+        "apiVersion": version.api_version(),
         "metadata": object.get("metadata").cloned().unwrap_or_default(),
     })
 }
@@ -149,12 +64,13 @@ pub(crate) fn partial(object: &Value) -> Value {
 /// A `PartialObjectMetadataList` of `objects`.
 pub(crate) fn partial_list<'a>(
     objects: impl Iterator<Item = &'a Value>,
+    version: MetaVersion,
     resource_version: &str,
     continue_token: Option<&str>,
 ) -> Value {
     let metadata = list_metadata(resource_version, continue_token);
-    let items: Vec<Value> = objects.map(partial).collect();
-    json!({ "kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": metadata, "items": items })
+    let items: Vec<Value> = objects.map(|object| partial(object, version)).collect();
+    json!({ "kind": "PartialObjectMetadataList", "apiVersion": version.api_version(), "metadata": metadata, "items": items })
 }
 
 /// A list's metadata: its resourceVersion (none for a resource computed on read) and continue
@@ -357,6 +273,7 @@ mod tests {
         let options = TableOptions {
             include: IncludeObject::Metadata,
             minor: 31,
+            version: MetaVersion::V1,
         };
         let table = table(&info, [&vm].into_iter(), options, "7", None);
         assert_eq!(table["rows"][0]["cells"], json!(["vm", 12.5]));
@@ -397,6 +314,7 @@ mod tests {
         let options = TableOptions {
             include: IncludeObject::None,
             minor: 28,
+            version: MetaVersion::V1,
         };
         let table = table(&info, [&pump].into_iter(), options, "7", None);
         assert_eq!(
@@ -418,18 +336,5 @@ mod tests {
             Some(9),
             "columns stop at the one that does not parse"
         );
-    }
-
-    #[test]
-    fn render_should_want_a_table_only_when_asked_first() {
-        let accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
-        assert_eq!(
-            Render::negotiate(accept, Some("includeObject=Object"), 28),
-            Render::Table(TableOptions {
-                include: IncludeObject::Object,
-                minor: 28
-            })
-        );
-        assert_eq!(Render::negotiate("application/json", None, 28), Render::Object);
     }
 }

@@ -134,6 +134,7 @@ pub(crate) mod strategic_order;
 pub(crate) mod strategy_warnings;
 pub(crate) mod sysctl_validation;
 pub(crate) mod template_metadata;
+pub(crate) mod tls_key_pair;
 pub(crate) mod toleration_annotation;
 pub(crate) mod toleration_validation;
 pub(crate) mod topology_spread_validation;

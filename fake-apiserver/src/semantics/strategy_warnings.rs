@@ -17,6 +17,7 @@ use super::pvc_validation::BETA_STORAGE_CLASS;
 use super::runtimeclass;
 use super::service_warnings::service_warnings;
 use super::storage_warnings::{csi_storage_capacity_warnings, storage_class_warnings};
+use super::tls_key_pair;
 use crate::storage::resource::ResourceInfo;
 
 /// The path of a workload's pod template.
@@ -29,6 +30,7 @@ pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<
     }
     match (info.group.as_str(), info.kind.as_str()) {
         ("", "Service") => service_warnings(object),
+        ("", "Secret") => tls_key_pair::secret_warnings(object),
         ("", "Pod") => pod_create_warnings(object, minor),
         ("", "PersistentVolumeClaim") => claim_warnings(object),
         ("", "PersistentVolume") => volume_warnings(object, minor),
@@ -81,6 +83,7 @@ pub(crate) fn on_update(
     }
     match (info.group.as_str(), info.kind.as_str()) {
         ("", "Service") if subresource.is_none() => service_warnings(object),
+        ("", "Secret") => tls_key_pair::secret_warnings(object),
         ("", "PersistentVolumeClaim") => claim_warnings(object),
         ("", "PersistentVolume") => volume_warnings(object, minor),
         ("", "PodTemplate") if !semantic_equal(object.get("template"), old.get("template")) => {
