@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::http::table::{partial, table};
+use crate::http::table::{IncludeObject, MetaVersion, TableOptions, partial, table};
 use crate::status::ApiStatus;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
@@ -25,40 +25,6 @@ pub(crate) enum Render {
     /// As `PartialObjectMetadata`, or (`list`) a `PartialObjectMetadataList`: kube-apiserver
     /// answers each only where it fits.
     Metadata { list: bool, version: MetaVersion },
-}
-
-/// The version of `meta.k8s.io` a transformed answer is written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum MetaVersion {
-    V1,
-    V1beta1,
-}
-
-impl MetaVersion {
-    /// `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`.
-    pub(crate) fn api_version(self) -> &'static str {
-        match self {
-            MetaVersion::V1 => "meta.k8s.io/v1",
-            MetaVersion::V1beta1 => "meta.k8s.io/v1beta1",
-        }
-    }
-}
-
-/// How a table is printed: what each row carries, the server's minor (printers gain columns
-/// between minors) and the version of `meta.k8s.io` asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct TableOptions {
-    pub(crate) include: IncludeObject,
-    pub(crate) minor: u32,
-    pub(crate) version: MetaVersion,
-}
-
-/// The `includeObject` query parameter of table requests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum IncludeObject {
-    None,
-    Metadata,
-    Object,
 }
 
 /// The parameters of a media range kube-apiserver knows; any other makes the range unacceptable.

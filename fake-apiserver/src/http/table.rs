@@ -6,9 +6,42 @@ use serde_json::{Value, json};
 
 use crate::http::jsonpath::{self, Found, JsonPath};
 use crate::http::printers;
-use crate::http::render::{IncludeObject, MetaVersion, TableOptions};
 use crate::semantics::apps_set_strategy;
 use crate::storage::resource::{PrinterColumn, ResourceInfo};
+
+/// The version of `meta.k8s.io` a transformed answer is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MetaVersion {
+    V1,
+    V1beta1,
+}
+
+impl MetaVersion {
+    /// `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`.
+    pub(crate) fn api_version(self) -> &'static str {
+        match self {
+            MetaVersion::V1 => "meta.k8s.io/v1",
+            MetaVersion::V1beta1 => "meta.k8s.io/v1beta1",
+        }
+    }
+}
+
+/// How a table is printed: what each row carries, the server's minor (printers gain columns
+/// between minors) and the version of `meta.k8s.io` asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TableOptions {
+    pub(crate) include: IncludeObject,
+    pub(crate) minor: u32,
+    pub(crate) version: MetaVersion,
+}
+
+/// The `includeObject` query parameter of table requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IncludeObject {
+    None,
+    Metadata,
+    Object,
+}
 
 /// A `Table` of `objects`.
 pub(crate) fn table<'a>(

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::disruption_status::{Counts, fail_safe, str_of, with_status};
@@ -59,15 +59,6 @@ pub(crate) fn budgets_selecting(state: &State, pod: &Value) -> Vec<Arc<Value>> {
         .filter(|budget| selects(budget.pointer("/spec/selector"), labels))
         .cloned()
         .collect()
-}
-
-/// `IsPodReady`: the pod's `Ready` condition is `True`.
-pub(crate) fn is_pod_ready(pod: &Value) -> bool {
-    pod.pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .any(|c| c.get("type") == Some(&json!("Ready")) && c.get("status") == Some(&json!("True")))
 }
 
 /// `trySync` of the budget `namespace/name`, with `failSafe` when its expected pods cannot be

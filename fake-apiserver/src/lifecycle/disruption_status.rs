@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::lifecycle::disruption_controller::is_pod_ready;
 use crate::storage::object;
 
 /// How long an evicted pod counts as being deleted (`DeletionTimeout`).
@@ -25,6 +24,15 @@ pub(super) struct Counts {
 
 pub(super) fn str_of<'a>(value: &'a Value, key: &str) -> &'a str {
     value.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// `IsPodReady`: the pod's `Ready` condition is `True`.
+pub(crate) fn is_pod_ready(pod: &Value) -> bool {
+    pod.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|c| c.get("type") == Some(&json!("Ready")) && c.get("status") == Some(&json!("True")))
 }
 
 /// `updatePdbStatus` (after `buildDisruptedPodMap` and `countHealthyPods`): the budget with
