@@ -9,6 +9,7 @@
 use ring::digest;
 use serde_json::{Value, json};
 
+use crate::http::render;
 use crate::lifecycle::group_priority;
 use crate::status::ApiStatus;
 use crate::storage::registry::Registry;
@@ -34,20 +35,7 @@ pub(crate) fn negotiate(accept: &str, minor: u32, aggregate: bool) -> Result<Wan
     if accept.trim().is_empty() {
         return Ok(Wanted::Legacy);
     }
-    let mut clauses: Vec<(f32, &str)> = accept
-        .split(',')
-        .map(|clause| {
-            let q = clause
-                .split(';')
-                .filter_map(|p| p.trim().strip_prefix("q="))
-                .find_map(|q| q.parse::<f32>().ok())
-                .unwrap_or(1.0);
-            (q, clause.trim())
-        })
-        .filter(|(q, _)| *q > 0.0)
-        .collect();
-    clauses.sort_by(|a, b| b.0.total_cmp(&a.0));
-    for (_, clause) in clauses {
+    for clause in render::clauses(accept) {
         let mut parts = clause.split(';').map(str::trim);
         let media = parts.next().unwrap_or_default();
         let params: Vec<(&str, &str)> = parts

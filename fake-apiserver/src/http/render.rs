@@ -131,7 +131,7 @@ impl Render {
 
 /// The clauses of an `Accept` header, most preferred first (by `q`, then as written); a
 /// clause with `q=0` is never acceptable.
-fn clauses(accept: &str) -> Vec<&str> {
+pub(crate) fn clauses(accept: &str) -> Vec<&str> {
     let mut weighted: Vec<(f32, &str)> = accept
         .split(',')
         .map(str::trim)

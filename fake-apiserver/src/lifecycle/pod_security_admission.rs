@@ -61,14 +61,13 @@ pub(super) fn validate(
     match (info.group.as_str(), info.plural.as_str()) {
         ("", "namespaces") if subresource.is_none() => validate_namespace(state, info, new, old, warnings),
         ("", "pods") if !subresource.is_some_and(|s| IGNORED_POD_SUBRESOURCES.contains(&s)) => {
-            let policy = namespace_policy(state, object::namespace(new));
-            if policy.is_none_or(|policy| policy.fully_privileged()) {
+            let policy = namespace_policy(state, object::namespace(new)).filter(|p| !p.fully_privileged());
+            let Some(policy) = policy else {
                 return Ok(());
-            }
+            };
             if old.is_some_and(|old| !is_significant_update(new, old)) {
                 return Ok(());
             }
-            let policy = policy.unwrap_or(Policy::DEFAULT);
             let spec = new.get("spec").unwrap_or(&Value::Null);
             let meta = new.get("metadata").unwrap_or(&Value::Null);
             let warning = evaluate(&policy, meta, spec, minor, true)

@@ -140,6 +140,9 @@ impl Policy {
             }))
         };
         let enforce_level = level("enforce", None, &mut errors);
+        // Only an enforce label that parsed raises warn (`hasEnforceLevel`): it is the first
+        // label read, so it parsed when it left no error.
+        let enforce_parsed = enforce_level.is_some() && errors.is_empty();
         let version = |mode: &str, errors: &mut Vec<FieldError>| {
             let key = format!("{LABEL_PREFIX}{mode}-version");
             let value = labels.get(&key)?;
@@ -169,10 +172,6 @@ impl Policy {
         if let Some(parsed) = warn_version {
             policy.warn.version = parsed;
         }
-        // Only an enforce label that parsed raises warn (`hasEnforceLevel`).
-        let enforce_parsed = labels
-            .get(&format!("{LABEL_PREFIX}enforce"))
-            .is_some_and(|value| Level::parse(value).is_ok());
         if warn_level.is_none() && enforce_parsed && policy.enforce.level > policy.warn.level {
             policy.warn.level = policy.enforce.level;
             if warn_version.is_none() {
