@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::semantics::comparison::compare;
 use crate::semantics::fieldpath;
 pub(crate) use crate::semantics::fieldpath::FieldPath;
-use crate::semantics::schema::structural;
+use crate::semantics::schema_typing::{self, Undeclared};
 use crate::semantics::shape::Shape;
 use crate::semantics::zero::zero_object;
 use crate::storage::resource::ResourceInfo;
@@ -141,43 +141,7 @@ pub(crate) fn is_typeable(info: &ResourceInfo, object: &Value, minor: u32) -> bo
         && info
             .schema
             .as_ref()
-            .is_none_or(|schema| fits_schema_types(schema, object, minor))
-}
-
-/// Whether every value has the shape its schema's type asks for, as structured-merge-diff's
-/// typed conversion checks (`typed/validate.go` on kube-openapi's `schemaconv`: integers and
-/// numbers are one numeric kind, `null` fits everywhere). Int-or-string and formatted strings
-/// are untyped scalars: any value up to structured-merge-diff v4.3.0 (kube-apiserver 1.28),
-/// any scalar from then on ("expected any scalar").
-fn fits_schema_types(schema: &Value, value: &Value, minor: u32) -> bool {
-    if value.is_null() || structural::flag(schema, "x-kubernetes-int-or-string") {
-        return true;
-    }
-    let fits = match schema.get("type").and_then(Value::as_str) {
-        Some("object") => value.is_object(),
-        Some("array") => value.is_array(),
-        // schemaconv types a string with a format (but `byte`) as an untyped scalar.
-        Some("string") => {
-            let untyped = schema
-                .get("format")
-                .and_then(Value::as_str)
-                .is_some_and(|f| !f.is_empty() && f != "byte");
-            let scalar = !(value.is_object() || value.is_array());
-            value.is_string() || (untyped && (minor <= 28 || scalar))
-        }
-        Some("integer" | "number") => value.is_number(),
-        Some("boolean") => value.is_boolean(),
-        _ => true,
-    };
-    fits && match value {
-        Value::Object(map) => map
-            .iter()
-            .all(|(key, child)| structural::field(schema, key).is_none_or(|s| fits_schema_types(s, child, minor))),
-        Value::Array(items) => {
-            structural::items(schema).is_none_or(|s| items.iter().all(|item| fits_schema_types(s, item, minor)))
-        }
-        _ => true,
-    }
+            .is_none_or(|schema| schema_typing::errors(schema, object, minor, Undeclared::Allowed).is_empty())
 }
 
 /// Records an ordinary write (create, update, patch) by `manager`, as kube-apiserver's field

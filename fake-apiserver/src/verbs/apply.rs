@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::fieldpath::{self, FieldPath, merge_into, prune, value_at, walked_paths};
 use crate::semantics::managed_fields::{self, ManagedEntry};
+use crate::semantics::schema_typing::{self, Undeclared};
 use crate::semantics::shape::Shape;
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -71,7 +72,7 @@ pub(crate) fn apply(
     let config = decoded.value;
     let now = object::now();
     let shape = Shape::of(info);
-    typed_patch(&config, info, &sent)?;
+    typed_patch(&config, info, &sent, state.options.minor())?;
     // structured-merge-diff's field set of the configuration, each member with whether it has
     // members below it (a keyed item with fields), which only conflicts through them.
     let applied_nodes = fieldpath::applied_set(&config, shape);
@@ -95,6 +96,9 @@ pub(crate) fn apply(
     };
     write::check_resource_version(info, request.name, &rv, &old)?;
     let mut entries = managed_fields::read(&old);
+    if entries.is_empty() {
+        entries = before_first_apply(info, &old, request.subresource, &now);
+    }
     let mut new = (*old).clone();
     merge_into(&mut new, &config, shape, &[]);
     // `Updater.update`: another manager's member conflicts when the merge added or changed it.
@@ -172,6 +176,27 @@ pub(crate) fn apply(
     Ok((stored, false))
 }
 
+/// `skipNonAppliedManager.Apply` (`managedfields/internal/skipnonapplied.go`): the first apply
+/// to an object that tracks no fields (created without a manager, or stripped when a version
+/// could not type it) first records an update from an empty object to the live one by
+/// `before-first-apply`, which then owns everything already there and conflicts as any manager.
+fn before_first_apply(info: &ResourceInfo, old: &Value, subresource: Option<&str>, now: &str) -> Vec<ManagedEntry> {
+    let mut live = old.clone();
+    // The write's reset fields are not the subresource's to own (`IgnoredFields`).
+    if let Some(fields) = live.as_object_mut() {
+        match subresource {
+            Some("status") => drop(fields.remove("spec")),
+            None if info.status_subresource => drop(fields.remove("status")),
+            _ => {}
+        }
+    }
+    managed_fields::record_update(None, &mut live, info, BEFORE_FIRST_APPLY, subresource, now);
+    managed_fields::read(&live)
+}
+
+/// The manager `skipNonAppliedManager` records an object's fields under before its first apply.
+const BEFORE_FIRST_APPLY: &str = "before-first-apply";
+
 /// What kube-apiserver checks of every applied configuration first: that it is an object of the
 /// endpoint's group, version and kind (its field manager's versionCheckManager refuses absent or
 /// other ones), naming the URL's object if it names one.
@@ -197,13 +222,17 @@ pub(crate) fn check_applied(config: &Value, api_version: &str, kind: &str, name:
 }
 
 /// structured-merge-diff's typed conversion of the applied configuration (`ObjectToTyped` in
-/// `structuredmerge.go`'s `Apply`): lists whose items it cannot name or that name one twice
-/// refuse it with a 500 that names the object as sent and its group, version and kind.
-fn typed_patch(config: &Value, info: &ResourceInfo, sent: &str) -> Result<(), ApiStatus> {
-    let errors: Vec<String> = fieldpath::list_errors(config, Shape::of(info))
+/// `structuredmerge.go`'s `Apply`): lists whose items it cannot name or that name one twice, and
+/// a custom resource's values of another type than its schema's, refuse it with a 500 that names
+/// the object as sent and its group, version and kind.
+fn typed_patch(config: &Value, info: &ResourceInfo, sent: &str, minor: u32) -> Result<(), ApiStatus> {
+    let mut errors: Vec<String> = fieldpath::list_errors(config, Shape::of(info))
         .iter()
         .map(ToString::to_string)
         .collect();
+    if let Some(schema) = &info.schema {
+        errors.extend(schema_typing::errors(schema, config, minor, Undeclared::Allowed));
+    }
     if errors.is_empty() {
         return Ok(());
     }

@@ -21,7 +21,7 @@ use crate::semantics::validation::{
 };
 use crate::semantics::{
     apps_set_strategy, builtin_validation, claim_strategy, core_strategies, csr, defaults, hpa_strategy, job_strategy,
-    managed_fields, names, typed, versions, volume_strategy, zero,
+    managed_fields, managed_versions, names, typed, versions, volume_strategy, zero,
 };
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -436,8 +436,13 @@ pub(crate) fn commit_update(
         && tracked
         && let Some(manager) = &opts.manager
     {
+        // What the field manager sees must also type in every other version managing fields.
+        let convertible = managed_versions::convertible(info, &old, &new, minor)
+            && field_view
+                .as_ref()
+                .is_none_or(|view| managed_versions::convertible(info, &old, view, minor));
         match field_view {
-            _ if !typeable => {
+            _ if !typeable || !convertible => {
                 meta_mut(&mut new).remove("managedFields");
             }
             Some(mut view) => {
