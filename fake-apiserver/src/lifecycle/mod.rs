@@ -14,6 +14,7 @@ mod apiservices;
 mod bootstrap;
 mod crd;
 mod crd_names;
+mod daemonset_controller;
 mod default_class_admission;
 mod disruption_controller;
 mod disruption_status;
@@ -196,6 +197,9 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
         state.pending.push(Pending::DigestFlowControl);
     }
     if let Some(work) = disruption_controller::on_change(state, info, object) {
+        state.pending.push(work);
+    }
+    if let Some(work) = daemonset_controller::on_change(info, object) {
         state.pending.push(work);
     }
     if info.lifecycle == Lifecycle::CustomResourceDefinition
@@ -392,6 +396,7 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::SyncService { namespace, name } => endpoints::sync_service(state, &namespace, &name),
             Pending::SyncQuota { namespace, name } => quota_controller::sync(state, &namespace, &name),
             Pending::SyncDisruptionBudget { namespace, name } => disruption_controller::sync(state, &namespace, &name),
+            Pending::SyncDaemonSet { namespace, name } => daemonset_controller::sync(state, &namespace, &name),
             Pending::ReplenishQuotas {
                 namespace,
                 group,

@@ -58,6 +58,8 @@ pub(crate) enum Pending {
     /// A PodDisruptionBudget was written, or a pod it selects written or removed: the
     /// disruption controller syncs the budget.
     SyncDisruptionBudget { namespace: String, name: String },
+    /// A DaemonSet was written: the DaemonSet controller stores its status.
+    SyncDaemonSet { namespace: String, name: String },
     /// An object a quota may track was removed, or changed what it uses: the namespace's quotas
     /// that track its resource are recomputed.
     ReplenishQuotas {
@@ -82,6 +84,8 @@ impl Pending {
         match self {
             Pending::Establish { .. } => base / 5,
             Pending::EmptyNamespace { .. } => base * 10,
+            // The DaemonSet controller writes a new DaemonSet's status within milliseconds.
+            Pending::SyncDaemonSet { .. } => base / 20,
             // The node lifecycle controller takes most of a second to notice a node.
             Pending::NodeTaints { .. } => base * 8,
             // kube-controller-manager's node startup and monitor grace periods, 60 s and 40 s
