@@ -78,6 +78,15 @@ pub(super) fn mutate_create(state: &State, info: &ResourceInfo, body: &mut Value
     body["spec"][plugin.field] = json!(default);
 }
 
+/// The default StorageClass (`GetDefaultClass`), which the persistent volume controller gives a
+/// claim that names none.
+pub(super) fn default_storage_class(state: &State) -> Option<String> {
+    let (group, version, plural) = STORAGE_CLASS.classes;
+    let classes = state.info(group, version, plural);
+    let stored = state.store.iter(&classes.storage_key(), None).map(|(_, class)| class);
+    newest_default(stored, STORAGE_CLASS.default_annotations)
+}
+
 /// The name of the newest class a default annotation marks (`"true"` exactly), ties broken by
 /// name.
 fn newest_default<'a>(classes: impl Iterator<Item = &'a Arc<Value>>, annotations: &[&str]) -> Option<String> {

@@ -12,6 +12,7 @@
 mod apf_controller;
 mod apiservices;
 mod bootstrap;
+mod claim_binder;
 mod crd;
 mod crd_names;
 mod daemonset_controller;
@@ -200,6 +201,9 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
         state.pending.push(work);
     }
     if let Some(work) = daemonset_controller::on_change(info, object) {
+        state.pending.push(work);
+    }
+    if let Some(work) = claim_binder::on_change(info, object) {
         state.pending.push(work);
     }
     if info.lifecycle == Lifecycle::CustomResourceDefinition
@@ -397,6 +401,7 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::SyncQuota { namespace, name } => quota_controller::sync(state, &namespace, &name),
             Pending::SyncDisruptionBudget { namespace, name } => disruption_controller::sync(state, &namespace, &name),
             Pending::SyncDaemonSet { namespace, name } => daemonset_controller::sync(state, &namespace, &name),
+            Pending::SyncClaim { namespace, name } => claim_binder::sync(state, &namespace, &name),
             Pending::ReplenishQuotas {
                 namespace,
                 group,

@@ -60,6 +60,8 @@ pub(crate) enum Pending {
     SyncDisruptionBudget { namespace: String, name: String },
     /// A DaemonSet was written: the DaemonSet controller stores its status.
     SyncDaemonSet { namespace: String, name: String },
+    /// A claim without a volume was written: the persistent volume controller syncs it.
+    SyncClaim { namespace: String, name: String },
     /// An object a quota may track was removed, or changed what it uses: the namespace's quotas
     /// that track its resource are recomputed.
     ReplenishQuotas {
@@ -84,8 +86,11 @@ impl Pending {
         match self {
             Pending::Establish { .. } => base / 5,
             Pending::EmptyNamespace { .. } => base * 10,
-            // The DaemonSet controller writes a new DaemonSet's status within milliseconds.
+            // The DaemonSet controller stores a new DaemonSet's status within milliseconds, after
+            // the ControllerRevision it writes first.
             Pending::SyncDaemonSet { .. } => base / 20,
+            // The persistent volume controller's first write is the claim's own update.
+            Pending::SyncClaim { .. } => Duration::ZERO,
             // The node lifecycle controller takes most of a second to notice a node.
             Pending::NodeTaints { .. } => base * 8,
             // kube-controller-manager's node startup and monitor grace periods, 60 s and 40 s

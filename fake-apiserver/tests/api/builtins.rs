@@ -112,3 +112,54 @@ async fn dry_run_should_check_everything_and_keep_nothing() {
     let invalid = api_error(configmaps.create(&dry, &configmap("Not Valid", &[])).await);
     assert_eq!(invalid.code, 422);
 }
+
+#[tokio::test]
+async fn a_claim_no_volume_satisfies_should_be_handed_to_its_provisioner_or_told_why_it_waits() {
+    use k8s_openapi::api::core::v1::PersistentVolumeClaim;
+    use k8s_openapi::api::storage::v1::StorageClass;
+    let server = FakeApiServer::new();
+    let classes: Api<StorageClass> = Api::all(server.client());
+    let class: StorageClass = serde_json::from_value(json!({
+        "metadata": { "name": "fast" }, "provisioner": "example.com/csi"
+    }))
+    .unwrap();
+    classes.create(&PostParams::default(), &class).await.unwrap();
+    let claims: Api<PersistentVolumeClaim> = Api::default_namespaced(server.client());
+    for (name, class) in [("external", "fast"), ("nowhere", "missing")] {
+        let claim: PersistentVolumeClaim = serde_json::from_value(json!({
+            "metadata": { "name": name },
+            "spec": { "storageClassName": class, "accessModes": ["ReadWriteOnce"],
+                      "resources": { "requests": { "storage": "1Gi" } } }
+        }))
+        .unwrap();
+        claims.create(&PostParams::default(), &claim).await.unwrap();
+    }
+    server.settle();
+    let external = claims.get("external").await.unwrap();
+    let annotations = external.metadata.annotations.unwrap_or_default();
+    assert_eq!(
+        annotations["volume.kubernetes.io/storage-provisioner"],
+        "example.com/csi"
+    );
+    assert_eq!(
+        annotations["volume.beta.kubernetes.io/storage-provisioner"],
+        "example.com/csi"
+    );
+    let events: Api<Event> = Api::default_namespaced(server.client());
+    let reasons: Vec<(String, String)> = events
+        .list(&ListParams::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .map(|e| (e.involved_object.name.unwrap_or_default(), e.reason.unwrap_or_default()))
+        .collect();
+    assert!(
+        reasons.contains(&("external".to_owned(), "ExternalProvisioning".to_owned())),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.contains(&("nowhere".to_owned(), "ProvisioningFailed".to_owned())),
+        "{reasons:?}"
+    );
+}
