@@ -23,6 +23,7 @@ mod endpoints;
 mod events;
 mod gc;
 mod gc_owners;
+mod job_controller;
 mod limit_constraints;
 mod limit_ranger;
 mod namespace;
@@ -204,6 +205,9 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
         state.pending.push(work);
     }
     if let Some(work) = claim_binder::on_change(info, object) {
+        state.pending.push(work);
+    }
+    if let Some(work) = job_controller::on_change(info, object) {
         state.pending.push(work);
     }
     if info.lifecycle == Lifecycle::CustomResourceDefinition
@@ -402,6 +406,7 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::SyncDisruptionBudget { namespace, name } => disruption_controller::sync(state, &namespace, &name),
             Pending::SyncDaemonSet { namespace, name } => daemonset_controller::sync(state, &namespace, &name),
             Pending::SyncClaim { namespace, name } => claim_binder::sync(state, &namespace, &name),
+            Pending::SyncJob { namespace, name } => job_controller::sync(state, &namespace, &name),
             Pending::ReplenishQuotas {
                 namespace,
                 group,

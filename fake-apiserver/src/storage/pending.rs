@@ -62,6 +62,8 @@ pub(crate) enum Pending {
     SyncDaemonSet { namespace: String, name: String },
     /// A claim without a volume was written: the persistent volume controller syncs it.
     SyncClaim { namespace: String, name: String },
+    /// A suspended Job was written: the Job controller records it suspended.
+    SyncJob { namespace: String, name: String },
     /// An object a quota may track was removed, or changed what it uses: the namespace's quotas
     /// that track its resource are recomputed.
     ReplenishQuotas {
@@ -89,8 +91,9 @@ impl Pending {
             // The DaemonSet controller stores a new DaemonSet's status within milliseconds, after
             // the ControllerRevision it writes first.
             Pending::SyncDaemonSet { .. } => base / 20,
-            // The persistent volume controller's first write is the claim's own update.
-            Pending::SyncClaim { .. } => Duration::ZERO,
+            // The persistent volume controller's first write is the claim's own update, the Job
+            // controller's for a suspended Job its status.
+            Pending::SyncClaim { .. } | Pending::SyncJob { .. } => Duration::ZERO,
             // The node lifecycle controller takes most of a second to notice a node.
             Pending::NodeTaints { .. } => base * 8,
             // kube-controller-manager's node startup and monitor grace periods, 60 s and 40 s

@@ -1,0 +1,148 @@
+//! kube-controller-manager's Job controller for a suspended Job (`pkg/controller/job/job_controller.go`:
+//! `syncJob` with `manageJob` creating nothing, `ensureJobConditionStatus`, the `Suspended`
+//! event). A Job written with `spec.suspend` gets the `Suspended` condition and the counters the
+//! controller always writes. A running Job's pods, and the status that counts them, are not
+//! emulated.
+
+use serde_json::{Value, json};
+
+use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
+use crate::lifecycle::events;
+use crate::lifecycle::writes::Writes;
+use crate::storage::State;
+use crate::storage::object;
+use crate::storage::pending::Pending;
+use crate::storage::resource::ResourceInfo;
+
+/// The event source of the controller's recorder.
+const COMPONENT: &str = "job-controller";
+
+/// The informer's reaction to a write: a suspended Job that has not finished is synced.
+pub(super) fn on_change(info: &ResourceInfo, job: &Value) -> Option<Pending> {
+    let is_job = info.builtin && info.group == "batch" && info.plural == "jobs";
+    let suspended = job.pointer("/spec/suspend").and_then(Value::as_bool) == Some(true);
+    (is_job && suspended && !object::is_deleting(job) && !finished(job)).then(|| Pending::SyncJob {
+        namespace: object::namespace(job).to_owned(),
+        name: object::name(job).to_owned(),
+    })
+}
+
+/// `syncJob` of a suspended Job: the condition, then the status update when anything changed.
+pub(super) fn sync(state: &mut State, namespace: &str, name: &str) {
+    let info = state.info("batch", "v1", "jobs");
+    let Some(job) = state.object(&info, Some(namespace), name) else {
+        return;
+    };
+    if job.pointer("/spec/suspend").and_then(Value::as_bool) != Some(true) || finished(&job) {
+        return;
+    }
+    let minor = state.options.minor();
+    let (updated, condition_changed) = suspended_status(&job, &object::now(), minor);
+    if updated == *job {
+        return;
+    }
+    match state.update_object(&info, job, updated, Some(CONTROLLER_MANAGER), Some("status")) {
+        Ok(stored) if condition_changed => {
+            events::record(state, &info, &stored, "Normal", "Suspended", "Job suspended", COMPONENT);
+        }
+        Ok(_) => {}
+        Err(status) => tracing::warn!(namespace, name, %status, "could not update the Job's status"),
+    }
+}
+
+/// Whether a `Complete` or `Failed` condition is true.
+fn finished(job: &Value) -> bool {
+    conditions(job).any(|c| {
+        matches!(c.get("type").and_then(Value::as_str), Some("Complete" | "Failed"))
+            && c.get("status").and_then(Value::as_str) == Some("True")
+    })
+}
+
+fn conditions(job: &Value) -> impl Iterator<Item = &Value> {
+    job.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+/// The Job with the status `syncJob` writes for it suspended, and whether the condition changed
+/// (`ensureJobConditionStatus`: a `Suspended` condition of other status, reason or message is
+/// replaced, with both times now).
+fn suspended_status(job: &Value, now: &str, minor: u32) -> (Value, bool) {
+    let mut updated = job.clone();
+    let condition = json!({"type": "Suspended", "status": "True", "lastProbeTime": now,
+        "lastTransitionTime": now, "reason": "JobSuspended", "message": "Job suspended"});
+    let same = |c: &Value| {
+        ["status", "reason", "message"]
+            .iter()
+            .all(|k| c.get(*k) == condition.get(*k))
+    };
+    let status = updated
+        .as_object_mut()
+        .map(|o| o.entry("status").or_insert_with(|| json!({})))
+        .filter(|s| s.is_object());
+    let Some(status) = status else {
+        return (updated, false);
+    };
+    let list = status
+        .as_object_mut()
+        .map(|s| s.entry("conditions").or_insert_with(|| json!([])));
+    let mut changed = false;
+    if let Some(Value::Array(list)) = list {
+        match list
+            .iter_mut()
+            .find(|c| c.get("type").and_then(Value::as_str) == Some("Suspended"))
+        {
+            Some(existing) if !same(existing) => {
+                *existing = condition;
+                changed = true;
+            }
+            Some(_) => {}
+            None => {
+                list.push(condition);
+                changed = true;
+            }
+        }
+    }
+    // The counters every sync writes: `ready` (JobReadyPods), `terminating` from 1.29
+    // (JobPodReplacementPolicy), and the uncounted pods' record.
+    if status.get("ready").is_none() {
+        status["ready"] = json!(0);
+    }
+    if minor >= 29 && status.get("terminating").is_none() {
+        status["terminating"] = json!(0);
+    }
+    if status.get("uncountedTerminatedPods").is_none() {
+        status["uncountedTerminatedPods"] = json!({});
+    }
+    (updated, changed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_suspended_job_should_get_the_condition_once() {
+        let job = json!({"spec": {"suspend": true}, "status": {}});
+        let (updated, changed) = suspended_status(&job, "t", 31);
+        assert!(changed);
+        assert_eq!(updated["status"]["conditions"][0]["reason"], "JobSuspended");
+        assert_eq!(updated["status"]["terminating"], 0);
+        let (again, changed) = suspended_status(&updated, "later", 31);
+        assert!(!changed);
+        assert_eq!(again, updated, "nothing left to write");
+        let (old, _) = suspended_status(&job, "t", 28);
+        assert!(old["status"].get("terminating").is_none());
+    }
+
+    #[test]
+    fn a_resumed_condition_should_be_replaced_when_suspended_again() {
+        let job = json!({"spec": {"suspend": true}, "status": {"conditions": [
+            {"type": "Suspended", "status": "False", "reason": "JobResumed", "message": "Job resumed"}]}});
+        let (updated, changed) = suspended_status(&job, "t", 28);
+        assert!(changed);
+        assert_eq!(updated["status"]["conditions"].as_array().unwrap().len(), 1);
+        assert_eq!(updated["status"]["conditions"][0]["status"], "True");
+    }
+}
