@@ -24,10 +24,7 @@ pub(crate) fn object_name_errors(kind: &str, name: &str) -> Vec<String> {
     }
     // A PodDisruptionBudget's strategy validates no name: `rest.BeforeCreate`'s path segment
     // check is all.
-    if matches!(
-        kind,
-        "Role" | "ClusterRole" | "RoleBinding" | "ClusterRoleBinding" | "APIService" | "PodDisruptionBudget"
-    ) {
+    if takes_path_segment_names(kind) {
         return path_segment_errors(name);
     }
     let mut errors = Vec::new();
@@ -74,6 +71,20 @@ pub(crate) fn dns1123_label_errors(value: &str) -> Vec<String> {
 /// `validation.IsDNS1035Label`.
 pub(crate) fn dns1035_label_errors(value: &str) -> Vec<String> {
     object_name_errors("Service", value)
+}
+
+/// Whether a kind's names are only checked as a path segment (and a CSR's not at all).
+pub(crate) fn takes_path_segment_names(kind: &str) -> bool {
+    matches!(
+        kind,
+        "Role"
+            | "ClusterRole"
+            | "RoleBinding"
+            | "ClusterRoleBinding"
+            | "APIService"
+            | "PodDisruptionBudget"
+            | "CertificateSigningRequest"
+    )
 }
 
 /// `path.IsValidPathSegmentName`: not `.` or `..`, without `/` or `%`.

@@ -83,11 +83,17 @@ pub(crate) fn finalizer_name_errors(name: &str, field: &str) -> Vec<FieldError> 
         .into_iter()
         .map(|why| FieldError::invalid(field, shown(), why))
         .collect();
-    if !name.contains('/') && !STANDARD_FINALIZERS.contains(&name) {
-        let why = "name is neither a standard finalizer name nor is it fully qualified";
-        errors.push(FieldError::invalid(field, shown(), why));
-    }
+    errors.extend(kube_finalizer_errors(name, field));
     errors
+}
+
+/// `validateKubeFinalizerName`: a finalizer without a `/` must be a standard one.
+pub(crate) fn kube_finalizer_errors(name: &str, field: &str) -> Vec<FieldError> {
+    if name.contains('/') || STANDARD_FINALIZERS.contains(&name) {
+        return Vec::new();
+    }
+    let why = "name is neither a standard finalizer name nor is it fully qualified";
+    vec![FieldError::invalid(field, BadValue::from(name), why)]
 }
 
 #[cfg(test)]

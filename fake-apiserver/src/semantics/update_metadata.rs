@@ -1,8 +1,11 @@
-//! How often an update's validation reports a bad label, annotation or owner reference:
-//! `rest.BeforeUpdate`'s `validateCommonFields` (`staging/src/k8s.io/apiserver/pkg/registry/rest/update.go`)
-//! checks them twice (`ValidateObjectMetaAccessor`, then `ValidateObjectMetaAccessorUpdate`),
-//! and each `ValidateObjectMeta` or `ValidateObjectMetaUpdate` of the strategy's `ValidateUpdate`
-//! once more. Each check is a cause of its own; the message lists the text once.
+//! How often an update's validation reports a bad label, annotation, owner reference or
+//! finalizer: `rest.BeforeUpdate`'s `validateCommonFields` (`staging/src/k8s.io/apiserver/pkg/registry/rest/update.go`)
+//! checks labels, annotations and owner references twice (`ValidateObjectMetaAccessor`, then
+//! `ValidateObjectMetaAccessorUpdate`) and finalizer names once (the first only), and each
+//! `ValidateObjectMeta` or `ValidateObjectMetaUpdate` of the strategy's `ValidateUpdate` once
+//! more; core's two (`pkg/apis/core/validation`) add `validateKubeFinalizerName`, and only the
+//! create's checks finalizer names. Each check is a cause of its own; the message lists the text
+//! once.
 //!
 //! Counted for the kinds whose strategies are read for it; the others report each cause once.
 
@@ -11,37 +14,48 @@ use crate::storage::resource::ResourceInfo;
 /// The fields `ValidateObjectMetaAccessorUpdate` checks again.
 const RECHECKED: [&str; 3] = ["metadata.labels", "metadata.annotations", "metadata.ownerReferences"];
 
-/// How many times an update of `info` through `subresource` checks the re-checked fields, when
-/// known.
-fn checks(info: &ResourceInfo, subresource: Option<&str>) -> Option<usize> {
-    let common = 2;
-    let strategy = match (info.group.as_str(), info.kind.as_str(), subresource) {
+/// The metadata validations of the strategy's `ValidateUpdate` of `info` through `subresource`,
+/// when known: how many `ValidateObjectMetaUpdate` and how many `ValidateObjectMeta`.
+fn checks(info: &ResourceInfo, subresource: Option<&str>) -> Option<(usize, usize)> {
+    Some(match (info.group.as_str(), info.kind.as_str(), subresource) {
         // `ValidatePodDisruptionBudget` and its status validation check no metadata.
-        ("policy", "PodDisruptionBudget", _) => 0,
+        ("policy", "PodDisruptionBudget", _) => (0, 0),
         // `ValidateIngressStatusUpdate`: `ValidateObjectMetaUpdate`.
-        ("networking.k8s.io", "Ingress", Some("status")) => 1,
+        ("networking.k8s.io", "Ingress", Some("status")) => (1, 0),
         // `ValidatePriorityClassUpdate`: `ValidateObjectMetaUpdate`.
-        ("scheduling.k8s.io", "PriorityClass", None) => 1,
+        ("scheduling.k8s.io", "PriorityClass", None) => (1, 0),
         // `ValidateRuntimeClass` then `ValidateRuntimeClassUpdate`.
-        ("node.k8s.io", "RuntimeClass", None) => 2,
+        ("node.k8s.io", "RuntimeClass", None) => (1, 1),
         // Their update validation is `ValidateObjectMetaUpdate` plus the create validation's
         // `ValidateObjectMeta`.
-        ("networking.k8s.io", "NetworkPolicy" | "Ingress" | "IngressClass", None) => 2,
+        ("networking.k8s.io", "NetworkPolicy" | "Ingress" | "IngressClass", None) => (1, 1),
         // `ValidateHorizontalPodAutoscalerUpdate` and its status validation:
         // `ValidateObjectMetaUpdate`.
-        ("autoscaling", "HorizontalPodAutoscaler", _) => 1,
+        ("autoscaling", "HorizontalPodAutoscaler", _) => (1, 0),
         // `ValidateConfigMapUpdate`, `ValidateSecretUpdate`, `ValidateServiceAccountUpdate`:
         // `ValidateObjectMetaUpdate`, then the create validation's `ValidateObjectMeta`.
-        ("", "ConfigMap" | "Secret" | "ServiceAccount", None) => 2,
+        ("", "ConfigMap" | "Secret" | "ServiceAccount", None) => (1, 1),
         // `ValidateEndpointSliceUpdate`: the create validation's `ValidateObjectMeta`.
-        ("discovery.k8s.io", "EndpointSlice", None) => 1,
+        ("discovery.k8s.io", "EndpointSlice", None) => (0, 1),
         _ => return None,
-    };
-    Some(common + strategy)
+    })
 }
 
-/// `causes` (the object metadata's, each once) with the re-checked ones repeated as the update's
-/// validation repeats them.
+/// How many times the update reports a cause of `field`.
+fn times(field: &str, (updates, creates): (usize, usize)) -> usize {
+    if RECHECKED.contains(&field) {
+        2 + updates + creates
+    } else if field == "metadata.finalizers" {
+        1 + creates
+    } else if field.starts_with("metadata.finalizers[") {
+        updates + creates
+    } else {
+        1
+    }
+}
+
+/// `causes` (the object metadata's, each once) repeated, or left out, as the update's
+/// validation reports them.
 pub(crate) fn repeated(
     info: &ResourceInfo,
     subresource: Option<&str>,
@@ -50,16 +64,16 @@ pub(crate) fn repeated(
     let Some(checks) = checks(info, subresource) else {
         return causes;
     };
-    let again: Vec<(String, String)> = causes
-        .iter()
-        .filter(|(field, _)| RECHECKED.contains(&field.as_str()))
-        .cloned()
-        .collect();
-    let mut all = causes;
-    for _ in 1..checks {
-        all.extend(again.iter().cloned());
-    }
-    all
+    let counted: Vec<(usize, (String, String))> = causes.into_iter().map(|c| (times(&c.0, checks), c)).collect();
+    let rounds = counted.iter().map(|(n, _)| *n).max().unwrap_or_default();
+    (0..rounds)
+        .flat_map(|round| {
+            counted
+                .iter()
+                .filter(move |(n, _)| *n > round)
+                .map(|(_, cause)| cause.clone())
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::field_error::go_quote;
 use crate::semantics::names;
+use crate::semantics::namespace_validation;
 use crate::status::ApiStatus;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::{Lifecycle, ResourceInfo};
@@ -167,6 +168,21 @@ pub(crate) fn metadata_causes(info: &ResourceInfo, object: &Value) -> Vec<(Strin
     let mut causes = Vec::new();
     // A CRD's name is checked with its spec, in one answer (`crd_validation`).
     if info.lifecycle != Lifecycle::CustomResourceDefinition {
+        // `ValidateObjectMeta`: the prefix first, a trailing dash standing for a character
+        // (`maskTrailingDash`), then the generated name. A path-segment name takes any prefix.
+        let prefix = object::meta_str(object, "generateName");
+        if !prefix.is_empty() && !names::takes_path_segment_names(&info.kind) {
+            let masked = match prefix.strip_suffix('-') {
+                Some(head) if !head.is_empty() => format!("{}a", &head[..head.len() - 1]),
+                _ => prefix.to_owned(),
+            };
+            for why in names::object_name_errors(&info.kind, &masked) {
+                causes.push((
+                    "metadata.generateName".to_owned(),
+                    format!("Invalid value: {prefix:?}: {why}"),
+                ));
+            }
+        }
         for why in names::object_name_errors(&info.kind, name) {
             causes.push(("metadata.name".to_owned(), format!("Invalid value: {name:?}: {why}")));
         }
@@ -183,6 +199,17 @@ pub(crate) fn metadata_causes(info: &ResourceInfo, object: &Value) -> Vec<(Strin
     }
     causes.extend(names::metadata_errors(object));
     causes.extend(owner_reference_errors(object::owner_references(object)));
+    // Core's `ValidateObjectMeta`, which the built-in kinds' validation calls (a CRD's calls
+    // apimachinery's): a finalizer without a domain must be a standard one.
+    if info.builtin && info.lifecycle != Lifecycle::CustomResourceDefinition {
+        let finalizers = object.pointer("/metadata/finalizers").and_then(Value::as_array);
+        for (i, finalizer) in finalizers.into_iter().flatten().enumerate() {
+            let Some(name) = finalizer.as_str() else { continue };
+            for error in namespace_validation::kube_finalizer_errors(name, &format!("metadata.finalizers[{i}]")) {
+                causes.push((error.field.clone(), error.body()));
+            }
+        }
+    }
     causes
 }
 
@@ -193,7 +220,12 @@ fn owner_reference_errors(owners: &[Value]) -> Vec<(String, String)> {
     let mut first_controller: Option<String> = None;
     for owner in owners {
         let text = |key: &str| owner.get(key).and_then(Value::as_str).unwrap_or_default();
-        let version = text("apiVersion").rsplit('/').next().unwrap_or_default();
+        // `schema.FromAPIVersionAndKind`: an apiVersion `ParseGroupVersion` refuses (more than one
+        // `/`) has no version.
+        let version = match text("apiVersion").split('/').collect::<Vec<_>>().as_slice() {
+            [version] | [_, version] => *version,
+            _ => "",
+        };
         let checks = [
             ("apiVersion", version, "version must not be empty"),
             ("kind", text("kind"), "kind must not be empty"),
