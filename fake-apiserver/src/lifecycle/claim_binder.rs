@@ -72,15 +72,7 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str) {
     let classes = state.info("storage.k8s.io", "v1", "storageclasses");
     let Some(class) = state.object(&classes, None, class_name) else {
         let message = format!("storageclass.storage.k8s.io \"{class_name}\" not found");
-        return events::record(
-            state,
-            &info,
-            &claim,
-            "Warning",
-            "ProvisioningFailed",
-            &message,
-            COMPONENT,
-        );
+        return provisioning_failed(state, &info, &claim, &message);
     };
     let provisioner = class.get("provisioner").and_then(Value::as_str).unwrap_or_default();
     let delayed = class.get("volumeBindingMode").and_then(Value::as_str) == Some("WaitForFirstConsumer");
@@ -93,15 +85,7 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str) {
     if provisioner.starts_with("kubernetes.io/") {
         // An in-tree plugin: none is compiled into this server.
         let message = format!("no volume plugin matched name: {provisioner}");
-        return events::record(
-            state,
-            &info,
-            &claim,
-            "Warning",
-            "ProvisioningFailed",
-            &message,
-            COMPONENT,
-        );
+        return provisioning_failed(state, &info, &claim, &message);
     }
     let annotated = object::annotations(&claim)
         .and_then(|a| a.get(PROVISIONER_ANNOTATIONS[1]))
@@ -136,6 +120,11 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str) {
         &message,
         COMPONENT,
     );
+}
+
+/// `provisionClaim`'s warning when no plugin can provision the claim's class.
+fn provisioning_failed(state: &mut State, info: &ResourceInfo, claim: &Value, message: &str) {
+    events::record(state, info, claim, "Warning", "ProvisioningFailed", message, COMPONENT);
 }
 
 /// The event of a claim of no class that no volume satisfies.

@@ -175,17 +175,12 @@ fn term_matches(term: &Value, labels: &Map<String, Value>, node_name: &str) -> b
         return false;
     }
     let holds = |req: &Value, actual: Option<&str>| {
-        let values: Vec<&str> = req
-            .get("values")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
+        let values = object::string_list(req.get("values"));
+        let listed = |v: &str| values.iter().any(|value| value == v);
         let number = |s: &str| s.parse::<i64>().ok();
         match (text(req, "operator"), actual) {
-            ("In", Some(v)) => values.contains(&v),
-            ("NotIn", v) => v.is_none_or(|v| !values.contains(&v)),
+            ("In", Some(v)) => listed(v),
+            ("NotIn", v) => v.is_none_or(|v| !listed(v)),
             ("Exists", v) => v.is_some(),
             ("DoesNotExist", v) => v.is_none(),
             ("Gt", Some(v)) => number(v)

@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use crate::semantics::schema::structural;
+use crate::storage::object;
 
 /// Whether a field the schema does not declare is an error: it is when an object is converted to
 /// another version (the request's own version has pruned them already).
@@ -110,17 +111,11 @@ impl Walker {
 fn item_name(schema: &Value, index: usize, item: &Value) -> String {
     match schema.get("x-kubernetes-list-type").and_then(Value::as_str) {
         Some("map") => {
-            let mut keys: Vec<&str> = schema
-                .get("x-kubernetes-list-map-keys")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
+            let mut keys = object::string_list(schema.get("x-kubernetes-list-map-keys"));
             keys.sort_unstable();
             let pairs: Vec<String> = keys
                 .iter()
-                .filter_map(|k| item.get(*k).map(|v| format!("{k}={v}")))
+                .filter_map(|k| item.get(k.as_str()).map(|v| format!("{k}={v}")))
                 .collect();
             format!("[{}]", pairs.join(","))
         }

@@ -1,0 +1,72 @@
+//! The controllers' side of the pending work: each reaction the writes queued, run by the
+//! controller it belongs to when it is due.
+
+use crate::lifecycle::{
+    apf_controller, apiservices, bootstrap, claim_binder, crd, daemonset_controller, disruption_controller, endpoints,
+    gc, gc_owners, job_controller, namespace, nodes, quota_controller, role_aggregation,
+};
+use crate::storage::State;
+use crate::storage::object;
+use crate::storage::pending::Pending;
+use crate::storage::resource::Lifecycle;
+
+/// Runs the controllers on the work due at `now` (everything with `None`), which may queue
+/// more. Returns whether anything ran.
+pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> bool {
+    let work = state.pending.take_due(now);
+    let ran = !work.is_empty();
+    for item in work {
+        match item {
+            Pending::Establish { crd, defined } => crd::establish(state, &crd, defined),
+            Pending::Marked { info, object } => {
+                if info.lifecycle == Lifecycle::CustomResourceDefinition {
+                    crd::clean_up_if_marked(state, &object);
+                }
+                gc::after_marked(state, &info, &object);
+            }
+            Pending::Removed { info, object } => {
+                if info.lifecycle == Lifecycle::CustomResource {
+                    crd::release_if_empty(state, &info.storage_key());
+                }
+                gc::after_removed(state, &object);
+                if info.namespaced {
+                    namespace::finish_if_empty(state, object::namespace(&object));
+                }
+            }
+            Pending::EmptyNamespace { name } => namespace::delete_contents(state, &name),
+            Pending::PopulateNamespace { name } => bootstrap::populate_namespace(state, &name),
+            Pending::AggregateClusterRoles => role_aggregation::aggregate(state),
+            Pending::DigestFlowControl => apf_controller::sync(state),
+            Pending::RegisterCrdApiServices { group } => apiservices::sync_crd_group(state, &group),
+            Pending::CheckApiService { name } => apiservices::check_available(state, &name),
+            Pending::SyncService { namespace, name } => endpoints::sync_service(state, &namespace, &name),
+            Pending::SyncQuota { namespace, name } => quota_controller::sync(state, &namespace, &name),
+            Pending::SyncDisruptionBudget { namespace, name } => disruption_controller::sync(state, &namespace, &name),
+            Pending::SyncDaemonSet { namespace, name } => daemonset_controller::sync(state, &namespace, &name),
+            Pending::SyncClaim { namespace, name } => claim_binder::sync(state, &namespace, &name),
+            Pending::SyncJob { namespace, name } => job_controller::sync(state, &namespace, &name),
+            Pending::ReplenishQuotas {
+                namespace,
+                group,
+                plural,
+            } => quota_controller::replenish(state, &namespace, &group, &plural),
+            Pending::NodeTtl { name } => nodes::annotate_ttl(state, &name),
+            Pending::NodeTaints { name } => nodes::taint(state, &name),
+            Pending::NodeHealth { name, heartbeat, .. } => nodes::mark_unknown(state, &name, heartbeat.as_ref()),
+            Pending::AttemptToDelete {
+                info,
+                namespace,
+                name,
+                uid,
+            } => {
+                gc_owners::attempt_to_delete(state, &info, namespace.as_deref(), &name, &uid);
+            }
+        }
+    }
+    ran
+}
+
+/// Runs the controllers until nothing is left for them, as a settled cluster would be.
+pub(crate) fn settle(state: &mut State) {
+    while react(state, None) {}
+}
