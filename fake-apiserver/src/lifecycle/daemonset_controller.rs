@@ -5,8 +5,6 @@
 //! generation observed and every count zero. Where a node should run its pod, creating the pods
 //! and counting them is not emulated, and the status is left alone.
 
-use std::sync::Arc;
-
 use serde_json::{Map, Value};
 
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
@@ -27,16 +25,15 @@ const DAEMON_TOLERATIONS: [(&str, &str); 6] = [
     ("node.kubernetes.io/unschedulable", "NoSchedule"),
 ];
 
-/// The counts `storeDaemonSetStatus` writes; those after the fourth are `omitempty`.
-const COUNTS: [&str; 7] = [
+/// The counts `storeDaemonSetStatus` writes that are always serialized, and those that are
+/// `omitempty` (absent when zero).
+const COUNTS: [&str; 4] = [
     "currentNumberScheduled",
     "desiredNumberScheduled",
     "numberMisscheduled",
     "numberReady",
-    "updatedNumberScheduled",
-    "numberAvailable",
-    "numberUnavailable",
 ];
+const OMITTED_COUNTS: [&str; 3] = ["updatedNumberScheduled", "numberAvailable", "numberUnavailable"];
 
 /// The informer's reaction to a write of `object`: a DaemonSet syncs itself.
 pub(super) fn on_change(info: &ResourceInfo, object: &Value) -> Option<Pending> {
@@ -79,7 +76,7 @@ fn observed(daemonset: &Value) -> Option<Value> {
         .and_then(|s| s.get("observedGeneration"))
         .and_then(Value::as_i64)
         .unwrap_or(0);
-    if COUNTS.iter().all(|key| count(key) == 0) && seen >= generation {
+    if COUNTS.iter().chain(&OMITTED_COUNTS).all(|key| count(key) == 0) && seen >= generation {
         return None;
     }
     let mut updated = daemonset.clone();
@@ -89,12 +86,11 @@ fn observed(daemonset: &Value) -> Option<Value> {
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()?;
     status.insert("observedGeneration".to_owned(), generation.into());
-    for (i, key) in COUNTS.iter().enumerate() {
-        if i < 4 {
-            status.insert((*key).to_owned(), 0.into());
-        } else {
-            status.remove(*key);
-        }
+    for key in COUNTS {
+        status.insert(key.to_owned(), 0.into());
+    }
+    for key in OMITTED_COUNTS {
+        status.remove(key);
     }
     Some(updated)
 }
@@ -105,13 +101,11 @@ fn any_node_runs(state: &State, daemonset: &Value) -> bool {
     let Some(nodes) = state.registry.find("", "v1", "nodes") else {
         return false;
     };
-    let pod = daemonset.pointer("/spec/template/spec").cloned().unwrap_or_default();
-    let nodes: Vec<Arc<Value>> = state
+    let pod = daemonset.pointer("/spec/template/spec").unwrap_or(&Value::Null);
+    state
         .store
         .iter(&nodes.storage_key(), None)
-        .map(|(_, node)| node.clone())
-        .collect();
-    nodes.iter().any(|node| should_run(&pod, node))
+        .any(|(_, node)| should_run(pod, node))
 }
 
 fn should_run(pod: &Value, node: &Value) -> bool {

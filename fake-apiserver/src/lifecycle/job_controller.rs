@@ -52,17 +52,11 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str) {
 
 /// Whether a `Complete` or `Failed` condition is true.
 fn finished(job: &Value) -> bool {
-    conditions(job).any(|c| {
+    let conditions = job.pointer("/status/conditions").and_then(Value::as_array);
+    conditions.into_iter().flatten().any(|c| {
         matches!(c.get("type").and_then(Value::as_str), Some("Complete" | "Failed"))
             && c.get("status").and_then(Value::as_str) == Some("True")
     })
-}
-
-fn conditions(job: &Value) -> impl Iterator<Item = &Value> {
-    job.pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
 }
 
 /// The Job with the status `syncJob` writes for it suspended, and whether the condition changed
@@ -77,31 +71,19 @@ fn suspended_status(job: &Value, now: &str, minor: u32) -> (Value, bool) {
             .iter()
             .all(|k| c.get(*k) == condition.get(*k))
     };
-    let status = updated
-        .as_object_mut()
-        .map(|o| o.entry("status").or_insert_with(|| json!({})))
-        .filter(|s| s.is_object());
-    let Some(status) = status else {
-        return (updated, false);
-    };
-    let list = status
-        .as_object_mut()
-        .map(|s| s.entry("conditions").or_insert_with(|| json!([])));
-    let mut changed = false;
-    if let Some(Value::Array(list)) = list {
-        match list
-            .iter_mut()
-            .find(|c| c.get("type").and_then(Value::as_str) == Some("Suspended"))
-        {
-            Some(existing) if !same(existing) => {
-                *existing = condition;
-                changed = true;
-            }
-            Some(_) => {}
-            None => {
-                list.push(condition);
-                changed = true;
-            }
+    if !updated["status"].is_object() {
+        updated["status"] = json!({});
+    }
+    let status = &mut updated["status"];
+    if !status["conditions"].is_array() {
+        status["conditions"] = json!([]);
+    }
+    let mut changed = true;
+    if let Some(list) = status["conditions"].as_array_mut() {
+        match list.iter_mut().find(|c| c["type"] == "Suspended") {
+            Some(existing) if same(existing) => changed = false,
+            Some(existing) => *existing = condition,
+            None => list.push(condition),
         }
     }
     // The counters every sync writes: `ready` (JobReadyPods), `terminating` from 1.29

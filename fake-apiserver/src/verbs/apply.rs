@@ -183,12 +183,13 @@ pub(crate) fn apply(
 fn before_first_apply(info: &ResourceInfo, old: &Value, subresource: Option<&str>, now: &str) -> Vec<ManagedEntry> {
     let mut live = old.clone();
     // The write's reset fields are not the subresource's to own (`IgnoredFields`).
-    if let Some(fields) = live.as_object_mut() {
-        match subresource {
-            Some("status") => drop(fields.remove("spec")),
-            None if info.status_subresource => drop(fields.remove("status")),
-            _ => {}
-        }
+    let reset = match subresource {
+        Some("status") => Some("spec"),
+        None if info.status_subresource => Some("status"),
+        _ => None,
+    };
+    if let (Some(field), Some(fields)) = (reset, live.as_object_mut()) {
+        fields.remove(field);
     }
     managed_fields::record_update(None, &mut live, info, BEFORE_FIRST_APPLY, subresource, now);
     managed_fields::read(&live)
