@@ -172,9 +172,10 @@ pub(crate) fn metadata_causes(info: &ResourceInfo, object: &Value) -> Vec<(Strin
         // (`maskTrailingDash`), then the generated name. A path-segment name takes any prefix.
         let prefix = object::meta_str(object, "generateName");
         if !prefix.is_empty() && !names::takes_path_segment_names(&info.kind) {
-            let masked = match prefix.strip_suffix('-') {
-                Some(head) if !head.is_empty() => format!("{}a", &head[..head.len() - 1]),
-                _ => prefix.to_owned(),
+            // Go cuts bytes: half a character before the dash leaves a byte no name may hold.
+            let masked = match prefix.len() > 1 && prefix.ends_with('-') {
+                true => format!("{}a", String::from_utf8_lossy(&prefix.as_bytes()[..prefix.len() - 2])),
+                false => prefix.to_owned(),
             };
             for why in names::object_name_errors(&info.kind, &masked) {
                 causes.push((
@@ -199,9 +200,8 @@ pub(crate) fn metadata_causes(info: &ResourceInfo, object: &Value) -> Vec<(Strin
     }
     causes.extend(names::metadata_errors(object));
     causes.extend(owner_reference_errors(object::owner_references(object)));
-    // Core's `ValidateObjectMeta`, which the built-in kinds' validation calls (a CRD's calls
-    // apimachinery's): a finalizer without a domain must be a standard one.
-    if info.builtin && info.lifecycle != Lifecycle::CustomResourceDefinition {
+    // Core's `ValidateObjectMeta`: a finalizer without a domain must be a standard one.
+    if uses_core_object_meta(info) {
         let finalizers = object.pointer("/metadata/finalizers").and_then(Value::as_array);
         for (i, finalizer) in finalizers.into_iter().flatten().enumerate() {
             let Some(name) = finalizer.as_str() else { continue };
@@ -211,6 +211,24 @@ pub(crate) fn metadata_causes(info: &ResourceInfo, object: &Value) -> Vec<(Strin
         }
     }
     causes
+}
+
+/// Whether the kind's validation checks its metadata with core's `ValidateObjectMeta`
+/// (`pkg/apis/core/validation`), which adds `validateKubeFinalizerName`, rather than
+/// apimachinery's alone: custom resources and CRDs, the admission registration kinds, Leases,
+/// RuntimeClasses and APIServices call apimachinery's, the reviews validate no metadata, and a PodDisruptionBudget's strategy
+/// checks no metadata (`rest.BeforeCreate`'s apimachinery check is all).
+fn uses_core_object_meta(info: &ResourceInfo) -> bool {
+    let apimachinery_only = matches!(
+        info.group.as_str(),
+        "admissionregistration.k8s.io"
+            | "coordination.k8s.io"
+            | "node.k8s.io"
+            | "apiregistration.k8s.io"
+            | "authentication.k8s.io"
+            | "authorization.k8s.io"
+    ) || (info.group == "policy" && info.kind == "PodDisruptionBudget");
+    info.builtin && info.lifecycle != Lifecycle::CustomResourceDefinition && !apimachinery_only
 }
 
 /// apimachinery's `ValidateOwnerReferences`: its field paths name the list, not the element.
