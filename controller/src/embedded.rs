@@ -1,7 +1,7 @@
 //! `--embedded`: the in-memory API server in this process, served on loopback with a kubeconfig
 //! so kubectl can watch, with `deploy/crds/` and `deploy/examples/` installed; and a stand-in
-//! for the kubelet and the Deployment controller that reports every Deployment's replicas as
-//! available, so Foos show progress with no cluster.
+//! for the scheduler and kubelets that reports every pod running and ready, so that the server's
+//! own Deployment and ReplicaSet controllers count the Foos' replicas available with no cluster.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use fake_apiserver::FakeApiServer;
 use fake_apiserver::{ApiStatus, ServeError, ServedApiServer};
 use futures::StreamExt;
-use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Pod;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::watcher;
 use serde_json::{Value, json};
@@ -86,7 +86,7 @@ pub fn objects(path: &'static str, yaml: &str) -> Result<Vec<Value>, EmbeddedErr
 }
 
 /// Starts the server on `address`, installs the bundled manifests, writes a kubeconfig to
-/// `kubeconfig` (default: in the temporary directory) and starts the Deployment simulator.
+/// `kubeconfig` (default: in the temporary directory) and starts the kubelet simulator.
 pub async fn start(address: SocketAddr, kubeconfig: Option<PathBuf>) -> Result<Embedded, EmbeddedError> {
     // A long-running server: it keeps no record of the requests it answered. Served to
     // kubectl, it authenticates and authorizes as a cluster does; the kubeconfig written for
@@ -106,7 +106,7 @@ pub async fn start(address: SocketAddr, kubeconfig: Option<PathBuf>) -> Result<E
     let served = server.serve_tls(address).await?;
     let kubeconfig = kubeconfig.unwrap_or_else(|| std::env::temp_dir().join("kube-codegen-embedded.kubeconfig"));
     served.write_kubeconfig(&kubeconfig)?;
-    let simulator = tokio::spawn(simulate_deployments(server.client()));
+    let simulator = tokio::spawn(simulate_kubelets(server.client()));
     Ok(Embedded {
         server,
         served,
@@ -115,47 +115,40 @@ pub async fn start(address: SocketAddr, kubeconfig: Option<PathBuf>) -> Result<E
     })
 }
 
-/// Reports each Deployment's replicas as ready and available once its spec changes, as the
-/// Deployment controller and kubelets of a healthy cluster would.
-async fn simulate_deployments(client: kube::Client) {
-    let api = Api::<Deployment>::all(client.clone());
+/// Reports each pod running and ready, as the scheduler and kubelets of a healthy cluster would
+/// once its containers started.
+async fn simulate_kubelets(client: kube::Client) {
+    let api = Api::<Pod>::all(client.clone());
     let mut events = watcher(api, watcher::Config::default()).boxed();
     while let Some(event) = events.next().await {
-        let deployment = match event {
-            Ok(watcher::Event::Apply(d) | watcher::Event::InitApply(d)) => d,
+        let pod = match event {
+            Ok(watcher::Event::Apply(pod) | watcher::Event::InitApply(pod)) => pod,
             Ok(_) => continue,
             Err(error) => {
-                tracing::debug!(%error, "deployment simulator: watch error");
+                tracing::debug!(%error, "kubelet simulator: watch error");
                 continue;
             }
         };
-        let replicas = deployment.spec.replicas.unwrap_or(1);
-        let generation = deployment.metadata.generation;
-        let status = deployment.status.as_ref();
-        if status.and_then(|s| s.available_replicas) == Some(replicas)
-            && status.and_then(|s| s.observed_generation) == generation
-        {
-            continue;
-        }
-        let (Some(namespace), Some(name)) = (
-            deployment.metadata.namespace.as_deref(),
-            deployment.metadata.name.as_deref(),
-        ) else {
+        let ready = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .is_some_and(|conditions| conditions.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+        let (Some(namespace), Some(name)) = (pod.metadata.namespace.as_deref(), pod.metadata.name.as_deref()) else {
             continue;
         };
-        let patch = json!({ "status": {
-            "observedGeneration": generation,
-            "replicas": replicas,
-            "updatedReplicas": replicas,
-            "readyReplicas": replicas,
-            "availableReplicas": replicas,
-        }});
-        let api = Api::<Deployment>::namespaced(client.clone(), namespace);
+        if ready || pod.metadata.deletion_timestamp.is_some() {
+            continue;
+        }
+        let conditions = ["PodScheduled", "Initialized", "ContainersReady", "Ready"]
+            .map(|kind| json!({ "type": kind, "status": "True" }));
+        let patch = json!({ "status": { "phase": "Running", "conditions": conditions } });
+        let api = Api::<Pod>::namespaced(client.clone(), namespace);
         if let Err(error) = api
             .patch_status(name, &PatchParams::default(), &Patch::Merge(&patch))
             .await
         {
-            tracing::debug!(%error, name, "deployment simulator: cannot update status");
+            tracing::debug!(%error, name, "kubelet simulator: cannot update status");
         }
     }
 }

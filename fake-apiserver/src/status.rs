@@ -244,6 +244,19 @@ impl ApiStatus {
         status
     }
 
+    /// `errors.HasStatusCause`: whether a cause of the details has this reason.
+    pub(crate) fn has_cause(&self, reason: &str) -> bool {
+        let causes = self
+            .details
+            .as_ref()
+            .and_then(|d| d.get("causes"))
+            .and_then(Value::as_array);
+        causes
+            .into_iter()
+            .flatten()
+            .any(|cause| cause.get("reason").and_then(Value::as_str) == Some(reason))
+    }
+
     /// 405 MethodNotAllowed for a verb the resource does not serve, with kube-apiserver's empty
     /// details.
     pub fn method_not_allowed() -> Self {

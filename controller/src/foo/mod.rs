@@ -126,12 +126,20 @@ impl FooController {
             ..PostParams::default()
         };
         let namespace = foo.metadata.namespace.as_deref().unwrap_or_default();
-        self.foos
-            .foos(namespace)
-            .update_status(&copy, &params)
-            .await
-            .map_err(|source| FooError::api(format!("update the status of Foo {}", object_key(foo)), &copy, source))?;
-        Ok(true)
+        match self.foos.foos(namespace).update_status(&copy, &params).await {
+            Ok(_) => Ok(true),
+            // The lister's Foo is older than the stored one: the informer is about to deliver the
+            // newer Foo, whose event reconciles it again with the status it has.
+            Err(kube::Error::Api(status)) if status.code == 409 => {
+                tracing::debug!(foo = %object_key(foo), "Foo changed since it was cached; reconciled again when the informer has it");
+                Ok(false)
+            }
+            Err(source) => Err(FooError::api(
+                format!("update the status of Foo {}", object_key(foo)),
+                &copy,
+                source,
+            )),
+        }
     }
 }
 

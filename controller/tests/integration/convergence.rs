@@ -20,9 +20,9 @@ use fake_apiserver::ApiStatus;
 use generated_example::apis::cloudnative::v1alpha1::VirtualMachine;
 use generated_example::apis::samplecontroller::v1alpha1::Foo;
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::core::v1::Pod;
 use kube::ResourceExt;
-use kube::api::{ListParams, Patch, PatchParams, PostParams};
-use serde_json::json;
+use kube::api::{ListParams, PostParams};
 
 fn conflict() -> ApiStatus {
     ApiStatus::new(409, "Conflict", "injected conflict: the object has been modified")
@@ -139,26 +139,11 @@ async fn one_seed(seed: u64, objects: u64) -> u64 {
         Ok(())
     })
     .await;
-    // The Deployments' pods become available: every Foo's status follows.
-    // An injected 500 may still be pending: it was meant for the informers, retry past it.
-    let deployment_list = loop {
-        match deployments.list(&ListParams::default()).await {
-            Ok(list) => break list,
-            Err(kube::Error::Api(status)) if status.code == 500 => continue,
-            Err(error) => panic!("cannot list Deployments: {error}"),
-        }
-    };
-    for deployment in &deployment_list {
-        // A status kube-apiserver accepts: no more available than ready, nor ready than replicas.
-        let replicas = deployment.spec.replicas;
-        let status =
-            json!({"status": {"replicas": replicas, "readyReplicas": replicas, "availableReplicas": replicas}});
-        deployments
-            .patch_status(&deployment.name_any(), &PatchParams::default(), &Patch::Merge(&status))
-            .await
-            .unwrap();
-    }
+    // The Deployments' pods start, as kubelets would report them: the server's Deployment and
+    // ReplicaSet controllers count them available, and every Foo's status follows.
+    let pods = running.api::<Pod>();
     until("the Foo statuses", || async {
+        common::start_pods(&pods).await?;
         let foo_list = foos.list(&ListParams::default()).await.map_err(|e| e.to_string())?;
         let behind = foo_list
             .iter()

@@ -63,23 +63,28 @@ async fn fixture(foo: Foo, make: impl FnOnce(&Foo) -> Vec<Deployment>) -> Fixtur
             .unwrap();
     }
     let foo = created;
+    // A Deployment's status is its controller's to write: the server's Deployment controller
+    // counts the pods kubelets report ready, so a Deployment meant to have pods available gets
+    // its pods started.
+    let mut start = false;
     for deployment in make(&foo) {
-        let status = deployment.status.clone();
-        let mut created = Api::<Deployment>::namespaced(client.clone(), "default")
+        start |= deployment
+            .status
+            .as_ref()
+            .and_then(|s| s.available_replicas)
+            .unwrap_or(0)
+            > 0;
+        Api::<Deployment>::namespaced(client.clone(), "default")
             .create(&PostParams::default(), &deployment)
             .await
             .unwrap();
-        if status.is_some() {
-            created.status = status;
-            Api::<Deployment>::namespaced(client.clone(), "default")
-                .replace_status(
-                    created.metadata.name.as_deref().unwrap(),
-                    &PostParams::default(),
-                    &created,
-                )
-                .await
-                .unwrap();
-        }
+    }
+    server.settle();
+    if start {
+        common::start_pods(&Api::namespaced(client.clone(), "default"))
+            .await
+            .unwrap();
+        server.settle();
     }
     let factory = SharedInformerFactory::new(&Clientset::new(client.clone()));
     let foos = factory.samplecontroller().v1alpha1().foos();
@@ -118,8 +123,8 @@ async fn fixture(foo: Foo, make: impl FnOnce(&Foo) -> Vec<Deployment>) -> Fixtur
     }
 }
 
+/// A Deployment whose pods are to be available (the fixture starts them).
 fn with_status(mut deployment: Deployment, available: i32) -> Deployment {
-    // A status kube-apiserver accepts: no more available than ready, nor ready than replicas.
     deployment.status = Some(DeploymentStatus {
         replicas: Some(available),
         ready_replicas: Some(available),
@@ -258,12 +263,17 @@ async fn an_owned_deployment_that_changes_should_requeue_its_foo() {
         d.spec.replicas == Some(2)
     })
     .await;
-    // The Deployment's pods become available: the Foo's status follows.
-    let status = json!({"status": {"replicas": 2, "readyReplicas": 2, "availableReplicas": 2}});
-    deployments
-        .patch_status("web-deployment", &PatchParams::default(), &Patch::Merge(&status))
-        .await
-        .unwrap();
+    // The Deployment's pods start: the server's Deployment controller counts them available and
+    // the Foo's status follows.
+    let pods = running.api::<k8s_openapi::api::core::v1::Pod>();
+    for _ in 0..100 {
+        common::start_pods(&pods).await.unwrap();
+        let foo = foos.get("web").await.unwrap();
+        if foo.status.as_ref().is_some_and(|s| s.available_replicas == 2) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     until(&foos, "web", "availableReplicas 2", |f| {
         f.status.as_ref().is_some_and(|s| s.available_replicas == 2)
     })

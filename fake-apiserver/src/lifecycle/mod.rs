@@ -13,10 +13,17 @@ mod apf_controller;
 mod apiservices;
 mod bootstrap;
 mod claim_binder;
+mod controller_refs;
 mod crd;
 mod crd_names;
 mod daemonset_controller;
 mod default_class_admission;
+mod deployment_controller;
+mod deployment_new_rs;
+mod deployment_progress;
+mod deployment_rollout;
+mod deployment_sync;
+mod deployment_util;
 mod disruption_controller;
 mod disruption_status;
 mod endpoints;
@@ -29,6 +36,7 @@ mod limit_ranger;
 mod namespace;
 mod nodes;
 mod pod_admission;
+mod pod_control;
 mod pod_security_admission;
 mod priority_admission;
 mod quota_admission;
@@ -36,6 +44,7 @@ mod quota_controller;
 mod quota_pods;
 mod quota_usage;
 mod reactions;
+mod replicaset_controller;
 mod role_aggregation;
 mod runtime_class_admission;
 mod service_ips;
@@ -212,6 +221,9 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
     if let Some(work) = job_controller::on_change(info, object) {
         state.pending.push(work);
     }
+    for work in workload_reactions(state, info, object) {
+        state.pending.push(work);
+    }
     if info.lifecycle == Lifecycle::CustomResourceDefinition
         && let Some(group) = object.pointer("/spec/group").and_then(Value::as_str)
     {
@@ -252,6 +264,13 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
             state.pending.push(Pending::SyncService { namespace, name });
         }
     }
+}
+
+/// What the ReplicaSet and Deployment controllers' informers queue for a write or removal.
+pub(crate) fn workload_reactions(state: &State, info: &ResourceInfo, object: &Value) -> Vec<Pending> {
+    let mut work = replicaset_controller::on_change(state, info, object);
+    work.extend(deployment_controller::on_change(state, info, object));
+    work
 }
 
 /// Admission of an update (through `subresource`, if any): a changed CRD must still be valid,

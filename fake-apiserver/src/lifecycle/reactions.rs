@@ -2,8 +2,9 @@
 //! controller it belongs to when it is due.
 
 use crate::lifecycle::{
-    apf_controller, apiservices, bootstrap, claim_binder, crd, daemonset_controller, disruption_controller, endpoints,
-    gc, gc_owners, job_controller, namespace, nodes, quota_controller, role_aggregation,
+    apf_controller, apiservices, bootstrap, claim_binder, crd, daemonset_controller, deployment_controller,
+    disruption_controller, endpoints, gc, gc_owners, job_controller, namespace, nodes, quota_controller,
+    replicaset_controller, role_aggregation, workload_reactions,
 };
 use crate::storage::State;
 use crate::storage::object;
@@ -29,6 +30,9 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
                     crd::release_if_empty(state, &info.storage_key());
                 }
                 gc::after_removed(state, &object);
+                for work in workload_reactions(state, &info, &object) {
+                    state.pending.push(work);
+                }
                 if info.namespaced {
                     namespace::finish_if_empty(state, object::namespace(&object));
                 }
@@ -45,6 +49,12 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::SyncDaemonSet { namespace, name } => daemonset_controller::sync(state, &namespace, &name),
             Pending::SyncClaim { namespace, name } => claim_binder::sync(state, &namespace, &name),
             Pending::SyncJob { namespace, name } => job_controller::sync(state, &namespace, &name),
+            Pending::SyncReplicaSet { namespace, name, retry } => {
+                replicaset_controller::sync(state, &namespace, &name, retry)
+            }
+            Pending::SyncDeployment { namespace, name, retry } => {
+                deployment_controller::sync(state, &namespace, &name, retry)
+            }
             Pending::ReplenishQuotas {
                 namespace,
                 group,

@@ -48,11 +48,18 @@ pub(crate) fn object_name_errors(kind: &str, name: &str) -> Vec<String> {
     errors
 }
 
+/// apimachinery's `rand` alphabet: no vowels (no words) and no look-alikes (`0`, `1`, `3`).
+const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
 /// The five characters kube-apiserver appends to `generateName`.
 pub(crate) fn generated_suffix() -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     let bytes = uuid::Uuid::new_v4().into_bytes();
-    bytes[..5]
+    safe_encode(&bytes[..5])
+}
+
+/// `rand.SafeEncodeString`: each byte as one character of the alphabet.
+pub(crate) fn safe_encode(bytes: &[u8]) -> String {
+    bytes
         .iter()
         .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
         .collect()

@@ -50,8 +50,12 @@ pub(crate) struct Quantity {
     format: Format,
     /// Whether Go holds it as an `int64Amount` (the fast path) rather than an `inf.Dec`.
     fits: bool,
-    /// The string Go caches: the input when it was already canonical.
+    /// The string Go holds once `String()` ran, as every validation message's value has: the
+    /// input when it was already canonical.
     cached: String,
+    /// The string `ParseQuantity` itself keeps (by its own test, `keeps_string`), as a value
+    /// fresh from a decode holds it.
+    parsed: String,
 }
 
 impl Quantity {
@@ -103,7 +107,43 @@ impl Quantity {
         if fast && quantity.to_string() == text {
             quantity.cached = text.to_owned();
         }
+        if fast && keeps_string(format, exponent, scale, &digits) {
+            quantity.parsed = text.to_owned();
+        }
         Ok(quantity)
+    }
+
+    /// go-spew's `%#v` of the value with no type of its own (a map's value), as client-go's
+    /// `DeepHashObject` prints a template's resources: Go's private fields included.
+    pub(crate) fn spew(&self) -> String {
+        let (value, scale, dec) = if self.fits {
+            (self.mantissa, self.scale, "(*inf.Dec)<nil>".to_owned())
+        } else {
+            // `inf.Dec{unscaled big.Int, scale}`: the magnitude as 64-bit words, least first.
+            let mut words = Vec::new();
+            let mut rest = self.mantissa.unsigned_abs();
+            while rest > 0 {
+                words.push((rest as u64).to_string());
+                rest >>= 64;
+            }
+            let abs = if words.is_empty() {
+                "<nil>".to_owned()
+            } else {
+                format!("[{}]", words.join(" "))
+            };
+            let dec = format!(
+                "(*inf.Dec){{unscaled:(big.Int){{neg:(bool){} abs:(big.nat){abs}}} scale:(inf.Scale){}}}",
+                self.mantissa < 0,
+                -self.scale
+            );
+            (0, 0, dec)
+        };
+        format!(
+            "{{i:(resource.int64Amount){{value:(int64){value} scale:(resource.Scale){scale}}} \
+             d:(resource.infDecAmount){{Dec:{dec}}} s:(string){} Format:(resource.Format){}}}",
+            self.parsed,
+            self.format.go_name()
+        )
     }
 
     fn exact(mantissa: i128, scale: i32, format: Format, cached: &str) -> Self {
@@ -113,6 +153,7 @@ impl Quantity {
             format,
             fits: true,
             cached: cached.to_owned(),
+            parsed: cached.to_owned(),
         }
     }
 
@@ -136,6 +177,7 @@ impl Quantity {
         self.mantissa = quotient + remainder.signum();
         self.scale = scale;
         self.cached.clear();
+        self.parsed.clear();
     }
 
     /// `NewQuantity(value, DecimalExponent)`: an integer, as the CEL library adds one.
@@ -167,6 +209,7 @@ impl Quantity {
             format,
             fits,
             cached: String::new(),
+            parsed: String::new(),
         }
     }
 
@@ -245,6 +288,20 @@ impl Quantity {
             self.cached,
             self.format.go_name()
         )
+    }
+}
+
+/// Whether `ParseQuantity`'s fast path keeps the input as the cached string ("if the number is
+/// in canonical form, reuse the string"), by Go's own test: a binary amount whose digits are not
+/// a multiple of eight, a decimal one on a multiple of three whose digits neither end in `000`
+/// nor start with `0`.
+fn keeps_string(format: Format, exponent: i32, scale: i32, digits: &str) -> bool {
+    match format {
+        Format::BinarySI => {
+            let value: i128 = digits.parse().unwrap_or(0);
+            exponent % 10 == 0 && value & 0x07 != 0
+        }
+        _ => scale % 3 == 0 && !digits.ends_with("000") && !digits.starts_with('0'),
     }
 }
 

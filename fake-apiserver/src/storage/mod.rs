@@ -97,4 +97,13 @@ impl State {
         let key = ObjectKey::new(namespace.unwrap_or(""), name);
         self.store.get(&info.storage_key(), &key).cloned()
     }
+
+    /// The stored objects of a built-in resource in `namespace`, in the store's order.
+    pub(crate) fn objects_in(&self, group: &str, plural: &str, namespace: &str) -> Vec<Arc<Value>> {
+        let info = self.info(group, "v1", plural);
+        self.store
+            .iter(&info.storage_key(), Some(namespace))
+            .map(|(_, object)| object.clone())
+            .collect()
+    }
 }

@@ -64,6 +64,20 @@ pub(crate) enum Pending {
     SyncClaim { namespace: String, name: String },
     /// A suspended Job was written: the Job controller records it suspended.
     SyncJob { namespace: String, name: String },
+    /// A ReplicaSet, or a pod it owns or might adopt, was written or removed: the ReplicaSet
+    /// controller syncs it (`retry`: the sync failed that many times before).
+    SyncReplicaSet {
+        namespace: String,
+        name: String,
+        retry: u32,
+    },
+    /// A Deployment, or a ReplicaSet or pod of one, was written or removed: the Deployment
+    /// controller syncs it (`retry`: the sync failed that many times before).
+    SyncDeployment {
+        namespace: String,
+        name: String,
+        retry: u32,
+    },
     /// An object a quota may track was removed, or changed what it uses: the namespace's quotas
     /// that track its resource are recomputed.
     ReplenishQuotas {
@@ -81,6 +95,15 @@ pub(crate) enum Pending {
 }
 
 impl Pending {
+    /// The workload controller's queue key: which controller, and the object's namespace and name.
+    fn workload_key(&self) -> Option<(u8, &str, &str)> {
+        match self {
+            Pending::SyncReplicaSet { namespace, name, .. } => Some((0, namespace, name)),
+            Pending::SyncDeployment { namespace, name, .. } => Some((1, namespace, name)),
+            _ => None,
+        }
+    }
+
     /// How long after the write its controller reacts, given the server's controller delay:
     /// the establishing controller is quick, the namespace controller slow (it rediscovers
     /// every resource before it deletes anything), the garbage collector in between.
@@ -91,6 +114,12 @@ impl Pending {
             // The DaemonSet controller stores a new DaemonSet's status within milliseconds, after
             // the ControllerRevision it writes first.
             Pending::SyncDaemonSet { .. } => base / 20,
+            // The workload controllers' informers hand a write to their workers within
+            // milliseconds; a failed sync comes back after the rate limiter's exponential
+            // backoff (`workqueue.DefaultControllerRateLimiter`, doubling from 5 ms).
+            Pending::SyncReplicaSet { retry, .. } | Pending::SyncDeployment { retry, .. } => {
+                base / 20 * 2u32.pow((*retry).min(MAX_RETRIES))
+            }
             // The persistent volume controller's first write is the claim's own update, the Job
             // controller's for a suspended Job its status.
             Pending::SyncClaim { .. } | Pending::SyncJob { .. } => Duration::ZERO,
@@ -117,6 +146,11 @@ impl Pending {
     }
 }
 
+/// How often a workload controller retries a failing sync here (kube-controller-manager retries
+/// forever, its backoff capped at 1000 s): the last retry comes about three minutes after the
+/// first failure at the default delay, and a settling server does not wait forever.
+pub(crate) const MAX_RETRIES: u32 = 15;
+
 /// The queue, each reaction with the time it is due, and whether a controller task is already
 /// waiting to run them.
 #[derive(Debug)]
@@ -139,7 +173,7 @@ impl PendingWork {
     /// Queues a reaction, due after its delay.
     pub(crate) fn push(&mut self, work: Pending) {
         // One queued aggregation covers every ClusterRole written before it runs, one digest
-        // every APF object.
+        // every APF object; a workload controller's queue holds each key once.
         let same = |w: &Pending| {
             matches!(
                 (w, &work),
@@ -150,7 +184,17 @@ impl PendingWork {
         if self.queue.iter().any(|(_, w)| same(w)) {
             return;
         }
+        // A workload controller's queue holds each key once: a key queued already runs at the
+        // sooner of its two times.
         let due = Instant::now() + work.delay(self.base_delay);
+        if let Some(key) = work.workload_key()
+            && let Some(index) = self.queue.iter().position(|(_, w)| w.workload_key() == Some(key))
+        {
+            if self.queue[index].0 <= due {
+                return;
+            }
+            self.queue.remove(index);
+        }
         self.queue.push((due, work));
     }
 

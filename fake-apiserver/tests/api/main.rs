@@ -17,4 +17,5 @@ mod scale_apply;
 mod served;
 mod type_meta;
 mod watch;
+mod workloads;
 mod write;

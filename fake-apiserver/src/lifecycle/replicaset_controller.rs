@@ -1,0 +1,249 @@
+//! kube-controller-manager's ReplicaSet controller (`pkg/controller/replicaset/replica_set.go`:
+//! `syncReplicaSet`, `claimPods`, `manageReplicas`, `getPodsToDelete`, `getIndirectlyRelatedPods`,
+//! the pod handlers that enqueue a pod's owner or, for an orphan, every ReplicaSet selecting it;
+//! `replica_set_utils.go`: `calculateStatus`, `updateReplicaSetStatus`). Its pods are made and
+//! removed through the verbs, with admission; without kubelets they stay Pending.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
+use crate::lifecycle::controller_refs::{self, Owner};
+use crate::lifecycle::disruption_status::is_pod_ready;
+use crate::lifecycle::pod_control;
+use crate::lifecycle::writes::Writes;
+use crate::semantics::label_selector_validation::selects;
+use crate::storage::State;
+use crate::storage::object;
+use crate::storage::pending::{MAX_RETRIES, Pending};
+use crate::storage::resource::ResourceInfo;
+
+/// The event source of the controller's recorder.
+const COMPONENT: &str = "replicaset-controller";
+
+/// `burstReplicas`: the most pods one sync creates or deletes.
+const BURST_REPLICAS: usize = 500;
+
+/// The informers' reaction to a write or removal of `object`: a ReplicaSet syncs itself, a pod
+/// its controller if that is a ReplicaSet, an orphan pod every ReplicaSet that selects it.
+pub(super) fn on_change(state: &State, info: &ResourceInfo, object: &Value) -> Vec<Pending> {
+    let sync = |namespace: &str, name: &str| Pending::SyncReplicaSet {
+        namespace: namespace.to_owned(),
+        name: name.to_owned(),
+        retry: 0,
+    };
+    if !info.builtin {
+        return Vec::new();
+    }
+    let namespace = object::namespace(object);
+    match (info.group.as_str(), info.plural.as_str()) {
+        ("apps", "replicasets") => vec![sync(namespace, object::name(object))],
+        ("", "pods") => match controller_refs::controller_of(object) {
+            Some(owner) if owner.get("kind").and_then(Value::as_str) == Some("ReplicaSet") => {
+                let name = owner.get("name").and_then(Value::as_str).unwrap_or_default();
+                vec![sync(namespace, name)]
+            }
+            Some(_) => Vec::new(),
+            None => {
+                let empty = Map::new();
+                let labels = object::labels(object).unwrap_or(&empty);
+                replica_sets_of(state, namespace)
+                    .iter()
+                    .filter(|rs| selects(rs.pointer("/spec/selector"), labels))
+                    .map(|rs| sync(namespace, object::name(rs)))
+                    .collect()
+            }
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// The ReplicaSets of `namespace`.
+pub(crate) fn replica_sets_of(state: &State, namespace: &str) -> Vec<Arc<Value>> {
+    state.objects_in("apps", "replicasets", namespace)
+}
+
+/// `syncReplicaSet` of `namespace/name`, after `retry` failed ones; a failure to create or delete
+/// pods brings it back later, as Go's rate-limited requeue does.
+pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
+    let info = state.info("apps", "v1", "replicasets");
+    let Some(rs) = state.object(&info, Some(namespace), name) else {
+        return;
+    };
+    let pods_info = state.info("", "v1", "pods");
+    let active: Vec<Arc<Value>> = pod_control::pods_of(state, namespace)
+        .into_iter()
+        .filter(|pod| pod_control::is_active(pod))
+        .collect();
+    let owner = Owner {
+        api_version: "apps/v1",
+        kind: "ReplicaSet",
+        object: &rs,
+    };
+    let owned = controller_refs::claim(state, &pods_info, &owner, active);
+    let failure = if object::is_deleting(&rs) {
+        None
+    } else {
+        manage_replicas(state, &info, &rs, owned.clone()).err()
+    };
+    // Counted as claimed: the pods just created or deleted count at the next sync, which
+    // their own writes queue (Go's status is of `filteredPods` too).
+    let Some(current) = state.object(&info, Some(namespace), name) else {
+        return;
+    };
+    let status = calculate_status(
+        &current,
+        &owned,
+        failure.as_ref().map(|(reason, message)| (*reason, message.as_str())),
+    );
+    update_status(state, &info, current, status);
+    if failure.is_some() && retry < MAX_RETRIES {
+        state.pending.push(Pending::SyncReplicaSet {
+            namespace: namespace.to_owned(),
+            name: name.to_owned(),
+            retry: retry + 1,
+        });
+    }
+}
+
+/// `manageReplicas`: creates the missing pods or deletes the extra ones, at most a burst at a
+/// time. A failure is the `ReplicaFailure` condition's reason and message.
+fn manage_replicas(
+    state: &mut State,
+    info: &ResourceInfo,
+    rs: &Arc<Value>,
+    mut owned: Vec<Arc<Value>>,
+) -> Result<(), (&'static str, String)> {
+    let wanted = rs.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1).max(0) as usize;
+    let owner = Owner {
+        api_version: "apps/v1",
+        kind: "ReplicaSet",
+        object: rs,
+    };
+    if owned.len() < wanted {
+        let missing = (wanted - owned.len()).min(BURST_REPLICAS);
+        return pod_control::create_pods(state, info, &owner, missing, COMPONENT)
+            .map_err(|status| ("FailedCreate", status.message));
+    }
+    if owned.len() > wanted {
+        let extra = (owned.len() - wanted).min(BURST_REPLICAS);
+        if extra < owned.len() {
+            let related = related_pods(state, rs);
+            pod_control::sort_for_deletion(&mut owned, &related, now_seconds());
+        }
+        for pod in owned.iter().take(extra) {
+            pod_control::delete_pod(state, info, rs, pod, COMPONENT);
+        }
+    }
+    Ok(())
+}
+
+/// `getIndirectlyRelatedPods`: the pods of every ReplicaSet with the same controller as this
+/// one (the ReplicaSets of one Deployment), or of this one alone.
+fn related_pods(state: &State, rs: &Value) -> Vec<Arc<Value>> {
+    let namespace = object::namespace(rs);
+    let siblings: Vec<String> = match controller_refs::controller_uid(rs) {
+        Some(owner) => replica_sets_of(state, namespace)
+            .iter()
+            .filter(|other| controller_refs::controller_uid(other) == Some(owner))
+            .map(|other| object::uid(other).to_owned())
+            .collect(),
+        None => vec![object::uid(rs).to_owned()],
+    };
+    pod_control::pods_of(state, namespace)
+        .into_iter()
+        .filter(|pod| controller_refs::controller_uid(pod).is_some_and(|uid| siblings.iter().any(|s| s == uid)))
+        .collect()
+}
+
+fn now_seconds() -> i64 {
+    object::timestamp_seconds(&object::now()).unwrap_or(0)
+}
+
+/// `calculateStatus`: the pods counted, fully labelled, ready and available, and the
+/// `ReplicaFailure` condition set by a failure or removed without one.
+fn calculate_status(rs: &Value, owned: &[Arc<Value>], failure: Option<(&str, &str)>) -> Map<String, Value> {
+    let mut status = rs.get("status").and_then(Value::as_object).cloned().unwrap_or_default();
+    let template_labels = rs.pointer("/spec/template/metadata/labels").and_then(Value::as_object);
+    let min_ready = rs.pointer("/spec/minReadySeconds").and_then(Value::as_i64).unwrap_or(0);
+    let now = now_seconds();
+    let empty = Map::new();
+    let fully_labeled = owned
+        .iter()
+        .filter(|pod| {
+            let labels = object::labels(pod).unwrap_or(&empty);
+            template_labels
+                .into_iter()
+                .flatten()
+                .all(|(key, value)| labels.get(key) == Some(value))
+        })
+        .count();
+    let ready = owned.iter().filter(|pod| is_pod_ready(pod)).count();
+    let available = owned
+        .iter()
+        .filter(|pod| pod_control::is_available(pod, min_ready, now))
+        .count();
+    let mut conditions: Vec<Value> = status
+        .get("conditions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let has_failure = conditions
+        .iter()
+        .any(|c| c.get("type") == Some(&json!("ReplicaFailure")));
+    match failure {
+        Some((reason, message)) if !has_failure => conditions.push(json!({
+            "type": "ReplicaFailure", "status": "True", "lastTransitionTime": object::now(),
+            "reason": reason, "message": message,
+        })),
+        None if has_failure => conditions.retain(|c| c.get("type") != Some(&json!("ReplicaFailure"))),
+        _ => {}
+    }
+    set_count(&mut status, "replicas", owned.len(), true);
+    set_count(&mut status, "fullyLabeledReplicas", fully_labeled, false);
+    set_count(&mut status, "readyReplicas", ready, false);
+    set_count(&mut status, "availableReplicas", available, false);
+    if conditions.is_empty() {
+        status.remove("conditions");
+    } else {
+        status.insert("conditions".to_owned(), Value::Array(conditions));
+    }
+    status
+}
+
+/// A count of the status: `omitempty` ones are absent at zero.
+fn set_count(status: &mut Map<String, Value>, key: &str, count: usize, always: bool) {
+    if count == 0 && !always {
+        status.remove(key);
+    } else {
+        status.insert(key.to_owned(), json!(count));
+    }
+}
+
+/// `updateReplicaSetStatus`: written with the generation observed, unless nothing changed.
+fn update_status(state: &mut State, info: &Arc<ResourceInfo>, rs: Arc<Value>, mut status: Map<String, Value>) {
+    let generation = object::generation(&rs);
+    let old = rs.get("status").and_then(Value::as_object).cloned().unwrap_or_default();
+    let observed = old.get("observedGeneration").and_then(Value::as_i64).unwrap_or(0);
+    let same = |key: &str| old.get(key) == status.get(key);
+    let counts_same = [
+        "replicas",
+        "fullyLabeledReplicas",
+        "readyReplicas",
+        "availableReplicas",
+        "conditions",
+    ]
+    .iter()
+    .all(|key| same(key));
+    if counts_same && generation == observed {
+        return;
+    }
+    status.insert("observedGeneration".to_owned(), json!(generation));
+    let mut updated = (*rs).clone();
+    updated["status"] = Value::Object(status);
+    let name = object::name(&rs).to_owned();
+    if let Err(status) = state.update_object(info, rs, updated, Some(CONTROLLER_MANAGER), Some("status")) {
+        tracing::warn!(name, %status, "could not update the ReplicaSet's status");
+    }
+}
