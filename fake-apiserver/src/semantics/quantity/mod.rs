@@ -6,6 +6,10 @@
 
 use std::fmt;
 
+mod go_print;
+#[cfg(test)]
+mod tests;
+
 /// The format of a quantity, from its suffix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Format {
@@ -111,39 +115,6 @@ impl Quantity {
             quantity.parsed = text.to_owned();
         }
         Ok(quantity)
-    }
-
-    /// go-spew's `%#v` of the value with no type of its own (a map's value), as client-go's
-    /// `DeepHashObject` prints a template's resources: Go's private fields included.
-    pub(crate) fn spew(&self) -> String {
-        let (value, scale, dec) = if self.fits {
-            (self.mantissa, self.scale, "(*inf.Dec)<nil>".to_owned())
-        } else {
-            // `inf.Dec{unscaled big.Int, scale}`: the magnitude as 64-bit words, least first.
-            let mut words = Vec::new();
-            let mut rest = self.mantissa.unsigned_abs();
-            while rest > 0 {
-                words.push((rest as u64).to_string());
-                rest >>= 64;
-            }
-            let abs = if words.is_empty() {
-                "<nil>".to_owned()
-            } else {
-                format!("[{}]", words.join(" "))
-            };
-            let dec = format!(
-                "(*inf.Dec){{unscaled:(big.Int){{neg:(bool){} abs:(big.nat){abs}}} scale:(inf.Scale){}}}",
-                self.mantissa < 0,
-                -self.scale
-            );
-            (0, 0, dec)
-        };
-        format!(
-            "{{i:(resource.int64Amount){{value:(int64){value} scale:(resource.Scale){scale}}} \
-             d:(resource.infDecAmount){{Dec:{dec}}} s:(string){} Format:(resource.Format){}}}",
-            self.parsed,
-            self.format.go_name()
-        )
     }
 
     fn exact(mantissa: i128, scale: i32, format: Format, cached: &str) -> Self {
@@ -267,27 +238,6 @@ impl Quantity {
             self.mantissa / divisor + (self.mantissa % divisor).signum()
         };
         milli % 1000 == 0
-    }
-
-    /// Go's `%#v` of the `resource.Quantity` value, as validation messages print it.
-    pub(crate) fn go_syntax(&self) -> String {
-        let (amount, dec) = if self.fits {
-            (
-                format!("resource.int64Amount{{value:{}, scale:{}}}", self.mantissa, self.scale),
-                "(*inf.Dec)(nil)",
-            )
-        } else {
-            // Go prints the pointer of its `inf.Dec`; any address stands for it.
-            (
-                "resource.int64Amount{value:0, scale:0}".to_owned(),
-                "(*inf.Dec)(0xc000100000)",
-            )
-        };
-        format!(
-            "resource.Quantity{{i:{amount}, d:resource.infDecAmount{{Dec:{dec}}}, s:{:?}, Format:{:?}}}",
-            self.cached,
-            self.format.go_name()
-        )
     }
 }
 
@@ -443,50 +393,5 @@ fn interpret(suffix: &str) -> Option<(u32, i32, Format)> {
             let exponent = suffix.strip_prefix(['e', 'E'])?.parse().ok()?;
             Some((10, exponent, Format::DecimalExponent))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parsed(text: &str) -> Quantity {
-        Quantity::parse(text).unwrap()
-    }
-
-    #[test]
-    fn quantities_should_print_canonically() {
-        for (given, canonical) in [
-            ("1.5", "1500m"),
-            ("110", "110"),
-            ("-1", "-1"),
-            ("8Gi", "8Gi"),
-            ("1536Mi", "1536Mi"),
-            ("1e3", "1e3"),
-            ("0.5Gi", "512Mi"),
-            ("1000m", "1"),
-            ("12k", "12k"),
-        ] {
-            assert_eq!(parsed(given).to_string(), canonical, "{given}");
-        }
-    }
-
-    #[test]
-    fn quantities_should_know_whole_values_and_signs() {
-        assert!(!parsed("1.5").is_whole());
-        assert!(parsed("2").is_whole());
-        assert!(parsed("-1").is_negative());
-        assert_eq!(Quantity::parse("1.5x"), Err(QuantityError::Format));
-        assert_eq!(Quantity::parse("5Zi"), Err(QuantityError::Format));
-        assert_eq!(Quantity::parse("5ki"), Err(QuantityError::Suffix));
-    }
-
-    #[test]
-    fn validation_should_print_the_go_struct() {
-        assert_eq!(
-            parsed("1.5").go_syntax(),
-            r#"resource.Quantity{i:resource.int64Amount{value:15, scale:-1}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"", Format:"DecimalSI"}"#
-        );
-        assert!(parsed("110").go_syntax().contains(r#"s:"110""#));
     }
 }
