@@ -43,6 +43,32 @@ pub(crate) fn controller_of(object: &Value) -> Option<&Value> {
         .find(|reference| reference.get("controller").and_then(Value::as_bool) == Some(true))
 }
 
+/// The name of the object's controller if that is of `kind`.
+pub(crate) fn controller_named<'a>(object: &'a Value, kind: &str) -> Option<&'a str> {
+    controller_of(object)
+        .filter(|owner| owner.get("kind").and_then(Value::as_str) == Some(kind))
+        .and_then(|owner| owner.get("name").and_then(Value::as_str))
+}
+
+/// Whom an informer handler enqueues for a written `object` (`getPodReplicaSets`,
+/// `getDeploymentsForReplicaSet`): its controller if that is of `kind`; none if another kind
+/// controls it; for an orphan, every `candidates` owner whose selector selects it.
+pub(crate) fn owners_to_sync(object: &Value, kind: &str, candidates: impl FnOnce() -> Vec<Arc<Value>>) -> Vec<String> {
+    match (controller_named(object, kind), controller_of(object)) {
+        (Some(name), _) => vec![name.to_owned()],
+        (None, Some(_)) => Vec::new(),
+        (None, None) => {
+            let empty = serde_json::Map::new();
+            let labels = object::labels(object).unwrap_or(&empty);
+            candidates()
+                .iter()
+                .filter(|owner| selects(owner.pointer("/spec/selector"), labels))
+                .map(|owner| object::name(owner).to_owned())
+                .collect()
+        }
+    }
+}
+
 /// The uid of the object's controller, if it has one.
 pub(crate) fn controller_uid(object: &Value) -> Option<&str> {
     controller_of(object).and_then(|reference| reference.get("uid").and_then(Value::as_str))

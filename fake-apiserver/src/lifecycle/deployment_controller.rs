@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::lifecycle::controller_refs::{self, Owner};
 use crate::lifecycle::deployment_new_rs;
@@ -16,7 +16,6 @@ use crate::lifecycle::deployment_sync::{
 };
 use crate::lifecycle::deployment_util as util;
 use crate::lifecycle::replicaset_controller::replica_sets_of;
-use crate::semantics::label_selector_validation::selects;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::pending::{MAX_RETRIES, Pending};
@@ -35,35 +34,19 @@ pub(super) fn on_change(state: &State, info: &ResourceInfo, object: &Value) -> V
         return Vec::new();
     }
     let namespace = object::namespace(object);
-    let owner_named = |object: &Value, kind: &str| {
-        controller_refs::controller_of(object)
-            .filter(|owner| owner.get("kind").and_then(Value::as_str) == Some(kind))
-            .and_then(|owner| owner.get("name").and_then(Value::as_str))
-            .map(str::to_owned)
-    };
     match (info.group.as_str(), info.plural.as_str()) {
         ("apps", "deployments") => vec![sync(namespace, object::name(object))],
-        ("apps", "replicasets") => match (
-            owner_named(object, "Deployment"),
-            controller_refs::controller_of(object),
-        ) {
-            (Some(name), _) => vec![sync(namespace, &name)],
-            (None, Some(_)) => Vec::new(),
-            (None, None) => {
-                let empty = Map::new();
-                let labels = object::labels(object).unwrap_or(&empty);
-                deployments_of(state, namespace)
-                    .iter()
-                    .filter(|d| selects(d.pointer("/spec/selector"), labels))
-                    .map(|d| sync(namespace, object::name(d)))
-                    .collect()
-            }
-        },
+        ("apps", "replicasets") => {
+            controller_refs::owners_to_sync(object, "Deployment", || deployments_of(state, namespace))
+                .iter()
+                .map(|name| sync(namespace, name))
+                .collect()
+        }
         ("", "pods") => {
             let replica_sets = state.info("apps", "v1", "replicasets");
-            owner_named(object, "ReplicaSet")
-                .and_then(|rs| state.object(&replica_sets, Some(namespace), &rs))
-                .and_then(|rs| owner_named(&rs, "Deployment"))
+            controller_refs::controller_named(object, "ReplicaSet")
+                .and_then(|rs| state.object(&replica_sets, Some(namespace), rs))
+                .and_then(|rs| controller_refs::controller_named(&rs, "Deployment").map(str::to_owned))
                 .map(|name| vec![sync(namespace, &name)])
                 .unwrap_or_default()
         }

@@ -249,9 +249,6 @@ fn old_pods_running(state: &State, sync: &DeploymentSync, new_rs: Option<&Arc<Va
         .iter()
         .any(|pod| {
             let owner = controller_refs::controller_uid(pod);
-            let phase = pod.pointer("/status/phase").and_then(Value::as_str).unwrap_or_default();
-            owner.is_some_and(|uid| old_uids.contains(&uid) && Some(uid) != new_uid)
-                && phase != "Succeeded"
-                && phase != "Failed"
+            owner.is_some_and(|uid| old_uids.contains(&uid) && Some(uid) != new_uid) && !pod_control::is_finished(pod)
         })
 }

@@ -4,6 +4,7 @@
 //! `IsPodAvailable`). No kubelet runs here: a pod is ready only when a client wrote it so.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
@@ -22,10 +23,17 @@ use crate::storage::resource::ResourceInfo;
 /// The annotation that orders a ReplicaSet's pods for deletion (`PodDeletionCost`).
 const DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
 
+/// Whether the pod's phase is `Succeeded` or `Failed`.
+pub(crate) fn is_finished(pod: &Value) -> bool {
+    matches!(
+        pod.pointer("/status/phase").and_then(Value::as_str),
+        Some("Succeeded" | "Failed")
+    )
+}
+
 /// `IsPodActive`: not finished and not being deleted.
 pub(crate) fn is_active(pod: &Value) -> bool {
-    let phase = pod.pointer("/status/phase").and_then(Value::as_str).unwrap_or_default();
-    phase != "Succeeded" && phase != "Failed" && !object::is_deleting(pod)
+    !is_finished(pod) && !object::is_deleting(pod)
 }
 
 /// The pods of `namespace`, in the store's order.
@@ -153,19 +161,17 @@ pub(crate) fn delete_pod(state: &mut State, owner_info: &ResourceInfo, owner: &V
 /// the order they are deleted — unscheduled, pending, not ready, cheaper, on a node crowded with
 /// `related` pods, ready for less time, restarted more, newer (on a log scale, then by uid).
 pub(crate) fn sort_for_deletion(pods: &mut [Arc<Value>], related: &[Arc<Value>], now: i64) {
-    let node = |pod: &Value| {
+    fn node(pod: &Value) -> &str {
         pod.pointer("/spec/nodeName")
             .and_then(Value::as_str)
             .unwrap_or_default()
-            .to_owned()
-    };
-    let crowd = |pod: &Value| {
-        let name = node(pod);
-        related
-            .iter()
-            .filter(|other| is_active(other) && node(other) == name)
-            .count()
-    };
+    }
+    // `getPodsRankedByRelatedPodsOnSameNode`: the active related pods per node, counted once.
+    let mut on_node: HashMap<&str, usize> = HashMap::new();
+    for pod in related.iter().filter(|pod| is_active(pod)) {
+        *on_node.entry(node(pod)).or_default() += 1;
+    }
+    let crowd = |pod: &Value| on_node.get(node(pod)).copied().unwrap_or(0);
     pods.sort_by(|a, b| {
         let (node_a, node_b) = (node(a), node(b));
         if node_a != node_b && (node_a.is_empty() || node_b.is_empty()) {

@@ -13,7 +13,6 @@ use crate::lifecycle::controller_refs::{self, Owner};
 use crate::lifecycle::disruption_status::is_pod_ready;
 use crate::lifecycle::pod_control;
 use crate::lifecycle::writes::Writes;
-use crate::semantics::label_selector_validation::selects;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::pending::{MAX_RETRIES, Pending};
@@ -39,22 +38,10 @@ pub(super) fn on_change(state: &State, info: &ResourceInfo, object: &Value) -> V
     let namespace = object::namespace(object);
     match (info.group.as_str(), info.plural.as_str()) {
         ("apps", "replicasets") => vec![sync(namespace, object::name(object))],
-        ("", "pods") => match controller_refs::controller_of(object) {
-            Some(owner) if owner.get("kind").and_then(Value::as_str) == Some("ReplicaSet") => {
-                let name = owner.get("name").and_then(Value::as_str).unwrap_or_default();
-                vec![sync(namespace, name)]
-            }
-            Some(_) => Vec::new(),
-            None => {
-                let empty = Map::new();
-                let labels = object::labels(object).unwrap_or(&empty);
-                replica_sets_of(state, namespace)
-                    .iter()
-                    .filter(|rs| selects(rs.pointer("/spec/selector"), labels))
-                    .map(|rs| sync(namespace, object::name(rs)))
-                    .collect()
-            }
-        },
+        ("", "pods") => controller_refs::owners_to_sync(object, "ReplicaSet", || replica_sets_of(state, namespace))
+            .iter()
+            .map(|name| sync(namespace, name))
+            .collect(),
         _ => Vec::new(),
     }
 }
