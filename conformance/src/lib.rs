@@ -130,8 +130,9 @@ pub async fn replay(
     let run_id = runner::random_id(6);
     let (mut results, mut transcripts) = (Vec::new(), Vec::new());
     for scenario in corpus.scenarios.iter().filter(|s| only(&s.name)) {
-        let ours = recorder.run(scenario, "scenarios.yaml", &run_id).await;
-        match corpus.recorded.get(&scenario.name) {
+        let recorded = corpus.recorded.get(&scenario.name);
+        let ours = recorder.replay(scenario, "scenarios.yaml", &run_id, recorded).await;
+        match recorded {
             Some(real) => results.extend(compare::compare(real, &ours)),
             None => results.extend(compare::unrecorded(scenario)),
         }

@@ -3,7 +3,8 @@
 //!
 //! A step must be identical, allowlisted (`allowlist.yaml`, with the reason), or no worse than
 //! its line in `pending.txt`; a pending line that a step now beats must be deleted. Set
-//! `CONFORMANCE_BLESS=1` to rewrite `pending.txt` from this run.
+//! `CONFORMANCE_BLESS=1` to rewrite `pending.txt` from this run; `CONFORMANCE_SUMMARY=FILE` to
+//! write the served replay's table there.
 
 use conformance::compare::StepResult;
 use conformance::expect::{Expectations, Outcome, pending_file};
@@ -31,10 +32,9 @@ async fn served(corpus: &Corpus) -> Vec<StepResult> {
 async fn corpus_replays_as_kube_apiserver_answered() {
     let corpus = Corpus::load(&corpus_dir()).expect("the corpus loads");
     let expectations = Expectations::load(&crate_dir()).expect("the expectation files load");
-    let modes = [
-        ("in process", in_process(&corpus).await),
-        ("served", served(&corpus).await),
-    ];
+    // Both modes at once: a replay mostly waits (sleeps and polls for controllers), not computes.
+    let (in_process, served) = tokio::join!(in_process(&corpus), served(&corpus));
+    let modes = [("in process", in_process), ("served", served)];
 
     if std::env::var_os("CONFORMANCE_BLESS").is_some() {
         let all: Vec<StepResult> = modes.iter().flat_map(|(_, r)| r.iter().cloned()).collect();
@@ -46,7 +46,13 @@ async fn corpus_replays_as_kube_apiserver_answered() {
     // A pending line is stale when the step beats it in every mode.
     let mut improved: std::collections::BTreeMap<(&String, &String), usize> = Default::default();
     for (mode, results) in &modes {
-        println!("{mode}:\n{}", report::summary(results, &expectations));
+        let summary = report::summary(results, &expectations);
+        println!("{mode}:\n{summary}");
+        // `hack/test.sh` prints the table of the served replay from here rather than replaying
+        // the corpus once more.
+        if let Some(path) = std::env::var_os("CONFORMANCE_SUMMARY").filter(|_| *mode == "served") {
+            std::fs::write(&path, &summary).expect("the summary file is writable");
+        }
         for result in results {
             match expectations.judge(result) {
                 Outcome::Met | Outcome::Allowed => {}

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::writes::Writes;
-use crate::semantics::label_selector_validation::selects;
+use crate::semantics::label_selector_validation::{as_selector, selects};
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
@@ -83,13 +83,12 @@ pub(crate) fn claim(
     owner: &Owner<'_>,
     candidates: Vec<Arc<Value>>,
 ) -> Vec<Arc<Value>> {
-    let selector = owner.object.pointer("/spec/selector");
+    let selector = as_selector(owner.object.pointer("/spec/selector"));
     let owner_uid = object::uid(owner.object);
     let owner_deleting = object::is_deleting(owner.object);
-    let empty = serde_json::Map::new();
     let mut claimed = Vec::new();
     for candidate in candidates {
-        let matches = selects(selector, object::labels(&candidate).unwrap_or(&empty));
+        let matches = selector.as_ref().is_some_and(|s| s.matches(object::labels(&candidate)));
         match controller_uid(&candidate) {
             Some(uid) if uid == owner_uid && matches => claimed.push(candidate),
             // Owned by us but no longer selected: released, unless we are being deleted.

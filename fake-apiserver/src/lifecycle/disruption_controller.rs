@@ -14,7 +14,7 @@ use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::disruption_status::{Counts, fail_safe, str_of, with_status};
 use crate::lifecycle::events;
 use crate::lifecycle::writes::Writes;
-use crate::semantics::label_selector_validation::selects;
+use crate::semantics::label_selector_validation::{as_selector, selects};
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::pending::Pending;
@@ -121,12 +121,14 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str) {
 /// `getPodsForPdb`: the pods of the budget's namespace its selector selects.
 fn selected_pods(state: &State, budget: &Value) -> Vec<Arc<Value>> {
     let info = state.info("", "v1", "pods");
-    let empty = Map::new();
+    let Some(selector) = as_selector(budget.pointer("/spec/selector")) else {
+        return Vec::new();
+    };
     state
         .store
         .iter(&info.storage_key(), Some(object::namespace(budget)))
         .map(|(_, pod)| pod)
-        .filter(|pod| selects(budget.pointer("/spec/selector"), object::labels(pod).unwrap_or(&empty)))
+        .filter(|pod| selector.matches(object::labels(pod)))
         .cloned()
         .collect()
 }

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::lifecycle::writes::Writes;
 use crate::storage::State;
+use crate::storage::key::ObjectKey;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 
@@ -73,9 +74,17 @@ pub(super) fn record(
             .iter()
             .all(|key| stored.get(*key) == event.get(*key))
     };
+    // The correlator only aggregates what this recorder wrote, all named `<subject>.<hex>`: the
+    // search starts there rather than at every event of the namespace.
+    let prefix = format!("{}.", object::name(subject));
     let seen = state
         .store
-        .iter(&events.storage_key(), Some(&namespace))
+        .iter_after(
+            &events.storage_key(),
+            Some(&namespace),
+            Some(&ObjectKey::new(&namespace, &prefix)),
+        )
+        .take_while(|(key, _)| key.name.starts_with(&prefix))
         .map(|(_, stored)| stored)
         .find(|stored| same(stored))
         .cloned();

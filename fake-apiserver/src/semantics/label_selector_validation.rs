@@ -104,10 +104,14 @@ pub(crate) fn has_invalid_label_value(selector: &Value) -> bool {
 /// a missing selector is `labels.Nothing()` (selects nothing), an empty one
 /// `labels.Everything()`.
 pub(crate) fn selects(selector: Option<&Value>, labels: &Map<String, Value>) -> bool {
-    let Some(selector) = selector.filter(|s| !s.is_null()) else {
-        return false;
-    };
-    LabelSelector::parse(&label_selector_text(selector)).is_ok_and(|s| s.matches(Some(labels)))
+    as_selector(selector).is_some_and(|s| s.matches(Some(labels)))
+}
+
+/// `LabelSelectorAsSelector`, once, for a controller that matches many objects against one
+/// selector; `None` for a missing or unparsable selector, which selects nothing.
+pub(crate) fn as_selector(selector: Option<&Value>) -> Option<LabelSelector> {
+    let selector = selector.filter(|s| !s.is_null())?;
+    LabelSelector::parse(&label_selector_text(selector)).ok()
 }
 
 /// Whether a present selector is empty (`selector.Empty()`: no labels and no expressions).
