@@ -1,5 +1,6 @@
 // Command go-types prints the Go type tree of core/v1's PodTemplateSpec as reflect sees it, for
-// the in-memory server's port of client-go's DeepHashObject (spew's %#v of the template).
+// the in-memory server's port of client-go's DeepHashObject (spew's %#v of the template) and of
+// encoding/json's encoding of it.
 //
 // It is built inside a Kubernetes source tree (it imports k8s.io/api from the tree's vendor/):
 // see hack/go-types.sh.
@@ -80,6 +81,11 @@ func walk(t reflect.Type, types map[string]node) string {
 			// ",inline" of the API types is nameless too).
 			if name == "" && (f.Anonymous || strings.Contains(f.Tag.Get("json"), ",inline")) {
 				field = append(field, "inline")
+			}
+			// encoding/json leaves a zero value of an omitempty field out and writes any other
+			// (the ControllerRevisions' data is the template as encoding/json writes it).
+			if strings.Contains(f.Tag.Get("json"), ",omitempty") {
+				field = append(field, "omitempty")
 			}
 			n.Fields = append(n.Fields, field)
 		}

@@ -83,12 +83,24 @@ pub(crate) fn claim(
     owner: &Owner<'_>,
     candidates: Vec<Arc<Value>>,
 ) -> Vec<Arc<Value>> {
+    claim_matching(state, info, owner, candidates, |_| true)
+}
+
+/// [`claim`] where an object also has to pass `filter` to match (`ClaimPods`' filters: a
+/// StatefulSet's pods are named after it).
+pub(crate) fn claim_matching(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    owner: &Owner<'_>,
+    candidates: Vec<Arc<Value>>,
+    filter: impl Fn(&Value) -> bool,
+) -> Vec<Arc<Value>> {
     let selector = as_selector(owner.object.pointer("/spec/selector"));
     let owner_uid = object::uid(owner.object);
     let owner_deleting = object::is_deleting(owner.object);
     let mut claimed = Vec::new();
     for candidate in candidates {
-        let matches = selector.as_ref().is_some_and(|s| s.matches(object::labels(&candidate)));
+        let matches = selector.as_ref().is_some_and(|s| s.matches(object::labels(&candidate))) && filter(&candidate);
         match controller_uid(&candidate) {
             Some(uid) if uid == owner_uid && matches => claimed.push(candidate),
             // Owned by us but no longer selected: released, unless we are being deleted.

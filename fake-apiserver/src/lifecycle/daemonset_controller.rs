@@ -8,6 +8,7 @@
 use serde_json::{Map, Value};
 
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
+use crate::lifecycle::controller_history;
 use crate::lifecycle::writes::Writes;
 use crate::storage::State;
 use crate::storage::object;
@@ -52,7 +53,11 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str) {
     let Some(daemonset) = state.object(&info, Some(namespace), name) else {
         return;
     };
-    if object::is_deleting(&daemonset) || any_node_runs(state, &daemonset) {
+    if object::is_deleting(&daemonset) {
+        return;
+    }
+    controller_history::daemonset_revision(state, &daemonset);
+    if any_node_runs(state, &daemonset) {
         return;
     }
     let Some(updated) = observed(&daemonset) else {

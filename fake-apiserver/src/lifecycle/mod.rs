@@ -13,6 +13,7 @@ mod apf_controller;
 mod apiservices;
 mod bootstrap;
 mod claim_binder;
+mod controller_history;
 mod controller_refs;
 mod crd;
 mod crd_names;
@@ -48,7 +49,12 @@ mod replicaset_controller;
 mod role_aggregation;
 mod runtime_class_admission;
 mod service_ips;
+mod statefulset_claims;
+mod statefulset_controller;
+mod statefulset_pods;
+mod statefulset_update;
 mod storage_admission;
+mod storage_protection;
 mod writes;
 
 use std::sync::Arc;
@@ -266,10 +272,12 @@ fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
     }
 }
 
-/// What the ReplicaSet and Deployment controllers' informers queue for a write or removal.
+/// What the workload and storage protection controllers' informers queue for a write or removal.
 pub(crate) fn workload_reactions(state: &State, info: &ResourceInfo, object: &Value) -> Vec<Pending> {
     let mut work = replicaset_controller::on_change(state, info, object);
     work.extend(deployment_controller::on_change(state, info, object));
+    work.extend(statefulset_controller::on_change(state, info, object));
+    work.extend(storage_protection::on_change(info, object));
     work
 }
 

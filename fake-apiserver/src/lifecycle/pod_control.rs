@@ -60,7 +60,7 @@ fn ready_since(pod: &Value) -> Option<i64> {
 
 /// `GetPodFromTemplate`: the template's labels, annotations, finalizers and spec, a name generated
 /// from the owner's (with a dash when that still makes a valid prefix), the owner as controller.
-fn pod_from_template(template: &Value, owner: &Owner<'_>) -> Value {
+pub(crate) fn pod_from_template(template: &Value, owner: &Owner<'_>) -> Value {
     let metadata = template.get("metadata");
     let copy = |key: &str| metadata.and_then(|m| m.get(key)).cloned();
     let owner_name = object::name(owner.object);

@@ -4,7 +4,7 @@
 use crate::lifecycle::{
     apf_controller, apiservices, bootstrap, claim_binder, crd, daemonset_controller, deployment_controller,
     disruption_controller, endpoints, gc, gc_owners, job_controller, namespace, nodes, quota_controller,
-    replicaset_controller, role_aggregation, workload_reactions,
+    replicaset_controller, role_aggregation, statefulset_controller, storage_protection, workload_reactions,
 };
 use crate::storage::State;
 use crate::storage::object;
@@ -54,6 +54,12 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             }
             Pending::SyncDeployment { namespace, name, retry } => {
                 deployment_controller::sync(state, &namespace, &name, retry)
+            }
+            Pending::ReleaseStorage { namespace, name } => {
+                storage_protection::release(state, namespace.as_deref(), &name)
+            }
+            Pending::SyncStatefulSet { namespace, name, retry } => {
+                statefulset_controller::sync(state, &namespace, &name, retry)
             }
             Pending::ReplenishQuotas {
                 namespace,

@@ -15,10 +15,10 @@ use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 
 /// `volumeutil.PVCProtectionFinalizer`.
-const CLAIM_PROTECTION: &str = "kubernetes.io/pvc-protection";
+pub(super) const CLAIM_PROTECTION: &str = "kubernetes.io/pvc-protection";
 
 /// `volumeutil.PVProtectionFinalizer`.
-const VOLUME_PROTECTION: &str = "kubernetes.io/pv-protection";
+pub(super) const VOLUME_PROTECTION: &str = "kubernetes.io/pv-protection";
 
 /// Whether `info` is the claims' resource.
 pub(super) fn concerns(info: &ResourceInfo) -> bool {

@@ -7,51 +7,10 @@
 //! informers read, where an empty list or map arrives as `nil`, a pointer is set exactly when its
 //! field was present, and a `resource.Quantity` is parsed again from its canonical string.
 
-use std::collections::HashMap;
-use std::sync::LazyLock;
-
-use serde::Deserialize;
 use serde_json::Value;
 
+use crate::semantics::go_types::{GoType, GoTypes};
 use crate::semantics::quantity::Quantity;
-
-/// One Go type of a table: spew's name for it (`reflect.Type.String`), its kind, and its parts.
-#[derive(Debug, Deserialize)]
-struct GoType {
-    name: String,
-    kind: String,
-    #[serde(default)]
-    elem: Option<String>,
-    #[serde(default)]
-    key: Option<String>,
-    /// `[GoName, jsonName, type]` and a fourth `inline` for an embedded or inlined struct.
-    #[serde(default)]
-    fields: Vec<Vec<String>>,
-}
-
-/// A tree of Go types from a root, as `hack/go-types.sh` writes it.
-#[derive(Debug, Deserialize)]
-pub(crate) struct GoTypes {
-    root: String,
-    types: HashMap<String, GoType>,
-}
-
-static POD_TEMPLATE_1_28: LazyLock<GoTypes> = LazyLock::new(|| parse(include_str!("go_types/pod_template_v1_28.json")));
-static POD_TEMPLATE_1_31: LazyLock<GoTypes> = LazyLock::new(|| parse(include_str!("go_types/pod_template_v1_31.json")));
-
-fn parse(table: &str) -> GoTypes {
-    serde_json::from_str(table).expect("the Go type tables are valid JSON of their shape")
-}
-
-/// core/v1's `PodTemplateSpec` as the minor's kube-controller-manager has it. The tables are of
-/// 1.28.7 and 1.31.2; 1.29 and 1.30 take 1.28's (their added fields are printed only when set).
-pub(crate) fn pod_template_types(minor: u32) -> &'static GoTypes {
-    if minor >= 31 {
-        &POD_TEMPLATE_1_31
-    } else {
-        &POD_TEMPLATE_1_28
-    }
-}
 
 /// spew's `%#v` of `value` as a value of the table's root type.
 pub(crate) fn sprint(types: &GoTypes, value: &Value) -> String {
@@ -59,7 +18,7 @@ pub(crate) fn sprint(types: &GoTypes, value: &Value) -> String {
         types,
         out: String::new(),
     };
-    printer.format(&types.root, Some(value), false);
+    printer.format(types.root(), Some(value), false);
     printer.out
 }
 
@@ -70,10 +29,7 @@ struct Printer<'a> {
 
 impl Printer<'_> {
     fn ty(&self, id: &str) -> &GoType {
-        self.types
-            .types
-            .get(id)
-            .unwrap_or_else(|| panic!("the Go type table has every type it names ({id})"))
+        self.types.get(id)
     }
 
     /// `formatState.format` of the value of type `id` (`None`: the zero value); `ignore_type`
@@ -131,22 +87,20 @@ impl Printer<'_> {
     }
 
     fn format_struct(&mut self, id: &str, value: Option<&Value>) {
-        let fields = self.ty(id).fields.clone();
+        let fields = self.types.get(id).fields();
         self.out.push('{');
         for (i, field) in fields.iter().enumerate() {
             if i > 0 {
                 self.out.push(' ');
             }
-            let (go_name, json_name, field_type) = (&field[0], &field[1], &field[2]);
-            self.out.push_str(go_name);
+            self.out.push_str(field.go_name());
             self.out.push(':');
-            let inline = field.get(3).is_some_and(|flag| flag == "inline");
-            let field_value = if inline {
+            let field_value = if field.inline() {
                 value
             } else {
-                value.and_then(|v| v.get(json_name))
+                value.and_then(|v| v.get(field.json_name()))
             };
-            self.format(field_type, field_value, false);
+            self.format(field.type_id(), field_value, false);
         }
         self.out.push('}');
     }

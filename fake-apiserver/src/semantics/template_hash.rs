@@ -2,17 +2,19 @@
 //! (`pkg/controller/controller_utils.go`), the `pod-template-hash` of a Deployment's ReplicaSets —
 //! FNV-1a (32 bits) of go-spew's print of the template, then of the collision count's four
 //! little-endian bytes when there is one, written in decimal and encoded with
-//! `rand.SafeEncodeString`.
+//! `rand.SafeEncodeString`; and `history.HashControllerRevision`
+//! (`pkg/controller/history/controller_history.go`), a ControllerRevision's — FNV-1 of its data's
+//! bytes and the collision count in decimal.
 
 use serde_json::Value;
 
-use crate::semantics::go_spew;
 use crate::semantics::names;
+use crate::semantics::{go_spew, go_types};
 
 /// `controller.ComputeHash(template, collisionCount)` as the minor's kube-controller-manager
 /// computes it.
 pub(crate) fn pod_template_hash(template: &Value, collision_count: Option<i64>, minor: u32) -> String {
-    let printed = go_spew::sprint(go_spew::pod_template_types(minor), template);
+    let printed = go_spew::sprint(go_types::pod_template_types(minor), template);
     let mut hash = Fnv1a32::default();
     hash.write(printed.as_bytes());
     if let Some(count) = collision_count {
@@ -42,6 +44,17 @@ impl Fnv1a32 {
     pub(crate) fn sum(&self) -> u32 {
         self.0
     }
+}
+
+/// `HashControllerRevision(revision, &collisionCount)` of a revision whose data is `data`.
+pub(crate) fn controller_revision_hash(data: &[u8], collision_count: i64) -> String {
+    let mut hash: u32 = 0x811c_9dc5;
+    for byte in data.iter().chain(collision_count.to_string().as_bytes()) {
+        // FNV-1 multiplies before it mixes the byte in (FNV-1a the other way round).
+        hash = hash.wrapping_mul(0x0100_0193);
+        hash ^= u32::from(*byte);
+    }
+    names::safe_encode(hash.to_string().as_bytes())
 }
 
 #[cfg(test)]

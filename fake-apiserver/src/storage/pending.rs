@@ -78,6 +78,16 @@ pub(crate) enum Pending {
         name: String,
         retry: u32,
     },
+    /// A StatefulSet, or a pod of one, was written or removed: the StatefulSet controller syncs
+    /// it (`retry`: the sync failed that many times before).
+    SyncStatefulSet {
+        namespace: String,
+        name: String,
+        retry: u32,
+    },
+    /// A claim or volume being deleted, or a pod that mounts claims, was written or removed: the
+    /// pvc-protection (`namespace` set) or pv-protection controller checks the object.
+    ReleaseStorage { namespace: Option<String>, name: String },
     /// An object a quota may track was removed, or changed what it uses: the namespace's quotas
     /// that track its resource are recomputed.
     ReplenishQuotas {
@@ -100,6 +110,7 @@ impl Pending {
         match self {
             Pending::SyncReplicaSet { namespace, name, .. } => Some((0, namespace, name)),
             Pending::SyncDeployment { namespace, name, .. } => Some((1, namespace, name)),
+            Pending::SyncStatefulSet { namespace, name, .. } => Some((2, namespace, name)),
             _ => None,
         }
     }
@@ -117,12 +128,14 @@ impl Pending {
             // The workload controllers' informers hand a write to their workers within
             // milliseconds; a failed sync comes back after the rate limiter's exponential
             // backoff (`workqueue.DefaultControllerRateLimiter`, doubling from 5 ms).
-            Pending::SyncReplicaSet { retry, .. } | Pending::SyncDeployment { retry, .. } => {
-                base / 20 * 2u32.pow((*retry).min(MAX_RETRIES))
-            }
+            Pending::SyncReplicaSet { retry, .. }
+            | Pending::SyncDeployment { retry, .. }
+            | Pending::SyncStatefulSet { retry, .. } => base / 20 * 2u32.pow((*retry).min(MAX_RETRIES)),
             // The persistent volume controller's first write is the claim's own update, the Job
             // controller's for a suspended Job its status.
             Pending::SyncClaim { .. } | Pending::SyncJob { .. } => Duration::ZERO,
+            // The protection controllers drop a finalizer within milliseconds.
+            Pending::ReleaseStorage { .. } => base / 20,
             // The node lifecycle controller takes most of a second to notice a node.
             Pending::NodeTaints { .. } => base * 8,
             // kube-controller-manager's node startup and monitor grace periods, 60 s and 40 s

@@ -15,6 +15,7 @@ mod list;
 mod patch;
 mod scale_apply;
 mod served;
+mod statefulsets;
 mod type_meta;
 mod watch;
 mod workloads;
