@@ -1,13 +1,14 @@
 //! kube-controller-manager's Job controller for a suspended Job (`pkg/controller/job/job_controller.go`:
 //! `syncJob` with `manageJob` creating nothing, `ensureJobConditionStatus`, the `Suspended`
 //! event). A Job written with `spec.suspend` gets the `Suspended` condition and the counters the
-//! controller always writes. A running Job's pods, and the status that counts them, are not
-//! emulated.
+//! controller always writes. A running Job is `job_running`'s.
 
 use serde_json::{Value, json};
 
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
+use crate::lifecycle::controller_refs;
 use crate::lifecycle::events;
+use crate::lifecycle::job_running;
 use crate::lifecycle::writes::Writes;
 use crate::storage::State;
 use crate::storage::object;
@@ -15,16 +16,23 @@ use crate::storage::pending::Pending;
 use crate::storage::resource::ResourceInfo;
 
 /// The event source of the controller's recorder.
-const COMPONENT: &str = "job-controller";
+pub(super) const COMPONENT: &str = "job-controller";
 
-/// The informer's reaction to a write: a suspended Job that has not finished is synced.
-pub(super) fn on_change(info: &ResourceInfo, job: &Value) -> Option<Pending> {
-    let is_job = info.builtin && info.group == "batch" && info.plural == "jobs";
-    let suspended = job.pointer("/spec/suspend").and_then(Value::as_bool) == Some(true);
-    (is_job && suspended && !object::is_deleting(job) && !finished(job)).then(|| Pending::SyncJob {
-        namespace: object::namespace(job).to_owned(),
-        name: object::name(job).to_owned(),
-    })
+/// The informers' reaction to a write or removal: a Job that has not finished is synced, and so
+/// is the Job controlling a pod.
+pub(super) fn on_change(info: &ResourceInfo, object: &Value) -> Option<Pending> {
+    if !info.builtin {
+        return None;
+    }
+    let sync = |name: &str| Pending::SyncJob {
+        namespace: object::namespace(object).to_owned(),
+        name: name.to_owned(),
+    };
+    match (info.group.as_str(), info.plural.as_str()) {
+        ("batch", "jobs") if !object::is_deleting(object) && !finished(object) => Some(sync(object::name(object))),
+        ("", "pods") => controller_refs::controller_named(object, "Job").map(sync),
+        _ => None,
+    }
 }
 
 /// `syncJob` of a suspended Job: the condition, then the status update when anything changed.
@@ -33,8 +41,11 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str) {
     let Some(job) = state.object(&info, Some(namespace), name) else {
         return;
     };
-    if job.pointer("/spec/suspend").and_then(Value::as_bool) != Some(true) || finished(&job) {
+    if finished(&job) || object::is_deleting(&job) {
         return;
+    }
+    if job.pointer("/spec/suspend").and_then(Value::as_bool) != Some(true) {
+        return job_running::sync(state, &info, &job);
     }
     let minor = state.options.minor();
     let (updated, condition_changed) = suspended_status(&job, &object::now(), minor);

@@ -32,6 +32,7 @@ mod events;
 mod gc;
 mod gc_owners;
 mod job_controller;
+mod job_running;
 mod limit_constraints;
 mod limit_ranger;
 mod namespace;

@@ -62,7 +62,7 @@ pub(crate) enum Pending {
     SyncDaemonSet { namespace: String, name: String },
     /// A claim without a volume was written: the persistent volume controller syncs it.
     SyncClaim { namespace: String, name: String },
-    /// A suspended Job was written: the Job controller records it suspended.
+    /// A Job, or a pod of one, was written or removed: the Job controller syncs it.
     SyncJob { namespace: String, name: String },
     /// A ReplicaSet, or a pod it owns or might adopt, was written or removed: the ReplicaSet
     /// controller syncs it (`retry`: the sync failed that many times before).
@@ -111,6 +111,7 @@ impl Pending {
             Pending::SyncReplicaSet { namespace, name, .. } => Some((0, namespace, name)),
             Pending::SyncDeployment { namespace, name, .. } => Some((1, namespace, name)),
             Pending::SyncStatefulSet { namespace, name, .. } => Some((2, namespace, name)),
+            Pending::SyncJob { namespace, name } => Some((3, namespace, name)),
             _ => None,
         }
     }
