@@ -156,7 +156,9 @@ impl FakeApiServer {
 
     /// Lets the controllers finish every reaction still pending (CRDs established, namespaces
     /// emptied, garbage collected) now, instead of after their delay: for tests that want the
-    /// settled state without polling for it.
+    /// settled state without polling for it. A deadline a controller set itself (a Deployment's
+    /// progress deadline) is not brought forward: only time, real or a paused tokio clock's,
+    /// reaches it.
     pub fn settle(&self) {
         lifecycle::settle(&mut self.inner.state());
     }

@@ -67,7 +67,7 @@ impl Recorder {
     }
 
     /// Runs one scenario as [`Recorder::run`] does, where `recorded` (kube-apiserver's transcript
-    /// of it) shortens the polls it recorded as never met to [`KNOWN_UNMET_WAIT`].
+    /// of it) shortens the polls it recorded as never met to a few seconds (`KNOWN_UNMET_WAIT`).
     pub async fn replay(&self, scenario: &Scenario, source: &str, run_id: &str, recorded: Option<&Value>) -> Value {
         let namespace = format!("cf-{}-{}", slug(&scenario.name), random_id(5));
         let mut env = Env::new();

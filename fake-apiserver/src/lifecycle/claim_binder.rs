@@ -4,8 +4,8 @@
 //! `findProvisionablePlugin`, `provisionClaimOperationExternal`; `setClaimProvisioner` of
 //! `pv_controller_base.go`). A claim written without a volume gets the default class if it names
 //! none, the provisioner annotations of an external provisioner, or the event that says why it
-//! waits. Binding to an existing volume and in-tree provisioning are not emulated: where a
-//! volume of the claim's class is available the claim is left alone.
+//! waits. A volume that fits is bound (`volume_binding`); in-tree provisioning is not emulated,
+//! and where a volume of the claim's class is available but does not fit the claim is left alone.
 
 use std::sync::Arc;
 
@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::default_class_admission::default_storage_class;
 use crate::lifecycle::events;
+use crate::lifecycle::volume_binding;
 use crate::lifecycle::writes::Writes;
 use crate::storage::State;
 use crate::storage::object;
@@ -50,6 +51,9 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str) {
     let Some(claim) = state.object(&info, Some(namespace), name) else {
         return;
     };
+    if let Some(volume) = volume_binding::best_match(state, &claim) {
+        return volume_binding::bind(state, &volume, &claim);
+    }
     let class_name = claim.pointer("/spec/storageClassName").and_then(Value::as_str);
     if volume_available(state, class_name.unwrap_or_default()) {
         return;

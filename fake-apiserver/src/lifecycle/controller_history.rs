@@ -2,7 +2,9 @@
 //! (`pkg/controller/history/controller_history.go`: `NewControllerRevision`,
 //! `HashControllerRevision`, `SortControllerRevisions`, `EqualRevision`, `FindEqualRevisions`,
 //! `ListControllerRevisions`, `CreateControllerRevision` with its collision loop,
-//! `UpdateControllerRevision`, `AdoptControllerRevision`).
+//! `UpdateControllerRevision`, `AdoptControllerRevision`; and of the controllers that keep them,
+//! `getPatch` and `ApplyRevision` of `statefulset/stateful_set_utils.go`, `constructHistory` and
+//! `snapshot` of `daemon/update.go`).
 
 use std::sync::Arc;
 
@@ -114,6 +116,34 @@ pub(crate) fn template_patch(owner: &Value, minor: u32) -> Value {
         fields.insert("$patch".to_owned(), json!("replace"));
     }
     json!({"spec": {"template": encoded}})
+}
+
+/// `ApplyRevision`: the set with the revision's template.
+pub(crate) fn apply_revision(set: &Value, revision: &Value) -> Value {
+    let mut applied = set.clone();
+    if let Some(template) = revision.pointer("/data/spec/template") {
+        let mut template = strip_nulls(template);
+        if let Some(fields) = template.as_object_mut() {
+            fields.remove("$patch");
+        }
+        applied["spec"]["template"] = template;
+    }
+    applied
+}
+
+/// A decode into the Go type and back: a `null` is the zero value, left out.
+fn strip_nulls(value: &Value) -> Value {
+    match value {
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), strip_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(strip_nulls).collect()),
+        other => other.clone(),
+    }
 }
 
 /// `EqualRevision`: the same data bytes (the hash labels are not numbers, so never compared).

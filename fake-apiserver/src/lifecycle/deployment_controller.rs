@@ -5,6 +5,7 @@
 //! the new ReplicaSet in `deployment_new_rs.rs`, the rollouts in `deployment_rollout.rs`.
 
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use serde_json::Value;
 
@@ -18,18 +19,14 @@ use crate::lifecycle::deployment_util as util;
 use crate::lifecycle::replicaset_controller::replica_sets_of;
 use crate::storage::State;
 use crate::storage::object;
-use crate::storage::pending::{MAX_RETRIES, Pending};
+use crate::storage::pending::{Pending, Workload};
 use crate::storage::resource::ResourceInfo;
 
 /// The informers' reaction to a write or removal: a Deployment syncs itself, a ReplicaSet its
 /// controlling Deployment (an orphan every Deployment selecting it), a pod the Deployment of its
 /// ReplicaSet.
 pub(super) fn on_change(state: &State, info: &ResourceInfo, object: &Value) -> Vec<Pending> {
-    let sync = |namespace: &str, name: &str| Pending::SyncDeployment {
-        namespace: namespace.to_owned(),
-        name: name.to_owned(),
-        retry: 0,
-    };
+    let sync = |namespace: &str, name: &str| Pending::sync(Workload::Deployment, namespace, name);
     if !info.builtin {
         return Vec::new();
     }
@@ -61,6 +58,16 @@ fn deployments_of(state: &State, namespace: &str) -> Vec<Arc<Value>> {
 /// `syncDeployment` of `namespace/name`, after `retry` failed ones; synced again when a write
 /// failed (a status write conflicted), as Go's rate-limited requeue does.
 pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
+    sync_at(state, namespace, name, retry, SystemTime::now());
+}
+
+/// The sync `requeueStuckDeployment` queued for a progress deadline due at `due`: its deadline
+/// measured at `due` at the earliest (a settling server runs it before its time).
+pub(super) fn check_progress(state: &mut State, namespace: &str, name: &str, due: SystemTime) {
+    sync_at(state, namespace, name, 0, due.max(SystemTime::now()));
+}
+
+fn sync_at(state: &mut State, namespace: &str, name: &str, retry: u32, now: SystemTime) {
     let deployments = state.info("apps", "v1", "deployments");
     let Some(deployment) = state.object(&deployments, Some(namespace), name) else {
         return;
@@ -69,13 +76,12 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
         deployment: (*deployment).clone(),
         deployments,
         replica_sets: state.info("apps", "v1", "replicasets"),
+        now,
     };
-    if run(state, &mut sync).is_err() && retry < MAX_RETRIES {
-        state.pending.push(Pending::SyncDeployment {
-            namespace: namespace.to_owned(),
-            name: name.to_owned(),
-            retry: retry + 1,
-        });
+    if run(state, &mut sync).is_err()
+        && let Some(work) = Pending::resync(Workload::Deployment, namespace, name, retry)
+    {
+        state.pending.push(work);
     }
 }
 

@@ -1,10 +1,12 @@
 //! The rollout's status (`pkg/controller/deployment/progress.go` `syncRolloutStatus`,
-//! `getReplicaFailures`; `util.DeploymentComplete`, `util.DeploymentProgressing`): the counts,
-//! and the Progressing condition the rollout earned — `NewReplicaSetAvailable` when complete,
-//! `ReplicaSetUpdated` while pods move. Deadlines are not timed here: no rollout is reported as
-//! having exceeded its progress deadline.
+//! `getReplicaFailures`, `requeueStuckDeployment`; `util.DeploymentComplete`,
+//! `util.DeploymentProgressing`, `util.DeploymentTimedOut`): the counts, and the Progressing
+//! condition the rollout earned — `NewReplicaSetAvailable` when complete, `ReplicaSetUpdated`
+//! while pods move, `ProgressDeadlineExceeded` once nothing moved for `progressDeadlineSeconds`
+//! (a stuck rollout is synced again when its deadline passes).
 
 use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value, json};
 
@@ -14,6 +16,7 @@ use crate::lifecycle::deployment_sync::{
 use crate::lifecycle::deployment_util as util;
 use crate::storage::State;
 use crate::storage::object;
+use crate::storage::pending::Pending;
 
 /// `DeploymentComplete`.
 pub(super) fn complete(deployment: &Value, status: &Map<String, Value>) -> bool {
@@ -65,6 +68,14 @@ pub(super) fn sync_rollout_status(
                 util::remove_condition(&mut status, "Progressing");
             }
             util::set_condition(&mut status, condition);
+        } else if timed_out(deployment, &status, sync.now) {
+            let condition = util::new_condition(
+                "Progressing",
+                "False",
+                TIMED_OUT,
+                &subject("has timed out progressing."),
+            );
+            util::set_condition(&mut status, condition);
         }
     }
     match replica_failure(old, new_rs) {
@@ -79,10 +90,59 @@ pub(super) fn sync_rollout_status(
         status.remove("conditions");
     }
     if status == old_status {
+        requeue_stuck(state, &sync.deployment, &status);
         return Ok(());
     }
     set_status(&mut sync.deployment, status);
     write_status(state, sync)
+}
+
+/// The Progressing condition's reason once the deadline passed (`util.TimedOutReason`).
+const TIMED_OUT: &str = "ProgressDeadlineExceeded";
+
+/// When the rollout's deadline passes: its Progressing condition's last update plus
+/// `progressDeadlineSeconds`.
+fn deadline(deployment: &Value, status: &Map<String, Value>) -> Option<SystemTime> {
+    let seconds = deployment
+        .pointer("/spec/progressDeadlineSeconds")
+        .and_then(Value::as_u64)?;
+    let updated = util::condition(status, "Progressing")?
+        .get("lastUpdateTime")?
+        .as_str()?;
+    let since = u64::try_from(object::timestamp_seconds(updated)?).ok()?;
+    Some(UNIX_EPOCH + Duration::from_secs(since + seconds))
+}
+
+/// `DeploymentTimedOut`: the deadline passed by `now` since the last progress, unless the
+/// rollout completed.
+fn timed_out(deployment: &Value, status: &Map<String, Value>, now: SystemTime) -> bool {
+    let Some(condition) = util::condition(status, "Progressing") else {
+        return false;
+    };
+    match condition.get("reason").and_then(Value::as_str) {
+        Some("NewReplicaSetAvailable") => false,
+        Some(TIMED_OUT) => true,
+        _ => has_progress_deadline(deployment) && deadline(deployment, status).is_some_and(|at| at < now),
+    }
+}
+
+/// `requeueStuckDeployment`: a rollout neither complete nor timed out is synced again a second
+/// after its deadline.
+fn requeue_stuck(state: &mut State, deployment: &Value, status: &Map<String, Value>) {
+    let current = util::condition(&status_of(deployment), "Progressing").cloned();
+    let Some(current) = current.filter(|_| has_progress_deadline(deployment)) else {
+        return;
+    };
+    if complete(deployment, status) || current.get("reason").and_then(Value::as_str) == Some(TIMED_OUT) {
+        return;
+    }
+    if let Some(at) = deadline(deployment, &status_of(deployment)) {
+        state.pending.push(Pending::CheckDeploymentProgress {
+            namespace: object::namespace(deployment).to_owned(),
+            name: object::name(deployment).to_owned(),
+            due: at + Duration::from_secs(1),
+        });
+    }
 }
 
 /// `DeploymentProgressing`: more pods updated, fewer old ones, more ready or available.

@@ -8,6 +8,7 @@
 //! conditions come to read as they do.
 
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use serde_json::{Map, Value};
 
@@ -28,6 +29,9 @@ pub(super) struct DeploymentSync {
     pub(super) deployment: Value,
     pub(super) deployments: Arc<ResourceInfo>,
     pub(super) replica_sets: Arc<ResourceInfo>,
+    /// The time progress deadlines are measured at: now, or a deadline's due time when the sync
+    /// is the one queued for it.
+    pub(super) now: SystemTime,
 }
 
 /// A status write refused because the Deployment changed since the sync read it.

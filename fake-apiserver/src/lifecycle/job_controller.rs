@@ -8,15 +8,12 @@ use serde_json::{Value, json};
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::controller_refs;
 use crate::lifecycle::events;
-use crate::lifecycle::job_running;
+use crate::lifecycle::job_running::{self, COMPONENT};
 use crate::lifecycle::writes::Writes;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::pending::Pending;
 use crate::storage::resource::ResourceInfo;
-
-/// The event source of the controller's recorder.
-pub(super) const COMPONENT: &str = "job-controller";
 
 /// The informers' reaction to a write or removal: a Job that has not finished is synced, and so
 /// is the Job controlling a pod.
@@ -27,6 +24,7 @@ pub(super) fn on_change(info: &ResourceInfo, object: &Value) -> Option<Pending> 
     let sync = |name: &str| Pending::SyncJob {
         namespace: object::namespace(object).to_owned(),
         name: name.to_owned(),
+        retry: 0,
     };
     match (info.group.as_str(), info.plural.as_str()) {
         ("batch", "jobs") if !object::is_deleting(object) && !finished(object) => Some(sync(object::name(object))),
@@ -36,7 +34,7 @@ pub(super) fn on_change(info: &ResourceInfo, object: &Value) -> Option<Pending> 
 }
 
 /// `syncJob` of a suspended Job: the condition, then the status update when anything changed.
-pub(super) fn sync(state: &mut State, namespace: &str, name: &str) {
+pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
     let info = state.info("batch", "v1", "jobs");
     let Some(job) = state.object(&info, Some(namespace), name) else {
         return;
@@ -45,7 +43,7 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str) {
         return;
     }
     if job.pointer("/spec/suspend").and_then(Value::as_bool) != Some(true) {
-        return job_running::sync(state, &info, &job);
+        return job_running::sync(state, &info, &job, retry);
     }
     let minor = state.options.minor();
     let (updated, condition_changed) = suspended_status(&job, &object::now(), minor);

@@ -31,6 +31,7 @@ mod endpoints;
 mod events;
 mod gc;
 mod gc_owners;
+mod informers;
 mod job_controller;
 mod job_running;
 mod limit_constraints;
@@ -56,6 +57,7 @@ mod statefulset_pods;
 mod statefulset_update;
 mod storage_admission;
 mod storage_protection;
+mod volume_binding;
 mod writes;
 
 use std::sync::Arc;
@@ -195,91 +197,7 @@ pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: &Valu
     if let Some(work) = quota_controller::on_write(info, None, stored) {
         state.pending.push(work);
     }
-    after_any_write(state, info, stored);
-}
-
-/// What kube-controller-manager's watchers react to, whatever the write: a changed ClusterRole
-/// re-aggregates, and a namespace's `default` ServiceAccount or `kube-root-ca.crt` ConfigMap
-/// that was changed or removed is put back.
-fn after_any_write(state: &mut State, info: &ResourceInfo, object: &Value) {
-    if !object::owner_references(object).is_empty() && object.pointer("/metadata/uid").is_some() {
-        state.pending.push(Pending::AttemptToDelete {
-            info: state.info(&info.group, &info.version, &info.plural),
-            namespace: info.namespaced.then(|| object::namespace(object).to_owned()),
-            name: object::name(object).to_owned(),
-            uid: object::uid(object).to_owned(),
-        });
-    }
-    if role_aggregation::concerns(info) {
-        state.pending.push(Pending::AggregateClusterRoles);
-    }
-    if apf_controller::concerns(info) {
-        state.pending.push(Pending::DigestFlowControl);
-    }
-    if let Some(work) = disruption_controller::on_change(state, info, object) {
-        state.pending.push(work);
-    }
-    if let Some(work) = daemonset_controller::on_change(info, object) {
-        state.pending.push(work);
-    }
-    if let Some(work) = claim_binder::on_change(info, object) {
-        state.pending.push(work);
-    }
-    if let Some(work) = job_controller::on_change(info, object) {
-        state.pending.push(work);
-    }
-    for work in workload_reactions(state, info, object) {
-        state.pending.push(work);
-    }
-    if info.lifecycle == Lifecycle::CustomResourceDefinition
-        && let Some(group) = object.pointer("/spec/group").and_then(Value::as_str)
-    {
-        let group = group.to_owned();
-        state.pending.push(Pending::RegisterCrdApiServices { group });
-    }
-    if apiservices::concerns(info) && object.pointer("/spec/service").is_some_and(Value::is_object) {
-        let name = object::name(object).to_owned();
-        state.pending.push(Pending::CheckApiService { name });
-    }
-    if info.builtin && info.group.is_empty() && info.plural == "services" {
-        for name in apiservices::backed_by(state, object::namespace(object), object::name(object)) {
-            state.pending.push(Pending::CheckApiService { name });
-        }
-    }
-    if nodes::concerns(info) && object.pointer("/metadata/uid").is_some() {
-        let name = object::name(object).to_owned();
-        if let Some(heartbeat) = nodes::heartbeat(object) {
-            let health = Pending::NodeHealth {
-                name: name.clone(),
-                heartbeat: Some(heartbeat),
-                startup: false,
-            };
-            state.pending.push(health);
-        }
-        state.pending.push(Pending::NodeTtl { name: name.clone() });
-        state.pending.push(Pending::NodeTaints { name });
-    }
-    if bootstrap::concerns(info, object) {
-        let name = object::namespace(object).to_owned();
-        state.pending.push(Pending::PopulateNamespace { name });
-    }
-    if endpoints::concerns(info, object) {
-        // The endpoints controller watches only the removal of an Endpoints object.
-        let (namespace, name) = endpoints::service_of(info, object);
-        let stored_endpoints = info.plural == "endpoints" && state.object(info, Some(&namespace), &name).is_some();
-        if !stored_endpoints {
-            state.pending.push(Pending::SyncService { namespace, name });
-        }
-    }
-}
-
-/// What the workload and storage protection controllers' informers queue for a write or removal.
-pub(crate) fn workload_reactions(state: &State, info: &ResourceInfo, object: &Value) -> Vec<Pending> {
-    let mut work = replicaset_controller::on_change(state, info, object);
-    work.extend(deployment_controller::on_change(state, info, object));
-    work.extend(statefulset_controller::on_change(state, info, object));
-    work.extend(storage_protection::on_change(info, object));
-    work
+    informers::after_any_write(state, info, stored);
 }
 
 /// Admission of an update (through `subresource`, if any): a changed CRD must still be valid,
@@ -356,7 +274,7 @@ pub(crate) fn after_update(
     if let Some(work) = quota_controller::on_write(info, Some(old), stored) {
         state.pending.push(work);
     }
-    after_any_write(state, info, stored);
+    informers::after_any_write(state, info, stored);
     if object::is_deleting(stored) {
         let work = Pending::Marked {
             info: info.clone(),
@@ -394,7 +312,7 @@ pub(crate) fn after_remove(state: &mut State, info: &Arc<ResourceInfo>, removed:
     if let Some(work) = quota_controller::on_remove(info, removed) {
         state.pending.push(work);
     }
-    after_any_write(state, info, removed);
+    informers::after_any_write(state, info, removed);
     let work = Pending::Removed {
         info: info.clone(),
         object: removed.clone(),

@@ -3,12 +3,12 @@
 
 use crate::lifecycle::{
     apf_controller, apiservices, bootstrap, claim_binder, crd, daemonset_controller, deployment_controller,
-    disruption_controller, endpoints, gc, gc_owners, job_controller, namespace, nodes, quota_controller,
-    replicaset_controller, role_aggregation, statefulset_controller, storage_protection, workload_reactions,
+    disruption_controller, endpoints, gc, gc_owners, informers, job_controller, namespace, nodes, quota_controller,
+    replicaset_controller, role_aggregation, statefulset_controller, storage_protection,
 };
 use crate::storage::State;
 use crate::storage::object;
-use crate::storage::pending::Pending;
+use crate::storage::pending::{Pending, Workload};
 use crate::storage::resource::Lifecycle;
 
 /// Runs the controllers on the work due at `now` (everything with `None`), which may queue
@@ -30,7 +30,7 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
                     crd::release_if_empty(state, &info.storage_key());
                 }
                 gc::after_removed(state, &object);
-                for work in workload_reactions(state, &info, &object) {
+                for work in informers::workload_reactions(state, &info, &object) {
                     state.pending.push(work);
                 }
                 if info.namespaced {
@@ -48,19 +48,23 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::SyncDisruptionBudget { namespace, name } => disruption_controller::sync(state, &namespace, &name),
             Pending::SyncDaemonSet { namespace, name } => daemonset_controller::sync(state, &namespace, &name),
             Pending::SyncClaim { namespace, name } => claim_binder::sync(state, &namespace, &name),
-            Pending::SyncJob { namespace, name } => job_controller::sync(state, &namespace, &name),
-            Pending::SyncReplicaSet { namespace, name, retry } => {
-                replicaset_controller::sync(state, &namespace, &name, retry)
-            }
-            Pending::SyncDeployment { namespace, name, retry } => {
-                deployment_controller::sync(state, &namespace, &name, retry)
-            }
+            Pending::SyncJob { namespace, name, retry } => job_controller::sync(state, &namespace, &name, retry),
             Pending::ReleaseStorage { namespace, name } => {
-                storage_protection::release(state, namespace.as_deref(), &name)
+                storage_protection::release(state, namespace.as_deref(), &name);
             }
-            Pending::SyncStatefulSet { namespace, name, retry } => {
-                statefulset_controller::sync(state, &namespace, &name, retry)
+            Pending::CheckDeploymentProgress { namespace, name, due } => {
+                deployment_controller::check_progress(state, &namespace, &name, due);
             }
+            Pending::SyncWorkload {
+                controller,
+                namespace,
+                name,
+                retry,
+            } => match controller {
+                Workload::ReplicaSet => replicaset_controller::sync(state, &namespace, &name, retry),
+                Workload::Deployment => deployment_controller::sync(state, &namespace, &name, retry),
+                Workload::StatefulSet => statefulset_controller::sync(state, &namespace, &name, retry),
+            },
             Pending::ReplenishQuotas {
                 namespace,
                 group,
@@ -82,7 +86,8 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
     ran
 }
 
-/// Runs the controllers until nothing is left for them, as a settled cluster would be.
+/// Runs the controllers until nothing is left for them but the deadlines they set themselves,
+/// as a settled cluster would be.
 pub(crate) fn settle(state: &mut State) {
     while react(state, None) {}
 }

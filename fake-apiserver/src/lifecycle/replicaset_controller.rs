@@ -15,7 +15,7 @@ use crate::lifecycle::pod_control;
 use crate::lifecycle::writes::Writes;
 use crate::storage::State;
 use crate::storage::object;
-use crate::storage::pending::{MAX_RETRIES, Pending};
+use crate::storage::pending::{Pending, Workload};
 use crate::storage::resource::ResourceInfo;
 
 /// The event source of the controller's recorder.
@@ -27,11 +27,7 @@ const BURST_REPLICAS: usize = 500;
 /// The informers' reaction to a write or removal of `object`: a ReplicaSet syncs itself, a pod
 /// its controller if that is a ReplicaSet, an orphan pod every ReplicaSet that selects it.
 pub(super) fn on_change(state: &State, info: &ResourceInfo, object: &Value) -> Vec<Pending> {
-    let sync = |namespace: &str, name: &str| Pending::SyncReplicaSet {
-        namespace: namespace.to_owned(),
-        name: name.to_owned(),
-        retry: 0,
-    };
+    let sync = |namespace: &str, name: &str| Pending::sync(Workload::ReplicaSet, namespace, name);
     if !info.builtin {
         return Vec::new();
     }
@@ -85,12 +81,10 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
         failure.as_ref().map(|(reason, message)| (*reason, message.as_str())),
     );
     update_status(state, &info, current, status);
-    if failure.is_some() && retry < MAX_RETRIES {
-        state.pending.push(Pending::SyncReplicaSet {
-            namespace: namespace.to_owned(),
-            name: name.to_owned(),
-            retry: retry + 1,
-        });
+    if failure.is_some()
+        && let Some(work) = Pending::resync(Workload::ReplicaSet, namespace, name, retry)
+    {
+        state.pending.push(work);
     }
 }
 

@@ -2,9 +2,9 @@
 //! `sync`, `adoptOrphanRevisions`, `getPodsForStatefulSet`, the pod handlers;
 //! `stateful_set_control.go`: `UpdateStatefulSet`, `performUpdate`, `getStatefulSetRevisions`,
 //! `truncateHistory`, `updateStatefulSetStatus`; `stateful_set_utils.go`: `newRevision`,
-//! `getPatch`, `ApplyRevision`, `inconsistentStatus`, `completeRollingUpdate`). The pods and
-//! claims it asks for are made through the verbs, with admission; without kubelets the pods stay
-//! Pending, so an ordered set waits at its first pod, as on a cluster without nodes.
+//! `inconsistentStatus`, `completeRollingUpdate`). The pods and claims it asks for are made
+//! through the verbs, with admission; without kubelets the pods stay Pending, so an ordered set
+//! waits at its first pod, as on a cluster without nodes.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -20,17 +20,13 @@ use crate::lifecycle::writes::Writes;
 use crate::semantics::label_selector_validation::as_selector;
 use crate::storage::State;
 use crate::storage::object;
-use crate::storage::pending::{MAX_RETRIES, Pending};
+use crate::storage::pending::{Pending, Workload};
 use crate::storage::resource::ResourceInfo;
 
 /// The informers' reaction to a write or removal: a StatefulSet syncs itself, a pod its
 /// controlling StatefulSet or, for an orphan, every StatefulSet that selects it.
 pub(super) fn on_change(state: &State, info: &ResourceInfo, object: &Value) -> Vec<Pending> {
-    let sync = |namespace: &str, name: &str| Pending::SyncStatefulSet {
-        namespace: namespace.to_owned(),
-        name: name.to_owned(),
-        retry: 0,
-    };
+    let sync = |namespace: &str, name: &str| Pending::sync(Workload::StatefulSet, namespace, name);
     if !info.builtin {
         return Vec::new();
     }
@@ -76,12 +72,8 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
 }
 
 fn requeue(state: &mut State, namespace: &str, name: &str, retry: u32) {
-    if retry < MAX_RETRIES {
-        state.pending.push(Pending::SyncStatefulSet {
-            namespace: namespace.to_owned(),
-            name: name.to_owned(),
-            retry: retry + 1,
-        });
+    if let Some(work) = Pending::resync(Workload::StatefulSet, namespace, name, retry) {
+        state.pending.push(work);
     }
 }
 
@@ -143,34 +135,6 @@ fn set_revisions(state: &mut State, set: &Value, revisions: &[Arc<Value>]) -> Op
         .cloned()
         .unwrap_or_else(|| updated.clone());
     Some((current, updated, collision_count))
-}
-
-/// `ApplyRevision`: the set with the revision's template.
-pub(crate) fn apply_revision(set: &Value, revision: &Value) -> Value {
-    let mut applied = set.clone();
-    if let Some(template) = revision.pointer("/data/spec/template") {
-        let mut template = strip_nulls(template);
-        if let Some(fields) = template.as_object_mut() {
-            fields.remove("$patch");
-        }
-        applied["spec"]["template"] = template;
-    }
-    applied
-}
-
-/// A decode into the Go type and back: a `null` is the zero value, left out.
-fn strip_nulls(value: &Value) -> Value {
-    match value {
-        Value::Object(fields) => Value::Object(
-            fields
-                .iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), strip_nulls(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(strip_nulls).collect()),
-        other => other.clone(),
-    }
 }
 
 /// `updateStatefulSetStatus`: a finished rolling update completed, and the status written

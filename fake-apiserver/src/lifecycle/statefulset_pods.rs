@@ -270,8 +270,9 @@ pub(crate) fn create_claims(state: &mut State, set: &Value, pod: &Value) -> Resu
     }
 }
 
-/// `CreateStatefulPod`: its claims, the pod, the claims' owners by the retention policy.
-pub(crate) fn create_pod(state: &mut State, set: &Value, pod: Value) -> Result<(), String> {
+/// `CreateStatefulPod`: its claims, then the pod (the caller gives the claims their owners by
+/// the retention policy, which needs the pod's uid). The pod made.
+pub(crate) fn create_pod(state: &mut State, set: &Value, pod: Value) -> Result<Arc<Value>, String> {
     let what = format!("Pod {}", object::name(&pod));
     if let Err(error) = create_claims(state, set, &pod) {
         record(state, set, "create", &what, Some(&error));
@@ -280,9 +281,8 @@ pub(crate) fn create_pod(state: &mut State, set: &Value, pod: Value) -> Result<(
     let info = state.info("", "v1", "pods");
     match state.create_object(&info, Some(object::namespace(set)), pod, Some(CONTROLLER_MANAGER)) {
         Ok(created) => {
-            crate::lifecycle::statefulset_claims::update_owners(state, set, &created);
             record(state, set, "create", &what, None);
-            Ok(())
+            Ok(created)
         }
         Err(status) if status.code == 409 => Err(status.message),
         Err(status) => {
@@ -292,7 +292,8 @@ pub(crate) fn create_pod(state: &mut State, set: &Value, pod: Value) -> Result<(
     }
 }
 
-/// `UpdateStatefulPod`: identity and storage put right (missing claims created).
+/// `UpdateStatefulPod`: identity and storage put right (missing claims created); the caller
+/// puts the claims' owners right first.
 pub(crate) fn update_pod(state: &mut State, set: &Value, pod: &Arc<Value>) -> Result<(), String> {
     let mut updated = (**pod).clone();
     if !identity_matches(set, pod) {
@@ -302,7 +303,6 @@ pub(crate) fn update_pod(state: &mut State, set: &Value, pod: &Arc<Value>) -> Re
         update_storage(set, &mut updated);
         create_claims(state, set, &updated)?;
     }
-    crate::lifecycle::statefulset_claims::update_owners(state, set, pod);
     if updated == **pod {
         return Ok(());
     }

@@ -4,17 +4,18 @@
 //! and the other pod predicates): the missing ordinals made, finished pods made again, the
 //! ordinals past `replicas` removed from the highest down, and a rolling update's pods replaced
 //! from the highest ordinal down to the partition — one at a time, in order and only past
-//! healthy pods for `OrderedReady`, all at once for `Parallel`.
+//! healthy pods for `OrderedReady`, all at once for `Parallel`. A finished pod is made again in
+//! the same sync with a `Recreating…Pod` event before 1.31, by the next sync from 1.31.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use crate::lifecycle::controller_history::apply_revision;
 use crate::lifecycle::disruption_status::is_pod_ready;
 use crate::lifecycle::events;
 use crate::lifecycle::pod_control;
 use crate::lifecycle::statefulset_claims;
-use crate::lifecycle::statefulset_controller::apply_revision;
 use crate::lifecycle::statefulset_pods::{self as pods, COMPONENT, ordinal, revision_of};
 use crate::storage::State;
 use crate::storage::object;
@@ -91,6 +92,7 @@ struct Sync<'a> {
     current_set: Value,
     update_set: Value,
     monotonic: bool,
+    minor: u32,
 }
 
 impl Sync<'_> {
@@ -121,6 +123,14 @@ impl Sync<'_> {
     /// `processReplica`: whether to stop here, and a failure.
     fn process_replica(&self, state: &mut State, replicas: &mut [Arc<Value>], i: usize) -> (bool, Result<(), String>) {
         let set = self.set;
+        // From 1.31 a finished pod is only deleted; the sync after its removal makes it again,
+        // without an event of its own.
+        if matches!(phase(&replicas[i]), "Failed" | "Succeeded") && self.minor >= 31 {
+            if !object::is_deleting(&replicas[i]) {
+                pods::delete_pod(state, set, &replicas[i]);
+            }
+            return (true, Ok(()));
+        }
         if matches!(phase(&replicas[i]), "Failed" | "Succeeded") {
             let (kind, reason, what) = if phase(&replicas[i]) == "Failed" {
                 ("Warning", "RecreatingFailedPod", "failed")
@@ -142,8 +152,9 @@ impl Sync<'_> {
             if statefulset_claims::is_stale(state, set, &replicas[i]) {
                 return (true, Ok(()));
             }
-            if let Err(error) = pods::create_pod(state, set, (*replicas[i]).clone()) {
-                return (true, Err(error));
+            match pods::create_pod(state, set, (*replicas[i]).clone()) {
+                Ok(created) => statefulset_claims::update_owners(state, set, &created),
+                Err(error) => return (true, Err(error)),
             }
             if self.monotonic {
                 return (true, Ok(()));
@@ -166,6 +177,7 @@ impl Sync<'_> {
         if in_place || !is_created(&pod) {
             return (false, Ok(()));
         }
+        statefulset_claims::update_owners(state, &self.update_set, &pod);
         (false, pods::update_pod(state, &self.update_set, &pod))
     }
 
@@ -234,6 +246,7 @@ pub(crate) fn update_stateful_set(
         current_set: apply_revision(set, &revisions.current),
         update_set: apply_revision(set, &revisions.update),
         monotonic: set.pointer("/spec/podManagementPolicy").and_then(Value::as_str) != Some("Parallel"),
+        minor: state.options.minor(),
     };
     let mut status = Map::new();
     status.insert("observedGeneration".to_owned(), json!(object::generation(set)));

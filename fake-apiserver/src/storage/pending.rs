@@ -4,7 +4,7 @@
 //! runs it after the request was answered.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 use tokio::time::Instant;
@@ -62,28 +62,27 @@ pub(crate) enum Pending {
     SyncDaemonSet { namespace: String, name: String },
     /// A claim without a volume was written: the persistent volume controller syncs it.
     SyncClaim { namespace: String, name: String },
-    /// A Job, or a pod of one, was written or removed: the Job controller syncs it.
-    SyncJob { namespace: String, name: String },
-    /// A ReplicaSet, or a pod it owns or might adopt, was written or removed: the ReplicaSet
-    /// controller syncs it (`retry`: the sync failed that many times before).
-    SyncReplicaSet {
+    /// A Job, or a pod of one, was written or removed: the Job controller syncs it (`retry`: the
+    /// sync failed that many times before).
+    SyncJob {
         namespace: String,
         name: String,
         retry: u32,
     },
-    /// A Deployment, or a ReplicaSet or pod of one, was written or removed: the Deployment
-    /// controller syncs it (`retry`: the sync failed that many times before).
-    SyncDeployment {
+    /// A workload object, or an object of one (a Deployment's ReplicaSet, a pod), was written or
+    /// removed: its controller syncs it (`retry`: the sync failed that many times before).
+    SyncWorkload {
+        controller: Workload,
         namespace: String,
         name: String,
         retry: u32,
     },
-    /// A StatefulSet, or a pod of one, was written or removed: the StatefulSet controller syncs
-    /// it (`retry`: the sync failed that many times before).
-    SyncStatefulSet {
+    /// A Deployment stuck in its rollout reaches its progress deadline at `due`: the Deployment
+    /// controller syncs it then (`requeueStuckDeployment`).
+    CheckDeploymentProgress {
         namespace: String,
         name: String,
-        retry: u32,
+        due: SystemTime,
     },
     /// A claim or volume being deleted, or a pod that mounts claims, was written or removed: the
     /// pvc-protection (`namespace` set) or pv-protection controller checks the object.
@@ -104,14 +103,47 @@ pub(crate) enum Pending {
     },
 }
 
+/// The workload controllers of kube-controller-manager whose syncs are queued by key and
+/// retried with the rate limiter's backoff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Workload {
+    ReplicaSet,
+    Deployment,
+    StatefulSet,
+}
+
 impl Pending {
+    /// A first sync of the workload object `namespace/name` by `controller`.
+    pub(crate) fn sync(controller: Workload, namespace: &str, name: &str) -> Self {
+        Pending::SyncWorkload {
+            controller,
+            namespace: namespace.to_owned(),
+            name: name.to_owned(),
+            retry: 0,
+        }
+    }
+
+    /// The sync that follows `retry` failed ones, unless that were too many.
+    pub(crate) fn resync(controller: Workload, namespace: &str, name: &str, retry: u32) -> Option<Self> {
+        (retry < MAX_RETRIES).then(|| Pending::SyncWorkload {
+            controller,
+            namespace: namespace.to_owned(),
+            name: name.to_owned(),
+            retry: retry + 1,
+        })
+    }
+
     /// The workload controller's queue key: which controller, and the object's namespace and name.
     fn workload_key(&self) -> Option<(u8, &str, &str)> {
         match self {
-            Pending::SyncReplicaSet { namespace, name, .. } => Some((0, namespace, name)),
-            Pending::SyncDeployment { namespace, name, .. } => Some((1, namespace, name)),
-            Pending::SyncStatefulSet { namespace, name, .. } => Some((2, namespace, name)),
-            Pending::SyncJob { namespace, name } => Some((3, namespace, name)),
+            Pending::SyncWorkload {
+                controller,
+                namespace,
+                name,
+                ..
+            } => Some((*controller as u8, namespace, name)),
+            Pending::SyncJob { namespace, name, .. } => Some((u8::MAX, namespace, name)),
+            Pending::CheckDeploymentProgress { namespace, name, .. } => Some((u8::MAX - 1, namespace, name)),
             _ => None,
         }
     }
@@ -129,12 +161,13 @@ impl Pending {
             // The workload controllers' informers hand a write to their workers within
             // milliseconds; a failed sync comes back after the rate limiter's exponential
             // backoff (`workqueue.DefaultControllerRateLimiter`, doubling from 5 ms).
-            Pending::SyncReplicaSet { retry, .. }
-            | Pending::SyncDeployment { retry, .. }
-            | Pending::SyncStatefulSet { retry, .. } => base / 20 * 2u32.pow((*retry).min(MAX_RETRIES)),
+            Pending::SyncWorkload { retry, .. } => base / 20 * 2u32.pow((*retry).min(MAX_RETRIES)),
+            // A wall-clock deadline, whatever the controller delay.
+            Pending::CheckDeploymentProgress { due, .. } => due.duration_since(SystemTime::now()).unwrap_or_default(),
             // The persistent volume controller's first write is the claim's own update, the Job
             // controller's for a suspended Job its status.
-            Pending::SyncClaim { .. } | Pending::SyncJob { .. } => Duration::ZERO,
+            Pending::SyncClaim { .. } | Pending::SyncJob { retry: 0, .. } => Duration::ZERO,
+            Pending::SyncJob { retry, .. } => base / 20 * 2u32.pow((*retry).min(MAX_RETRIES)),
             // The protection controllers drop a finalizer within milliseconds.
             Pending::ReleaseStorage { .. } => base / 20,
             // The node lifecycle controller takes most of a second to notice a node.
@@ -212,11 +245,15 @@ impl PendingWork {
         self.queue.push((due, work));
     }
 
-    /// The reactions due at `now` (all of them with `None`), oldest first.
+    /// The reactions due at `now` (with `None`, all of them but the deadlines a controller set
+    /// itself, which only time brings), oldest first.
     pub(crate) fn take_due(&mut self, now: Option<Instant>) -> Vec<Pending> {
         let (due, later) = std::mem::take(&mut self.queue)
             .into_iter()
-            .partition(|(at, _)| now.is_none_or(|now| *at <= now));
+            .partition(|(at, work)| match now {
+                Some(now) => *at <= now,
+                None => !matches!(work, Pending::CheckDeploymentProgress { .. }),
+            });
         self.queue = later;
         due.into_iter().map(|(_, work)| work).collect()
     }

@@ -10,6 +10,7 @@ mod crd;
 mod delete;
 mod field_validation;
 mod flowcontrol;
+mod jobs;
 mod kubectl;
 mod list;
 mod patch;
