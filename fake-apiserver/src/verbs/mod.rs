@@ -14,6 +14,7 @@ pub(crate) mod pod_log;
 pub(crate) mod read;
 pub(crate) mod scale;
 pub(crate) mod strategy;
+pub(crate) mod update;
 pub(crate) mod watch;
 pub(crate) mod write;
 

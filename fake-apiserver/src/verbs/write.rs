@@ -1,5 +1,5 @@
-//! The write path: create and update with the real server's checks
-//! (conflicts, system fields, status subresource, generation, finalizers, schema, managed fields).
+//! The write path's create: the real server's checks of a new object (system fields, schema,
+//! strategies, admission, namespaces); the update path is `verbs::update`'s.
 
 use std::sync::Arc;
 
@@ -16,21 +16,17 @@ use crate::semantics::pod_gates;
 use crate::semantics::schema::{self, Scope};
 use crate::semantics::shape::Shape;
 use crate::semantics::strategy_warnings;
-use crate::semantics::validation::{
-    check_identity_unchanged, check_name, check_type_meta, preserve_system_fields, set_namespace, unchanged,
-};
+use crate::semantics::validation::{check_type_meta, set_namespace};
 use crate::semantics::{
     apps_set_strategy, builtin_validation, claim_strategy, core_strategies, csr, defaults, hpa_strategy, job_strategy,
-    managed_fields, managed_versions, names, typed, versions, volume_strategy, zero,
+    managed_fields, names, typed, versions, volume_strategy, zero,
 };
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::ResourceInfo;
-use crate::verbs::delete;
-use crate::verbs::options::{Ownership, WriteOpts};
-use crate::verbs::read;
-use crate::verbs::strategy::{self, prepare_update};
+use crate::verbs::options::WriteOpts;
+pub(crate) use crate::verbs::update::{check_resource_version, commit_update, create_on_update, update};
 
 /// Creates namespace `name` if it does not exist.
 pub(crate) fn ensure_namespace(state: &mut State, name: &str) -> Result<(), ApiStatus> {
@@ -76,7 +72,7 @@ pub(crate) fn seed(state: &mut State, value: Value) -> Result<Arc<Value>, ApiSta
 
 /// The object a create or update sent, once its type meta and its strict-decoding findings
 /// (duplicate and unknown fields) passed as kube-apiserver's decoder passes them.
-pub(crate) struct Checked(Value);
+pub(crate) struct Checked(pub(super) Value);
 
 impl Checked {
     /// The checked object.
@@ -285,215 +281,11 @@ fn reset_status(info: &ResourceInfo, object: &mut Value) {
     }
 }
 
-/// PUT: replace an object, or only its status when `subresource` is `status`.
-pub(crate) fn update(
-    state: &mut State,
-    info: &Arc<ResourceInfo>,
-    namespace: Option<&str>,
-    name: &str,
-    Checked(mut body): Checked,
-    subresource: Option<&str>,
-    opts: &WriteOpts,
-) -> Result<Arc<Value>, ApiStatus> {
-    set_namespace(&mut body, info, namespace)?;
-    check_name(&body, name)?;
-    let old = read::get(state, info, namespace, name)?;
-    let rv = object::resource_version(&body);
-    if rv.is_empty() && !info.allow_unconditional_update {
-        let cause = (
-            "metadata.resourceVersion".to_owned(),
-            "Invalid value: 0x0: must be specified for an update".to_owned(),
-        );
-        // The generic store names the resource here where the strategies name the kind.
-        return Err(ApiStatus::invalid_kind(&info.plural, &info.group, name, &[cause]));
-    }
-    check_resource_version(info, name, rv, &old)?;
-    commit_update(state, info, old, body, subresource, opts, Ownership::Update)
-}
-
-/// PUT of an object that does not exist, for a kind whose strategy's `AllowCreateOnUpdate`
-/// is true: the generic store creates it (201), the name the URL's.
-pub(crate) fn create_on_update(
-    state: &mut State,
-    info: &Arc<ResourceInfo>,
-    namespace: Option<&str>,
-    name: &str,
-    Checked(mut body): Checked,
-    opts: &WriteOpts,
-) -> Result<Arc<Value>, ApiStatus> {
-    set_namespace(&mut body, info, namespace)?;
-    check_name(&body, name)?;
-    create(state, info, namespace, Checked(body), opts)
-}
-
-/// A write may carry a resourceVersion (`sent`, empty when it does not): it must be the
-/// stored one.
-pub(crate) fn check_resource_version(
-    info: &ResourceInfo,
-    name: &str,
-    sent: &str,
-    old: &Value,
-) -> Result<(), ApiStatus> {
-    if !sent.is_empty() && sent != object::resource_version(old) {
-        return Err(ApiStatus::stale(info, name));
-    }
-    Ok(())
-}
-
-/// The shared tail of update, patch and apply: `new` replaces `old` after the server's rules.
-pub(crate) fn commit_update(
-    state: &mut State,
-    info: &Arc<ResourceInfo>,
-    old: Arc<Value>,
-    new: Value,
-    subresource: Option<&str>,
-    opts: &WriteOpts,
-    ownership: Ownership,
-) -> Result<Arc<Value>, ApiStatus> {
-    let name = object::name(&old).to_owned();
-    if !new.is_object() {
-        return Err(ApiStatus::bad_request("the request body must be a JSON object"));
-    }
-    if let Some(requester) = &opts.requester {
-        escalation::check_write(state, requester, info, &new, Some(&old))?;
-    }
-    // What the field manager compares: the write as sent, less the fields the strategy resets
-    // (spec for `/status`). kube-apiserver records managed fields before the status strategy
-    // copies the old object back, so a `/status` writer owns the labels it sent even though
-    // they are not kept.
-    let minor = state.options.minor();
-    let typeable = managed_fields::is_typeable(info, &new, minor) && managed_fields::is_typeable(info, &old, minor);
-    let (mut new, mut field_view) = prepare_update(info, &old, new, subresource, ownership, state.options.minor());
-    defaults::apply(info, &mut new, state.options.minor())?;
-    check_identity_unchanged(info, &old, &new)?;
-    preserve_system_fields(&old, &mut new);
-    lifecycle::mutate_update(info, &mut new, &old, subresource);
-    builtin_validation::check(info, &new, Some(&old), subresource, state.options.minor())?;
-    encoded(info, &mut new);
-    if let Some(view) = field_view.as_mut() {
-        encoded(info, view);
-    }
-    opts.warnings
-        .extend(strategy_warnings::on_update(info, &new, &old, subresource, minor));
-    if object::is_deleting(&old) {
-        let before = object::finalizers(&old);
-        let added: Vec<String> = object::finalizers(&new)
-            .into_iter()
-            .filter(|f| !before.contains(f))
-            .collect();
-        if !added.is_empty() {
-            let message = format!(
-                "Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers {}",
-                names::go_strings(&added)
-            );
-            // kube-apiserver checks the metadata update twice (its common checks and the
-            // strategy's), and answers with both causes.
-            let cause = ("metadata.finalizers".to_owned(), message);
-            return Err(ApiStatus::invalid(info, &name, &[cause.clone(), cause]));
-        }
-    }
-    let scope = if subresource == Some("status") {
-        Scope::Status {
-            minor: state.options.minor(),
-        }
-    } else {
-        Scope::Object
-    };
-    let mut ratcheted = Vec::new();
-    let admitted = schema::admit(info, &mut new, scope, Some(&old), state.options.minor(), &mut ratcheted);
-    opts.warnings.extend(ratcheted);
-    admitted?;
-    if subresource == Some("status") && !info.builtin {
-        // A custom resource's status strategy copies the old object over the decoded one
-        // (`statusStrategy.PrepareForUpdate`, after decoding defaulted it): what decoding
-        // defaulted outside status is not kept.
-        keep_all_but_status(&old, &mut new);
-    }
-    if strategy::moves_generation(info, &old, &new, subresource, state.options.minor()) {
-        meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
-    }
-    let mut admission_warnings = Vec::new();
-    let admitted = lifecycle::admit_update(
-        state,
-        info,
-        &mut new,
-        &old,
-        subresource,
-        opts.dry_run,
-        &mut admission_warnings,
-    );
-    opts.warnings.extend(admission_warnings);
-    let defined = admitted?;
-    // A client that sends managed fields other than the stored ones replaces them (kubectl
-    // does so when it migrates client-side apply to server-side apply); an omitted list
-    // keeps them.
-    let given = new.pointer("/metadata/managedFields");
-    let replaced = given.is_some() && given != old.pointer("/metadata/managedFields");
-    // kube-apiserver 1.28 records no managed fields for an ephemeral containers write.
-    let tracked = subresource != Some("ephemeralcontainers");
-    if ownership == Ownership::Update
-        && !replaced
-        && tracked
-        && let Some(manager) = &opts.manager
-    {
-        // What the field manager sees must also type in every other version managing fields.
-        let convertible = managed_versions::convertible(info, &old, &new, minor)
-            && field_view
-                .as_ref()
-                .is_none_or(|view| managed_versions::convertible(info, &old, view, minor));
-        match field_view {
-            _ if !typeable || !convertible => {
-                meta_mut(&mut new).remove("managedFields");
-            }
-            Some(mut view) => {
-                managed_fields::record_update(Some(&old), &mut view, info, manager, subresource, &object::now());
-                let managed = view.pointer("/metadata/managedFields").cloned();
-                let meta = meta_mut(&mut new);
-                match managed {
-                    Some(managed) => meta.insert("managedFields".to_owned(), managed),
-                    None => meta.remove("managedFields"),
-                };
-            }
-            None => managed_fields::record_update(Some(&old), &mut new, info, manager, subresource, &object::now()),
-        }
-    }
-    if unchanged(&old, &new) {
-        // A no-op write changes nothing, not even the resourceVersion, and tells no watch.
-        return Ok(old);
-    }
-    if opts.dry_run {
-        return Ok(Arc::new(new));
-    }
-    if object::is_deleting(&new) && object::finalizers(&new).is_empty() && lifecycle::may_remove_on_update(info, &new) {
-        // kube-apiserver deletes the stored object instead of writing the update, and answers
-        // with the update as sent: it keeps the resourceVersion it had.
-        delete::finish_delete(state, info, (*old).clone());
-        meta_mut(&mut new).insert("resourceVersion".to_owned(), json!(object::resource_version(&old)));
-        return Ok(Arc::new(new));
-    }
-    let stored = state.store.put(&info.storage_key(), versions::to_storage(info, new));
-    lifecycle::after_update(state, info, &stored, &old, defined);
-    Ok(stored)
-}
-
 /// A validated built-in object as its Go type encodes it: without its empty `omitempty` slices
 /// and maps (the scalars went when it was decoded).
-fn encoded(info: &ResourceInfo, object: &mut Value) {
+pub(super) fn encoded(info: &ResourceInfo, object: &mut Value) {
     if info.builtin {
         omit_empty::drop_empty(object, Shape::of(info), Empty::All);
-    }
-}
-
-/// Every top-level field of `new` but `metadata` and `status` as `old` has it.
-fn keep_all_but_status(old: &Value, new: &mut Value) {
-    let (Some(old), Some(new)) = (old.as_object(), new.as_object_mut()) else {
-        return;
-    };
-    new.retain(|key, _| key == "metadata" || key == "status" || old.contains_key(key));
-    for (key, value) in old {
-        if key != "metadata" && key != "status" {
-            new.insert(key.clone(), value.clone());
-        }
     }
 }
 
