@@ -18,7 +18,7 @@ use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::controller_refs::{self, Owner};
 use crate::lifecycle::disruption_status::is_pod_ready;
 use crate::lifecycle::events;
-use crate::lifecycle::pod_control;
+use crate::lifecycle::pod_control::{self, phase};
 use crate::lifecycle::writes::{Writes, drop_finalizer};
 use crate::storage::State;
 use crate::storage::object;
@@ -36,10 +36,6 @@ const MAX_PER_SYNC: i64 = 500;
 
 fn count(job: &Value, pointer: &str) -> i64 {
     job.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
-}
-
-fn phase(pod: &Value) -> &str {
-    pod.pointer("/status/phase").and_then(Value::as_str).unwrap_or("")
 }
 
 fn tracked(pod: &Value) -> bool {
@@ -283,11 +279,7 @@ fn manage(
     if have > wanted {
         let extra = (have - wanted).min(MAX_PER_SYNC) as usize;
         let mut ordered: Vec<Arc<Value>> = active.iter().map(|pod| (*pod).clone()).collect();
-        pod_control::sort_for_deletion(
-            &mut ordered,
-            &[],
-            object::timestamp_seconds(&object::now()).unwrap_or(0),
-        );
+        pod_control::sort_for_deletion(&mut ordered, &[], pod_control::now_seconds());
         for pod in ordered.iter().take(extra) {
             pod_control::delete_pod(state, info, job, pod, COMPONENT);
         }

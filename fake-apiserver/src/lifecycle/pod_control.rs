@@ -23,12 +23,19 @@ use crate::storage::resource::ResourceInfo;
 /// The annotation that orders a ReplicaSet's pods for deletion (`PodDeletionCost`).
 const DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
 
+/// The pod's phase, "" before the server set one.
+pub(crate) fn phase(pod: &Value) -> &str {
+    pod.pointer("/status/phase").and_then(Value::as_str).unwrap_or("")
+}
+
 /// Whether the pod's phase is `Succeeded` or `Failed`.
 pub(crate) fn is_finished(pod: &Value) -> bool {
-    matches!(
-        pod.pointer("/status/phase").and_then(Value::as_str),
-        Some("Succeeded" | "Failed")
-    )
+    matches!(phase(pod), "Succeeded" | "Failed")
+}
+
+/// Now in Unix seconds, the clock the controllers' availability checks read.
+pub(crate) fn now_seconds() -> i64 {
+    object::timestamp_seconds(&object::now()).unwrap_or(0)
 }
 
 /// `IsPodActive`: not finished and not being deleted.

@@ -111,7 +111,7 @@ fn manage_replicas(
         let extra = (owned.len() - wanted).min(BURST_REPLICAS);
         if extra < owned.len() {
             let related = related_pods(state, rs);
-            pod_control::sort_for_deletion(&mut owned, &related, now_seconds());
+            pod_control::sort_for_deletion(&mut owned, &related, pod_control::now_seconds());
         }
         for pod in owned.iter().take(extra) {
             pod_control::delete_pod(state, info, rs, pod, COMPONENT);
@@ -138,17 +138,13 @@ fn related_pods(state: &State, rs: &Value) -> Vec<Arc<Value>> {
         .collect()
 }
 
-fn now_seconds() -> i64 {
-    object::timestamp_seconds(&object::now()).unwrap_or(0)
-}
-
 /// `calculateStatus`: the pods counted, fully labelled, ready and available, and the
 /// `ReplicaFailure` condition set by a failure or removed without one.
 fn calculate_status(rs: &Value, owned: &[Arc<Value>], failure: Option<(&str, &str)>) -> Map<String, Value> {
     let mut status = rs.get("status").and_then(Value::as_object).cloned().unwrap_or_default();
     let template_labels = rs.pointer("/spec/template/metadata/labels").and_then(Value::as_object);
     let min_ready = rs.pointer("/spec/minReadySeconds").and_then(Value::as_i64).unwrap_or(0);
-    let now = now_seconds();
+    let now = pod_control::now_seconds();
     let empty = Map::new();
     let fully_labeled = owned
         .iter()

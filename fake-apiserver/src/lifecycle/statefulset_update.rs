@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::lifecycle::controller_history::apply_revision;
 use crate::lifecycle::disruption_status::is_pod_ready;
 use crate::lifecycle::events;
-use crate::lifecycle::pod_control;
+use crate::lifecycle::pod_control::{self, now_seconds, phase};
 use crate::lifecycle::statefulset_claims;
 use crate::lifecycle::statefulset_pods::{self as pods, COMPONENT, ordinal, revision_of};
 use crate::storage::State;
@@ -25,10 +25,6 @@ pub(crate) struct Revisions {
     pub(crate) current: Arc<Value>,
     pub(crate) update: Arc<Value>,
     pub(crate) collision_count: i64,
-}
-
-fn phase(pod: &Value) -> &str {
-    pod.pointer("/status/phase").and_then(Value::as_str).unwrap_or("")
 }
 
 /// `isCreated`: a stored pod has a phase; one only planned has none.
@@ -49,10 +45,6 @@ fn min_ready_seconds(set: &Value) -> i64 {
     set.pointer("/spec/minReadySeconds")
         .and_then(Value::as_i64)
         .unwrap_or(0)
-}
-
-fn now_seconds() -> i64 {
-    object::timestamp_seconds(&object::now()).unwrap_or(0)
 }
 
 /// `updateStatus` over `lists`: the counts of the status.
