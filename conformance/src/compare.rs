@@ -299,7 +299,9 @@ fn deep_diff(a: &Value, b: &Value, path: &str, out: &mut Vec<Difference>) {
                 // time to the second, which a replay cannot reproduce (its steps straddle second
                 // boundaries at random, and times normalize to `<now>`): there only the order
                 // of operations (Apply before Update) is compared.
-                let managed = path.ends_with("managedFields");
+                // A step that selects the managedFields list compares it under `value`.
+                let entry = |v: &Value| v.get("manager").is_some() && v.get("operation").is_some();
+                let managed = path.ends_with("managedFields") || la.iter().chain(lb).all(entry);
                 let order_key = |k: &String| if managed { entry_operation(k) } else { k.clone() };
                 let common_a: Vec<String> = ka.iter().filter(|k| kb.contains(k)).map(order_key).collect();
                 let common_b: Vec<String> = kb.iter().filter(|k| ka.contains(k)).map(order_key).collect();
@@ -363,6 +365,9 @@ mod tests {
         deep_diff(&real, &update_first, "metadata.managedFields", &mut out);
         let paths: Vec<&str> = out.iter().map(|d| d.path.as_str()).collect();
         assert_eq!(paths, ["metadata.managedFields<order>"]);
+        let mut selected = Vec::new();
+        deep_diff(&real, &swapped, "body.value", &mut selected);
+        assert!(selected.is_empty(), "{selected:?}");
     }
 
     #[test]

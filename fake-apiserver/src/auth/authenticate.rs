@@ -80,7 +80,11 @@ pub(crate) fn service_account_user(
     now: i64,
 ) -> Result<(UserInfo, Claims), Refusal> {
     let claims = service_account_token::verify(token, audiences, now)?;
-    still_valid(state, &claims)?;
+    if claims.legacy {
+        legacy_still_valid(state, &claims, token)?;
+    } else {
+        still_valid(state, &claims)?;
+    }
     let mut user = UserInfo::service_account(&claims.namespace, &claims.name, &claims.uid);
     if let Some((_, name, uid)) = claims.bound.as_ref().filter(|(kind, _, _)| kind == "pod") {
         user.extra.insert(user::POD_NAME_KEY.to_owned(), vec![name.clone()]);
@@ -127,6 +131,48 @@ fn still_valid(state: &State, claims: &Claims) -> Result<(), Refusal> {
                 object::uid(&found)
             )));
         }
+    }
+    Ok(())
+}
+
+/// The legacy validator's lookups (`legacyValidator.Validate`): the Secret still holds the token,
+/// the ServiceAccount is still the one it names. The Secret's `kubernetes.io/legacy-token-last-used`
+/// label, which kube-apiserver writes on use, is not.
+fn legacy_still_valid(state: &State, claims: &Claims, token: &str) -> Result<(), Refusal> {
+    let invalid = |why: String| Refusal::Invalid(why);
+    let (namespace, name) = (&claims.namespace, &claims.name);
+    let secret_name = claims
+        .bound
+        .as_ref()
+        .map(|(_, secret, _)| secret.as_str())
+        .unwrap_or_default();
+    let secrets = state.info("", "v1", "secrets");
+    let secret = state
+        .object(&secrets, Some(namespace), secret_name)
+        .filter(|s| !object::is_deleting(s))
+        .ok_or_else(|| invalid("Token has been invalidated".to_owned()))?;
+    let stored = secret
+        .pointer("/data/token")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default();
+    let decoded = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, stored).unwrap_or_default();
+    if decoded != token.as_bytes() {
+        return Err(invalid("Token does not match server's copy".to_owned()));
+    }
+    let accounts = state.info("", "v1", "serviceaccounts");
+    let account = state
+        .object(&accounts, Some(namespace), name)
+        .ok_or_else(|| invalid(format!("serviceaccounts {name:?} not found")))?;
+    if object::is_deleting(&account) {
+        return Err(invalid(format!("ServiceAccount {namespace}/{name} has been deleted")));
+    }
+    if object::uid(&account) != claims.uid {
+        let message = format!(
+            "ServiceAccount UID ({}) does not match claim ({})",
+            object::uid(&account),
+            claims.uid
+        );
+        return Err(invalid(message));
     }
     Ok(())
 }

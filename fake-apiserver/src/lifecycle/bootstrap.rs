@@ -24,7 +24,7 @@ const BOOTSTRAP_RBAC: &str = include_str!("bootstrap/rbac.json");
 
 /// The cluster's CA certificate, published in every namespace (a fixed one: no client of this
 /// server verifies it, but tools read it as a certificate).
-const ROOT_CA: &str = include_str!("bootstrap/ca.crt");
+pub(super) const ROOT_CA: &str = include_str!("bootstrap/ca.crt");
 
 /// The port the `kubernetes` Service forwards to: kube-apiserver's secure port.
 const APISERVER_PORT: u16 = 6443;

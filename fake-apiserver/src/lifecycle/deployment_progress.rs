@@ -16,7 +16,7 @@ use crate::lifecycle::deployment_sync::{
 use crate::lifecycle::deployment_util as util;
 use crate::storage::State;
 use crate::storage::object;
-use crate::storage::pending::Pending;
+use crate::storage::pending::{Pending, Timer};
 
 /// `DeploymentComplete`.
 pub(super) fn complete(deployment: &Value, status: &Map<String, Value>) -> bool {
@@ -137,7 +137,8 @@ fn requeue_stuck(state: &mut State, deployment: &Value, status: &Map<String, Val
         return;
     }
     if let Some(at) = deadline(deployment, &status_of(deployment)) {
-        state.pending.push(Pending::CheckDeploymentProgress {
+        state.pending.push(Pending::Deadline {
+            timer: Timer::DeploymentProgress,
             namespace: object::namespace(deployment).to_owned(),
             name: object::name(deployment).to_owned(),
             due: at + Duration::from_secs(1),

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::lifecycle::{
     apf_controller, apiservices, bootstrap, claim_binder, daemonset_controller, deployment_controller,
     disruption_controller, endpoints, job_controller, nodes, replicaset_controller, role_aggregation,
-    statefulset_controller, storage_protection,
+    statefulset_controller, storage_protection, token_controller, ttl_after_finished, volume_sync,
 };
 use crate::storage::State;
 use crate::storage::object;
@@ -42,6 +42,9 @@ pub(super) fn after_any_write(state: &mut State, info: &ResourceInfo, object: &V
         state.pending.push(work);
     }
     if let Some(work) = job_controller::on_change(info, object) {
+        state.pending.push(work);
+    }
+    if let Some(work) = ttl_after_finished::on_change(info, object) {
         state.pending.push(work);
     }
     for work in workload_reactions(state, info, object) {
@@ -89,11 +92,13 @@ pub(super) fn after_any_write(state: &mut State, info: &ResourceInfo, object: &V
     }
 }
 
-/// What the workload and storage protection controllers' informers queue for a write or removal.
+/// What the workload, storage protection, volume and tokens controllers' informers queue for a write or removal.
 pub(super) fn workload_reactions(state: &State, info: &ResourceInfo, object: &Value) -> Vec<Pending> {
     let mut work = replicaset_controller::on_change(state, info, object);
     work.extend(deployment_controller::on_change(state, info, object));
     work.extend(statefulset_controller::on_change(state, info, object));
     work.extend(storage_protection::on_change(info, object));
+    work.extend(volume_sync::on_change(info, object));
+    work.extend(token_controller::on_change(state, info, object));
     work
 }

@@ -98,9 +98,8 @@ pub(crate) fn pod_from_template(template: &Value, owner: &Owner<'_>) -> Value {
     })
 }
 
-/// `slowStartBatch` of `CreatePods`: `count` pods in batches of 1, 2, 4…, stopping after the
-/// first batch with a failure, each creation recorded as an event on the owner (of
-/// `owner_info`). Returns the first failure; a namespace being terminated is none.
+/// `CreatePods` of `count` pods from the owner's template, in `slowStartBatch`es (see
+/// `create_each`). Returns the first failure.
 pub(crate) fn create_pods(
     state: &mut State,
     owner_info: &ResourceInfo,
@@ -108,43 +107,60 @@ pub(crate) fn create_pods(
     count: usize,
     component: &str,
 ) -> Result<(), ApiStatus> {
-    let pods = state.info("", "v1", "pods");
     let template = owner.object.pointer("/spec/template").cloned().unwrap_or_default();
-    let namespace = object::namespace(owner.object).to_owned();
-    let (mut remaining, mut batch) = (count, 1usize);
-    while remaining > 0 {
-        let size = batch.min(remaining);
+    let pods = (0..count).map(|_| pod_from_template(&template, owner)).collect();
+    match create_each(state, owner_info, owner.object, pods, component) {
+        (_, None) => Ok(()),
+        (_, Some(status)) => Err(status),
+    }
+}
+
+/// `slowStartBatch`: these pods created in batches of 1, 2, 4…, stopping after the first batch
+/// with a failure, each creation recorded as an event on the owner (of `owner_info`). Returns
+/// how many were made (a namespace being terminated counts as made: no failure) and the first
+/// failure.
+pub(crate) fn create_each(
+    state: &mut State,
+    owner_info: &ResourceInfo,
+    owner: &Value,
+    pods: Vec<Value>,
+    component: &str,
+) -> (usize, Option<ApiStatus>) {
+    let info = state.info("", "v1", "pods");
+    let namespace = object::namespace(owner).to_owned();
+    let (mut made, mut batch) = (0usize, 1usize);
+    let mut pods = pods.into_iter().peekable();
+    while pods.peek().is_some() {
         let mut failure = None;
-        for _ in 0..size {
-            let pod = pod_from_template(&template, owner);
-            match state.create_object(&pods, Some(&namespace), pod, Some(CONTROLLER_MANAGER)) {
+        for pod in pods.by_ref().take(batch) {
+            match state.create_object(&info, Some(&namespace), pod, Some(CONTROLLER_MANAGER)) {
                 Ok(created) => {
+                    made += 1;
                     let message = format!("Created pod: {}", object::name(&created));
                     events::record(
                         state,
                         owner_info,
-                        owner.object,
+                        owner,
                         "Normal",
                         "SuccessfulCreate",
                         &message,
                         component,
                     );
                 }
-                Err(status) if status.has_cause("NamespaceTerminating") => {}
+                Err(status) if status.has_cause("NamespaceTerminating") => made += 1,
                 Err(status) => {
                     let message = format!("Error creating: {}", status.message);
-                    events::warn(state, owner_info, owner.object, "FailedCreate", &message, component);
+                    events::warn(state, owner_info, owner, "FailedCreate", &message, component);
                     failure.get_or_insert(status);
                 }
             }
         }
-        if let Some(status) = failure {
-            return Err(status);
+        if failure.is_some() {
+            return (made, failure);
         }
-        remaining -= size;
         batch *= 2;
     }
-    Ok(())
+    (made, None)
 }
 
 /// `DeletePod`, recorded as an event on the owner; a pod already gone is no failure.
@@ -200,6 +216,39 @@ pub(crate) fn sort_for_deletion(pods: &mut [Arc<Value>], related: &[Arc<Value>],
             .then(restarts(b).cmp(&restarts(a)))
             .then_with(|| newer_first(created(a), created(b), a, b, now))
     });
+}
+
+/// `controller.ActivePods.Less`: the pods in the order a Job deletes them — unscheduled,
+/// pending, not ready, ready for less time, restarted more, newer.
+pub(crate) fn sort_active(pods: &mut [Arc<Value>]) {
+    let node = |pod: &Value| {
+        pod.pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .is_empty()
+    };
+    pods.sort_by(|a, b| {
+        node(b)
+            .cmp(&node(a))
+            .then(phase_ordinal(a).cmp(&phase_ordinal(b)))
+            .then(is_pod_ready(a).cmp(&is_pod_ready(b)))
+            .then_with(|| match (is_pod_ready(a), is_pod_ready(b)) {
+                (true, true) => after_or_zero(ready_since(a), ready_since(b)),
+                _ => Ordering::Equal,
+            })
+            .then(restarts(b).cmp(&restarts(a)))
+            .then_with(|| after_or_zero(created(a), created(b)))
+    });
+}
+
+/// `afterOrZero` as an order: a missing time first, then the later one.
+fn after_or_zero(a: Option<i64>, b: Option<i64>) -> Ordering {
+    match (a, b) {
+        (None, None) => Ordering::Equal,
+        (None, Some(_)) => Ordering::Less,
+        (Some(_), None) => Ordering::Greater,
+        (Some(a), Some(b)) => b.cmp(&a),
+    }
 }
 
 fn phase_ordinal(pod: &Value) -> u8 {

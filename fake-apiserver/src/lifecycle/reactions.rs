@@ -4,11 +4,12 @@
 use crate::lifecycle::{
     apf_controller, apiservices, bootstrap, claim_binder, crd, daemonset_controller, deployment_controller,
     disruption_controller, endpoints, gc, gc_owners, informers, job_controller, namespace, nodes, quota_controller,
-    replicaset_controller, role_aggregation, statefulset_controller, storage_protection,
+    replicaset_controller, role_aggregation, statefulset_controller, storage_protection, token_controller,
+    ttl_after_finished, volume_sync,
 };
 use crate::storage::State;
 use crate::storage::object;
-use crate::storage::pending::{Pending, Workload};
+use crate::storage::pending::{Pending, Timer, Workload};
 use crate::storage::resource::Lifecycle;
 
 /// Runs the controllers on the work due at `now` (everything with `None`), which may queue
@@ -48,13 +49,29 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::SyncDisruptionBudget { namespace, name } => disruption_controller::sync(state, &namespace, &name),
             Pending::SyncDaemonSet { namespace, name } => daemonset_controller::sync(state, &namespace, &name),
             Pending::SyncClaim { namespace, name } => claim_binder::sync(state, &namespace, &name),
+            Pending::SyncVolume { name } => volume_sync::sync(state, &name),
+            Pending::SyncTokenSecret {
+                namespace,
+                name,
+                account,
+            } => token_controller::sync_secret(state, &namespace, &name, &account),
+            Pending::DeleteAccountTokens { namespace, name, uid } => {
+                token_controller::delete_account_tokens(state, &namespace, &name, &uid);
+            }
             Pending::SyncJob { namespace, name, retry } => job_controller::sync(state, &namespace, &name, retry),
             Pending::ReleaseStorage { namespace, name } => {
                 storage_protection::release(state, namespace.as_deref(), &name);
             }
-            Pending::CheckDeploymentProgress { namespace, name, due } => {
-                deployment_controller::check_progress(state, &namespace, &name, due);
-            }
+            Pending::Deadline {
+                timer,
+                namespace,
+                name,
+                due,
+            } => match timer {
+                Timer::DeploymentProgress => deployment_controller::check_progress(state, &namespace, &name, due),
+                Timer::JobActiveDeadline => job_controller::sync(state, &namespace, &name, 0),
+                Timer::JobTtl => ttl_after_finished::process(state, &namespace, &name),
+            },
             Pending::SyncWorkload {
                 controller,
                 namespace,

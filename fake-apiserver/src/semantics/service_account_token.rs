@@ -38,6 +38,9 @@ pub(crate) struct Claims {
     /// The token's id (`jti`), which kube-apiserver gives tokens from 1.30
     /// (`ServiceAccountTokenJTI`, beta) and reports as the user's credential id.
     pub(crate) id: Option<String>,
+    /// A token of a `service-account-token` Secret (`LegacyIssuer`), bound to that Secret by
+    /// name: it is valid while the Secret holds it.
+    pub(crate) legacy: bool,
 }
 
 /// Why a token does not authenticate.
@@ -92,8 +95,6 @@ fn der(tag: u8, content: &[u8]) -> Vec<u8> {
 /// The signed token for `claims` (`JWTTokenGenerator.GenerateToken`): claims in the order Go's
 /// map encoding writes them.
 pub(crate) fn issue(claims: &Claims) -> Result<String, KeyError> {
-    let key = key()?;
-    let header = json!({ "alg": "RS256", "kid": key_id(&key) });
     let reference = |name: &str, uid: &str| json!({ "name": name, "uid": uid });
     let mut kubernetes = Map::new();
     kubernetes.insert("namespace".to_owned(), json!(claims.namespace));
@@ -117,6 +118,39 @@ pub(crate) fn issue(claims: &Claims) -> Result<String, KeyError> {
     if let Some(id) = &claims.id {
         payload["jti"] = json!(id);
     }
+    sign(&payload)
+}
+
+/// The issuer of the tokens kube-controller-manager writes into `service-account-token` Secrets
+/// (`serviceaccount.LegacyIssuer`).
+pub(crate) const LEGACY_ISSUER: &str = "kubernetes/serviceaccount";
+
+/// A token for a `kubernetes.io/service-account-token` Secret (`LegacyClaims`): no audience and
+/// no expiry, the account and the secret in `kubernetes.io/serviceaccount/…` claims.
+pub(crate) fn issue_legacy(
+    namespace: &str,
+    account: &str,
+    account_uid: &str,
+    secret: &str,
+) -> Result<String, KeyError> {
+    let prefix = "kubernetes.io/serviceaccount/";
+    let mut payload = Map::new();
+    payload.insert("iss".to_owned(), json!(LEGACY_ISSUER));
+    payload.insert(format!("{prefix}namespace"), json!(namespace));
+    payload.insert(format!("{prefix}secret.name"), json!(secret));
+    payload.insert(format!("{prefix}service-account.name"), json!(account));
+    payload.insert(format!("{prefix}service-account.uid"), json!(account_uid));
+    payload.insert(
+        "sub".to_owned(),
+        json!(format!("system:serviceaccount:{namespace}:{account}")),
+    );
+    sign(&Value::Object(payload))
+}
+
+/// The compact RS256 JWS of `payload` with this server's key and key id.
+fn sign(payload: &Value) -> Result<String, KeyError> {
+    let key = key()?;
+    let header = json!({ "alg": "RS256", "kid": key_id(&key) });
     let signing_input = format!(
         "{}.{}",
         URL_SAFE_NO_PAD.encode(header.to_string()),
@@ -147,7 +181,9 @@ pub(crate) fn verify(token: &str, wanted: &[String], now: i64) -> Result<Claims,
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .ok_or(Refusal::NotOurs)?;
-    if payload.get("iss").and_then(Value::as_str) != Some(ISSUER) {
+    let issuer = payload.get("iss").and_then(Value::as_str);
+    let legacy = issuer == Some(LEGACY_ISSUER);
+    if issuer != Some(ISSUER) && !legacy {
         return Err(Refusal::NotOurs);
     }
     let header_ok = URL_SAFE_NO_PAD
@@ -199,6 +235,9 @@ pub(crate) fn verify(token: &str, wanted: &[String], now: i64) -> Result<Claims,
             "service account token is issued in the future".to_owned(),
         ));
     }
+    if legacy {
+        return legacy_claims(&payload, shared);
+    }
     let private = payload.get("kubernetes.io").cloned().unwrap_or_default();
     let text = |pointer: &str| {
         private
@@ -227,6 +266,41 @@ pub(crate) fn verify(token: &str, wanted: &[String], now: i64) -> Result<Claims,
         expires: time("exp").unwrap_or_default(),
         warn_after: private.get("warnafter").and_then(Value::as_i64),
         id: payload.get("jti").and_then(Value::as_str).map(str::to_owned),
+        legacy: false,
+    })
+}
+
+/// The legacy validator's claim checks (`legacyValidator.Validate` of
+/// `pkg/serviceaccount/legacy.go`, before its lookups).
+fn legacy_claims(payload: &Value, audiences: Vec<String>) -> Result<Claims, Refusal> {
+    let text = |key: &str| payload.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let private = |key: &str| text(&format!("kubernetes.io/serviceaccount/{key}"));
+    let (subject, namespace, secret) = (text("sub"), private("namespace"), private("secret.name"));
+    let (name, uid) = (private("service-account.name"), private("service-account.uid"));
+    let missing = [
+        (&subject, "sub"),
+        (&namespace, "namespace"),
+        (&secret, "secretName"),
+        (&name, "serviceAccountName"),
+        (&uid, "serviceAccountUID"),
+    ];
+    if let Some((_, claim)) = missing.iter().find(|(value, _)| value.is_empty()) {
+        return Err(Refusal::Invalid(format!("{claim} claim is missing")));
+    }
+    if subject != format!("system:serviceaccount:{namespace}:{name}") {
+        return Err(Refusal::Invalid("sub claim is invalid".to_owned()));
+    }
+    Ok(Claims {
+        namespace,
+        name,
+        uid,
+        bound: Some(("secret".to_owned(), secret, String::new())),
+        audiences,
+        issued: 0,
+        expires: 0,
+        warn_after: None,
+        id: None,
+        legacy: true,
     })
 }
 
@@ -251,6 +325,7 @@ mod tests {
             expires: 4_600,
             warn_after: None,
             id: None,
+            legacy: false,
         }
     }
 
@@ -284,5 +359,23 @@ mod tests {
                 .contains("cryptographic primitive")
         );
         assert_eq!(verify("not-a-token", &[], 0), Err(Refusal::NotOurs));
+    }
+
+    #[test]
+    fn a_legacy_token_should_verify_for_the_api_and_name_its_secret() {
+        let token = issue_legacy("ns", "robot", "u1", "robot-token").unwrap();
+        let claims = verify(&token, &[], 0).unwrap();
+        assert!(claims.legacy);
+        assert_eq!(
+            (claims.namespace.as_str(), claims.name.as_str(), claims.uid.as_str()),
+            ("ns", "robot", "u1")
+        );
+        assert_eq!(
+            claims.bound,
+            Some(("secret".to_owned(), "robot-token".to_owned(), String::new()))
+        );
+        assert_eq!(claims.audiences, [ISSUER]);
+        let refused = verify(&token, &["other".into()], 0).unwrap_err().to_string();
+        assert!(refused.contains("token audiences"), "{refused}");
     }
 }

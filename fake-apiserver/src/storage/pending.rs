@@ -62,6 +62,22 @@ pub(crate) enum Pending {
     SyncDaemonSet { namespace: String, name: String },
     /// A claim without a volume was written: the persistent volume controller syncs it.
     SyncClaim { namespace: String, name: String },
+    /// A `service-account-token` Secret was written or removed: the tokens controller syncs it
+    /// (`account`: the ServiceAccount its annotation names).
+    SyncTokenSecret {
+        namespace: String,
+        name: String,
+        account: String,
+    },
+    /// A ServiceAccount was removed: the tokens controller deletes its token Secrets.
+    DeleteAccountTokens {
+        namespace: String,
+        name: String,
+        uid: String,
+    },
+    /// A volume, or a claim bound to one, was written or removed: the persistent volume
+    /// controller syncs the volume.
+    SyncVolume { name: String },
     /// A Job, or a pod of one, was written or removed: the Job controller syncs it (`retry`: the
     /// sync failed that many times before).
     SyncJob {
@@ -77,9 +93,11 @@ pub(crate) enum Pending {
         name: String,
         retry: u32,
     },
-    /// A Deployment stuck in its rollout reaches its progress deadline at `due`: the Deployment
-    /// controller syncs it then (`requeueStuckDeployment`).
-    CheckDeploymentProgress {
+    /// A controller asked to look at `namespace/name` again at `due` (`queue.AddAfter`): a
+    /// Deployment stuck in its rollout at its progress deadline, a Job at its active deadline, a
+    /// finished Job when its TTL runs out.
+    Deadline {
+        timer: Timer,
         namespace: String,
         name: String,
         due: SystemTime,
@@ -101,6 +119,17 @@ pub(crate) enum Pending {
         name: String,
         uid: String,
     },
+}
+
+/// Who set a `Deadline`, and so who runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Timer {
+    /// `requeueStuckDeployment` of the Deployment controller.
+    DeploymentProgress,
+    /// The Job controller's sync at `activeDeadlineSeconds`.
+    JobActiveDeadline,
+    /// The TTL-after-finished controller's `enqueueAfter`.
+    JobTtl,
 }
 
 /// The workload controllers of kube-controller-manager whose syncs are queued by key and
@@ -143,7 +172,10 @@ impl Pending {
                 ..
             } => Some((*controller as u8, namespace, name)),
             Pending::SyncJob { namespace, name, .. } => Some((u8::MAX, namespace, name)),
-            Pending::CheckDeploymentProgress { namespace, name, .. } => Some((u8::MAX - 1, namespace, name)),
+            // Each timer is a delaying queue of its own, apart from the controller's sync queue.
+            Pending::Deadline {
+                timer, namespace, name, ..
+            } => Some((u8::MAX - 1 - *timer as u8, namespace, name)),
             _ => None,
         }
     }
@@ -163,13 +195,16 @@ impl Pending {
             // backoff (`workqueue.DefaultControllerRateLimiter`, doubling from 5 ms).
             Pending::SyncWorkload { retry, .. } => base / 20 * 2u32.pow((*retry).min(MAX_RETRIES)),
             // A wall-clock deadline, whatever the controller delay.
-            Pending::CheckDeploymentProgress { due, .. } => due.duration_since(SystemTime::now()).unwrap_or_default(),
+            Pending::Deadline { due, .. } => due.duration_since(SystemTime::now()).unwrap_or_default(),
             // The persistent volume controller's first write is the claim's own update, the Job
             // controller's for a suspended Job its status.
             Pending::SyncClaim { .. } | Pending::SyncJob { retry: 0, .. } => Duration::ZERO,
             Pending::SyncJob { retry, .. } => base / 20 * 2u32.pow((*retry).min(MAX_RETRIES)),
-            // The protection controllers drop a finalizer within milliseconds.
-            Pending::ReleaseStorage { .. } => base / 20,
+            // The protection controllers drop a finalizer within milliseconds, the volume
+            // controller's volume worker is as quick.
+            Pending::ReleaseStorage { .. } | Pending::SyncVolume { .. } => base / 20,
+            // The tokens controller fills a Secret within milliseconds.
+            Pending::SyncTokenSecret { .. } | Pending::DeleteAccountTokens { .. } => base / 20,
             // The node lifecycle controller takes most of a second to notice a node.
             Pending::NodeTaints { .. } => base * 8,
             // kube-controller-manager's node startup and monitor grace periods, 60 s and 40 s
@@ -246,13 +281,13 @@ impl PendingWork {
     }
 
     /// The reactions due at `now` (with `None`, all of them but the deadlines a controller set
-    /// itself, which only time brings), oldest first.
+    /// itself that are still ahead, which only time brings), oldest first.
     pub(crate) fn take_due(&mut self, now: Option<Instant>) -> Vec<Pending> {
         let (due, later) = std::mem::take(&mut self.queue)
             .into_iter()
             .partition(|(at, work)| match now {
                 Some(now) => *at <= now,
-                None => !matches!(work, Pending::CheckDeploymentProgress { .. }),
+                None => !matches!(work, Pending::Deadline { due, .. } if *due > SystemTime::now()),
             });
         self.queue = later;
         due.into_iter().map(|(_, work)| work).collect()

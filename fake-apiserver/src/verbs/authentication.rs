@@ -173,6 +173,7 @@ pub(crate) fn request_token(
         warn_after: extended.then_some(now + seconds),
         // ServiceAccountTokenJTI is on from 1.30.
         id: (state.options.minor() >= 30).then(|| uuid::Uuid::new_v4().to_string()),
+        legacy: false,
     };
     let token = service_account_token::issue(&claims)
         .map_err(|e| ApiStatus::internal(format!("failed to generate token: {e}")))?;

@@ -267,3 +267,54 @@ async fn without_authentication_everything_should_be_allowed() {
         Some(&["*".to_owned()][..])
     );
 }
+
+#[tokio::test]
+async fn a_service_account_token_secret_should_be_filled_and_authenticate_while_it_holds_the_token() {
+    let server = server_with_reader().await;
+    let secrets = Api::<Secret>::default_namespaced(server.client());
+    let token_secret = |name: &str, account: &str| -> Secret {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": name, "annotations": {"kubernetes.io/service-account.name": account}},
+            "type": "kubernetes.io/service-account-token",
+        }))
+        .unwrap()
+    };
+    secrets
+        .create(&PostParams::default(), &token_secret("reader-token", "reader"))
+        .await
+        .unwrap();
+    secrets
+        .create(&PostParams::default(), &token_secret("nobody-token", "nobody"))
+        .await
+        .unwrap();
+    server.settle();
+    assert!(
+        secrets.get_opt("nobody-token").await.unwrap().is_none(),
+        "no such account: deleted"
+    );
+    let filled = secrets.get("reader-token").await.unwrap();
+    let data = filled.data.clone().unwrap();
+    assert_eq!(data["namespace"].0, b"default");
+    assert!(data["ca.crt"].0.starts_with(b"-----BEGIN CERTIFICATE-----"));
+    let account = Api::<ServiceAccount>::default_namespaced(server.client())
+        .get("reader")
+        .await
+        .unwrap();
+    let annotations = filled.metadata.annotations.unwrap();
+    assert_eq!(
+        Some(&annotations["kubernetes.io/service-account.uid"]),
+        account.metadata.uid.as_ref()
+    );
+
+    let token = String::from_utf8(data["token"].0.clone()).unwrap();
+    let as_reader = Api::<ConfigMap>::default_namespaced(server.client_with_token(&token));
+    as_reader
+        .list(&ListParams::default())
+        .await
+        .expect("the reader may list ConfigMaps");
+    secrets.delete("reader-token", &Default::default()).await.unwrap();
+    match as_reader.list(&ListParams::default()).await {
+        Err(kube::Error::Api(status)) => assert_eq!(status.code, 401, "the token was invalidated"),
+        other => panic!("expected 401, got {other:?}"),
+    }
+}

@@ -49,6 +49,18 @@ pub(super) fn set_defaults(definition: &str, value: &mut Value, _minor: u32) {
         // An hour.
         "ServiceAccountTokenProjection" => default(value, "expirationSeconds", json!(3600)),
         "ObjectFieldSelector" => default_text(value, "apiVersion", "v1"),
+        // Not defaults but Go's encoding: the two `ContainerState` structs, which `omitempty`
+        // never omits, and the fields without `omitempty`, written at their zero values.
+        "ContainerStatus" => {
+            for key in ["state", "lastState"] {
+                default(value, key, json!({}));
+            }
+            default(value, "ready", json!(false));
+            default(value, "restartCount", json!(0));
+            for key in ["image", "imageID"] {
+                default(value, key, json!(""));
+            }
+        }
         // Not a default but Go's encoding: the divisor is a `resource.Quantity` struct, which
         // `omitempty` never omits, so its zero value is written, "0".
         "ResourceFieldSelector" => default(value, "divisor", json!("0")),
