@@ -5,9 +5,10 @@
 use serde_json::Value;
 
 use crate::lifecycle::{
-    apf_controller, apiservices, bootstrap, claim_binder, daemonset_controller, deployment_controller,
-    disruption_controller, endpoints, job_controller, nodes, replicaset_controller, role_aggregation,
-    statefulset_controller, storage_protection, token_controller, ttl_after_finished, volume_sync,
+    apf_controller, apiservices, bootstrap, claim_binder, cronjob_controller, daemonset_controller,
+    deployment_controller, disruption_controller, endpoints, endpointslice_mirroring, horizontal_controller,
+    job_controller, nodes, replicaset_controller, role_aggregation, statefulset_controller, storage_protection,
+    token_controller, ttl_after_finished, volume_sync,
 };
 use crate::storage::State;
 use crate::storage::object;
@@ -45,6 +46,9 @@ pub(super) fn after_any_write(state: &mut State, info: &ResourceInfo, object: &V
         state.pending.push(work);
     }
     if let Some(work) = ttl_after_finished::on_change(info, object) {
+        state.pending.push(work);
+    }
+    if let Some(work) = horizontal_controller::on_change(info, object) {
         state.pending.push(work);
     }
     for work in workload_reactions(state, info, object) {
@@ -92,7 +96,7 @@ pub(super) fn after_any_write(state: &mut State, info: &ResourceInfo, object: &V
     }
 }
 
-/// What the workload, storage protection, volume and tokens controllers' informers queue for a write or removal.
+/// What the workload, storage protection, volume, tokens and EndpointSlice mirroring controllers' informers queue for a write or removal.
 pub(super) fn workload_reactions(state: &State, info: &ResourceInfo, object: &Value) -> Vec<Pending> {
     let mut work = replicaset_controller::on_change(state, info, object);
     work.extend(deployment_controller::on_change(state, info, object));
@@ -100,5 +104,7 @@ pub(super) fn workload_reactions(state: &State, info: &ResourceInfo, object: &Va
     work.extend(storage_protection::on_change(info, object));
     work.extend(volume_sync::on_change(info, object));
     work.extend(token_controller::on_change(state, info, object));
+    work.extend(endpointslice_mirroring::on_change(info, object));
+    work.extend(cronjob_controller::on_change(info, object));
     work
 }

@@ -5,7 +5,7 @@
 //! and the status written by `trackJobStatusAndRemoveFinalizers` (`job_tracking`). The pod
 //! failure backoff, expectations and `backoffLimitPerIndex` are not emulated.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -14,15 +14,17 @@ use serde_json::{Value, json};
 use crate::lifecycle::controller_refs::{self, Owner};
 use crate::lifecycle::disruption_status::is_pod_ready;
 use crate::lifecycle::events;
+use crate::lifecycle::job_backoff;
 use crate::lifecycle::job_failure_policy::match_policy;
+use crate::lifecycle::job_index_backoff;
 use crate::lifecycle::job_indexes::{self, Intervals};
 use crate::lifecycle::job_manage;
 use crate::lifecycle::job_tracking::{self, Condition};
 use crate::lifecycle::pod_control::{self, phase};
-use crate::storage::State;
 use crate::storage::object;
 use crate::storage::pending::{MAX_RETRIES, Pending, Timer};
 use crate::storage::resource::ResourceInfo;
+use crate::storage::{JobBackoff, State};
 
 /// The event source of the Job controller's recorder.
 pub(super) const COMPONENT: &str = "job-controller";
@@ -64,7 +66,18 @@ pub(super) struct JobCtx {
     pub(super) finished: Option<Condition>,
     pub(super) previous_indexes: Intervals,
     pub(super) succeeded_indexes: Intervals,
+    /// The backoff record with this sync's newly finished pods (`newBackoffRecord`).
+    pub(super) backoff: JobBackoff,
+    /// With a backoff limit per index: the failed indexes, and each index's failed pod kept
+    /// until its replacement is made (`podsWithDelayedDeletionPerIndex`).
+    pub(super) failed_indexes: Option<Intervals>,
+    pub(super) delayed: BTreeMap<i64, Arc<Value>>,
     pub(super) minor: u32,
+}
+
+/// The key of the Job's records: `namespace/name`.
+pub(super) fn key(job: &Value) -> String {
+    format!("{}/{}", object::namespace(job), object::name(job))
 }
 
 /// Whether a `Complete` or `Failed` condition is true (`IsJobFinished`).
@@ -106,9 +119,11 @@ fn count(job: &Value, pointer: &str) -> i64 {
 pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
     let info = state.info("batch", "v1", "jobs");
     let Some(stored) = state.object(&info, Some(namespace), name) else {
+        state.job_backoff.remove(&format!("{namespace}/{name}"));
         return;
     };
     if is_finished(&stored) {
+        state.job_backoff.remove(&key(&stored));
         return;
     }
     if !matches!(
@@ -152,15 +167,26 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
         finished: None,
         previous_indexes: Intervals::default(),
         succeeded_indexes: Intervals::default(),
+        backoff: JobBackoff::default(),
+        failed_indexes: None,
+        delayed: BTreeMap::new(),
         minor,
         job,
     };
-    let new_succeeded = valid_pods(&ctx, &ctx.uncounted_succeeded, |p| phase(p) == "Succeeded").len() as i64;
+    let new_succeeded_pods = valid_pods(&ctx, &ctx.uncounted_succeeded, |p| phase(p) == "Succeeded");
     let new_failed = valid_pods(&ctx, &ctx.uncounted_failed, |p| is_pod_failed(p, &ctx.job, minor));
     let not_ignored = new_failed
         .iter()
         .filter(|p| match_policy(&ctx.job, p, minor).counts)
         .count() as i64;
+    let new_succeeded = new_succeeded_pods.len() as i64;
+    let backoff = job_backoff::new_record(
+        state.job_backoff.get(&key(&stored)),
+        &new_succeeded_pods,
+        &new_failed,
+        minor,
+    );
+    ctx.backoff = backoff;
     ctx.succeeded = count(&ctx.job, "/status/succeeded") + new_succeeded + ctx.uncounted_succeeded.len() as i64;
     let failed = count(&ctx.job, "/status/failed") + not_ignored + ctx.uncounted_failed.len() as i64;
     let suspended = ctx.job.pointer("/spec/suspend").and_then(Value::as_bool) == Some(true);
@@ -173,6 +199,20 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
         let (previous, succeeded) = job_indexes::succeeded_indexes(&ctx.job, &ctx.pods, tracked);
         ctx.succeeded = succeeded.total();
         (ctx.previous_indexes, ctx.succeeded_indexes) = (previous, succeeded);
+        if job_index_backoff::applies(&ctx.job, minor) {
+            let failed = job_index_backoff::failed_indexes(&ctx.job, &ctx.pods, minor);
+            let max_failed = ctx.job.pointer("/spec/maxFailedIndexes").and_then(Value::as_i64);
+            let completions = job_indexes::completions(&ctx.job);
+            if ctx.finished.is_some() {
+            } else if max_failed.is_some_and(|max| failed.total() > max) {
+                let message = "Job has exceeded the specified maximal number of failed indexes";
+                ctx.finished = Some(failure_condition(minor, "MaxFailedIndexesExceeded", message));
+            } else if failed.total() > 0 && failed.total() + ctx.succeeded_indexes.total() >= completions {
+                ctx.finished = Some(failure_condition(minor, "FailedIndexes", "Job has failed indexes"));
+            }
+            ctx.delayed = job_index_backoff::delayed_deletions(&ctx, &failed);
+            ctx.failed_indexes = Some(failed);
+        }
         if ctx.finished.is_none() && minor >= 31 {
             ctx.finished = success_policy_met(&ctx.job, &ctx.succeeded_indexes);
         }
@@ -299,14 +339,7 @@ fn finishing_condition(state: &mut State, ctx: &JobCtx, failed: i64, suspended: 
     if let Some(message) = fail_job {
         return Some(Condition::new("FailureTarget", "PodFailurePolicy", &message));
     }
-    let failure = |reason: &str, message: &str| {
-        let kind = if delays_terminal_condition(minor) {
-            "FailureTarget"
-        } else {
-            "Failed"
-        };
-        Some(Condition::new(kind, reason, message))
-    };
+    let failure = |reason: &str, message: &str| Some(failure_condition(minor, reason, message));
     let backoff_limit = job.pointer("/spec/backoffLimit").and_then(Value::as_i64).unwrap_or(6);
     if failed > backoff_limit || past_backoff_limit_on_failure(job, &ctx.pods) {
         return failure("BackoffLimitExceeded", "Job has reached the specified backoff limit");
@@ -323,13 +356,23 @@ fn finishing_condition(state: &mut State, ctx: &JobCtx, failed: i64, suspended: 
         }
         let due = SystemTime::now() + Duration::from_secs(remaining as u64);
         state.pending.push(Pending::Deadline {
-            timer: Timer::JobActiveDeadline,
+            timer: Timer::JobSync,
             namespace: object::namespace(job).to_owned(),
             name: object::name(job).to_owned(),
             due,
         });
     }
     None
+}
+
+/// `newFailureCondition`: 1.31's interim `FailureTarget`, else `Failed`.
+fn failure_condition(minor: u32, reason: &str, message: &str) -> Condition {
+    let kind = if delays_terminal_condition(minor) {
+        "FailureTarget"
+    } else {
+        "Failed"
+    };
+    Condition::new(kind, reason, message)
 }
 
 fn target_text<'a>(condition: &'a Value, key: &str) -> &'a str {

@@ -4,6 +4,7 @@
 //! finalizer — for an `Indexed` Job one per pending index, named and labelled by it.
 
 use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
@@ -11,11 +12,12 @@ use crate::lifecycle::controller_refs::Owner;
 use crate::lifecycle::job_controller::{
     COMPONENT, JobCtx, TRACKING_FINALIZER, is_indexed, only_replace_failed, tracked,
 };
-use crate::lifecycle::job_indexes;
 use crate::lifecycle::pod_control;
 use crate::lifecycle::writes::drop_finalizer;
+use crate::lifecycle::{job_backoff, job_index_backoff, job_indexes};
 use crate::storage::State;
 use crate::storage::object;
+use crate::storage::pending::{Pending, Timer};
 use crate::storage::resource::ResourceInfo;
 
 /// `MaxPodCreateDeletePerSync`.
@@ -72,6 +74,26 @@ pub(super) fn manage(state: &mut State, info: &Arc<ResourceInfo>, job: &Arc<Valu
     if missing <= 0 {
         return Outcome { active, failed: false };
     }
+    // Within the pod failure backoff nothing is made, and Go reports no pod active.
+    let now = SystemTime::now();
+    let now_ms = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
+    let wait_then_sync = |state: &mut State, wait: Duration| {
+        state.pending.push(Pending::Deadline {
+            timer: Timer::JobSync,
+            namespace: object::namespace(job).to_owned(),
+            name: object::name(job).to_owned(),
+            due: now + wait,
+        });
+        Outcome {
+            active: 0,
+            failed: false,
+        }
+    };
+    let per_index = ctx.failed_indexes.is_some();
+    let wait = job_backoff::remaining(&ctx.backoff, now_ms);
+    if !per_index && !wait.is_zero() {
+        return wait_then_sync(state, wait);
+    }
     let owner = Owner {
         api_version: "batch/v1",
         kind: "Job",
@@ -83,18 +105,38 @@ pub(super) fn manage(state: &mut State, info: &Arc<ResourceInfo>, job: &Arc<Valu
         let active_pods: Vec<&Arc<Value>> = ctx.active.iter().collect();
         let completions = job_indexes::completions(spec);
         let terminating = replace_failed_only.then_some(terminating_pods.as_slice());
-        let indexes = job_indexes::first_pending(
-            &ctx.succeeded_indexes,
-            &active_pods,
-            terminating,
-            missing as usize,
-            completions,
-        );
+        let taken = match &ctx.failed_indexes {
+            Some(failed) => ctx.succeeded_indexes.merge(failed),
+            None => ctx.succeeded_indexes.clone(),
+        };
+        let mut indexes = job_indexes::first_pending(&taken, &active_pods, terminating, missing as usize, completions);
+        if per_index {
+            // `getPodCreationInfoForIndependentIndexes`: each index after its own backoff.
+            let waits: Vec<Duration> = indexes
+                .iter()
+                .map(|ix| job_index_backoff::remaining(ctx.delayed.get(ix), now_ms, ctx.minor))
+                .collect();
+            let ready: Vec<i64> = indexes
+                .iter()
+                .zip(&waits)
+                .filter(|(_, w)| w.is_zero())
+                .map(|(ix, _)| *ix)
+                .collect();
+            if ready.is_empty()
+                && let Some(shortest) = waits.iter().min()
+            {
+                return wait_then_sync(state, *shortest);
+            }
+            indexes = ready;
+        }
         let name = object::name(job);
         indexes
             .into_iter()
             .map(|index| {
-                let indexed = job_indexes::indexed_template(&template, name, index);
+                let mut indexed = job_indexes::indexed_template(&template, name, index);
+                if per_index {
+                    job_index_backoff::annotate(&mut indexed, spec, ctx.delayed.get(&index), ctx.minor);
+                }
                 let mut pod = pod_control::pod_from_template(&indexed, &owner);
                 pod["metadata"]["generateName"] = json!(job_indexes::generate_name(name, index));
                 pod

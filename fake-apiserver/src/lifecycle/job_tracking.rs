@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::events;
 use crate::lifecycle::job_controller::{
-    COMPONENT, JobCtx, TRACKING_FINALIZER, delays_terminal_condition, is_indexed, is_pod_failed, set_count, tracked,
+    self, COMPONENT, JobCtx, TRACKING_FINALIZER, delays_terminal_condition, is_indexed, is_pod_failed, set_count,
+    tracked,
 };
 use crate::lifecycle::job_failure_policy::match_policy;
 use crate::lifecycle::job_indexes;
@@ -137,6 +138,13 @@ pub(super) fn track(
         if !(object::is_deleting(stored) || ctx.finished.is_some() || phase(pod) == "Succeeded" || failed) {
             continue;
         }
+        // An index's last failed pod waits for its replacement, which takes over its count.
+        let delayed = job_indexes::completion_index(pod).and_then(|ix| ctx.delayed.get(&ix));
+        if !(object::is_deleting(stored) || ctx.finished.is_some() || phase(pod) == "Succeeded")
+            && delayed.is_some_and(|d| object::uid(d) == object::uid(pod))
+        {
+            continue;
+        }
         to_release.push(pod.clone());
         let uid = object::uid(pod);
         if phase(pod) == "Succeeded" && !ctx.uncounted_failed.contains(uid) {
@@ -173,6 +181,15 @@ pub(super) fn track(
         } else {
             status["completedIndexes"] = json!(text);
         }
+        // Written, even empty, with a backoff limit per index; absent otherwise.
+        let failed = ctx.failed_indexes.as_ref().map(|f| json!(f.to_string()));
+        if status.get("failedIndexes") != failed.as_ref() {
+            needs_flush = true;
+            match failed {
+                Some(failed) => status["failedIndexes"] = failed,
+                None => drop(status.as_object_mut().map(|s| s.remove("failedIndexes"))),
+            }
+        }
     }
     // The interim condition is written before the finalizers go; the final one follows it.
     match ctx.finished.clone() {
@@ -197,6 +214,9 @@ pub(super) fn track(
         let Some(flushed) = write(state, info, &base, &ctx.job) else {
             return;
         };
+        state
+            .job_backoff
+            .insert(job_controller::key(&flushed), ctx.backoff.clone());
         ctx.job = (*flushed).clone();
         base = flushed;
         needs_flush = false;

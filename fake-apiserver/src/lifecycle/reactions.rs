@@ -1,11 +1,12 @@
 //! The controllers' side of the pending work: each reaction the writes queued, run by the
 //! controller it belongs to when it is due.
 
+use crate::lifecycle::replicaset_controller::{REPLICA_SETS, REPLICATION_CONTROLLERS};
 use crate::lifecycle::{
-    apf_controller, apiservices, bootstrap, claim_binder, crd, daemonset_controller, deployment_controller,
-    disruption_controller, endpoints, gc, gc_owners, informers, job_controller, namespace, nodes, quota_controller,
-    replicaset_controller, role_aggregation, statefulset_controller, storage_protection, token_controller,
-    ttl_after_finished, volume_sync,
+    apf_controller, apiservices, bootstrap, claim_binder, crd, cronjob_controller, daemonset_controller,
+    deployment_controller, disruption_controller, endpoints, endpointslice_mirroring, gc, gc_owners,
+    horizontal_controller, informers, job_controller, namespace, nodes, quota_controller, replicaset_controller,
+    role_aggregation, statefulset_controller, storage_protection, token_controller, ttl_after_finished, volume_sync,
 };
 use crate::storage::State;
 use crate::storage::object;
@@ -45,6 +46,7 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::RegisterCrdApiServices { group } => apiservices::sync_crd_group(state, &group),
             Pending::CheckApiService { name } => apiservices::check_available(state, &name),
             Pending::SyncService { namespace, name } => endpoints::sync_service(state, &namespace, &name),
+            Pending::SyncMirroring { namespace, name } => endpointslice_mirroring::sync(state, &namespace, &name),
             Pending::SyncQuota { namespace, name } => quota_controller::sync(state, &namespace, &name),
             Pending::SyncDisruptionBudget { namespace, name } => disruption_controller::sync(state, &namespace, &name),
             Pending::SyncDaemonSet { namespace, name } => daemonset_controller::sync(state, &namespace, &name),
@@ -69,8 +71,10 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
                 due,
             } => match timer {
                 Timer::DeploymentProgress => deployment_controller::check_progress(state, &namespace, &name, due),
-                Timer::JobActiveDeadline => job_controller::sync(state, &namespace, &name, 0),
+                Timer::JobSync => job_controller::sync(state, &namespace, &name, 0),
                 Timer::JobTtl => ttl_after_finished::process(state, &namespace, &name),
+                Timer::CronJob => cronjob_controller::sync(state, &namespace, &name),
+                Timer::Autoscaler => horizontal_controller::sync(state, &namespace, &name),
             },
             Pending::SyncWorkload {
                 controller,
@@ -78,7 +82,10 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
                 name,
                 retry,
             } => match controller {
-                Workload::ReplicaSet => replicaset_controller::sync(state, &namespace, &name, retry),
+                Workload::ReplicaSet => replicaset_controller::sync(state, REPLICA_SETS, &namespace, &name, retry),
+                Workload::ReplicationController => {
+                    replicaset_controller::sync(state, REPLICATION_CONTROLLERS, &namespace, &name, retry);
+                }
                 Workload::Deployment => deployment_controller::sync(state, &namespace, &name, retry),
                 Workload::StatefulSet => statefulset_controller::sync(state, &namespace, &name, retry),
             },

@@ -1,4 +1,6 @@
-//! kube-controller-manager's ReplicaSet controller (`pkg/controller/replicaset/replica_set.go`:
+//! kube-controller-manager's ReplicaSet controller, and the replication manager that runs it on
+//! ReplicationControllers (`pkg/controller/replication/replication_controller.go` and the
+//! adapters of `conversion.go`: a map selector read as `matchLabels`) (`pkg/controller/replicaset/replica_set.go`:
 //! `syncReplicaSet`, `claimPods`, `manageReplicas`, `getPodsToDelete`, `getIndirectlyRelatedPods`,
 //! the pod handlers that enqueue a pod's owner or, for an orphan, every ReplicaSet selecting it;
 //! `replica_set_utils.go`: `calculateStatus`, `updateReplicaSetStatus`). Its pods are made and
@@ -18,28 +20,82 @@ use crate::storage::object;
 use crate::storage::pending::{Pending, Workload};
 use crate::storage::resource::ResourceInfo;
 
-/// The event source of the controller's recorder.
-const COMPONENT: &str = "replicaset-controller";
+/// One of the two controllers `NewBaseController` makes: its resource, its pods' owner
+/// reference, its recorder's event source and its queue.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Replicas {
+    group: &'static str,
+    version: &'static str,
+    plural: &'static str,
+    api_version: &'static str,
+    kind: &'static str,
+    component: &'static str,
+    workload: Workload,
+}
+
+/// The ReplicaSet controller.
+pub(crate) const REPLICA_SETS: Replicas = Replicas {
+    group: "apps",
+    version: "v1",
+    plural: "replicasets",
+    api_version: "apps/v1",
+    kind: "ReplicaSet",
+    component: "replicaset-controller",
+    workload: Workload::ReplicaSet,
+};
+
+/// The replication manager.
+pub(crate) const REPLICATION_CONTROLLERS: Replicas = Replicas {
+    group: "",
+    version: "v1",
+    plural: "replicationcontrollers",
+    api_version: "v1",
+    kind: "ReplicationController",
+    component: "replication-controller",
+    workload: Workload::ReplicationController,
+};
+
+impl Replicas {
+    /// The object as the ReplicaSet controller reads it: a ReplicationController's selector, a
+    /// label map, as `matchLabels` (`convertRCtoRS`).
+    fn adapted(self, object: &Value) -> Value {
+        let mut adapted = object.clone();
+        if self.workload == Workload::ReplicationController {
+            let labels = object.pointer("/spec/selector").filter(|s| s.is_object()).cloned();
+            adapted["spec"]["selector"] = labels.map_or(Value::Null, |labels| json!({"matchLabels": labels}));
+        }
+        adapted
+    }
+
+    /// The controller's objects in `namespace`, adapted.
+    fn all(self, state: &State, namespace: &str) -> Vec<Arc<Value>> {
+        let objects = state.objects_in(self.group, self.plural, namespace);
+        objects.iter().map(|o| Arc::new(self.adapted(o))).collect()
+    }
+}
 
 /// `burstReplicas`: the most pods one sync creates or deletes.
 const BURST_REPLICAS: usize = 500;
 
-/// The informers' reaction to a write or removal of `object`: a ReplicaSet syncs itself, a pod
-/// its controller if that is a ReplicaSet, an orphan pod every ReplicaSet that selects it.
+/// The informers' reaction to a write or removal of `object`: a ReplicaSet (or
+/// ReplicationController) syncs itself, a pod its controller if that is one, an orphan pod every
+/// one that selects it.
 pub(super) fn on_change(state: &State, info: &ResourceInfo, object: &Value) -> Vec<Pending> {
-    let sync = |namespace: &str, name: &str| Pending::sync(Workload::ReplicaSet, namespace, name);
     if !info.builtin {
         return Vec::new();
     }
     let namespace = object::namespace(object);
-    match (info.group.as_str(), info.plural.as_str()) {
-        ("apps", "replicasets") => vec![sync(namespace, object::name(object))],
-        ("", "pods") => controller_refs::owners_to_sync(object, "ReplicaSet", || replica_sets_of(state, namespace))
-            .iter()
-            .map(|name| sync(namespace, name))
-            .collect(),
-        _ => Vec::new(),
+    let mut work = Vec::new();
+    for replicas in [REPLICA_SETS, REPLICATION_CONTROLLERS] {
+        let sync = |name: &str| Pending::sync(replicas.workload, namespace, name);
+        if (info.group.as_str(), info.plural.as_str()) == (replicas.group, replicas.plural) {
+            work.push(sync(object::name(object)));
+        } else if info.group.is_empty() && info.plural == "pods" {
+            let owners = controller_refs::owners_to_sync(object, replicas.kind, || replicas.all(state, namespace));
+            work.extend(owners.iter().map(|name| sync(name)));
+        }
     }
+    work
 }
 
 /// The ReplicaSets of `namespace`.
@@ -49,26 +105,27 @@ pub(crate) fn replica_sets_of(state: &State, namespace: &str) -> Vec<Arc<Value>>
 
 /// `syncReplicaSet` of `namespace/name`, after `retry` failed ones; a failure to create or delete
 /// pods brings it back later, as Go's rate-limited requeue does.
-pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
-    let info = state.info("apps", "v1", "replicasets");
-    let Some(rs) = state.object(&info, Some(namespace), name) else {
+pub(super) fn sync(state: &mut State, replicas: Replicas, namespace: &str, name: &str, retry: u32) {
+    let info = state.info(replicas.group, replicas.version, replicas.plural);
+    let Some(stored) = state.object(&info, Some(namespace), name) else {
         return;
     };
+    let rs = Arc::new(replicas.adapted(&stored));
     let pods_info = state.info("", "v1", "pods");
     let active: Vec<Arc<Value>> = pod_control::pods_of(state, namespace)
         .into_iter()
         .filter(|pod| pod_control::is_active(pod))
         .collect();
     let owner = Owner {
-        api_version: "apps/v1",
-        kind: "ReplicaSet",
+        api_version: replicas.api_version,
+        kind: replicas.kind,
         object: &rs,
     };
     let owned = controller_refs::claim(state, &pods_info, &owner, active);
     let failure = if object::is_deleting(&rs) {
         None
     } else {
-        manage_replicas(state, &info, &rs, owned.clone()).err()
+        manage_replicas(state, replicas, &info, &rs, owned.clone()).err()
     };
     // Counted as claimed: the pods just created or deleted count at the next sync, which
     // their own writes queue (Go's status is of `filteredPods` too).
@@ -82,7 +139,7 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
     );
     update_status(state, &info, current, status);
     if failure.is_some()
-        && let Some(work) = Pending::resync(Workload::ReplicaSet, namespace, name, retry)
+        && let Some(work) = Pending::resync(replicas.workload, namespace, name, retry)
     {
         state.pending.push(work);
     }
@@ -92,29 +149,30 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
 /// time. A failure is the `ReplicaFailure` condition's reason and message.
 fn manage_replicas(
     state: &mut State,
+    replicas: Replicas,
     info: &ResourceInfo,
     rs: &Arc<Value>,
     mut owned: Vec<Arc<Value>>,
 ) -> Result<(), (&'static str, String)> {
     let wanted = rs.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1).max(0) as usize;
     let owner = Owner {
-        api_version: "apps/v1",
-        kind: "ReplicaSet",
+        api_version: replicas.api_version,
+        kind: replicas.kind,
         object: rs,
     };
     if owned.len() < wanted {
         let missing = (wanted - owned.len()).min(BURST_REPLICAS);
-        return pod_control::create_pods(state, info, &owner, missing, COMPONENT)
+        return pod_control::create_pods(state, info, &owner, missing, replicas.component)
             .map_err(|status| ("FailedCreate", status.message));
     }
     if owned.len() > wanted {
         let extra = (owned.len() - wanted).min(BURST_REPLICAS);
         if extra < owned.len() {
-            let related = related_pods(state, rs);
+            let related = related_pods(state, replicas, rs);
             pod_control::sort_for_deletion(&mut owned, &related, pod_control::now_seconds());
         }
         for pod in owned.iter().take(extra) {
-            pod_control::delete_pod(state, info, rs, pod, COMPONENT);
+            pod_control::delete_pod(state, info, rs, pod, replicas.component);
         }
     }
     Ok(())
@@ -122,10 +180,11 @@ fn manage_replicas(
 
 /// `getIndirectlyRelatedPods`: the pods of every ReplicaSet with the same controller as this
 /// one (the ReplicaSets of one Deployment), or of this one alone.
-fn related_pods(state: &State, rs: &Value) -> Vec<Arc<Value>> {
+fn related_pods(state: &State, replicas: Replicas, rs: &Value) -> Vec<Arc<Value>> {
     let namespace = object::namespace(rs);
     let siblings: Vec<String> = match controller_refs::controller_uid(rs) {
-        Some(owner) => replica_sets_of(state, namespace)
+        Some(owner) => replicas
+            .all(state, namespace)
             .iter()
             .filter(|other| controller_refs::controller_uid(other) == Some(owner))
             .map(|other| object::uid(other).to_owned())

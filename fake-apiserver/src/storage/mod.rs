@@ -70,6 +70,16 @@ pub(crate) struct State {
     /// The ResourceQuota admission plugin's lister: each namespace's quota names in the slots
     /// of the Go map its informer indexes them in (a removed quota's slot is reused).
     pub(crate) quota_slots: BTreeMap<String, Vec<Option<String>>>,
+    /// The Job controller's pod failure backoff records (`backoffStore`), by `namespace/name`.
+    pub(crate) job_backoff: BTreeMap<String, JobBackoff>,
+}
+
+/// One Job's pod failure backoff (`backoffRecord`): failures since the last success, and when
+/// the last one finished (Unix milliseconds).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct JobBackoff {
+    pub(crate) failures: i64,
+    pub(crate) last_failure_ms: Option<i64>,
 }
 
 impl State {
@@ -80,6 +90,7 @@ impl State {
             pending: PendingWork::new(options.controller_delay),
             synced_services: BTreeSet::new(),
             quota_slots: BTreeMap::new(),
+            job_backoff: BTreeMap::new(),
             options,
         }
     }

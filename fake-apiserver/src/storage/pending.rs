@@ -53,6 +53,9 @@ pub(crate) enum Pending {
     /// A Service, its Endpoints or one of its managed EndpointSlices was written or removed:
     /// the endpoints and endpointslice controllers sync the Service.
     SyncService { namespace: String, name: String },
+    /// A Service, Endpoints or mirrored EndpointSlice was written or removed: the EndpointSlice
+    /// mirroring controller syncs the Endpoints of that name.
+    SyncMirroring { namespace: String, name: String },
     /// A ResourceQuota was created or its hard limits changed: the quota controller syncs it.
     SyncQuota { namespace: String, name: String },
     /// A PodDisruptionBudget was written, or a pod it selects written or removed: the
@@ -126,10 +129,17 @@ pub(crate) enum Pending {
 pub(crate) enum Timer {
     /// `requeueStuckDeployment` of the Deployment controller.
     DeploymentProgress,
-    /// The Job controller's sync at `activeDeadlineSeconds`.
-    JobActiveDeadline,
+    /// The Job controller's `AddAfter`: a Job synced again at its active deadline or when its
+    /// pod failure backoff has passed.
+    JobSync,
     /// The TTL-after-finished controller's `enqueueAfter`.
     JobTtl,
+    /// The CronJob controller's sync of a CronJob: `enqueueController` (due now) and the
+    /// requeue at its next schedule time (`enqueueControllerAfter`).
+    CronJob,
+    /// The horizontal pod autoscaler's sync of an HPA: on a write (due now) and every resync
+    /// period after (`--horizontal-pod-autoscaler-sync-period`).
+    Autoscaler,
 }
 
 /// The workload controllers of kube-controller-manager whose syncs are queued by key and
@@ -137,6 +147,7 @@ pub(crate) enum Timer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Workload {
     ReplicaSet,
+    ReplicationController,
     Deployment,
     StatefulSet,
 }
@@ -220,6 +231,7 @@ impl Pending {
             | Pending::RegisterCrdApiServices { .. }
             | Pending::CheckApiService { .. }
             | Pending::SyncService { .. }
+            | Pending::SyncMirroring { .. }
             | Pending::SyncQuota { .. }
             | Pending::SyncDisruptionBudget { .. }
             | Pending::ReplenishQuotas { .. }

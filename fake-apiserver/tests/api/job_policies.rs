@@ -138,29 +138,28 @@ async fn pod_failure_policy_rules_should_fail_the_job_or_ignore_the_failure() {
             { "action": "FailJob", "onExitCodes": { "containerName": "w", "operator": "In", "values": [42] } },
             { "action": "Ignore", "onPodConditions": [{ "type": "DisruptionTarget" }] },
         ] } });
-        jobs.create(&PostParams::default(), &job("pfp", policy)).await.unwrap();
-        server.settle();
-        let first = pods_of(&pods, "pfp").await.remove(0).name_any();
-        let disrupted = json!({ "phase": "Failed", "conditions": [{ "type": "DisruptionTarget", "status": "True" }] });
-        set_phase(&pods, &first, disrupted).await;
-        server.settle();
-        let status = jobs.get("pfp").await.unwrap().status.unwrap();
-        assert_eq!(
-            (status.failed, status.active),
-            (None, Some(1)),
-            "an ignored failure is replaced, {version}"
-        );
-
-        let second = pods_of(&pods, "pfp")
+        jobs.create(&PostParams::default(), &job("pfp", policy.clone()))
             .await
-            .into_iter()
-            .find(|p| p.name_any() != first)
-            .unwrap()
-            .name_any();
+            .unwrap();
+        jobs.create(&PostParams::default(), &job("ignored", policy))
+            .await
+            .unwrap();
+        server.settle();
+        let disrupted = pods_of(&pods, "ignored").await.remove(0).name_any();
+        let condition = json!({ "phase": "Failed", "conditions": [{ "type": "DisruptionTarget", "status": "True" }] });
+        set_phase(&pods, &disrupted, condition).await;
+        let second = pods_of(&pods, "pfp").await.remove(0).name_any();
         let exit_42 = json!({ "phase": "Failed", "containerStatuses": [{ "name": "w", "image": "registry.example/w:1",
             "imageID": "", "ready": false, "restartCount": 0, "state": { "terminated": { "exitCode": 42 } } }] });
         set_phase(&pods, &second, exit_42).await;
         server.settle();
+        let ignored = jobs.get("ignored").await.unwrap();
+        assert_eq!(
+            ignored.status.clone().unwrap().failed,
+            None,
+            "an ignored failure is not counted, {version}"
+        );
+        assert!(conditions(&ignored).is_empty(), "{version}");
         let failed = jobs.get("pfp").await.unwrap();
         assert_eq!(
             conditions(&failed),
@@ -229,4 +228,80 @@ async fn a_finished_job_with_a_ttl_should_be_deleted_with_its_pods() {
     assert!(jobs.get_opt("brief").await.unwrap().is_none(), "its TTL ran out");
     assert!(pods_of(&pods, "brief").await.is_empty(), "deleted in the foreground");
     assert!(jobs.get_opt("kept").await.unwrap().is_some(), "no TTL, kept");
+}
+
+#[tokio::test]
+async fn a_failed_pod_should_be_replaced_only_after_the_backoff() {
+    let server = FakeApiServer::new();
+    let (jobs, pods): (Api<Job>, Api<Pod>) = (
+        Api::default_namespaced(server.client()),
+        Api::default_namespaced(server.client()),
+    );
+    jobs.create(&PostParams::default(), &job("retry", json!({ "backoffLimit": 3 })))
+        .await
+        .unwrap();
+    server.settle();
+    let first = pods_of(&pods, "retry").await.remove(0).name_any();
+    set_phase(&pods, &first, json!({ "phase": "Failed" })).await;
+    server.settle();
+    assert_eq!(
+        pods_of(&pods, "retry").await.len(),
+        1,
+        "no replacement within 10 s of the failure"
+    );
+    let status = jobs.get("retry").await.unwrap().status.unwrap();
+    assert_eq!(
+        (status.failed, status.active),
+        (Some(1), None),
+        "Go reports no pod active while it waits"
+    );
+}
+
+#[tokio::test]
+async fn an_index_past_its_own_backoff_limit_should_fail_for_good_from_1_29() {
+    for (version, want) in [
+        ("v1.28.7", None),
+        (
+            "v1.31.2",
+            Some(vec!["FailureTarget/True/FailedIndexes", "Failed/True/FailedIndexes"]),
+        ),
+    ] {
+        let server = FakeApiServer::builder().kube_version(version).build();
+        let (jobs, pods): (Api<Job>, Api<Pod>) = (
+            Api::default_namespaced(server.client()),
+            Api::default_namespaced(server.client()),
+        );
+        let spec =
+            json!({ "completionMode": "Indexed", "completions": 2, "parallelism": 2, "backoffLimitPerIndex": 0 });
+        jobs.create(&PostParams::default(), &job("perindex", spec))
+            .await
+            .unwrap();
+        server.settle();
+        let made = pods_of(&pods, "perindex").await;
+        let counts: Vec<Option<String>> = made
+            .iter()
+            .map(|p| {
+                p.annotations()
+                    .get("batch.kubernetes.io/job-index-failure-count")
+                    .cloned()
+            })
+            .collect();
+        let wanted_count = (version == "v1.31.2").then(|| "0".to_owned());
+        assert_eq!(counts, [wanted_count.clone(), wanted_count], "{version}");
+        set_phase(&pods, &made[0].name_any(), json!({ "phase": "Failed" })).await;
+        set_phase(&pods, &made[1].name_any(), json!({ "phase": "Succeeded" })).await;
+        server.settle();
+        let finished = jobs.get("perindex").await.unwrap();
+        let status = finished.status.clone().unwrap();
+        match want {
+            Some(want) => {
+                assert_eq!(status.failed_indexes.as_deref(), Some("0"));
+                assert_eq!(conditions(&finished), want);
+            }
+            None => {
+                assert_eq!(status.failed_indexes, None, "the field is dropped before 1.29");
+                assert!(conditions(&finished).is_empty(), "index 0 is retried after the backoff");
+            }
+        }
+    }
 }

@@ -15,6 +15,7 @@ mod jobs;
 mod kubectl;
 mod list;
 mod patch;
+mod replication;
 mod scale_apply;
 mod served;
 mod statefulsets;
