@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::lifecycle::controller_refs::Owner;
 use crate::lifecycle::cronjob_schedule_times as times;
-use crate::lifecycle::job_tracking::true_condition;
+use crate::lifecycle::job_context::true_condition;
 use crate::storage::object;
 
 /// `batch.CronJobScheduledTimestampAnnotation` (`CronJobsScheduledAnnotation`, on from 1.28).

@@ -11,6 +11,8 @@
 use chrono::{DateTime, Offset, TimeZone, Utc};
 use chrono_tz::Tz;
 
+use crate::semantics::go_time::{civil_from_days, days_from_civil};
+
 use crate::semantics::cron_schedule::{Schedule, ScheduleError, parse_standard};
 
 pub(super) const SECOND: i128 = 1_000_000_000;
@@ -103,34 +105,6 @@ fn civil(zone: Tz, secs: i64) -> Civil {
         weekday: (days + 4).rem_euclid(7),
         offset,
     }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-/// The date of a day since 1970-01-01 (Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let days = days + 719_468;
-    let era = days.div_euclid(146_097);
-    let day_of_era = days - era * 146_097;
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-    let month = if shifted_month < 10 {
-        shifted_month + 3
-    } else {
-        shifted_month - 9
-    };
-    let year = year_of_era + era * 400;
-    (if month <= 2 { year + 1 } else { year }, month, day)
 }
 
 /// `time.Date` in `zone`, an overflowing month or day carried over. A wall clock a transition

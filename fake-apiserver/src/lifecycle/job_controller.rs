@@ -15,22 +15,20 @@ use crate::lifecycle::controller_refs::{self, Owner};
 use crate::lifecycle::disruption_status::is_pod_ready;
 use crate::lifecycle::events;
 use crate::lifecycle::job_backoff;
+use crate::lifecycle::job_context::{
+    COMPONENT, Condition, JobCtx, delays_terminal_condition, is_finished, is_indexed, is_pod_failed, key, set_count,
+    tracked, true_condition,
+};
 use crate::lifecycle::job_failure_policy::match_policy;
 use crate::lifecycle::job_index_backoff;
 use crate::lifecycle::job_indexes::{self, Intervals};
 use crate::lifecycle::job_manage;
-use crate::lifecycle::job_tracking::{self, Condition};
+use crate::lifecycle::job_tracking;
 use crate::lifecycle::pod_control::{self, phase};
 use crate::storage::object;
 use crate::storage::pending::{MAX_RETRIES, Pending, Timer};
 use crate::storage::resource::ResourceInfo;
 use crate::storage::{JobBackoff, State};
-
-/// The event source of the Job controller's recorder.
-pub(super) const COMPONENT: &str = "job-controller";
-
-/// The finalizer a Job's pods keep until their end is counted (`batch.JobTrackingFinalizer`).
-pub(super) const TRACKING_FINALIZER: &str = "batch.kubernetes.io/job-tracking";
 
 /// The informers' reaction to a write or removal: a Job that has not finished is synced, and so
 /// is the Job controlling a pod.
@@ -48,67 +46,6 @@ pub(super) fn on_change(info: &ResourceInfo, object: &Value) -> Option<Pending> 
         ("", "pods") => controller_refs::controller_named(object, "Job").map(sync),
         _ => None,
     }
-}
-
-/// What one `syncJob` works on (`syncJobCtx`).
-pub(super) struct JobCtx {
-    /// The Job as this sync writes it.
-    pub(super) job: Value,
-    pub(super) pods: Vec<Arc<Value>>,
-    pub(super) active: Vec<Arc<Value>>,
-    /// Pods being deleted and not finished, counted from 1.29 (`JobPodReplacementPolicy`).
-    pub(super) terminating: Option<i64>,
-    pub(super) ready: i64,
-    /// The uids `status.uncountedTerminatedPods` holds.
-    pub(super) uncounted_succeeded: HashSet<String>,
-    pub(super) uncounted_failed: HashSet<String>,
-    pub(super) succeeded: i64,
-    pub(super) finished: Option<Condition>,
-    pub(super) previous_indexes: Intervals,
-    pub(super) succeeded_indexes: Intervals,
-    /// The backoff record with this sync's newly finished pods (`newBackoffRecord`).
-    pub(super) backoff: JobBackoff,
-    /// With a backoff limit per index: the failed indexes, and each index's failed pod kept
-    /// until its replacement is made (`podsWithDelayedDeletionPerIndex`).
-    pub(super) failed_indexes: Option<Intervals>,
-    pub(super) delayed: BTreeMap<i64, Arc<Value>>,
-    pub(super) minor: u32,
-}
-
-/// The key of the Job's records: `namespace/name`.
-pub(super) fn key(job: &Value) -> String {
-    format!("{}/{}", object::namespace(job), object::name(job))
-}
-
-/// Whether a `Complete` or `Failed` condition is true (`IsJobFinished`).
-pub(super) fn is_finished(job: &Value) -> bool {
-    job_tracking::true_condition(job, "Complete").is_some() || job_tracking::true_condition(job, "Failed").is_some()
-}
-
-pub(super) fn tracked(pod: &Value) -> bool {
-    object::finalizers(pod).iter().any(|f| f == TRACKING_FINALIZER)
-}
-
-pub(super) fn is_indexed(job: &Value) -> bool {
-    job.pointer("/spec/completionMode").and_then(Value::as_str) == Some("Indexed")
-}
-
-/// `onlyReplaceFailedPods`: a pod failure policy, or from 1.29 `podReplacementPolicy: Failed`.
-pub(super) fn only_replace_failed(job: &Value, minor: u32) -> bool {
-    job.pointer("/spec/podFailurePolicy").is_some_and(|p| !p.is_null())
-        || (minor >= 29 && job.pointer("/spec/podReplacementPolicy").and_then(Value::as_str) == Some("Failed"))
-}
-
-/// `isPodFailed`: failed, or (unless only failed pods are replaced) being deleted unsucceeded.
-pub(super) fn is_pod_failed(pod: &Value, job: &Value, minor: u32) -> bool {
-    phase(pod) == "Failed"
-        || (!only_replace_failed(job, minor) && object::is_deleting(pod) && phase(pod) != "Succeeded")
-}
-
-/// `delayTerminalCondition` (1.31): `FailureTarget` and `SuccessCriteriaMet` come before
-/// `Failed` and `Complete`, which wait for the terminating pods.
-pub(super) fn delays_terminal_condition(minor: u32) -> bool {
-    minor >= 31
 }
 
 fn count(job: &Value, pointer: &str) -> i64 {
@@ -272,15 +209,6 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
     job_tracking::track(state, &info, &stored, &mut ctx, needs_update);
 }
 
-/// Writes a counter Go omits when zero.
-pub(super) fn set_count(status: &mut Value, key: &str, value: i64) {
-    if value == 0 {
-        status.as_object_mut().map(|s| s.remove(key));
-    } else {
-        status[key] = json!(value);
-    }
-}
-
 /// `CountTerminatingPods`: being deleted and not finished.
 fn is_terminating(pod: &Value) -> bool {
     object::is_deleting(pod) && !pod_control::is_finished(pod)
@@ -320,11 +248,11 @@ fn valid_pods<'a>(
 fn finishing_condition(state: &mut State, ctx: &JobCtx, failed: i64, suspended: bool) -> Option<Condition> {
     let (job, minor) = (&ctx.job, ctx.minor);
     if minor >= 31
-        && let Some(met) = job_tracking::true_condition(job, "SuccessCriteriaMet")
+        && let Some(met) = true_condition(job, "SuccessCriteriaMet")
     {
         return Some(Condition::from_existing(met));
     }
-    if let Some(target) = job_tracking::true_condition(job, "FailureTarget") {
+    if let Some(target) = true_condition(job, "FailureTarget") {
         return Some(Condition::new(
             "Failed",
             target_text(target, "reason"),

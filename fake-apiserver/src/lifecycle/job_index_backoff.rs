@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::lifecycle::job_backoff;
-use crate::lifecycle::job_controller::{JobCtx, is_pod_failed, tracked};
+use crate::lifecycle::job_context::{JobCtx, is_pod_failed, tracked};
 use crate::lifecycle::job_failure_policy::match_policy;
 use crate::lifecycle::job_indexes::{self, Intervals};
 use crate::storage::object;

@@ -9,9 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::lifecycle::controller_refs::Owner;
-use crate::lifecycle::job_controller::{
-    COMPONENT, JobCtx, TRACKING_FINALIZER, is_indexed, only_replace_failed, tracked,
-};
+use crate::lifecycle::job_context::{COMPONENT, JobCtx, TRACKING_FINALIZER, is_indexed, only_replace_failed, tracked};
 use crate::lifecycle::pod_control;
 use crate::lifecycle::writes::drop_finalizer;
 use crate::lifecycle::{job_backoff, job_index_backoff, job_indexes};

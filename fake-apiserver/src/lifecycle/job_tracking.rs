@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::events;
-use crate::lifecycle::job_controller::{
-    self, COMPONENT, JobCtx, TRACKING_FINALIZER, delays_terminal_condition, is_indexed, is_pod_failed, set_count,
-    tracked,
+use crate::lifecycle::job_context::{
+    self, COMPONENT, Condition, JobCtx, TRACKING_FINALIZER, condition_value, delays_terminal_condition, is_indexed,
+    is_pod_failed, set_count, tracked, true_condition,
 };
 use crate::lifecycle::job_failure_policy::match_policy;
 use crate::lifecycle::job_indexes;
@@ -25,55 +25,6 @@ use crate::lifecycle::writes::{Writes, drop_finalizer};
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
-
-/// A Job condition to be written, without its times (`newCondition` stamps them now).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Condition {
-    pub(super) kind: String,
-    pub(super) reason: String,
-    pub(super) message: String,
-}
-
-impl Condition {
-    pub(super) fn new(kind: &str, reason: &str, message: &str) -> Self {
-        Self {
-            kind: kind.to_owned(),
-            reason: reason.to_owned(),
-            message: message.to_owned(),
-        }
-    }
-
-    /// The condition as the Job already holds it.
-    pub(super) fn from_existing(condition: &Value) -> Self {
-        let text = |key: &str| condition.get(key).and_then(Value::as_str).unwrap_or("");
-        Self::new(text("type"), text("reason"), text("message"))
-    }
-
-    /// `newCondition`: true, both times now, reason and message when set.
-    fn to_value(&self) -> Value {
-        condition_value(&self.kind, "True", &self.reason, &self.message)
-    }
-}
-
-fn condition_value(kind: &str, status: &str, reason: &str, message: &str) -> Value {
-    let now = object::now();
-    let mut condition = json!({"type": kind, "status": status, "lastProbeTime": now, "lastTransitionTime": now});
-    if !reason.is_empty() {
-        condition["reason"] = json!(reason);
-    }
-    if !message.is_empty() {
-        condition["message"] = json!(message);
-    }
-    condition
-}
-
-/// The Job's condition of this type, if it is true.
-pub(super) fn true_condition<'a>(job: &'a Value, kind: &str) -> Option<&'a Value> {
-    let conditions = job.pointer("/status/conditions").and_then(Value::as_array)?;
-    conditions.iter().find(|c| {
-        c.get("type").and_then(Value::as_str) == Some(kind) && c.get("status").and_then(Value::as_str) == Some("True")
-    })
-}
 
 /// `ensureJobConditionStatus`: a condition of the type replaced when it says otherwise, added
 /// when missing unless it would be false. Whether anything changed.
@@ -216,7 +167,7 @@ pub(super) fn track(
         };
         state
             .job_backoff
-            .insert(job_controller::key(&flushed), ctx.backoff.clone());
+            .insert(job_context::key(&flushed), ctx.backoff.clone());
         ctx.job = (*flushed).clone();
         base = flushed;
         needs_flush = false;

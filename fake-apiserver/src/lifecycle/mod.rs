@@ -39,6 +39,7 @@ mod horizontal_controller;
 mod horizontal_metrics;
 mod informers;
 mod job_backoff;
+mod job_context;
 mod job_controller;
 mod job_failure_policy;
 mod job_index_backoff;

@@ -8,8 +8,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use crate::lifecycle::job_controller::is_finished;
-use crate::lifecycle::job_tracking::true_condition;
+use crate::lifecycle::job_context::{is_finished, true_condition};
 use crate::lifecycle::writes::Writes;
 use crate::storage::State;
 use crate::storage::object;

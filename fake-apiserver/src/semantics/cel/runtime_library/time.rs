@@ -9,7 +9,7 @@ use cel::common::value::CowVal;
 use cel::{DeclarationError, Env, ExecutionError};
 
 use super::{arguments, conversion_error, go_error, no_such_overload};
-use crate::semantics::go_time::{days_in, parse_duration};
+use crate::semantics::go_time::{civil_from_days, days_from_civil, days_in, parse_duration};
 
 /// `chrono::Duration`, which backs the crate's durations.
 type ChronoDuration = <CelDuration as Deref>::Target;
@@ -133,16 +133,6 @@ impl Cursor<'_> {
     }
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
 /// A moment's calendar fields, in the zone of the offset it was read with.
 struct Civil {
     year: i64,
@@ -160,20 +150,7 @@ struct Civil {
 fn civil(seconds: i64) -> Civil {
     let days = seconds.div_euclid(86_400);
     let time = seconds.rem_euclid(86_400);
-    // Howard Hinnant's `civil_from_days`.
-    let shifted = days + 719_468;
-    let era = shifted.div_euclid(146_097);
-    let day_of_era = shifted.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_march_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let march_month = (5 * day_of_march_year + 2) / 153;
-    let day = day_of_march_year - (153 * march_month + 2) / 5 + 1;
-    let month = if march_month < 10 {
-        march_month + 3
-    } else {
-        march_month - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = civil_from_days(days);
     Civil {
         year,
         month,
