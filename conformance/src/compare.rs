@@ -223,7 +223,10 @@ fn align_key(x: &Value) -> Option<String> {
             if key == "manager" {
                 let operation = map.get("operation").and_then(Value::as_str).unwrap_or("None");
                 let subresource = map.get("subresource").and_then(Value::as_str).unwrap_or("");
-                return Some(format!("manager={v}/{operation}/{subresource}"));
+                // One manager's entries of two API versions are two entries.
+                let version = map.get("apiVersion").and_then(Value::as_str).map(|v| format!("@{v}"));
+                let version = version.unwrap_or_default();
+                return Some(format!("manager={v}{version}/{operation}/{subresource}"));
             }
             return Some(format!("{key}={v}"));
         }
@@ -368,6 +371,13 @@ mod tests {
         let mut selected = Vec::new();
         deep_diff(&real, &swapped, "body.value", &mut selected);
         assert!(selected.is_empty(), "{selected:?}");
+        // One manager's updates through two versions are told apart by version, not position.
+        let versioned = |v: &str, field: &str| json!({"manager": "m", "operation": "Update", "apiVersion": v, "fieldsV1": {field: {}}});
+        let real = json!([versioned("g/v1", "f:a"), versioned("g/v2", "f:b")]);
+        let later = json!([versioned("g/v2", "f:b"), versioned("g/v1", "f:a")]);
+        let mut versions = Vec::new();
+        deep_diff(&real, &later, "metadata.managedFields", &mut versions);
+        assert!(versions.is_empty(), "{versions:?}");
     }
 
     #[test]
