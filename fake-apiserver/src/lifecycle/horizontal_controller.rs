@@ -18,9 +18,10 @@ use serde_json::{Value, json};
 
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::events;
-use crate::lifecycle::horizontal_metrics::{Failure, NOT_FOUND, invalid_metrics_error, list, metric_failure};
+use crate::lifecycle::horizontal_metrics::{Failure, invalid_metrics_error, list, metric_failure};
+use crate::lifecycle::horizontal_scale::{get_scale, write_scale};
 use crate::lifecycle::writes::Writes;
-use crate::semantics::selector::{LabelSelector, label_selector_text};
+use crate::semantics::selector::LabelSelector;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::pending::{Pending, Timer};
@@ -74,14 +75,6 @@ struct Reconcile<'a> {
     info: Arc<ResourceInfo>,
     hpa: Arc<Value>,
     status: Value,
-}
-
-/// The target's `/scale` as the scale client reads it.
-struct Scale {
-    info: Arc<ResourceInfo>,
-    target: Arc<Value>,
-    replicas: i64,
-    selector: String,
 }
 
 impl Reconcile<'_> {
@@ -208,83 +201,6 @@ impl Reconcile<'_> {
     fn condition(&mut self, kind: &str, truth: &str, reason: &str, message: &str) {
         set_condition(&mut self.status, kind, truth, reason, message, &object::now());
     }
-}
-
-/// `schema.ParseGroupVersion`'s group: no slash is a core version, two are an error.
-fn parse_group(api_version: &str) -> Result<&str, String> {
-    match api_version.split('/').collect::<Vec<_>>()[..] {
-        [_] => Ok(""),
-        [group, _] => Ok(group),
-        _ => Err(format!("unexpected GroupVersion string: {api_version}")),
-    }
-}
-
-/// The discovery RESTMapper's first mapping of the kind (known in lower case too) in its group,
-/// in the group's version order: the version the scale client asks too (`ResourceFor`).
-fn rest_mapping(state: &State, group: &str, kind: &str) -> Option<Arc<ResourceInfo>> {
-    let (_, versions) = state.registry.groups().find(|(served, _)| served.as_str() == group)?;
-    versions
-        .iter()
-        .flat_map(|version| state.registry.resources_in(group, version))
-        .find(|info| info.kind == kind || info.kind.to_lowercase() == kind)
-        .cloned()
-}
-
-/// `RESTMappings` then `Scales().Get`, each failure in the words the client reports it.
-fn get_scale(state: &State, namespace: &str, reference: &Value) -> Result<Scale, String> {
-    let text = |key: &str| reference[key].as_str().unwrap_or_default();
-    let (group, kind, name) = (parse_group(text("apiVersion"))?, text("kind"), text("name"));
-    let info = rest_mapping(state, group, kind);
-    let info = info.ok_or_else(|| format!("no matches for kind {kind:?} in group {group:?}"))?;
-    let Some(paths) = info.scale.as_ref().filter(|_| info.namespaced) else {
-        // A built-in without `/scale` has no route; the custom resource handler answers NotFound.
-        if info.builtin || !info.namespaced {
-            return Err(NOT_FOUND.to_owned());
-        }
-        return Err(format!("{} \"{name}\" not found", info.group_resource()));
-    };
-    let Some(target) = state.object(&info, Some(namespace), name) else {
-        // The scale storages of Deployments, ReplicaSets and ReplicationControllers name
-        // themselves in their NotFound; StatefulSets' and custom resources' pass the store's on.
-        let resource = match (info.builtin, info.plural.as_str()) {
-            (true, "deployments" | "replicasets") => format!("{}/scale.apps", info.plural),
-            (true, "replicationcontrollers") => "replicationcontrollers/scale.autoscaling".to_owned(),
-            _ => info.group_resource(),
-        };
-        return Err(format!("{resource} \"{name}\" not found"));
-    };
-    let replicas = object::field(&target, &paths.spec_replicas).and_then(Value::as_i64);
-    let selector = paths
-        .label_selector
-        .as_deref()
-        .and_then(|path| object::field(&target, path));
-    let selector = match selector {
-        // A ReplicationController's label map, as `SelectorFromSet` writes it (keys sorted).
-        Some(Value::Object(set)) if info.kind == "ReplicationController" => {
-            let pairs: Vec<String> = set
-                .iter()
-                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-                .collect();
-            pairs.join(",")
-        }
-        Some(selector) => label_selector_text(selector),
-        None => String::new(),
-    };
-    Ok(Scale {
-        info,
-        target,
-        replicas: replicas.unwrap_or(0),
-        selector,
-    })
-}
-
-/// `Scales().Update`: the target's replicas written through its `/scale`.
-fn write_scale(state: &mut State, scale: &Scale, desired: i64) -> Result<(), String> {
-    let paths = scale.info.scale.as_ref().ok_or_else(|| NOT_FOUND.to_owned())?;
-    let (mut updated, manager) = ((*scale.target).clone(), Some(CONTROLLER_MANAGER));
-    object::set_field(&mut updated, &paths.spec_replicas, json!(desired));
-    let written = state.update_object(&scale.info, scale.target.clone(), updated, manager, Some("scale"));
-    written.map(|_| ()).map_err(|status| status.message)
 }
 
 /// The branches of `reconcileAutoscaler` before any metric is asked for.
@@ -425,10 +341,5 @@ mod tests {
             &set_status(&stored, 0, 0, json!([{"type": ""}]), false)
         ));
         assert!(!same_status(&json!({"observedGeneration": 0}), &json!({})));
-        assert_eq!(
-            (parse_group("apps/v1"), parse_group("v1"), parse_group("")),
-            (Ok("apps"), Ok(""), Ok(""))
-        );
-        assert!(parse_group("a/b/c").is_err());
     }
 }

@@ -37,6 +37,7 @@ mod gc;
 mod gc_owners;
 mod horizontal_controller;
 mod horizontal_metrics;
+mod horizontal_scale;
 mod informers;
 mod job_backoff;
 mod job_context;
