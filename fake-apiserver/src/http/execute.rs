@@ -13,7 +13,7 @@ use crate::http::protobuf;
 use crate::http::render::Render;
 use crate::http::route::ResourceRoute;
 use crate::http::table;
-use crate::semantics::{decoding, go_json_writer, versions};
+use crate::semantics::{decoding, go_json_writer, scale_view, versions};
 use crate::server::Inner;
 use crate::status::{ApiStatus, deleted_status};
 use crate::storage::resource::ResourceInfo;
@@ -218,7 +218,7 @@ impl Inner {
             }
             Action::Get if subresource == Some("scale") => {
                 let found = scale::parent(&state, info, namespace, name)?;
-                Ok(Outcome::Scale(StatusCode::OK, scale::view(info, &found)))
+                Ok(Outcome::Scale(StatusCode::OK, scale_view::view(info, &found)))
             }
             Action::Get => {
                 read::check_get_version(&state, query)?;

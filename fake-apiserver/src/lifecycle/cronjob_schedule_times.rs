@@ -11,9 +11,8 @@
 use chrono::{DateTime, Offset, TimeZone, Utc};
 use chrono_tz::Tz;
 
-use crate::semantics::go_time::{civil_from_days, days_from_civil};
-
 use crate::semantics::cron_schedule::{Schedule, ScheduleError, parse_standard};
+use crate::semantics::go_time::{self, Civil, days_from_civil};
 
 pub(super) const SECOND: i128 = 1_000_000_000;
 /// Go's zero `time.Time`, 0001-01-01T00:00:00Z, which `Next` returns when nothing matches.
@@ -75,36 +74,8 @@ fn offset(zone: Tz, secs: i64) -> i64 {
 }
 
 /// The wall clock of an instant in a zone.
-#[derive(Debug, Clone, Copy)]
-struct Civil {
-    year: i64,
-    month: i64,
-    day: i64,
-    hour: i64,
-    minute: i64,
-    second: i64,
-    /// Sunday is 0.
-    weekday: i64,
-    offset: i64,
-}
-
 fn civil(zone: Tz, secs: i64) -> Civil {
-    let offset = offset(zone, secs);
-    let local = secs + offset;
-    let days = local.div_euclid(86_400);
-    let of_day = local.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    Civil {
-        year,
-        month,
-        day,
-        hour: of_day / 3600,
-        minute: of_day / 60 % 60,
-        second: of_day % 60,
-        // 1970-01-01 was a Thursday.
-        weekday: (days + 4).rem_euclid(7),
-        offset,
-    }
+    go_time::civil(secs + offset(zone, secs))
 }
 
 /// `time.Date` in `zone`, an overflowing month or day carried over. A wall clock a transition
@@ -305,12 +276,13 @@ pub(super) fn job_name(cronjob: &str, scheduled: i128) -> String {
 
 /// `t.In(zone).Format(time.RFC3339)`, the zone loaded by `name`.
 pub(super) fn rfc3339(name: &str, t: i128) -> String {
-    let c = civil(zone_named(name), t.div_euclid(SECOND) as i64);
-    let offset = if c.offset == 0 {
+    let (zone, secs) = (zone_named(name), t.div_euclid(SECOND) as i64);
+    let (c, offset) = (civil(zone, secs), offset(zone, secs));
+    let offset = if offset == 0 {
         "Z".to_owned()
     } else {
-        let sign = if c.offset < 0 { '-' } else { '+' };
-        let minutes = c.offset.abs() / 60;
+        let sign = if offset < 0 { '-' } else { '+' };
+        let minutes = offset.abs() / 60;
         format!("{sign}{:02}:{:02}", minutes / 60, minutes % 60)
     };
     format!(
@@ -453,6 +425,6 @@ mod tests {
         assert_eq!(rfc3339("Asia/Kolkata", t), "2024-01-01T13:30:00+05:30");
         assert_eq!(rfc1123z(t), "Mon, 01 Jan 2024 08:00:00 +0000");
         assert_eq!(days_from_civil(1970, 1, 1), 0);
-        assert_eq!(civil_from_days(days_from_civil(2024, 2, 29)), (2024, 2, 29));
+        assert_eq!(go_time::civil_from_days(days_from_civil(2024, 2, 29)), (2024, 2, 29));
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::horizontal_metrics::NOT_FOUND;
 use crate::lifecycle::writes::Writes;
-use crate::semantics::selector::label_selector_text;
+use crate::semantics::scale_view;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
@@ -50,13 +50,13 @@ pub(super) fn get_scale(state: &State, namespace: &str, reference: &Value) -> Re
     let (group, kind, name) = (parse_group(text("apiVersion"))?, text("kind"), text("name"));
     let info = rest_mapping(state, group, kind);
     let info = info.ok_or_else(|| format!("no matches for kind {kind:?} in group {group:?}"))?;
-    let Some(paths) = info.scale.as_ref().filter(|_| info.namespaced) else {
+    if info.scale.is_none() || !info.namespaced {
         // A built-in without `/scale` has no route; the custom resource handler answers NotFound.
         if info.builtin || !info.namespaced {
             return Err(NOT_FOUND.to_owned());
         }
         return Err(format!("{} \"{name}\" not found", info.group_resource()));
-    };
+    }
     let Some(target) = state.object(&info, Some(namespace), name) else {
         // The scale storages of Deployments, ReplicaSets and ReplicationControllers name
         // themselves in their NotFound; StatefulSets' and custom resources' pass the store's on.
@@ -67,27 +67,18 @@ pub(super) fn get_scale(state: &State, namespace: &str, reference: &Value) -> Re
         };
         return Err(format!("{resource} \"{name}\" not found"));
     };
-    let replicas = object::field(&target, &paths.spec_replicas).and_then(Value::as_i64);
-    let selector = paths
-        .label_selector
-        .as_deref()
-        .and_then(|path| object::field(&target, path));
-    let selector = match selector {
-        // A ReplicationController's label map, as `SelectorFromSet` writes it (keys sorted).
-        Some(Value::Object(set)) if info.kind == "ReplicationController" => {
-            let pairs: Vec<String> = set
-                .iter()
-                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-                .collect();
-            pairs.join(",")
-        }
-        Some(selector) => label_selector_text(selector),
-        None => String::new(),
-    };
+    // What the scale storage answers the scale client's Get.
+    let view = scale_view::view(&info, &target);
+    let replicas = view.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(0);
+    let selector = view
+        .pointer("/status/selector")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     Ok(Scale {
         info,
         target,
-        replicas: replicas.unwrap_or(0),
+        replicas,
         selector,
     })
 }

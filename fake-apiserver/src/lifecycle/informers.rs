@@ -96,7 +96,8 @@ pub(super) fn after_any_write(state: &mut State, info: &ResourceInfo, object: &V
     }
 }
 
-/// What the workload, storage protection, volume, tokens and EndpointSlice mirroring controllers' informers queue for a write or removal.
+/// What the workload, storage protection, volume, tokens, EndpointSlice mirroring and CronJob
+/// controllers' informers queue for a write or removal.
 pub(super) fn workload_reactions(state: &State, info: &ResourceInfo, object: &Value) -> Vec<Pending> {
     let mut work = replicaset_controller::on_change(state, info, object);
     work.extend(deployment_controller::on_change(state, info, object));

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle::job_indexes::Intervals;
-use crate::lifecycle::pod_control::phase;
+use crate::lifecycle::pod_control::{self, phase};
 use crate::storage::JobBackoff;
 use crate::storage::object;
 
@@ -72,6 +72,11 @@ pub(super) fn only_replace_failed(job: &Value, minor: u32) -> bool {
 pub(super) fn is_pod_failed(pod: &Value, job: &Value, minor: u32) -> bool {
     phase(pod) == "Failed"
         || (!only_replace_failed(job, minor) && object::is_deleting(pod) && phase(pod) != "Succeeded")
+}
+
+/// `CountTerminatingPods`: being deleted and not finished.
+pub(super) fn is_terminating(pod: &Value) -> bool {
+    object::is_deleting(pod) && !pod_control::is_finished(pod)
 }
 
 /// `delayTerminalCondition` (1.31): `FailureTarget` and `SuccessCriteriaMet` come before

@@ -2,8 +2,8 @@
 //! v1.31): the informers' handlers and `syncJob` — the pods claimed, the finished ones found,
 //! what ends the Job (a `FailJob` rule, the backoff limit, the active deadline, 1.31's success
 //! policy), the active pods deleted when it ends or else `manageJob`, the `Suspended` condition,
-//! and the status written by `trackJobStatusAndRemoveFinalizers` (`job_tracking`). The pod
-//! failure backoff, expectations and `backoffLimitPerIndex` are not emulated.
+//! and the status written by `trackJobStatusAndRemoveFinalizers` (`job_tracking`). Go's
+//! expectations are not needed: a sync here sees its own writes at once.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -16,8 +16,8 @@ use crate::lifecycle::disruption_status::is_pod_ready;
 use crate::lifecycle::events;
 use crate::lifecycle::job_backoff;
 use crate::lifecycle::job_context::{
-    COMPONENT, Condition, JobCtx, delays_terminal_condition, is_finished, is_indexed, is_pod_failed, key, set_count,
-    tracked, true_condition,
+    COMPONENT, Condition, JobCtx, delays_terminal_condition, is_finished, is_indexed, is_pod_failed, is_terminating,
+    key, set_count, tracked, true_condition,
 };
 use crate::lifecycle::job_failure_policy::match_policy;
 use crate::lifecycle::job_index_backoff;
@@ -140,12 +140,13 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
             let failed = job_index_backoff::failed_indexes(&ctx.job, &ctx.pods, minor);
             let max_failed = ctx.job.pointer("/spec/maxFailedIndexes").and_then(Value::as_i64);
             let completions = job_indexes::completions(&ctx.job);
-            if ctx.finished.is_some() {
-            } else if max_failed.is_some_and(|max| failed.total() > max) {
-                let message = "Job has exceeded the specified maximal number of failed indexes";
-                ctx.finished = Some(failure_condition(minor, "MaxFailedIndexesExceeded", message));
-            } else if failed.total() > 0 && failed.total() + ctx.succeeded_indexes.total() >= completions {
-                ctx.finished = Some(failure_condition(minor, "FailedIndexes", "Job has failed indexes"));
+            if ctx.finished.is_none() {
+                if max_failed.is_some_and(|max| failed.total() > max) {
+                    let message = "Job has exceeded the specified maximal number of failed indexes";
+                    ctx.finished = Some(failure_condition(minor, "MaxFailedIndexesExceeded", message));
+                } else if failed.total() > 0 && failed.total() + ctx.succeeded_indexes.total() >= completions {
+                    ctx.finished = Some(failure_condition(minor, "FailedIndexes", "Job has failed indexes"));
+                }
             }
             ctx.delayed = job_index_backoff::delayed_deletions(&ctx, &failed);
             ctx.failed_indexes = Some(failed);
@@ -209,11 +210,6 @@ pub(super) fn sync(state: &mut State, namespace: &str, name: &str, retry: u32) {
     job_tracking::track(state, &info, &stored, &mut ctx, needs_update);
 }
 
-/// `CountTerminatingPods`: being deleted and not finished.
-fn is_terminating(pod: &Value) -> bool {
-    object::is_deleting(pod) && !pod_control::is_finished(pod)
-}
-
 /// `getPodsForJob`: every pod of the namespace the Job controls or may adopt.
 fn pods_for_job(state: &mut State, job: &Arc<Value>) -> Vec<Arc<Value>> {
     let pods_info = state.info("", "v1", "pods");
@@ -253,11 +249,10 @@ fn finishing_condition(state: &mut State, ctx: &JobCtx, failed: i64, suspended: 
         return Some(Condition::from_existing(met));
     }
     if let Some(target) = true_condition(job, "FailureTarget") {
-        return Some(Condition::new(
-            "Failed",
-            target_text(target, "reason"),
-            target_text(target, "message"),
-        ));
+        // `newFailedConditionForFailureTarget`.
+        let mut failed = Condition::from_existing(target);
+        failed.kind = "Failed".to_owned();
+        return Some(failed);
     }
     let fail_job = ctx
         .pods
@@ -301,10 +296,6 @@ fn failure_condition(minor: u32, reason: &str, message: &str) -> Condition {
         "Failed"
     };
     Condition::new(kind, reason, message)
-}
-
-fn target_text<'a>(condition: &'a Value, key: &str) -> &'a str {
-    condition.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
 /// `pastBackoffLimitOnFailure`: with `restartPolicy: OnFailure`, the restarts of the pending and

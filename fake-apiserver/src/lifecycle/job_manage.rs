@@ -9,7 +9,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::lifecycle::controller_refs::Owner;
-use crate::lifecycle::job_context::{COMPONENT, JobCtx, TRACKING_FINALIZER, is_indexed, only_replace_failed, tracked};
+use crate::lifecycle::job_context::{
+    COMPONENT, JobCtx, TRACKING_FINALIZER, is_indexed, is_terminating, only_replace_failed, tracked,
+};
 use crate::lifecycle::pod_control;
 use crate::lifecycle::writes::drop_finalizer;
 use crate::lifecycle::{job_backoff, job_index_backoff, job_indexes};
@@ -39,11 +41,7 @@ pub(super) fn manage(state: &mut State, info: &Arc<ResourceInfo>, job: &Arc<Valu
             failed: deleted < remove.len() as i64,
         };
     }
-    let terminating_pods: Vec<&Arc<Value>> = ctx
-        .pods
-        .iter()
-        .filter(|p| object::is_deleting(p) && !pod_control::is_finished(p))
-        .collect();
+    let terminating_pods: Vec<&Arc<Value>> = ctx.pods.iter().filter(|p| is_terminating(p)).collect();
     // Pods still terminating hold their place while only failed pods are replaced.
     let replace_failed_only = only_replace_failed(spec, ctx.minor);
     let terminating = if replace_failed_only {

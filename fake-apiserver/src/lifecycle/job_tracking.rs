@@ -85,15 +85,7 @@ pub(super) fn track(
     let succeeded_by_policy = ctx.finished.as_ref().is_some_and(|c| c.kind == "SuccessCriteriaMet");
     for pod in pods.iter().filter(|p| tracked(p)) {
         let failed = is_pod_failed(pod, &ctx.job, ctx.minor);
-        // `canRemoveFinalizer`.
-        if !(object::is_deleting(stored) || ctx.finished.is_some() || phase(pod) == "Succeeded" || failed) {
-            continue;
-        }
-        // An index's last failed pod waits for its replacement, which takes over its count.
-        let delayed = job_indexes::completion_index(pod).and_then(|ix| ctx.delayed.get(&ix));
-        if !(object::is_deleting(stored) || ctx.finished.is_some() || phase(pod) == "Succeeded")
-            && delayed.is_some_and(|d| object::uid(d) == object::uid(pod))
-        {
+        if !can_release(ctx, stored, pod, failed) {
             continue;
         }
         to_release.push(pod.clone());
@@ -189,6 +181,16 @@ pub(super) fn track(
     {
         record_finished(state, info, &job, condition, completions);
     }
+}
+
+/// `canRemoveFinalizer`: the Job is being deleted or has ended, the pod succeeded, or it failed
+/// and is not the pod its index keeps until a replacement takes over its failure count.
+fn can_release(ctx: &JobCtx, stored: &Value, pod: &Value, failed: bool) -> bool {
+    if object::is_deleting(stored) || ctx.finished.is_some() || phase(pod) == "Succeeded" {
+        return true;
+    }
+    let kept = job_indexes::completion_index(pod).and_then(|ix| ctx.delayed.get(&ix));
+    failed && kept.is_none_or(|kept| object::uid(kept) != object::uid(pod))
 }
 
 fn write(state: &mut State, info: &Arc<ResourceInfo>, base: &Arc<Value>, job: &Value) -> Option<Arc<Value>> {

@@ -58,19 +58,20 @@ pub(crate) const REPLICATION_CONTROLLERS: Replicas = Replicas {
 impl Replicas {
     /// The object as the ReplicaSet controller reads it: a ReplicationController's selector, a
     /// label map, as `matchLabels` (`convertRCtoRS`).
-    fn adapted(self, object: &Value) -> Value {
-        let mut adapted = object.clone();
-        if self.workload == Workload::ReplicationController {
-            let labels = object.pointer("/spec/selector").filter(|s| s.is_object()).cloned();
-            adapted["spec"]["selector"] = labels.map_or(Value::Null, |labels| json!({"matchLabels": labels}));
+    fn adapted(self, object: &Arc<Value>) -> Arc<Value> {
+        if self.workload != Workload::ReplicationController {
+            return object.clone();
         }
-        adapted
+        let mut adapted = (**object).clone();
+        let labels = object.pointer("/spec/selector").filter(|s| s.is_object()).cloned();
+        adapted["spec"]["selector"] = labels.map_or(Value::Null, |labels| json!({"matchLabels": labels}));
+        Arc::new(adapted)
     }
 
     /// The controller's objects in `namespace`, adapted.
     fn all(self, state: &State, namespace: &str) -> Vec<Arc<Value>> {
         let objects = state.objects_in(self.group, self.plural, namespace);
-        objects.iter().map(|o| Arc::new(self.adapted(o))).collect()
+        objects.iter().map(|o| self.adapted(o)).collect()
     }
 }
 
@@ -110,7 +111,7 @@ pub(super) fn sync(state: &mut State, replicas: Replicas, namespace: &str, name:
     let Some(stored) = state.object(&info, Some(namespace), name) else {
         return;
     };
-    let rs = Arc::new(replicas.adapted(&stored));
+    let rs = replicas.adapted(&stored);
     let pods_info = state.info("", "v1", "pods");
     let active: Vec<Arc<Value>> = pod_control::pods_of(state, namespace)
         .into_iter()

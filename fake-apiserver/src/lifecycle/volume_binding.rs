@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
+use crate::lifecycle::volume_sync;
 use crate::lifecycle::writes::Writes;
 use crate::semantics::label_selector_validation::as_selector;
 use crate::semantics::quantity::Quantity;
@@ -109,15 +110,7 @@ pub(super) fn bind(state: &mut State, volume: &Arc<Value>, claim: &Arc<Value>) {
     let Ok(bound) = state.update_object(&volumes, volume.clone(), bound, Some(CONTROLLER_MANAGER), None) else {
         return;
     };
-    let mut phased = (*bound).clone();
-    phased["status"]["phase"] = json!("Bound");
-    if phased.pointer("/status/lastPhaseTransitionTime").is_some() {
-        phased["status"]["lastPhaseTransitionTime"] = json!(object::now());
-    }
-    if state
-        .update_object(&volumes, bound, phased, Some(CONTROLLER_MANAGER), Some("status"))
-        .is_err()
-    {
+    if !volume_sync::set_phase(state, &bound, "Bound") {
         return;
     }
     let mut claimed = (**claim).clone();

@@ -42,7 +42,8 @@ pub(super) fn sync(state: &mut State, name: &str) {
     let claim_ref = volume.pointer("/spec/claimRef").filter(|r| !r.is_null());
     let text = |key: &str| claim_ref.and_then(|r| r.get(key)).and_then(Value::as_str).unwrap_or("");
     if claim_ref.is_none() || text("uid").is_empty() {
-        return set_phase(state, &volume, "Available");
+        set_phase(state, &volume, "Available");
+        return;
     }
     let claims = state.info("", "v1", "persistentvolumeclaims");
     let claim = state
@@ -73,10 +74,11 @@ pub(super) fn sync(state: &mut State, name: &str) {
     }
 }
 
-/// `updateVolumePhase`: the phase through `/status`, unless it is already that.
-fn set_phase(state: &mut State, volume: &std::sync::Arc<Value>, phase: &str) {
+/// `updateVolumePhase`: the phase through `/status` (its transition time is the strategy's to
+/// set), unless it is already that. Whether the volume has the phase now.
+pub(super) fn set_phase(state: &mut State, volume: &std::sync::Arc<Value>, phase: &str) -> bool {
     if volume.pointer("/status/phase").and_then(Value::as_str) == Some(phase) {
-        return;
+        return true;
     }
     let volumes = state.info("", "v1", "persistentvolumes");
     let mut updated = (**volume).clone();
@@ -84,13 +86,12 @@ fn set_phase(state: &mut State, volume: &std::sync::Arc<Value>, phase: &str) {
     if let Some(status) = updated["status"].as_object_mut() {
         status.remove("message");
     }
-    if let Err(status) = state.update_object(
-        &volumes,
-        volume.clone(),
-        updated,
-        Some(CONTROLLER_MANAGER),
-        Some("status"),
-    ) {
-        tracing::debug!(name = object::name(volume), %status, "could not update the volume's phase");
+    let manager = Some(CONTROLLER_MANAGER);
+    match state.update_object(&volumes, volume.clone(), updated, manager, Some("status")) {
+        Ok(_) => true,
+        Err(status) => {
+            tracing::debug!(name = object::name(volume), %status, "could not update the volume's phase");
+            false
+        }
     }
 }

@@ -224,6 +224,37 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (if month <= 2 { year + 1 } else { year }, month, day)
 }
 
+/// A moment's calendar fields, in the zone of the offset it was read with (Go's `Time.Date`,
+/// `Clock`, `Weekday`, `YearDay` less one).
+pub(crate) struct Civil {
+    pub(crate) year: i64,
+    pub(crate) month: i64,
+    pub(crate) day: i64,
+    pub(crate) day_of_year: i64,
+    /// 0 for Sunday.
+    pub(crate) weekday: i64,
+    pub(crate) hour: i64,
+    pub(crate) minute: i64,
+    pub(crate) second: i64,
+}
+
+/// The calendar fields of `seconds` since the epoch, on the local clock of that many seconds.
+pub(crate) fn civil(seconds: i64) -> Civil {
+    let days = seconds.div_euclid(86_400);
+    let time = seconds.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    Civil {
+        year,
+        month,
+        day,
+        day_of_year: days - days_from_civil(year, 1, 1),
+        weekday: (days + 4).rem_euclid(7),
+        hour: time / 3_600,
+        minute: time % 3_600 / 60,
+        second: time % 60,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -113,6 +113,7 @@ pub(crate) mod resource_names;
 pub(crate) mod resourcequota_validation;
 pub(crate) mod runtimeclass;
 pub(crate) mod scale_checks;
+pub(crate) mod scale_view;
 pub(crate) mod schema;
 pub(crate) mod schema_typing;
 pub(crate) mod security_annotation_validation;

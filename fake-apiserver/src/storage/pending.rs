@@ -96,9 +96,10 @@ pub(crate) enum Pending {
         name: String,
         retry: u32,
     },
-    /// A controller asked to look at `namespace/name` again at `due` (`queue.AddAfter`): a
-    /// Deployment stuck in its rollout at its progress deadline, a Job at its active deadline, a
-    /// finished Job when its TTL runs out.
+    /// A controller's work on `namespace/name` at a wall-clock time `due` (`queue.AddAfter`, or
+    /// now): a Deployment stuck at its progress deadline, a Job at its active deadline or after
+    /// its pod failure backoff, a finished Job when its TTL runs out, a CronJob at its next
+    /// schedule time, an HPA at its resync.
     Deadline {
         timer: Timer,
         namespace: String,
@@ -137,8 +138,8 @@ pub(crate) enum Timer {
     /// The CronJob controller's sync of a CronJob: `enqueueController` (due now) and the
     /// requeue at its next schedule time (`enqueueControllerAfter`).
     CronJob,
-    /// The horizontal pod autoscaler's sync of an HPA: on a write (due now) and every resync
-    /// period after (`--horizontal-pod-autoscaler-sync-period`).
+    /// The horizontal pod autoscaler's sync of an HPA: a resync period after a write and after
+    /// each sync (`--horizontal-pod-autoscaler-sync-period`, the rate limiter's fixed interval).
     Autoscaler,
 }
 

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::field_error::go_quote;
 use crate::semantics::shape::Shape;
-use crate::semantics::{go_json, go_json_writer};
+use crate::semantics::{go_json, go_json_writer, scale_view};
 use crate::semantics::{strategic, validation};
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -96,7 +96,7 @@ pub(crate) fn patch(
     let patch = decode_patch(media, request.body, request.opts.validation)?;
     let old = read::get(state, info, request.namespace, request.name)?;
     let target = if request.subresource == Some("scale") {
-        scale::view(info, &old)
+        scale_view::view(info, &old)
     } else {
         (*old).clone()
     };

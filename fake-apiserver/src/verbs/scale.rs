@@ -6,12 +6,12 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, LazyLock};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::fieldpath::{FieldPath, value_at};
 use crate::semantics::managed_fields::{self, ManagedEntry};
-use crate::semantics::selector::label_selector_text;
+use crate::semantics::scale_view::view;
 use crate::semantics::validation;
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -208,58 +208,6 @@ fn check_scale(info: &ResourceInfo, name: &str, replicas: &Value) -> Result<(), 
     }
 }
 
-/// The `autoscaling/v1` `Scale` view of an object.
-pub(crate) fn view(info: &ResourceInfo, object: &Value) -> Value {
-    let paths = info.scale.as_ref().expect("route checked the scale subresource");
-    let replicas = |path: &str| object::field(object, path).cloned().unwrap_or(json!(0));
-    // A ReplicationController selects by a plain label map, which its scale storage writes as
-    // `labels.SelectorFromSet(...).String()`: `k=v` pairs sorted by key.
-    let set_selector = info.builtin && info.group.is_empty() && info.kind == "ReplicationController";
-    let selector = paths
-        .label_selector
-        .as_deref()
-        .and_then(|p| object::field(object, p))
-        .map(|s| {
-            if set_selector {
-                set_selector_text(s)
-            } else {
-                label_selector_text(s)
-            }
-        });
-    let meta = object.get("metadata").cloned().unwrap_or_default();
-    let pick = |key: &str| meta.get(key).cloned().unwrap_or(Value::Null);
-    let mut scale = json!({
-        "kind": "Scale",
-        "apiVersion": "autoscaling/v1",
-        "metadata": {
-            "name": pick("name"), "namespace": pick("namespace"), "uid": pick("uid"),
-            "resourceVersion": pick("resourceVersion"), "creationTimestamp": pick("creationTimestamp"),
-        },
-        "spec": { "replicas": replicas(&paths.spec_replicas) },
-        "status": { "replicas": replicas(&paths.status_replicas) },
-    });
-    if let Some(selector) = selector {
-        scale["status"]["selector"] = json!(selector);
-    }
-    // `ScaleSpec.replicas` is omitempty: zero replicas are an empty spec.
-    if scale["spec"]["replicas"] == json!(0) {
-        scale["spec"] = json!({});
-    }
-    scale
-}
-
-/// `labels.SelectorFromSet(map).String()`.
-fn set_selector_text(selector: &Value) -> String {
-    let mut pairs: Vec<String> = selector
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
-        .collect();
-    pairs.sort();
-    pairs.join(",")
-}
-
 /// A dotted path (`.spec.replicas`) as FieldsV1 segments.
 fn field_path(dotted: &str) -> FieldPath {
     dotted
@@ -321,6 +269,8 @@ fn to_parent(
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

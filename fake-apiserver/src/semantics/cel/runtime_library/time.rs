@@ -9,7 +9,7 @@ use cel::common::value::CowVal;
 use cel::{DeclarationError, Env, ExecutionError};
 
 use super::{arguments, conversion_error, go_error, no_such_overload};
-use crate::semantics::go_time::{civil_from_days, days_from_civil, days_in, parse_duration};
+use crate::semantics::go_time::{civil, days_from_civil, days_in, parse_duration};
 
 /// `chrono::Duration`, which backs the crate's durations.
 type ChronoDuration = <CelDuration as Deref>::Target;
@@ -130,36 +130,6 @@ impl Cursor<'_> {
         let (&first, rest) = self.0.split_first()?;
         self.0 = rest;
         (first == expected).then_some(())
-    }
-}
-
-/// A moment's calendar fields, in the zone of the offset it was read with.
-struct Civil {
-    year: i64,
-    month: i64,
-    day: i64,
-    day_of_year: i64,
-    /// 0 for Sunday.
-    weekday: i64,
-    hour: i64,
-    minute: i64,
-    second: i64,
-}
-
-/// The calendar fields of `seconds` since the epoch, on the local clock of that many seconds.
-fn civil(seconds: i64) -> Civil {
-    let days = seconds.div_euclid(86_400);
-    let time = seconds.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    Civil {
-        year,
-        month,
-        day,
-        day_of_year: days - days_from_civil(year, 1, 1),
-        weekday: (days + 4).rem_euclid(7),
-        hour: time / 3_600,
-        minute: time % 3_600 / 60,
-        second: time % 60,
     }
 }
 
