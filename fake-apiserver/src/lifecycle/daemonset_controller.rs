@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::controller_history;
 use crate::lifecycle::writes::Writes;
+use crate::semantics::taint_toleration::tolerates_taint;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::pending::Pending;
@@ -153,15 +154,7 @@ fn tolerated(taint: &Value, tolerations: &[&Value], host_network: bool) -> bool 
     let (key, effect) = (text(taint, "key"), text(taint, "effect"));
     let default = DAEMON_TOLERATIONS.contains(&(key, effect))
         || (host_network && key == "node.kubernetes.io/network-unavailable" && effect == "NoSchedule");
-    default
-        || tolerations.iter().any(|t| {
-            let effect_fits = text(t, "effect").is_empty() || text(t, "effect") == effect;
-            let key_fits = match text(t, "operator") {
-                "Exists" => text(t, "key").is_empty() || text(t, "key") == key,
-                _ => text(t, "key") == key && text(t, "value") == text(taint, "value"),
-            };
-            effect_fits && key_fits
-        })
+    default || tolerations.iter().any(|t| tolerates_taint(t, taint))
 }
 
 /// One node selector term: all its label expressions and field expressions hold (an empty term

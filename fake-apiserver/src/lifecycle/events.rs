@@ -36,13 +36,6 @@ pub(super) fn record(
     message: &str,
     component: &str,
 ) {
-    let namespace = if info.namespaced {
-        object::namespace(subject).to_owned()
-    } else {
-        "default".to_owned()
-    };
-    // The recorder's names end in the hex of the time in nanoseconds.
-    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let mut involved = json!({
         "kind": info.kind,
         "name": object::name(subject),
@@ -50,13 +43,35 @@ pub(super) fn record(
         "apiVersion": info.api_version(),
     });
     if info.namespaced {
-        involved["namespace"] = json!(namespace);
+        involved["namespace"] = json!(object::namespace(subject));
     }
+    record_about(state, involved, kind, reason, message, component);
+}
+
+/// Records an event about the object `involved` refers to (an `ObjectReference`, as a
+/// controller built it: some only name the kind, namespace and name).
+pub(super) fn record_about(
+    state: &mut State,
+    involved: Value,
+    kind: &str,
+    reason: &str,
+    message: &str,
+    component: &str,
+) {
+    let text = |key: &str| involved.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let (name, namespace) = (text("name"), text("namespace"));
+    let namespace = if namespace.is_empty() {
+        "default".to_owned()
+    } else {
+        namespace
+    };
+    // The recorder's names end in the hex of the time in nanoseconds.
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let now = object::now();
     let event = json!({
         "apiVersion": "v1",
         "kind": "Event",
-        "metadata": { "name": format!("{}.{nanos:x}", object::name(subject)), "namespace": namespace },
+        "metadata": { "name": format!("{name}.{nanos:x}"), "namespace": namespace },
         "involvedObject": involved,
         "reason": reason,
         "message": message,
@@ -76,7 +91,7 @@ pub(super) fn record(
     };
     // The correlator only aggregates what this recorder wrote, all named `<subject>.<hex>`: the
     // search starts there rather than at every event of the namespace.
-    let prefix = format!("{}.", object::name(subject));
+    let prefix = format!("{name}.");
     let seen = state
         .store
         .iter_after(

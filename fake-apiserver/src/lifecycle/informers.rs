@@ -7,8 +7,8 @@ use serde_json::Value;
 use crate::lifecycle::{
     apf_controller, apiservices, bootstrap, claim_binder, cronjob_controller, daemonset_controller,
     deployment_controller, disruption_controller, endpoints, endpointslice_mirroring, horizontal_controller,
-    job_controller, nodes, replicaset_controller, role_aggregation, statefulset_controller, storage_protection,
-    token_controller, ttl_after_finished, volume_sync,
+    job_controller, nodes, pod_gc, replicaset_controller, role_aggregation, statefulset_controller, storage_protection,
+    taint_eviction, token_controller, ttl_after_finished, volume_sync,
 };
 use crate::storage::State;
 use crate::storage::object;
@@ -94,6 +94,14 @@ pub(super) fn after_any_write(state: &mut State, info: &ResourceInfo, object: &V
             state.pending.push(Pending::SyncService { namespace, name });
         }
     }
+}
+
+/// The handlers that compare an object's old and new forms, on a create (`old` absent), an
+/// update or a removal (`new` absent): the NoExecute taint manager's (which act at once) and
+/// the pod garbage collector's.
+pub(super) fn after_change(state: &mut State, info: &ResourceInfo, old: Option<&Value>, new: Option<&Value>) {
+    taint_eviction::on_change(state, info, old, new);
+    pod_gc::on_change(state, info, old, new);
 }
 
 /// What the workload, storage protection, volume, tokens, EndpointSlice mirroring and CronJob

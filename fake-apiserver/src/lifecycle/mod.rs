@@ -53,6 +53,7 @@ mod namespace;
 mod nodes;
 mod pod_admission;
 mod pod_control;
+mod pod_gc;
 mod pod_security_admission;
 mod priority_admission;
 mod quota_admission;
@@ -70,6 +71,7 @@ mod statefulset_pods;
 mod statefulset_update;
 mod storage_admission;
 mod storage_protection;
+mod taint_eviction;
 mod token_controller;
 mod ttl_after_finished;
 mod volume_binding;
@@ -111,6 +113,20 @@ pub(crate) fn mutate_create(state: &State, info: &ResourceInfo, body: &mut Value
     let namespace = object::namespace(body).to_owned();
     limit_ranger::mutate_create(state, &namespace, body);
     pod_admission::mutate_create(state, info, &namespace, body, state.options.minor())
+}
+
+/// What the admission of a new object waits for before [`mutate_create`]: a pod in a namespace
+/// just created, for the namespace's `default` ServiceAccount.
+pub(crate) fn await_admission_inputs(state: &mut State, info: &ResourceInfo, body: &Value) {
+    if pod_admission::concerns(info) && pod_admission::needs_default_account(state, body) {
+        let namespace = object::namespace(body).to_owned();
+        let populate = state
+            .pending
+            .take_matching(|work| matches!(work, Pending::PopulateNamespace { name } if *name == namespace));
+        if !populate.is_empty() {
+            bootstrap::populate_namespace(state, &namespace);
+        }
+    }
 }
 
 /// Whether [`mutate_create`] may change a new object of `info`'s.
@@ -214,6 +230,7 @@ pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: &Valu
         state.pending.push(work);
     }
     informers::after_any_write(state, info, stored);
+    informers::after_change(state, info, None, Some(stored));
 }
 
 /// Admission of an update (through `subresource`, if any): a changed CRD must still be valid,
@@ -291,6 +308,7 @@ pub(crate) fn after_update(
         state.pending.push(work);
     }
     informers::after_any_write(state, info, stored);
+    informers::after_change(state, info, Some(old), Some(stored));
     if object::is_deleting(stored) {
         let work = Pending::Marked {
             info: info.clone(),
@@ -329,6 +347,7 @@ pub(crate) fn after_remove(state: &mut State, info: &Arc<ResourceInfo>, removed:
         state.pending.push(work);
     }
     informers::after_any_write(state, info, removed);
+    informers::after_change(state, info, Some(removed), None);
     let work = Pending::Removed {
         info: info.clone(),
         object: removed.clone(),

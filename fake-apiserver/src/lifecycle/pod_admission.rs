@@ -76,6 +76,22 @@ pub(super) fn mutate_update(pod: &mut Value, old: &Value) {
 /// ServiceAccount's `Admit`: the pod's service account (`default` unless named) must exist;
 /// its token is mounted unless the pod or the account turns automounting off, and its image
 /// pull secrets given to a pod without any.
+/// Whether the pod is admitted with the `default` ServiceAccount of its namespace and that is
+/// missing. The ServiceAccount plugin looks it up again for about a second then
+/// (`getServiceAccount`: 10 tries for the default account), the time the service account
+/// controller takes to make it in a new namespace.
+pub(super) fn needs_default_account(state: &State, pod: &Value) -> bool {
+    let named = pod
+        .pointer("/spec/serviceAccountName")
+        .and_then(Value::as_str)
+        .is_some_and(|account| !account.is_empty() && account != "default");
+    let accounts = state.info("", "v1", "serviceaccounts");
+    !named
+        && state
+            .object(&accounts, Some(object::namespace(pod)), "default")
+            .is_none()
+}
+
 fn admit_service_account(state: &State, namespace: &str, spec: &mut Map<String, Value>) -> Result<(), String> {
     let account_name = match spec.get("serviceAccountName").and_then(Value::as_str) {
         Some(account) if !account.is_empty() => account.to_owned(),

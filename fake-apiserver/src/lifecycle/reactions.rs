@@ -5,8 +5,9 @@ use crate::lifecycle::replicaset_controller::{REPLICA_SETS, REPLICATION_CONTROLL
 use crate::lifecycle::{
     apf_controller, apiservices, bootstrap, claim_binder, crd, cronjob_controller, daemonset_controller,
     deployment_controller, disruption_controller, endpoints, endpointslice_mirroring, gc, gc_owners,
-    horizontal_controller, informers, job_controller, namespace, nodes, quota_controller, replicaset_controller,
-    role_aggregation, statefulset_controller, storage_protection, token_controller, ttl_after_finished, volume_sync,
+    horizontal_controller, informers, job_controller, namespace, nodes, pod_gc, quota_controller,
+    replicaset_controller, role_aggregation, statefulset_controller, storage_protection, taint_eviction,
+    token_controller, ttl_after_finished, volume_sync,
 };
 use crate::storage::State;
 use crate::storage::object;
@@ -75,6 +76,8 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
                 Timer::JobTtl => ttl_after_finished::process(state, &namespace, &name),
                 Timer::CronJob => cronjob_controller::sync(state, &namespace, &name),
                 Timer::Autoscaler => horizontal_controller::sync(state, &namespace, &name),
+                Timer::TaintEviction => taint_eviction::fire(state, &namespace, &name, due),
+                Timer::PodGc => pod_gc::gc(state),
             },
             Pending::SyncWorkload {
                 controller,

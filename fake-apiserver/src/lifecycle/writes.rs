@@ -22,6 +22,10 @@ pub(crate) trait Writes {
         propagation: Option<&str>,
     );
 
+    /// DELETE of one pod with `gracePeriodSeconds: 0` (`metav1.NewDeleteOptions(0)`): a
+    /// terminating pod's grace period shortened, removed unless a finalizer holds it.
+    fn delete_pod_now(&mut self, info: &Arc<ResourceInfo>, namespace: &str, name: &str);
+
     /// A create of `object` by `manager` (`None` records no managed fields).
     fn create_object(
         &mut self,

@@ -2,6 +2,7 @@
 //! store with its watch log, and the JSON accessors every layer reads objects through.
 
 pub(crate) mod builtin;
+pub(crate) mod controller_memory;
 pub(crate) mod definition;
 pub(crate) mod field_selectors;
 pub(crate) mod key;
@@ -19,6 +20,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+pub(crate) use controller_memory::{JobBackoff, PodGcMemory, ScheduledEviction};
 use key::ObjectKey;
 use pending::PendingWork;
 use registry::Registry;
@@ -72,14 +74,11 @@ pub(crate) struct State {
     pub(crate) quota_slots: BTreeMap<String, Vec<Option<String>>>,
     /// The Job controller's pod failure backoff records (`backoffStore`), by `namespace/name`.
     pub(crate) job_backoff: BTreeMap<String, JobBackoff>,
-}
-
-/// One Job's pod failure backoff (`backoffRecord`): failures since the last success, and when
-/// the last one finished (Unix milliseconds).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct JobBackoff {
-    pub(crate) failures: i64,
-    pub(crate) last_failure_ms: Option<i64>,
+    /// The NoExecute taint manager's timed worker queue, by pod `namespace/name`: a waiting
+    /// eviction, or `None` once it ran (the key is held until cancelled).
+    pub(crate) taint_evictions: BTreeMap<String, Option<ScheduledEviction>>,
+    /// The pod garbage collector's loop and quarantine.
+    pub(crate) pod_gc: PodGcMemory,
 }
 
 impl State {
@@ -91,6 +90,8 @@ impl State {
             synced_services: BTreeSet::new(),
             quota_slots: BTreeMap::new(),
             job_backoff: BTreeMap::new(),
+            taint_evictions: BTreeMap::new(),
+            pod_gc: PodGcMemory::default(),
             options,
         }
     }

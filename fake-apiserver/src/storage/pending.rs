@@ -141,6 +141,10 @@ pub(crate) enum Timer {
     /// The horizontal pod autoscaler's sync of an HPA: a resync period after a write and after
     /// each sync (`--horizontal-pod-autoscaler-sync-period`, the rate limiter's fixed interval).
     Autoscaler,
+    /// The NoExecute taint manager's timer: a pod's eviction when its `tolerationSeconds` ran out.
+    TaintEviction,
+    /// A run of the pod garbage collector's loop (no namespace or name).
+    PodGc,
 }
 
 /// The workload controllers of kube-controller-manager whose syncs are queued by key and
@@ -304,6 +308,15 @@ impl PendingWork {
             });
         self.queue = later;
         due.into_iter().map(|(_, work)| work).collect()
+    }
+
+    /// Takes the queued reactions `wanted` picks, due or not: what a request waits for.
+    pub(crate) fn take_matching(&mut self, wanted: impl Fn(&Pending) -> bool) -> Vec<Pending> {
+        let (taken, kept) = std::mem::take(&mut self.queue)
+            .into_iter()
+            .partition(|(_, work)| wanted(work));
+        self.queue = kept;
+        taken.into_iter().map(|(_, work)| work).collect()
     }
 
     /// When the next reaction is due.

@@ -8,6 +8,7 @@
 use serde_json::{Value, json};
 
 use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::pod_condition::update_pod_condition;
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
@@ -186,33 +187,9 @@ fn assign(
             stored[key] = value.clone();
         }
     }
-    update_condition(&mut pod, json!({"type": "PodScheduled", "status": "True"}));
+    update_pod_condition(&mut pod, json!({"type": "PodScheduled", "status": "True"}));
     state.store.put(&pods.storage_key(), pod);
     Ok(())
-}
-
-/// `podutil.UpdatePodCondition`: the condition replaces the pod's of its type, its transition
-/// time kept when its status did not change, or is appended.
-pub(crate) fn update_condition(pod: &mut Value, mut condition: Value) {
-    let now = object::now();
-    condition["lastProbeTime"] = Value::Null;
-    condition["lastTransitionTime"] = json!(now);
-    let status = &mut pod["status"];
-    if !status.get("conditions").is_some_and(Value::is_array) {
-        status["conditions"] = json!([]);
-    }
-    let Some(conditions) = status["conditions"].as_array_mut() else {
-        return;
-    };
-    match conditions.iter_mut().find(|c| c.get("type") == condition.get("type")) {
-        Some(old) => {
-            if old.get("status") == condition.get("status") {
-                condition["lastTransitionTime"] = old.get("lastTransitionTime").cloned().unwrap_or(Value::Null);
-            }
-            *old = condition;
-        }
-        None => conditions.push(condition),
-    }
 }
 
 #[cfg(test)]
@@ -234,12 +211,12 @@ mod tests {
         let mut pod = json!({"status": {"conditions": [
             {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2020-01-01T00:00:00Z"}
         ]}});
-        update_condition(&mut pod, json!({"type": "PodScheduled", "status": "True"}));
+        update_pod_condition(&mut pod, json!({"type": "PodScheduled", "status": "True"}));
         assert_eq!(
             pod["status"]["conditions"][0]["lastTransitionTime"],
             "2020-01-01T00:00:00Z"
         );
-        update_condition(&mut pod, json!({"type": "DisruptionTarget", "status": "True"}));
+        update_pod_condition(&mut pod, json!({"type": "DisruptionTarget", "status": "True"}));
         assert_eq!(pod["status"]["conditions"].as_array().map(Vec::len), Some(2));
     }
 }

@@ -12,6 +12,7 @@ use crate::storage::State;
 use crate::storage::key::ObjectKey;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::{Lifecycle, ResourceInfo};
+use crate::verbs::graceful_delete::{self, Graceful};
 use crate::verbs::options::DeleteOpts;
 use crate::verbs::read;
 
@@ -36,19 +37,13 @@ pub(crate) fn delete(
         OnDelete::Answered(terminating) => return Ok((terminating, false)),
     };
     let finalizers = finalizers_after(state, &old, opts);
-    let old = match grace_period(info, &old, opts) {
+    let old = match graceful_delete::before_delete(info, &old, opts) {
+        // Graceful deletion under way and not shortened: the pod as it is.
+        Graceful::Pending => return Ok((old, false)),
         // A pod is deleted gracefully: marked first (a write of its own), removed once its
-        // grace period is over, at once for a pod no node runs.
-        Some(grace) if !object::is_deleting(&old) => {
-            let mut marked = (*old).clone();
-            object::set_finalizers(&mut marked, &finalizers);
-            let deadline = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(grace);
-            let meta = meta_mut(&mut marked);
-            meta.insert(
-                "deletionTimestamp".to_owned(),
-                json!(deadline.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()),
-            );
-            meta.insert("deletionGracePeriodSeconds".to_owned(), json!(grace));
+        // grace period is over, at once with none (a pod no node runs) and no finalizer.
+        Graceful::Mark { timestamp, grace } => {
+            let marked = graceful_delete::marked(&old, &finalizers, &timestamp, grace);
             let stored = state.store.put(&info.storage_key(), versions::to_storage(info, marked));
             if grace > 0 || !finalizers.is_empty() {
                 lifecycle::after_update(state, info, &stored, &old, None);
@@ -56,7 +51,7 @@ pub(crate) fn delete(
             }
             stored
         }
-        _ => old,
+        Graceful::No => old,
     };
     if finalizers.is_empty() {
         return Ok((finish_delete(state, info, (*old).clone()), true));
@@ -72,27 +67,6 @@ pub(crate) fn delete(
         Ok(still_there) => (still_there, false),
         Err(_) => (stored, true),
     })
-}
-
-/// The grace period of a pod's delete (`podStrategy.CheckGracefulDelete`): the one asked for,
-/// else the pod's termination grace period, and none for a pod no node runs; `None` for kinds
-/// deleted at once.
-fn grace_period(info: &ResourceInfo, pod: &Value, opts: &DeleteOpts) -> Option<i64> {
-    if !(info.builtin && info.group.is_empty() && info.plural == "pods") {
-        return None;
-    }
-    let scheduled = pod
-        .pointer("/spec/nodeName")
-        .and_then(Value::as_str)
-        .is_some_and(|n| !n.is_empty());
-    if !scheduled {
-        return Some(0);
-    }
-    let own = pod
-        .pointer("/spec/terminationGracePeriodSeconds")
-        .and_then(Value::as_i64)
-        .unwrap_or(30);
-    Some(opts.grace_period.unwrap_or(own).max(0))
 }
 
 /// What a delete would answer, with nothing stored: the object as it would be marked, or gone.

@@ -10,11 +10,11 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle::{APISERVER_MANAGER, Writes, budgets_selecting, is_pod_ready, set_disruption_allowed};
+use crate::semantics::pod_condition::update_pod_condition;
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
-use crate::verbs::binding::update_condition;
 use crate::verbs::delete;
 use crate::verbs::options::DeleteOpts;
 
@@ -150,7 +150,7 @@ fn delete_pod(
             return Err(ApiStatus::conflict(&pods_kind(), &name, &why));
         }
         let mut marked = pod.clone();
-        update_condition(
+        update_pod_condition(
             &mut marked,
             json!({"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}),
         );

@@ -8,6 +8,7 @@ pub(crate) mod component_status;
 pub(crate) mod connect;
 pub(crate) mod delete;
 pub(crate) mod eviction;
+mod graceful_delete;
 pub(crate) mod options;
 pub(crate) mod patch;
 pub(crate) mod pod_log;
@@ -43,6 +44,14 @@ impl Writes for State {
         };
         // Gone already (a cascade got there first) is what the controller wanted.
         let _ = delete::delete(self, info, namespace, name, &opts);
+    }
+
+    fn delete_pod_now(&mut self, info: &Arc<ResourceInfo>, namespace: &str, name: &str) {
+        let opts = DeleteOpts {
+            grace_period: Some(0),
+            ..DeleteOpts::default()
+        };
+        let _ = delete::delete(self, info, Some(namespace), name, &opts);
     }
 
     fn create_object(

@@ -190,6 +190,7 @@ pub(crate) fn create(
     // Only the kinds something may change before validation pay for the copy.
     let changeable = strategy_changes || pod_gates::concerns(info) || lifecycle::mutates_on_create(info);
     let sent = changeable.then(|| body.clone());
+    lifecycle::await_admission_inputs(state, info, &body);
     lifecycle::mutate_create(state, info, &mut body)?;
     pod_gates::drop_disabled(info, &mut body, None, state.options.minor());
     pod_affinity_strategy::prepare_create(info, &mut body, state.options.minor());
