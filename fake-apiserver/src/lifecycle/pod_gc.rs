@@ -16,7 +16,7 @@ use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::writes::Writes;
 use crate::semantics::pod_condition::update_pod_condition;
 use crate::storage::State;
-use crate::storage::object;
+use crate::storage::object::{self, text};
 use crate::storage::pending::{Pending, Timer};
 use crate::storage::resource::ResourceInfo;
 
@@ -233,11 +233,6 @@ fn has_taint_key(node: &Value, key: &str) -> bool {
         .into_iter()
         .flatten()
         .any(|taint| text(taint.get("key")) == key)
-}
-
-/// A string value, empty when absent.
-fn text(value: Option<&Value>) -> &str {
-    value.and_then(Value::as_str).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use crate::lifecycle::events;
 use crate::lifecycle::writes::Writes;
 use crate::semantics::pod_condition::update_pod_condition;
 use crate::semantics::taint_toleration::matching_tolerations;
-use crate::storage::object;
+use crate::storage::object::{self, text};
 use crate::storage::pending::{Pending, Timer};
 use crate::storage::resource::ResourceInfo;
 use crate::storage::{ScheduledEviction, State};
@@ -300,11 +300,6 @@ fn tolerations(pod: &Value) -> Vec<Value> {
 /// The queue's key of a pod: `namespace/name`.
 fn key(namespace: &str, name: &str) -> String {
     format!("{namespace}/{name}")
-}
-
-/// A string value, empty when absent.
-fn text(value: Option<&Value>) -> &str {
-    value.and_then(Value::as_str).unwrap_or_default()
 }
 
 #[cfg(test)]

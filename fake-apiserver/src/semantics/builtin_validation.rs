@@ -18,7 +18,6 @@ use crate::semantics::namespace_validation;
 use crate::semantics::networkpolicy_validation;
 use crate::semantics::node_validation;
 use crate::semantics::pdb_validation;
-use crate::semantics::pod_annotation_validation::{self, allows_invalid_cost};
 use crate::semantics::priorityclass;
 use crate::semantics::pvc_validation::{self, ClaimOptions};
 use crate::semantics::rc_validation;
@@ -36,7 +35,7 @@ use crate::semantics::{flowschema_validation, prioritylevel_validation};
 use crate::semantics::{ingress_class_validation, ingress_validation};
 use crate::semantics::{job_status_validation, job_strategy, job_update_validation};
 use crate::semantics::{limitrange_validation, resourcequota_validation};
-use crate::semantics::{pod_update_validation, pod_validation};
+use crate::semantics::{pod_status_validation, pod_update_validation, pod_validation};
 use crate::semantics::{pv_update_validation, pv_validation, pvc_update_validation};
 use crate::status::ApiStatus;
 use crate::storage::object;
@@ -104,9 +103,8 @@ fn typed_errors(
         ("", "Pod", Some(old)) if subresource == Some("ephemeralcontainers") => {
             pod_update_validation::ephemeral_update_errors(object, old, minor)
         }
-        // `ValidatePodStatusUpdate` is ported for the annotations fixed at creation alone.
         ("", "Pod", Some(old)) if subresource == Some("status") => {
-            pod_annotation_validation::pod_annotation_update_errors(object, old, allows_invalid_cost(Some(old)))
+            pod_status_validation::pod_status_update_errors(object, old, minor)
         }
         ("", "Pod", Some(old)) => pod_update_validation::pod_update_errors(object, old, minor),
         ("certificates.k8s.io", "CertificateSigningRequest", None) => csr_validation::csr_errors(object, None),

@@ -14,6 +14,7 @@ use crate::semantics::flowcontrol_defaults;
 use crate::semantics::limitrange_validation;
 use crate::semantics::omit_empty::{self, Empty};
 use crate::semantics::pdb_validation;
+use crate::semantics::pod_status_validation;
 use crate::semantics::priorityclass;
 use crate::semantics::service_strategy;
 use crate::semantics::shape::Shape;
@@ -79,6 +80,8 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         }
         ("", "PersistentVolumeClaim") => core_kinds::persistent_volume_claim(object),
         ("", "PodTemplate") => workloads::pod_template_object(object),
+        // Not a default: what decoding and encoding a pod again does to it.
+        ("", "Pod") => pod_status_validation::round_trip(object),
         ("", "LimitRange") => limitrange_validation::set_defaults(object),
         ("", "ReplicationController") => workloads::replication_controller(object),
         ("", "Secret") => secret(object)?,

@@ -144,6 +144,16 @@ pub(crate) fn is_typeable(info: &ResourceInfo, object: &Value, minor: u32) -> bo
             .is_none_or(|schema| schema_typing::errors(schema, object, minor, Undeclared::Allowed).is_empty())
 }
 
+/// `isResetManagedFields`: the managed fields a client sends to clear them, an empty list or
+/// one empty entry.
+pub(crate) fn is_reset(managed: &Value) -> bool {
+    match managed.as_array().map(Vec::as_slice) {
+        Some([]) => true,
+        Some([only]) => only.as_object().is_some_and(|entry| entry.values().all(Value::is_null)),
+        _ => false,
+    }
+}
+
 /// Records an ordinary write (create, update, patch) by `manager`, as kube-apiserver's field
 /// manager does for non-apply operations: the writer takes what it touched from every other
 /// manager, and fields that disappeared leave every set. A create is compared with the kind's
@@ -300,5 +310,14 @@ mod tests {
                 .touched
                 .contains(&[item.clone(), vec!["f:value".to_owned()]].concat())
         );
+    }
+
+    #[test]
+    fn only_an_empty_list_or_one_empty_entry_should_reset_managed_fields() {
+        assert!(is_reset(&json!([])));
+        assert!(is_reset(&json!([{}])));
+        assert!(!is_reset(&json!([{}, {}])));
+        assert!(!is_reset(&json!([{"manager": "a"}])));
+        assert!(!is_reset(&Value::Null));
     }
 }

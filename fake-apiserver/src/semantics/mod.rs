@@ -93,6 +93,7 @@ pub(crate) mod pod_gates;
 pub(crate) mod pod_host_validation;
 pub(crate) mod pod_os_validation;
 pub(crate) mod pod_security;
+pub(crate) mod pod_status_validation;
 pub(crate) mod pod_update_validation;
 pub(crate) mod pod_validation;
 pub(crate) mod pod_warnings;

@@ -93,6 +93,11 @@ pub(crate) fn generation(object: &Value) -> i64 {
         .unwrap_or(0)
 }
 
+/// A string value, empty when absent or not a string.
+pub(crate) fn text(value: Option<&Value>) -> &str {
+    value.and_then(Value::as_str).unwrap_or_default()
+}
+
 /// The strings of a JSON list (none when absent).
 pub(crate) fn string_list(value: Option<&Value>) -> Vec<String> {
     value

@@ -202,8 +202,20 @@ const BEFORE_FIRST_APPLY: &str = "before-first-apply";
 /// endpoint's group, version and kind (its field manager's versionCheckManager refuses absent or
 /// other ones), naming the URL's object if it names one.
 pub(crate) fn check_applied(config: &Value, api_version: &str, kind: &str, name: &str) -> Result<(), ApiStatus> {
-    if !config.is_object() {
-        return Err(ApiStatus::bad_request("the applied configuration must be an object"));
+    // The apply patcher decodes the body into a map (`yaml.Unmarshal` into an unstructured
+    // object): anything else fails there, in encoding/json's words.
+    let decoded_as = match config {
+        // `null` leaves the map empty: no apiVersion nor kind then.
+        Value::Object(_) | Value::Null => None,
+        Value::Array(_) => Some("array"),
+        Value::String(_) => Some("string"),
+        Value::Number(_) => Some("number"),
+        Value::Bool(_) => Some("bool"),
+    };
+    if let Some(json_kind) = decoded_as {
+        return Err(ApiStatus::bad_request(format!(
+            "error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {json_kind} into Go value of type map[string]interface {{}}"
+        )));
     }
     let type_meta = |field| config.get(field).and_then(Value::as_str).unwrap_or_default();
     let (sent_version, sent_kind) = (type_meta("apiVersion"), type_meta("kind"));

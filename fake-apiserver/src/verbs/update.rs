@@ -12,7 +12,9 @@ use crate::semantics::strategy_warnings;
 use crate::semantics::validation::{
     check_identity_unchanged, check_name, preserve_system_fields, set_namespace, unchanged,
 };
-use crate::semantics::{builtin_validation, defaults, managed_fields, managed_versions, names, versions};
+use crate::semantics::{
+    builtin_validation, defaults, managed_fields, managed_versions, names, pod_status_validation, versions,
+};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
@@ -102,6 +104,14 @@ pub(crate) fn commit_update(
     let minor = state.options.minor();
     let typeable = managed_fields::is_typeable(info, &new, minor) && managed_fields::is_typeable(info, &old, minor);
     let (mut new, mut field_view) = prepare_update(info, &old, new, subresource, ownership, state.options.minor());
+    // The field manager sees the write decoded and encoded again: a pod's `podIP` already won,
+    // its condition times are written.
+    if let Some(view) = field_view
+        .as_mut()
+        .filter(|_| info.builtin && info.group.is_empty() && info.kind == "Pod")
+    {
+        pod_status_validation::round_trip(view);
+    }
     defaults::apply(info, &mut new, state.options.minor())?;
     check_identity_unchanged(info, &old, &new)?;
     preserve_system_fields(&old, &mut new);
@@ -162,11 +172,17 @@ pub(crate) fn commit_update(
     );
     opts.warnings.extend(admission_warnings);
     let defined = admitted?;
-    // A client that sends managed fields other than the stored ones replaces them (kubectl
-    // does so when it migrates client-side apply to server-side apply); an omitted list
-    // keeps them.
+    // The field manager's `decodeLiveOrNew`: a client that sends `[]` or `[{}]` resets the
+    // managed fields, and as an object without any is not tracked by updates
+    // (`skipNonAppliedManager`), the write leaves none; other managed fields than the stored
+    // ones replace them (kubectl does so when it migrates client-side apply to server-side
+    // apply); an omitted list keeps them.
     let given = new.pointer("/metadata/managedFields");
-    let replaced = given.is_some() && given != old.pointer("/metadata/managedFields");
+    let reset = subresource.is_none() && given.is_some_and(managed_fields::is_reset);
+    let replaced = reset || (given.is_some() && given != old.pointer("/metadata/managedFields"));
+    if reset {
+        meta_mut(&mut new).remove("managedFields");
+    }
     // kube-apiserver 1.28 records no managed fields for an ephemeral containers write.
     let tracked = subresource != Some("ephemeralcontainers");
     if ownership == Ownership::Update

@@ -293,3 +293,31 @@ async fn invalid_namespace_names_should_not_be_auto_created() {
     let missing = api_error(bad.create(&PostParams::default(), &configmap("a", &[])).await);
     assert_eq!(missing.code, 404);
 }
+
+#[tokio::test]
+async fn managed_fields_sent_as_one_empty_entry_should_be_cleared_and_stay_untracked() {
+    use kube::api::{Patch, PatchParams};
+    let server = server();
+    let api: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let config = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"a": "1"}});
+    let applied = api
+        .patch("settings", &PatchParams::apply("alpha"), &Patch::Apply(config))
+        .await
+        .unwrap();
+    assert!(applied.metadata.managed_fields.is_some());
+
+    let params = PatchParams {
+        field_manager: Some("janitor".to_owned()),
+        ..PatchParams::default()
+    };
+    let reset = json!({"metadata": {"managedFields": [{}]}});
+    let cleared = api.patch("settings", &params, &Patch::Merge(reset)).await.unwrap();
+    assert_eq!(cleared.metadata.managed_fields, None);
+
+    let change = json!({"data": {"b": "2"}});
+    let changed = api.patch("settings", &params, &Patch::Merge(change)).await.unwrap();
+    assert_eq!(
+        changed.metadata.managed_fields, None,
+        "updates do not track an object with none"
+    );
+}

@@ -1,0 +1,278 @@
+//! What a write through `pods/status` may store, as `ValidatePodStatusUpdate` checks it
+//! (`pkg/apis/core/validation/validation.go`): the annotations fixed at creation, custom
+//! condition types, the node name, the nominated node's name, containers that may not leave
+//! the terminated state, and the pod's and host's IPs. Also the conversion that makes `podIP`
+//! authoritative over `podIPs` (`Convert_v1_PodStatus_To_core_PodStatus`,
+//! `pkg/apis/core/v1/conversion.go`), which every write of a pod goes through.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use crate::semantics::field_error::{BadValue, FieldError, go_quote};
+use crate::semantics::names::{dns1123_subdomain_errors, qualified_name_errors};
+use crate::semantics::pod_annotation_validation::{allows_invalid_cost, pod_annotation_update_errors};
+use crate::semantics::service_ip_validation::parse_ip;
+use crate::storage::object::text;
+
+/// `IsValidIP`'s message.
+const NOT_AN_IP: &str = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)";
+/// The condition types the kubelet owns, whose names are not checked.
+const SYSTEM_CONDITIONS: [&str; 3] = ["PodScheduled", "Ready", "Initialized"];
+
+/// `ValidatePodStatusUpdate` of `pod` over `old` on the Kubernetes `minor` (less the checks of
+/// resource claim statuses and of 1.31's container users and allocated resources).
+pub(crate) fn pod_status_update_errors(pod: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
+    let mut errors = pod_annotation_update_errors(pod, old, allows_invalid_cost(Some(old)));
+    for (i, condition) in items(pod.pointer("/status/conditions")).iter().enumerate() {
+        let kind = text(condition.get("type"));
+        if !SYSTEM_CONDITIONS.contains(&kind) {
+            for why in qualified_name_errors(kind) {
+                errors.push(FieldError::invalid(
+                    format!("metadata.conditions[{i}].Type"),
+                    kind.into(),
+                    why,
+                ));
+            }
+        }
+    }
+    if pod.pointer("/spec/nodeName") != old.pointer("/spec/nodeName") {
+        errors.push(FieldError::forbidden("status.nodeName", "may not be changed directly"));
+    }
+    let nominated = text(pod.pointer("/status/nominatedNodeName"));
+    if !nominated.is_empty() && nominated != text(old.pointer("/status/nominatedNodeName")) {
+        for why in dns1123_subdomain_errors(nominated) {
+            errors.push(FieldError::invalid("status.nominatedNodeName", nominated.into(), why));
+        }
+    }
+    let policy = text(old.pointer("/spec/restartPolicy"));
+    let restartable_init = |name: &str| {
+        minor >= 29
+            && items(old.pointer("/spec/initContainers"))
+                .iter()
+                .find(|c| text(c.get("name")) == name)
+                .is_some_and(|c| text(c.get("restartPolicy")) == "Always")
+    };
+    for (list, policy, skip) in [
+        ("containerStatuses", policy, &(|_: &str| false) as &dyn Fn(&str) -> bool),
+        ("initContainerStatuses", policy, &restartable_init),
+        ("ephemeralContainerStatuses", "Never", &(|_: &str| false)),
+    ] {
+        errors.extend(state_transition_errors(pod, old, list, policy, skip));
+    }
+    errors.extend(ip_errors(pod, "podIPs"));
+    let host_ips = items(pod.pointer("/status/hostIPs"));
+    if let Some(first) = host_ips.first() {
+        let host_ip = text(pod.pointer("/status/hostIP"));
+        if text(first.get("ip")) != host_ip {
+            let first = text(first.get("ip"));
+            errors.push(FieldError::invalid(
+                "status.hostIPs[0].ip",
+                first.into(),
+                "must be equal to `hostIP`",
+            ));
+        }
+        errors.extend(ip_errors(pod, "hostIPs"));
+    }
+    errors
+}
+
+/// `ValidateContainerStateTransition`: unless the pod always restarts its containers, one that
+/// terminated (successfully, under `OnFailure`) may not leave that state.
+fn state_transition_errors(
+    pod: &Value,
+    old: &Value,
+    list: &str,
+    policy: &str,
+    restartable: &dyn Fn(&str) -> bool,
+) -> Vec<FieldError> {
+    if policy == "Always" {
+        return Vec::new();
+    }
+    let new_statuses = items(pod.pointer(&format!("/status/{list}")));
+    let mut errors = Vec::new();
+    for (i, before) in items(old.pointer(&format!("/status/{list}"))).iter().enumerate() {
+        let Some(terminated) = before.pointer("/state/terminated").filter(|t| !t.is_null()) else {
+            continue;
+        };
+        let exit_code = terminated.get("exitCode").and_then(Value::as_i64).unwrap_or(0);
+        let name = text(before.get("name"));
+        if (exit_code != 0 && policy == "OnFailure") || restartable(name) {
+            continue;
+        }
+        for now in new_statuses.iter().filter(|s| text(s.get("name")) == name) {
+            if now.pointer("/state/terminated").is_none_or(Value::is_null) {
+                let why = "may not be transitioned to non-terminated state";
+                errors.push(FieldError::forbidden(format!("status.{list}[{i}].state"), why));
+            }
+        }
+    }
+    errors
+}
+
+/// `validatePodIPs` and the part `validateHostIPs` shares with it (which reports duplicates
+/// before the family check): valid IPs, at most one of each family, no duplicates.
+fn ip_errors(pod: &Value, list: &str) -> Vec<FieldError> {
+    let host = list == "hostIPs";
+    let entries = items(pod.pointer(&format!("/status/{list}")));
+    let ips: Vec<&str> = entries.iter().map(|entry| text(entry.get("ip"))).collect();
+    let field = format!("status.{list}");
+    let mut errors: Vec<FieldError> = ips
+        .iter()
+        .enumerate()
+        .filter(|(_, ip)| parse_ip(ip).is_none())
+        .map(|(i, ip)| FieldError::invalid(format!("{field}[{i}]"), (*ip).into(), NOT_AN_IP))
+        .collect();
+    if ips.len() < 2 {
+        return errors;
+    }
+    let mut seen = HashSet::new();
+    let duplicates: Vec<FieldError> = ips
+        .iter()
+        .enumerate()
+        .filter(|(_, ip)| !seen.insert(**ip))
+        .map(|(i, ip)| FieldError::duplicate(format!("{field}[{i}]"), go_ip_struct(list, ip)))
+        .collect();
+    if host {
+        errors.extend(duplicates.iter().cloned());
+    }
+    // `IsDualStackIPStrings`: an unparsable IP fails the check itself.
+    let parsed: Vec<_> = ips.iter().map(|ip| parse_ip(ip)).collect();
+    if let Some(i) = parsed.iter().position(Option::is_none) {
+        let why = format!("failed to check for dual stack with error:ip at index {i} is invalid");
+        errors.push(FieldError::internal(field.clone(), why));
+    }
+    let v4 = parsed.iter().flatten().any(|ip| ip.is_ipv4());
+    let v6 = parsed.iter().flatten().any(|ip| ip.is_ipv6());
+    let dual = parsed.iter().all(Option::is_some) && v4 && v6;
+    if !dual || ips.len() > 2 {
+        let all: Vec<String> = ips.iter().map(|ip| go_ip_text(list, ip)).collect();
+        let kind = if list == "podIPs" { "PodIP" } else { "HostIP" };
+        let value = format!("[]core.{kind}{{{}}}", all.join(", "));
+        errors.push(FieldError::invalid(
+            field,
+            BadValue::Raw(value),
+            "may specify no more than one IP for each IP family",
+        ));
+    }
+    if !host {
+        errors.extend(duplicates);
+    }
+    errors
+}
+
+/// A `core.PodIP` or `core.HostIP` as `%#v` prints it.
+fn go_ip_struct(list: &str, ip: &str) -> BadValue {
+    BadValue::Raw(go_ip_text(list, ip))
+}
+
+fn go_ip_text(list: &str, ip: &str) -> String {
+    let kind = if list == "podIPs" { "PodIP" } else { "HostIP" };
+    format!("core.{kind}{{IP:{}}}", go_quote(ip))
+}
+
+/// What decoding a pod and encoding it again makes of its status: `podIP` authoritative over
+/// `podIPs`, and each condition's probe and transition times, which have no `omitempty`,
+/// written `null` when unset (the field manager counts those as set).
+pub(crate) fn round_trip(pod: &mut Value) {
+    convert_pod_ips(pod);
+    let conditions = pod.pointer_mut("/status/conditions").and_then(Value::as_array_mut);
+    for condition in conditions.into_iter().flatten().filter_map(Value::as_object_mut) {
+        for time in ["lastProbeTime", "lastTransitionTime"] {
+            condition.entry(time).or_insert(Value::Null);
+        }
+    }
+}
+
+/// `Convert_v1_PodStatus_To_core_PodStatus` and back: `podIP` wins over a `podIPs` that starts
+/// elsewhere, and fills an empty one.
+fn convert_pod_ips(pod: &mut Value) {
+    let Some(status) = pod.get_mut("status").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let pod_ip = text(status.get("podIP")).to_owned();
+    if pod_ip.is_empty() {
+        return;
+    }
+    let first = status
+        .get("podIPs")
+        .and_then(Value::as_array)
+        .and_then(|ips| ips.first())
+        .map(|entry| text(entry.get("ip")).to_owned());
+    if first.as_deref() != Some(pod_ip.as_str()) {
+        status.insert("podIPs".to_owned(), json!([{ "ip": pod_ip }]));
+    }
+}
+
+/// The items of a JSON list (none when absent).
+fn items(value: Option<&Value>) -> Vec<Value> {
+    value.and_then(Value::as_array).cloned().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::semantics::field_error::rendered;
+
+    fn pod(status: Value) -> Value {
+        json!({"spec": {"restartPolicy": "Never", "nodeName": "n"}, "status": status})
+    }
+
+    #[test]
+    fn pod_ip_should_win_over_pod_ips_and_condition_times_be_written() {
+        let mut mismatched = pod(
+            json!({"podIP": "10.0.0.6", "podIPs": [{"ip": "10.0.0.5"}, {"ip": "fd00::5"}],
+            "conditions": [{"type": "Ready", "status": "True"}]}),
+        );
+        round_trip(&mut mismatched);
+        assert_eq!(mismatched["status"]["podIPs"], json!([{"ip": "10.0.0.6"}]));
+        assert_eq!(
+            mismatched["status"]["conditions"][0].get("lastProbeTime"),
+            Some(&Value::Null)
+        );
+        let mut dual = pod(json!({"podIP": "10.0.0.5", "podIPs": [{"ip": "10.0.0.5"}, {"ip": "fd00::5"}]}));
+        round_trip(&mut dual);
+        assert_eq!(dual["status"]["podIPs"].as_array().map(Vec::len), Some(2));
+    }
+
+    #[test]
+    fn ips_should_be_valid_and_one_per_family() {
+        let old = pod(json!({}));
+        let two_v4 = pod(json!({"podIP": "10.0.0.5", "podIPs": [{"ip": "10.0.0.5"}, {"ip": "10.0.0.7"}]}));
+        assert_eq!(
+            rendered(pod_status_update_errors(&two_v4, &old, 28)),
+            [
+                "status.podIPs: Invalid value: []core.PodIP{core.PodIP{IP:\"10.0.0.5\"}, core.PodIP{IP:\"10.0.0.7\"}}: may specify no more than one IP for each IP family"
+            ]
+        );
+        let bad_host = pod(json!({"hostIP": "nope", "hostIPs": [{"ip": "nope"}]}));
+        assert_eq!(
+            rendered(pod_status_update_errors(&bad_host, &old, 28)),
+            [format!("status.hostIPs[0]: Invalid value: \"nope\": {NOT_AN_IP}")]
+        );
+    }
+
+    #[test]
+    fn a_terminated_container_should_stay_terminated_unless_the_pod_restarts_it() {
+        let old = pod(json!({"containerStatuses": [{"name": "app", "state": {"terminated": {"exitCode": 1}}}]}));
+        let running = pod(json!({"containerStatuses": [{"name": "app", "state": {"running": {}}}]}));
+        assert_eq!(
+            rendered(pod_status_update_errors(&running, &old, 28)),
+            ["status.containerStatuses[0].state: Forbidden: may not be transitioned to non-terminated state"]
+        );
+        let mut on_failure = old.clone();
+        on_failure["spec"]["restartPolicy"] = json!("OnFailure");
+        assert!(pod_status_update_errors(&running, &on_failure, 28).is_empty());
+    }
+
+    #[test]
+    fn custom_conditions_and_nominated_nodes_should_be_names() {
+        let old = pod(json!({}));
+        let bad =
+            pod(json!({"conditions": [{"type": "Ready"}, {"type": "bad type"}], "nominatedNodeName": "Not_A_Node"}));
+        let errors = rendered(pod_status_update_errors(&bad, &old, 28));
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].starts_with("metadata.conditions[1].Type: Invalid value: \"bad type\""));
+        assert!(errors[1].starts_with("status.nominatedNodeName: Invalid value: \"Not_A_Node\""));
+    }
+}
