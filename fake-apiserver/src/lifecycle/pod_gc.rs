@@ -205,11 +205,7 @@ fn terminated(pod: &Value) -> bool {
 /// the terminated ones is worth a run.
 fn past_threshold(state: &State) -> bool {
     let pods = state.info("", "v1", "pods");
-    state
-        .store
-        .iter(&pods.storage_key(), None)
-        .nth(TERMINATED_POD_THRESHOLD)
-        .is_some()
+    state.store.count(&pods.storage_key()) > TERMINATED_POD_THRESHOLD
 }
 
 fn node_exists(state: &State, name: &str) -> bool {

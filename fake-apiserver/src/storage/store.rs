@@ -113,6 +113,11 @@ impl Store {
         self.objects.get(storage)?.get(key)
     }
 
+    /// How many objects of a resource are stored.
+    pub(crate) fn count(&self, storage: &StorageKey) -> usize {
+        self.objects.get(storage).map_or(0, BTreeMap::len)
+    }
+
     /// Stored objects of a resource in key order, optionally in one namespace.
     pub(crate) fn iter<'a>(
         &'a self,
