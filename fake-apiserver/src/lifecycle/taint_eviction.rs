@@ -159,10 +159,14 @@ fn process_pod_on_node(
         cancel_with_event(state, namespace, name);
         return;
     };
-    let trigger = now + min;
+    // Past what the clock can hold, the eviction never comes.
+    let Some(trigger) = now.checked_add(min) else {
+        cancel_with_event(state, namespace, name);
+        return;
+    };
     let key = key(namespace, name);
     if let Some(Some(scheduled)) = state.taint_evictions.get(&key) {
-        if scheduled.created_at + min < trigger {
+        if scheduled.created_at.checked_add(min).is_some_and(|at| at < trigger) {
             return;
         }
         let created_at = scheduled.created_at;
@@ -174,7 +178,8 @@ fn process_pod_on_node(
 }
 
 /// `getMinTolerationTime`: the shortest `tolerationSeconds` (0 for none used or one not
-/// positive), `None` when every used toleration lasts forever.
+/// positive), `None` when every used toleration lasts forever. Go turns the seconds into a
+/// `time.Duration` of nanoseconds, which wraps: a wrapped negative time lasts forever too.
 fn min_toleration_time(used: &[&Value]) -> Option<Duration> {
     if used.is_empty() {
         return Some(Duration::ZERO);
@@ -189,7 +194,8 @@ fn min_toleration_time(used: &[&Value]) -> Option<Duration> {
         }
         min = Some(min.map_or(seconds, |m| m.min(seconds)));
     }
-    min.map(|s| Duration::from_secs(s.unsigned_abs()))
+    let nanos = min?.wrapping_mul(1_000_000_000);
+    u64::try_from(nanos).ok().map(Duration::from_nanos)
 }
 
 /// `TimedWorkerQueue.AddWork`: skipped while the key is held; work due already runs at once
@@ -224,9 +230,10 @@ pub(super) fn fire(state: &mut State, namespace: &str, name: &str, due: SystemTi
     if !current {
         return;
     }
-    if delete_pod(state, namespace, name) {
-        state.taint_evictions.insert(key, None);
-    } else {
+    // The key is the running worker's until its work returns: the pod's own removal, which the
+    // work may cause at once, cancels nothing and leaves the key done.
+    state.taint_evictions.insert(key.clone(), None);
+    if !delete_pod(state, namespace, name) {
         state.taint_evictions.remove(&key);
     }
 }
@@ -321,6 +328,11 @@ mod tests {
             Some(Duration::ZERO)
         );
         assert_eq!(min_toleration_time(&[]), Some(Duration::ZERO));
+        assert_eq!(
+            min_toleration_time(&[&json!({"tolerationSeconds": i64::MAX})]),
+            None,
+            "wrapped"
+        );
     }
 
     #[test]

@@ -139,11 +139,16 @@ fn ip_errors(pod: &Value, list: &str) -> Vec<FieldError> {
     // `IsDualStackIPStrings`: an unparsable IP fails the check itself.
     let parsed: Vec<_> = ips.iter().map(|ip| parse_ip(ip)).collect();
     if let Some(i) = parsed.iter().position(Option::is_none) {
-        let why = format!("failed to check for dual stack with error:ip at index {i} is invalid");
+        let why = format!("failed to check for dual stack with error:invalid IP[{i}]: {}", ips[i]);
         errors.push(FieldError::internal(field.clone(), why));
     }
-    let v4 = parsed.iter().flatten().any(|ip| ip.is_ipv4());
-    let v6 = parsed.iter().flatten().any(|ip| ip.is_ipv6());
+    // `IPFamilyOf`: an IPv4-mapped IPv6 address is IPv4.
+    let v4_family = |ip: &std::net::IpAddr| match ip {
+        std::net::IpAddr::V4(_) => true,
+        std::net::IpAddr::V6(v6) => v6.to_ipv4_mapped().is_some(),
+    };
+    let v4 = parsed.iter().flatten().any(v4_family);
+    let v6 = parsed.iter().flatten().any(|ip| !v4_family(ip));
     let dual = parsed.iter().all(Option::is_some) && v4 && v6;
     if !dual || ips.len() > 2 {
         let all: Vec<String> = ips.iter().map(|ip| go_ip_text(list, ip)).collect();
@@ -191,16 +196,21 @@ fn convert_pod_ips(pod: &mut Value) {
         return;
     };
     let pod_ip = text(status.get("podIP")).to_owned();
-    if pod_ip.is_empty() {
-        return;
-    }
     let first = status
         .get("podIPs")
         .and_then(Value::as_array)
         .and_then(|ips| ips.first())
         .map(|entry| text(entry.get("ip")).to_owned());
-    if first.as_deref() != Some(pod_ip.as_str()) {
-        status.insert("podIPs".to_owned(), json!([{ "ip": pod_ip }]));
+    match first {
+        // Encoding sets `podIP` from the first of `podIPs`.
+        Some(first) if pod_ip.is_empty() => {
+            status.insert("podIP".to_owned(), json!(first));
+        }
+        Some(first) if first == pod_ip => {}
+        _ if pod_ip.is_empty() => {}
+        _ => {
+            status.insert("podIPs".to_owned(), json!([{ "ip": pod_ip }]));
+        }
     }
 }
 
@@ -233,6 +243,9 @@ mod tests {
         let mut dual = pod(json!({"podIP": "10.0.0.5", "podIPs": [{"ip": "10.0.0.5"}, {"ip": "fd00::5"}]}));
         round_trip(&mut dual);
         assert_eq!(dual["status"]["podIPs"].as_array().map(Vec::len), Some(2));
+        let mut only_list = pod(json!({"podIPs": [{"ip": "10.0.0.9"}]}));
+        round_trip(&mut only_list);
+        assert_eq!(only_list["status"]["podIP"], "10.0.0.9");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! `Store.updateForGracefulDeletionAndFinalizers` makes of them
 //! (`staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go`).
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::Timestamp;
 use serde_json::{Value, json};
 
 use crate::storage::object::{self, meta_mut};
@@ -35,7 +35,7 @@ pub(super) fn before_delete(info: &ResourceInfo, old: &Value, opts: &DeleteOpts)
         return shortened(old, asked);
     }
     let grace = check_graceful_delete(old, asked);
-    let at = Timestamp::now() + SignedDuration::from_secs(grace);
+    let at = shifted(Timestamp::now(), grace);
     Graceful::Mark {
         timestamp: rfc3339(at),
         grace,
@@ -60,7 +60,7 @@ fn shortened(old: &Value, asked: Option<i64>) -> Graceful {
         .and_then(Value::as_str)
         .and_then(|t| t.parse::<Timestamp>().ok())
         .unwrap_or_else(Timestamp::now);
-    let at = deletion - SignedDuration::from_secs(current) + SignedDuration::from_secs(period);
+    let at = shifted(shifted(deletion, current.saturating_neg()), period);
     Graceful::Mark {
         timestamp: rfc3339(at),
         grace: period,
@@ -107,6 +107,15 @@ pub(super) fn marked(old: &Value, finalizers: &[String], timestamp: &str, grace:
         meta.insert("generation".to_owned(), json!(generation + 1));
     }
     marked
+}
+
+/// `at` moved by `seconds` as Go's `time.Duration` of nanoseconds moves it: the seconds wrap
+/// when multiplied, and the result stays within what a timestamp can hold.
+fn shifted(at: Timestamp, seconds: i64) -> Timestamp {
+    let nanos = i128::from(seconds.wrapping_mul(1_000_000_000));
+    let target = at.as_nanosecond().saturating_add(nanos);
+    let bounded = target.clamp(Timestamp::MIN.as_nanosecond(), Timestamp::MAX.as_nanosecond());
+    Timestamp::from_nanosecond(bounded).unwrap_or(at)
 }
 
 /// A metav1.Time: RFC 3339 in UTC, to the second.
