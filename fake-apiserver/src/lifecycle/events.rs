@@ -58,12 +58,10 @@ pub(super) fn record_about(
     message: &str,
     component: &str,
 ) {
-    let text = |key: &str| involved.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let (name, namespace) = (text("name"), text("namespace"));
-    let namespace = if namespace.is_empty() {
-        "default".to_owned()
-    } else {
-        namespace
+    let name = object::text(involved.get("name")).to_owned();
+    let namespace = match object::text(involved.get("namespace")) {
+        "" => "default".to_owned(),
+        namespace => namespace.to_owned(),
     };
     // The recorder's names end in the hex of the time in nanoseconds.
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());

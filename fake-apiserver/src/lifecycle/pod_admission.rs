@@ -73,9 +73,6 @@ pub(super) fn mutate_update(pod: &mut Value, old: &Value) {
     }
 }
 
-/// ServiceAccount's `Admit`: the pod's service account (`default` unless named) must exist;
-/// its token is mounted unless the pod or the account turns automounting off, and its image
-/// pull secrets given to a pod without any.
 /// Whether the pod is admitted with the `default` ServiceAccount of its namespace and that is
 /// missing. The ServiceAccount plugin looks it up again for about a second then
 /// (`getServiceAccount`: 10 tries for the default account), the time the service account
@@ -92,6 +89,9 @@ pub(super) fn needs_default_account(state: &State, pod: &Value) -> bool {
             .is_none()
 }
 
+/// ServiceAccount's `Admit`: the pod's service account (`default` unless named) must exist;
+/// its token is mounted unless the pod or the account turns automounting off, and its image
+/// pull secrets given to a pod without any.
 fn admit_service_account(state: &State, namespace: &str, spec: &mut Map<String, Value>) -> Result<(), String> {
     let account_name = match spec.get("serviceAccountName").and_then(Value::as_str) {
         Some(account) if !account.is_empty() => account.to_owned(),

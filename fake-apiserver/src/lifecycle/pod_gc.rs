@@ -8,6 +8,7 @@
 //! or a node change, schedules the next tick of the 20 s period counted from the server's
 //! start; a tick with nodes still in quarantine schedules the next one.
 
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use serde_json::{Value, json};
@@ -74,10 +75,10 @@ fn schedule_tick(state: &mut State) {
 pub(super) fn gc(state: &mut State) {
     state.pod_gc.next_tick = None;
     let pods_info = state.info("", "v1", "pods");
-    let pods: Vec<Value> = state
+    let pods: Vec<Arc<Value>> = state
         .store
         .iter(&pods_info.storage_key(), None)
-        .map(|(_, pod)| (**pod).clone())
+        .map(|(_, pod)| pod.clone())
         .collect();
     gc_terminated(state, &pods);
     gc_terminating(state, &pods);
@@ -89,8 +90,8 @@ pub(super) fn gc(state: &mut State) {
 }
 
 /// `gcTerminated`: past the threshold, the oldest terminated pods go, evicted ones first.
-fn gc_terminated(state: &mut State, pods: &[Value]) {
-    let mut terminated: Vec<&Value> = pods.iter().filter(|pod| terminated(pod)).collect();
+fn gc_terminated(state: &mut State, pods: &[Arc<Value>]) {
+    let mut terminated: Vec<&Value> = pods.iter().map(|pod| &**pod).filter(|pod| terminated(pod)).collect();
     let excess = terminated.len().saturating_sub(TERMINATED_POD_THRESHOLD);
     if excess == 0 {
         return;
@@ -113,7 +114,7 @@ fn gc_terminated(state: &mut State, pods: &[Value]) {
 
 /// `gcTerminating`: terminating pods on a node that is not ready and carries the out-of-service
 /// taint.
-fn gc_terminating(state: &mut State, pods: &[Value]) {
+fn gc_terminating(state: &mut State, pods: &[Arc<Value>]) {
     let nodes = state.info("", "v1", "nodes");
     for pod in pods.iter().filter(|pod| object::is_deleting(pod)) {
         let Some(node) = state.object(&nodes, None, text(pod.pointer("/spec/nodeName"))) else {
@@ -127,7 +128,7 @@ fn gc_terminating(state: &mut State, pods: &[Value]) {
 
 /// `gcOrphaned`: a node that pods are bound to but that does not exist is quarantined; once the
 /// quarantine is over and it still does not exist, its pods go.
-fn gc_orphaned(state: &mut State, pods: &[Value]) {
+fn gc_orphaned(state: &mut State, pods: &[Arc<Value>]) {
     let now = SystemTime::now();
     let quarantine = state.options.controller_delay * QUARANTINE_DELAYS;
     for pod in pods {
@@ -163,7 +164,7 @@ fn gc_orphaned(state: &mut State, pods: &[Value]) {
 }
 
 /// `gcUnscheduledTerminating`: terminating pods no node was ever given.
-fn gc_unscheduled_terminating(state: &mut State, pods: &[Value]) {
+fn gc_unscheduled_terminating(state: &mut State, pods: &[Arc<Value>]) {
     for pod in pods {
         if object::is_deleting(pod) && text(pod.pointer("/spec/nodeName")).is_empty() {
             mark_failed_and_delete(state, pod, None);

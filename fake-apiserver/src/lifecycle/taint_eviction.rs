@@ -206,10 +206,7 @@ fn add_work(state: &mut State, namespace: &str, name: &str, created_at: SystemTi
         return;
     }
     if fire_at <= created_at {
-        state.taint_evictions.insert(key.clone(), None);
-        if !delete_pod(state, namespace, name) {
-            state.taint_evictions.remove(&key);
-        }
+        run_work(state, namespace, name);
         return;
     }
     state
@@ -230,8 +227,14 @@ pub(super) fn fire(state: &mut State, namespace: &str, name: &str, due: SystemTi
     if !current {
         return;
     }
-    // The key is the running worker's until its work returns: the pod's own removal, which the
-    // work may cause at once, cancels nothing and leaves the key done.
+    run_work(state, namespace, name);
+}
+
+/// The worker's run (`getWrappedWorkerFunc`): the key is held as done while the work runs, so
+/// that the pod's own removal, which the work may cause at once, cancels nothing; it is freed
+/// when the work fails.
+fn run_work(state: &mut State, namespace: &str, name: &str) {
+    let key = key(namespace, name);
     state.taint_evictions.insert(key.clone(), None);
     if !delete_pod(state, namespace, name) {
         state.taint_evictions.remove(&key);

@@ -14,7 +14,6 @@ use crate::semantics::flowcontrol_defaults;
 use crate::semantics::limitrange_validation;
 use crate::semantics::omit_empty::{self, Empty};
 use crate::semantics::pdb_validation;
-use crate::semantics::pod_status_validation;
 use crate::semantics::priorityclass;
 use crate::semantics::service_strategy;
 use crate::semantics::shape::Shape;
@@ -44,6 +43,7 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
     // Decoding into the Go type first: an empty `omitempty` scalar is no value, which the
     // defaulters then fill as they fill an absent one.
     omit_empty::drop_empty(object, Shape::of(info), Empty::Scalars);
+    decoded(info, object);
     match (info.group.as_str(), info.kind.as_str()) {
         ("apps", "Deployment") => workloads::deployment(object),
         ("apps", "ReplicaSet") => workloads::replica_set(object),
@@ -80,8 +80,6 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         }
         ("", "PersistentVolumeClaim") => core_kinds::persistent_volume_claim(object),
         ("", "PodTemplate") => workloads::pod_template_object(object),
-        // Not a default: what decoding and encoding a pod again does to it.
-        ("", "Pod") => pod_status_validation::round_trip(object),
         ("", "LimitRange") => limitrange_validation::set_defaults(object),
         ("", "ReplicationController") => workloads::replication_controller(object),
         ("", "Secret") => secret(object)?,
@@ -116,6 +114,14 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         walker::set_object_defaults(object, Shape::of(info), minor);
     }
     Ok(())
+}
+
+/// What decoding `info`'s object and encoding it again changes that is no default (a pod's
+/// status conversion and its condition times): also what the field manager compares.
+pub(crate) fn decoded(info: &ResourceInfo, object: &mut Value) {
+    if info.builtin && info.group.is_empty() && info.kind == "Pod" {
+        core_kinds::pod(object);
+    }
 }
 
 /// `ObjectMeta`'s maps and lists are `omitempty`: an empty one decodes to nothing.

@@ -1,13 +1,11 @@
 //! What a write through `pods/status` may store, as `ValidatePodStatusUpdate` checks it
 //! (`pkg/apis/core/validation/validation.go`): the annotations fixed at creation, custom
 //! condition types, the node name, the nominated node's name, containers that may not leave
-//! the terminated state, and the pod's and host's IPs. Also the conversion that makes `podIP`
-//! authoritative over `podIPs` (`Convert_v1_PodStatus_To_core_PodStatus`,
-//! `pkg/apis/core/v1/conversion.go`), which every write of a pod goes through.
+//! the terminated state, and the pod's and host's IPs.
 
 use std::collections::HashSet;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::semantics::field_error::{BadValue, FieldError, go_quote};
 use crate::semantics::names::{dns1123_subdomain_errors, qualified_name_errors};
@@ -46,6 +44,8 @@ pub(crate) fn pod_status_update_errors(pod: &Value, old: &Value, minor: u32) -> 
         }
     }
     let policy = text(old.pointer("/spec/restartPolicy"));
+    let never_restarted = |_: &str| false;
+    // 1.31's `ValidateInitContainerStateTransition`: a restartable (sidecar) init container may.
     let restartable_init = |name: &str| {
         minor >= 29
             && items(old.pointer("/spec/initContainers"))
@@ -53,19 +53,31 @@ pub(crate) fn pod_status_update_errors(pod: &Value, old: &Value, minor: u32) -> 
                 .find(|c| text(c.get("name")) == name)
                 .is_some_and(|c| text(c.get("restartPolicy")) == "Always")
     };
-    for (list, policy, skip) in [
-        ("containerStatuses", policy, &(|_: &str| false) as &dyn Fn(&str) -> bool),
-        ("initContainerStatuses", policy, &restartable_init),
-        ("ephemeralContainerStatuses", "Never", &(|_: &str| false)),
-    ] {
-        errors.extend(state_transition_errors(pod, old, list, policy, skip));
-    }
+    errors.extend(state_transition_errors(
+        pod,
+        old,
+        "containerStatuses",
+        policy,
+        never_restarted,
+    ));
+    errors.extend(state_transition_errors(
+        pod,
+        old,
+        "initContainerStatuses",
+        policy,
+        restartable_init,
+    ));
+    errors.extend(state_transition_errors(
+        pod,
+        old,
+        "ephemeralContainerStatuses",
+        "Never",
+        never_restarted,
+    ));
     errors.extend(ip_errors(pod, "podIPs"));
-    let host_ips = items(pod.pointer("/status/hostIPs"));
-    if let Some(first) = host_ips.first() {
-        let host_ip = text(pod.pointer("/status/hostIP"));
-        if text(first.get("ip")) != host_ip {
-            let first = text(first.get("ip"));
+    if let Some(first) = items(pod.pointer("/status/hostIPs")).first() {
+        let first = text(first.get("ip"));
+        if first != text(pod.pointer("/status/hostIP")) {
             errors.push(FieldError::invalid(
                 "status.hostIPs[0].ip",
                 first.into(),
@@ -84,7 +96,7 @@ fn state_transition_errors(
     old: &Value,
     list: &str,
     policy: &str,
-    restartable: &dyn Fn(&str) -> bool,
+    restartable: impl Fn(&str) -> bool,
 ) -> Vec<FieldError> {
     if policy == "Always" {
         return Vec::new();
@@ -131,7 +143,7 @@ fn ip_errors(pod: &Value, list: &str) -> Vec<FieldError> {
         .iter()
         .enumerate()
         .filter(|(_, ip)| !seen.insert(**ip))
-        .map(|(i, ip)| FieldError::duplicate(format!("{field}[{i}]"), go_ip_struct(list, ip)))
+        .map(|(i, ip)| FieldError::duplicate(format!("{field}[{i}]"), BadValue::Raw(go_ip(list, ip))))
         .collect();
     if host {
         errors.extend(duplicates.iter().cloned());
@@ -151,9 +163,8 @@ fn ip_errors(pod: &Value, list: &str) -> Vec<FieldError> {
     let v6 = parsed.iter().flatten().any(|ip| !v4_family(ip));
     let dual = parsed.iter().all(Option::is_some) && v4 && v6;
     if !dual || ips.len() > 2 {
-        let all: Vec<String> = ips.iter().map(|ip| go_ip_text(list, ip)).collect();
-        let kind = if list == "podIPs" { "PodIP" } else { "HostIP" };
-        let value = format!("[]core.{kind}{{{}}}", all.join(", "));
+        let all: Vec<String> = ips.iter().map(|ip| go_ip(list, ip)).collect();
+        let value = format!("[]core.{}{{{}}}", ip_type(list), all.join(", "));
         errors.push(FieldError::invalid(
             field,
             BadValue::Raw(value),
@@ -166,86 +177,30 @@ fn ip_errors(pod: &Value, list: &str) -> Vec<FieldError> {
     errors
 }
 
+/// The Go type of the items of `list`.
+fn ip_type(list: &str) -> &'static str {
+    if list == "podIPs" { "PodIP" } else { "HostIP" }
+}
+
 /// A `core.PodIP` or `core.HostIP` as `%#v` prints it.
-fn go_ip_struct(list: &str, ip: &str) -> BadValue {
-    BadValue::Raw(go_ip_text(list, ip))
-}
-
-fn go_ip_text(list: &str, ip: &str) -> String {
-    let kind = if list == "podIPs" { "PodIP" } else { "HostIP" };
-    format!("core.{kind}{{IP:{}}}", go_quote(ip))
-}
-
-/// What decoding a pod and encoding it again makes of its status: `podIP` authoritative over
-/// `podIPs`, and each condition's probe and transition times, which have no `omitempty`,
-/// written `null` when unset (the field manager counts those as set).
-pub(crate) fn round_trip(pod: &mut Value) {
-    convert_pod_ips(pod);
-    let conditions = pod.pointer_mut("/status/conditions").and_then(Value::as_array_mut);
-    for condition in conditions.into_iter().flatten().filter_map(Value::as_object_mut) {
-        for time in ["lastProbeTime", "lastTransitionTime"] {
-            condition.entry(time).or_insert(Value::Null);
-        }
-    }
-}
-
-/// `Convert_v1_PodStatus_To_core_PodStatus` and back: `podIP` wins over a `podIPs` that starts
-/// elsewhere, and fills an empty one.
-fn convert_pod_ips(pod: &mut Value) {
-    let Some(status) = pod.get_mut("status").and_then(Value::as_object_mut) else {
-        return;
-    };
-    let pod_ip = text(status.get("podIP")).to_owned();
-    let first = status
-        .get("podIPs")
-        .and_then(Value::as_array)
-        .and_then(|ips| ips.first())
-        .map(|entry| text(entry.get("ip")).to_owned());
-    match first {
-        // Encoding sets `podIP` from the first of `podIPs`.
-        Some(first) if pod_ip.is_empty() => {
-            status.insert("podIP".to_owned(), json!(first));
-        }
-        Some(first) if first == pod_ip => {}
-        _ if pod_ip.is_empty() => {}
-        _ => {
-            status.insert("podIPs".to_owned(), json!([{ "ip": pod_ip }]));
-        }
-    }
+fn go_ip(list: &str, ip: &str) -> String {
+    format!("core.{}{{IP:{}}}", ip_type(list), go_quote(ip))
 }
 
 /// The items of a JSON list (none when absent).
-fn items(value: Option<&Value>) -> Vec<Value> {
-    value.and_then(Value::as_array).cloned().unwrap_or_default()
+fn items(value: Option<&Value>) -> &[Value] {
+    value.and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::semantics::field_error::rendered;
 
     fn pod(status: Value) -> Value {
         json!({"spec": {"restartPolicy": "Never", "nodeName": "n"}, "status": status})
-    }
-
-    #[test]
-    fn pod_ip_should_win_over_pod_ips_and_condition_times_be_written() {
-        let mut mismatched = pod(
-            json!({"podIP": "10.0.0.6", "podIPs": [{"ip": "10.0.0.5"}, {"ip": "fd00::5"}],
-            "conditions": [{"type": "Ready", "status": "True"}]}),
-        );
-        round_trip(&mut mismatched);
-        assert_eq!(mismatched["status"]["podIPs"], json!([{"ip": "10.0.0.6"}]));
-        assert_eq!(
-            mismatched["status"]["conditions"][0].get("lastProbeTime"),
-            Some(&Value::Null)
-        );
-        let mut dual = pod(json!({"podIP": "10.0.0.5", "podIPs": [{"ip": "10.0.0.5"}, {"ip": "fd00::5"}]}));
-        round_trip(&mut dual);
-        assert_eq!(dual["status"]["podIPs"].as_array().map(Vec::len), Some(2));
-        let mut only_list = pod(json!({"podIPs": [{"ip": "10.0.0.9"}]}));
-        round_trip(&mut only_list);
-        assert_eq!(only_list["status"]["podIP"], "10.0.0.9");
     }
 
     #[test]

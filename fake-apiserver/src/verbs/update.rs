@@ -12,9 +12,7 @@ use crate::semantics::strategy_warnings;
 use crate::semantics::validation::{
     check_identity_unchanged, check_name, preserve_system_fields, set_namespace, unchanged,
 };
-use crate::semantics::{
-    builtin_validation, defaults, managed_fields, managed_versions, names, pod_status_validation, versions,
-};
+use crate::semantics::{builtin_validation, defaults, managed_fields, managed_versions, names, versions};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
@@ -104,13 +102,9 @@ pub(crate) fn commit_update(
     let minor = state.options.minor();
     let typeable = managed_fields::is_typeable(info, &new, minor) && managed_fields::is_typeable(info, &old, minor);
     let (mut new, mut field_view) = prepare_update(info, &old, new, subresource, ownership, state.options.minor());
-    // The field manager sees the write decoded and encoded again: a pod's `podIP` already won,
-    // its condition times are written.
-    if let Some(view) = field_view
-        .as_mut()
-        .filter(|_| info.builtin && info.group.is_empty() && info.kind == "Pod")
-    {
-        pod_status_validation::round_trip(view);
+    // The field manager sees the write decoded and encoded again (a pod's `podIP` already won).
+    if let Some(view) = field_view.as_mut() {
+        defaults::decoded(info, view);
     }
     defaults::apply(info, &mut new, state.options.minor())?;
     check_identity_unchanged(info, &old, &new)?;
