@@ -1,6 +1,8 @@
-// Command go-types prints the Go type tree of core/v1's PodTemplateSpec as reflect sees it, for
-// the in-memory server's port of client-go's DeepHashObject (spew's %#v of the template) and of
-// encoding/json's encoding of it.
+// Command go-types prints a Go type tree as reflect sees it, for the in-memory server's ports of
+// client-go's DeepHashObject (spew's %#v of a value) and of encoding/json's encoding of it: the
+// table named by its argument, `pod_template` (core/v1's PodTemplateSpec) or `endpoints`
+// (core/v1's EndpointSubset and discovery/v1's EndpointPort, which the endpoints and
+// EndpointSlice controllers sort by their hashes).
 //
 // It is built inside a Kubernetes source tree (it imports k8s.io/api from the tree's vendor/):
 // see hack/go-types.sh.
@@ -13,6 +15,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
 )
 
 // node is one type: spew's name for it, its kind, and what it is made of.
@@ -33,6 +36,7 @@ var special = map[string]string{
 // short names the packages a pod template reaches, for a smaller table.
 var short = strings.NewReplacer(
 	"k8s.io/api/core/v1.", "core.",
+	"k8s.io/api/discovery/v1.", "discovery.",
 	"k8s.io/apimachinery/pkg/apis/meta/v1.", "meta.",
 	"k8s.io/apimachinery/pkg/api/resource.", "resource.",
 	"k8s.io/apimachinery/pkg/util/intstr.", "intstr.",
@@ -96,7 +100,16 @@ func walk(t reflect.Type, types map[string]node) string {
 
 func main() {
 	types := map[string]node{}
-	root := walk(reflect.TypeOf(v1.PodTemplateSpec{}), types)
+	var root string
+	switch table := os.Args[len(os.Args)-1]; table {
+	case "pod_template":
+		root = walk(reflect.TypeOf(v1.PodTemplateSpec{}), types)
+	case "endpoints":
+		root = walk(reflect.TypeOf(v1.EndpointSubset{}), types)
+		walk(reflect.TypeOf(discovery.EndpointPort{}), types)
+	default:
+		panic("unknown table " + table + ": pod_template or endpoints")
+	}
 	// encoding/json writes a map's keys sorted: the table is deterministic.
 	out := map[string]interface{}{"root": root, "types": types}
 	if err := json.NewEncoder(os.Stdout).Encode(out); err != nil {

@@ -1,36 +1,36 @@
-//! kube-controller-manager's endpoints and endpointslice controllers for a Service
-//! (`pkg/controller/endpoint/endpoints_controller.go` `syncService`,
-//! `staging/src/k8s.io/endpointslice/reconciler.go` and `utils.go`, the trigger-time tracker of
-//! `staging/src/k8s.io/endpointslice/util/trigger_time_tracker.go`): a Service with a selector
-//! gets an Endpoints object of its name and a placeholder EndpointSlice per address type, their
-//! labels following the Service's; both go when the Service goes.
-//!
-//! `ShouldPodBeInEndpoints` leaves out a pod without an IP, and only a test playing the kubelet
-//! gives one; the pods it gave an IP are not listed yet (holdout-33 measures what is missing:
-//! addresses and not-ready addresses by named port, hostnames of a headless Service, slice
-//! endpoints and their conditions), so the endpoints are always empty: no subsets, a
-//! placeholder slice.
+//! What kube-controller-manager's endpoints and endpointslice controllers share
+//! (`pkg/controller/endpoint/endpoints_controller.go` and
+//! `pkg/controller/endpointslice/endpointslice_controller.go`, `syncService` and the pod
+//! handlers; `staging/src/k8s.io/endpointslice/util/controller_utils.go` and
+//! `trigger_time_tracker.go`): which writes queue a Service's sync — the Service, its Endpoints
+//! removed, a managed slice, and a pod whose labels, readiness, IPs, hostname or deletion
+//! changed (`GetServicesToUpdateOnPodChange`) — and the sync: the pods the Service selects and
+//! the trigger time, handed to the Endpoints writer (`endpoints_controller`) and the slice
+//! reconciler (`endpointslice_reconciler`).
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use crate::lifecycle::disruption_status::is_pod_ready;
 use crate::lifecycle::writes::Writes;
-use crate::storage::State;
+use crate::lifecycle::{endpoints_controller, endpointslice_reconciler};
 use crate::storage::object;
+use crate::storage::pending::Pending;
 use crate::storage::resource::ResourceInfo;
+use crate::storage::{ServiceTriggerTimes, State};
 
 /// The field manager both controllers write with.
-const MANAGER: &str = "kube-controller-manager";
+pub(super) const MANAGER: &str = "kube-controller-manager";
 /// `v1.EndpointsLastChangeTriggerTime`.
 const TRIGGER_TIME: &str = "endpoints.kubernetes.io/last-change-trigger-time";
 /// `v1.IsHeadlessService`.
-const HEADLESS: &str = "service.kubernetes.io/headless";
+pub(super) const HEADLESS: &str = "service.kubernetes.io/headless";
 /// `discovery.LabelServiceName`.
-const SERVICE_NAME: &str = "kubernetes.io/service-name";
+pub(super) const SERVICE_NAME: &str = "kubernetes.io/service-name";
 /// `discovery.LabelManagedBy`, and the endpointslice controller's name in it.
-const MANAGED_BY: &str = "endpointslice.kubernetes.io/managed-by";
-const SLICE_CONTROLLER: &str = "endpointslice-controller.k8s.io";
+pub(super) const MANAGED_BY: &str = "endpointslice.kubernetes.io/managed-by";
+pub(super) const SLICE_CONTROLLER: &str = "endpointslice-controller.k8s.io";
 
 /// Whether a write to `info` makes the controllers sync a Service: the Service itself, an
 /// Endpoints object removed, a slice the endpointslice controller manages.
@@ -59,6 +59,87 @@ pub(super) fn service_of(info: &ResourceInfo, object: &Value) -> (String, String
     (namespace, name)
 }
 
+/// Both controllers' `addPod`, `updatePod` and `deletePod`: the Services a pod's creation,
+/// change or removal concerns are synced.
+pub(super) fn on_pod_change(state: &mut State, info: &ResourceInfo, old: Option<&Value>, new: Option<&Value>) {
+    if !(info.builtin && info.group.is_empty() && info.plural == "pods") {
+        return;
+    }
+    let services = match (old, new) {
+        (None, Some(pod)) | (Some(pod), None) => memberships(state, pod),
+        (Some(old), Some(new)) => services_to_update(state, old, new),
+        (None, None) => Vec::new(),
+    };
+    for name in services {
+        let namespace = object::namespace(new.or(old).unwrap_or(&Value::Null)).to_owned();
+        state.pending.push(Pending::SyncService { namespace, name });
+    }
+}
+
+/// `GetServicesToUpdateOnPodChange`: a pod whose endpoints changed concerns the Services of
+/// its old and new labels; one whose labels (or hostname) alone changed, those it joined or left.
+fn services_to_update(state: &State, old: &Value, new: &Value) -> Vec<String> {
+    if object::resource_version(old) == object::resource_version(new) {
+        return Vec::new();
+    }
+    let labels_changed = object::labels(old) != object::labels(new)
+        || old.pointer("/spec/hostname") != new.pointer("/spec/hostname")
+        || old.pointer("/spec/subdomain") != new.pointer("/spec/subdomain");
+    // Go compares the deletion timestamps' pointers: two decoded pods never share one.
+    let changed = object::is_deleting(old)
+        || object::is_deleting(new)
+        || is_pod_ready(old) != is_pod_ready(new)
+        || pod_ips(old) != pod_ips(new);
+    let now = memberships(state, new);
+    if !labels_changed {
+        return if changed { now } else { Vec::new() };
+    }
+    let before = memberships(state, old);
+    let mut services: Vec<String> = if changed {
+        now.iter().chain(&before).cloned().collect()
+    } else {
+        // The symmetric difference: the Services the pod joined or left.
+        let joined = now.iter().filter(|s| !before.contains(s));
+        joined
+            .chain(before.iter().filter(|s| !now.contains(s)))
+            .cloned()
+            .collect()
+    };
+    services.sort();
+    services.dedup();
+    services
+}
+
+fn pod_ips(pod: &Value) -> Vec<&str> {
+    let ips = pod.pointer("/status/podIPs").and_then(Value::as_array);
+    ips.into_iter().flatten().map(|ip| object::text(ip.get("ip"))).collect()
+}
+
+/// `GetPodServiceMemberships`: the Services of the pod's namespace whose selector it matches.
+fn memberships(state: &State, pod: &Value) -> Vec<String> {
+    let labels = object::labels(pod).cloned().unwrap_or_default();
+    state
+        .objects_in("", "services", object::namespace(pod))
+        .iter()
+        .filter(|service| selector(service).is_some_and(|selector| selects(selector, &labels)))
+        .map(|service| object::name(service).to_owned())
+        .collect()
+}
+
+/// A Service's selector as the controllers' informers decode it: an empty one is none (the
+/// protobuf they read has no empty map).
+pub(super) fn selector(service: &Value) -> Option<&Map<String, Value>> {
+    service
+        .pointer("/spec/selector")
+        .and_then(Value::as_object)
+        .filter(|selector| !selector.is_empty())
+}
+
+/// `labels.Set(selector).AsSelectorPreValidated()`: every pair of the selector is a label.
+fn selects(selector: &Map<String, Value>, labels: &Map<String, Value>) -> bool {
+    selector.iter().all(|(key, value)| labels.get(key) == Some(value))
+}
+
 /// Both controllers' `syncService`.
 pub(super) fn sync_service(state: &mut State, namespace: &str, name: &str) {
     let services = state.info("", "v1", "services");
@@ -66,39 +147,82 @@ pub(super) fn sync_service(state: &mut State, namespace: &str, name: &str) {
     let Some(service) = state.object(&services, Some(namespace), name) else {
         // `DeleteService`: the trackers forget it; the Endpoints object goes (its slices are
         // the garbage collector's, through their owner reference).
-        state.synced_services.remove(&key);
+        state.service_triggers.remove(&key);
         let endpoints = state.info("", "v1", "endpoints");
         state.delete_object(&endpoints, Some(namespace), name, None);
         return;
     };
-    if service.pointer("/spec/type").and_then(Value::as_str) == Some("ExternalName")
-        || service.pointer("/spec/selector").is_none_or(Value::is_null)
-    {
+    let Some(selector) = selector(&service) else {
+        return;
+    };
+    if service.pointer("/spec/type").and_then(Value::as_str) == Some("ExternalName") {
         return;
     }
-    // `ComputeEndpointLastChangeTriggerTime`: the Service's creation on its first sync, no
-    // time afterwards (its pods have no Ready condition to add one).
-    let first_sync = state.synced_services.insert(key);
-    let trigger = first_sync.then(|| object::meta_str(&service, "creationTimestamp").to_owned());
-    sync_endpoints(state, &service, trigger.as_deref());
-    sync_slices(state, &service, trigger.as_deref());
+    let pods: Vec<Arc<Value>> = state
+        .objects_in("", "pods", namespace)
+        .into_iter()
+        .filter(|pod| selects(selector, object::labels(pod).unwrap_or(&Map::new())))
+        .collect();
+    let trigger = trigger_time(state, &key, &service, &pods);
+    endpoints_controller::sync(state, &service, &pods, trigger.as_deref());
+    endpointslice_reconciler::reconcile(state, &service, &pods, trigger.as_deref());
 }
 
-/// `helper.IsServiceIPSet`: a cluster IP other than `None`.
-fn is_headless(service: &Value) -> bool {
-    let ip = service
-        .pointer("/spec/clusterIP")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+/// `ComputeEndpointLastChangeTriggerTime`: the Service's creation on its first sync; after
+/// that the earliest trigger time that moved since the last sync (the Service's creation, a
+/// pod's Ready transition), if any.
+fn trigger_time(state: &mut State, key: &str, service: &Value, pods: &[Arc<Value>]) -> Option<String> {
+    let known = state.service_triggers.get(key).cloned();
+    let created = object::meta_str(service, "creationTimestamp");
+    let mut now = ServiceTriggerTimes {
+        service: object::timestamp_seconds(created).unwrap_or(0),
+        ..ServiceTriggerTimes::default()
+    };
+    let last = known.clone().unwrap_or_default();
+    let mut earliest: Option<(i64, &str)> = None;
+    let mut consider = |time: i64, text| {
+        if earliest.is_none_or(|(min, _)| time < min) {
+            earliest = Some((time, text));
+        }
+    };
+    for pod in pods {
+        let ready = pod
+            .pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .and_then(|conditions| conditions.iter().find(|c| c.get("type") == Some(&json!("Ready"))));
+        let text = object::text(ready.and_then(|c| c.get("lastTransitionTime")));
+        let Some(time) = object::timestamp_seconds(text) else {
+            continue;
+        };
+        now.pods.insert(object::name(pod).to_owned(), time);
+        if last.pods.get(object::name(pod)).is_none_or(|&before| time > before) {
+            consider(time, text);
+        }
+    }
+    if now.service > last.service {
+        consider(now.service, created);
+    }
+    let earliest = earliest.map(|(_, text)| text.to_owned());
+    state.service_triggers.insert(key.to_owned(), now);
+    match known {
+        None => Some(created.to_owned()),
+        Some(_) => earliest,
+    }
+}
+
+/// `helper.IsServiceIPSet` negated: no cluster IP, or `None`.
+pub(super) fn is_headless(service: &Value) -> bool {
+    let ip = object::text(service.pointer("/spec/clusterIP"));
     ip.is_empty() || ip == "None"
 }
 
-fn service_labels(service: &Value) -> Map<String, Value> {
-    object::labels(service).cloned().unwrap_or_default()
+/// Whether the Service publishes its pods before they are ready.
+pub(super) fn publishes_not_ready(service: &Value) -> bool {
+    service.pointer("/spec/publishNotReadyAddresses") == Some(&json!(true))
 }
 
 /// Sets or clears the trigger-time annotation, as both controllers do on every write.
-fn set_trigger_time(object: &mut Value, trigger: Option<&str>) {
+pub(super) fn set_trigger_time(object: &mut Value, trigger: Option<&str>) {
     let meta = object::meta_mut(object);
     let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
     if let Some(map) = annotations.as_object_mut() {
@@ -113,163 +237,40 @@ fn set_trigger_time(object: &mut Value, trigger: Option<&str>) {
     }
 }
 
-/// The endpoints controller: create the Endpoints object, or update it when its labels (but
-/// the headless marker) no longer equal the Service's.
-fn sync_endpoints(state: &mut State, service: &Value, trigger: Option<&str>) {
-    let info = state.info("", "v1", "endpoints");
-    let (namespace, name) = (object::namespace(service), object::name(service));
-    let current = state.object(&info, Some(namespace), name);
-    let labels = service_labels(service);
-    if let Some(current) = &current {
-        let mut compared = object::labels(current).cloned().unwrap_or_default();
-        compared.remove(HEADLESS);
-        let has_subsets = current
-            .get("subsets")
+/// `ShouldPodBeInEndpoints`: not terminal, with an IP, and not terminating unless terminating
+/// pods are included.
+pub(super) fn should_pod_be_in_endpoints(pod: &Value, include_terminating: bool) -> bool {
+    let phase = object::text(pod.pointer("/status/phase"));
+    if phase == "Failed" || phase == "Succeeded" {
+        return false;
+    }
+    if object::text(pod.pointer("/status/podIP")).is_empty() && pod_ips(pod).is_empty() {
+        return false;
+    }
+    include_terminating || !object::is_deleting(pod)
+}
+
+/// `ShouldSetHostname`: a pod with a hostname whose subdomain is the Service's name.
+pub(super) fn should_set_hostname(pod: &Value, service: &Value) -> bool {
+    !object::text(pod.pointer("/spec/hostname")).is_empty()
+        && object::text(pod.pointer("/spec/subdomain")) == object::name(service)
+        && object::namespace(pod) == object::namespace(service)
+}
+
+/// `podutil.FindPort`: a numeric target port as it is; a named one, the container port of
+/// that name and the Service port's protocol.
+pub(super) fn find_port(pod: &Value, service_port: &Value) -> Option<i64> {
+    let protocol = object::text(service_port.get("protocol"));
+    match service_port.get("targetPort") {
+        Some(Value::String(name)) => pod
+            .pointer("/spec/containers")
             .and_then(Value::as_array)
-            .is_some_and(|s| !s.is_empty());
-        if compared == labels && !has_subsets {
-            return;
-        }
+            .into_iter()
+            .flatten()
+            .flat_map(|container| container.get("ports").and_then(Value::as_array).into_iter().flatten())
+            .find(|port| object::text(port.get("name")) == name && object::text(port.get("protocol")) == protocol)
+            .and_then(|port| port.get("containerPort").and_then(Value::as_i64)),
+        Some(number) => Some(number.as_i64().unwrap_or(0)),
+        None => Some(0),
     }
-    let mut updated = current
-        .as_deref()
-        .cloned()
-        .unwrap_or_else(|| json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": name}}));
-    let mut labels = labels;
-    if is_headless(service) {
-        labels.insert(HEADLESS.to_owned(), json!(""));
-    }
-    object::meta_mut(&mut updated).insert("labels".to_owned(), Value::Object(labels));
-    set_trigger_time(&mut updated, trigger);
-    if let Some(map) = updated.as_object_mut() {
-        map.remove("subsets");
-    }
-    let result = match current {
-        Some(current) => state.update_object(&info, current, updated, Some(MANAGER), None),
-        None => state.create_object(&info, Some(namespace), updated, Some(MANAGER)),
-    };
-    if let Err(status) = result {
-        tracing::warn!(service = name, %status, "could not write the service's endpoints");
-    }
-}
-
-/// The endpointslice reconciler without endpoints: per address type of the Service one
-/// placeholder slice, updated in place when its labels differ from the ones it should have;
-/// slices of an address type the Service no longer has are deleted.
-fn sync_slices(state: &mut State, service: &Value, trigger: Option<&str>) {
-    let info: Arc<ResourceInfo> = state.info("discovery.k8s.io", "v1", "endpointslices");
-    let (namespace, name) = (object::namespace(service), object::name(service));
-    let owned: Vec<Arc<Value>> = state
-        .store
-        .iter(&info.storage_key(), Some(namespace))
-        .map(|(_, slice)| slice.clone())
-        .filter(|slice| owned_by(slice, service))
-        .collect();
-    let address_types = address_types(service);
-    for address_type in &address_types {
-        let wanted = slice_labels(service);
-        let existing = owned
-            .iter()
-            .find(|s| s.get("addressType").and_then(Value::as_str) == Some(address_type));
-        let result = match existing {
-            Some(slice) if object::labels(slice) == Some(&wanted) => continue,
-            Some(slice) => {
-                let mut updated = (**slice).clone();
-                object::meta_mut(&mut updated).insert("labels".to_owned(), Value::Object(wanted));
-                set_trigger_time(&mut updated, trigger);
-                state.update_object(&info, slice.clone(), updated, Some(MANAGER), None)
-            }
-            None => {
-                let mut slice = placeholder(service, address_type, wanted);
-                set_trigger_time(&mut slice, trigger);
-                state.create_object(&info, Some(namespace), slice, Some(MANAGER))
-            }
-        };
-        if let Err(status) = result {
-            tracing::warn!(service = name, %status, "could not write the service's endpoint slice");
-        }
-    }
-    for slice in owned {
-        let kind = slice.get("addressType").and_then(Value::as_str).unwrap_or_default();
-        if !address_types.iter().any(|t| t == kind) {
-            state.delete_object(&info, Some(namespace), object::name(&slice), None);
-        }
-    }
-}
-
-/// `ownedBy`: a slice whose owner references name the Service.
-fn owned_by(slice: &Value, service: &Value) -> bool {
-    object::owner_references(slice).iter().any(|o| {
-        o.get("uid").and_then(Value::as_str) == Some(object::uid(service))
-            && o.get("kind").and_then(Value::as_str) == Some("Service")
-            && o.get("apiVersion").and_then(Value::as_str) == Some("v1")
-    })
-}
-
-/// `getAddressTypesForService`: one address type per IP family of the Service.
-fn address_types(service: &Value) -> Vec<String> {
-    let families = object::string_list(service.pointer("/spec/ipFamilies"));
-    let mut types: Vec<String> = families
-        .iter()
-        .filter_map(|f| match f.as_str() {
-            "IPv4" => Some("IPv4".to_owned()),
-            "IPv6" => Some("IPv6".to_owned()),
-            _ => None,
-        })
-        .collect();
-    if types.is_empty() {
-        types.push("IPv4".to_owned());
-    }
-    types
-}
-
-/// `setEndpointSliceLabels`: the Service's labels (but the reserved ones), the headless
-/// marker, the service name and the managing controller.
-fn slice_labels(service: &Value) -> Map<String, Value> {
-    let mut labels: Map<String, Value> = service_labels(service)
-        .into_iter()
-        .filter(|(key, _)| key != SERVICE_NAME && key != MANAGED_BY)
-        .collect();
-    if is_headless(service) {
-        labels.insert(HEADLESS.to_owned(), json!(""));
-    } else {
-        labels.remove(HEADLESS);
-    }
-    labels.insert(SERVICE_NAME.to_owned(), json!(object::name(service)));
-    labels.insert(MANAGED_BY.to_owned(), json!(SLICE_CONTROLLER));
-    labels
-}
-
-/// `newEndpointSlice` with no ports and no endpoints, named after the Service
-/// (`getEndpointSlicePrefix`) and owned by it.
-fn placeholder(service: &Value, address_type: &str, labels: Map<String, Value>) -> Value {
-    let name = object::name(service);
-    let prefix = format!("{name}-");
-    // The dash only when the prefix stays a valid generate-name prefix (`NameIsDNSSubdomain`
-    // with `prefix`, which masks the trailing dash).
-    let prefix = if object::is_dns_subdomain(&format!("{prefix}a")) {
-        prefix
-    } else {
-        name.to_owned()
-    };
-    json!({
-        "apiVersion": "discovery.k8s.io/v1",
-        "kind": "EndpointSlice",
-        "metadata": {
-            "generateName": prefix,
-            "namespace": object::namespace(service),
-            "labels": labels,
-            "ownerReferences": [{
-                "apiVersion": "v1",
-                "kind": "Service",
-                "name": name,
-                "uid": object::uid(service),
-                "controller": true,
-                "blockOwnerDeletion": true,
-            }],
-        },
-        "addressType": address_type,
-        "endpoints": null,
-        "ports": null,
-    })
 }

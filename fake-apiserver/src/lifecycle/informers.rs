@@ -97,11 +97,12 @@ pub(super) fn after_any_write(state: &mut State, info: &ResourceInfo, object: &V
 }
 
 /// The handlers that compare an object's old and new forms, on a create (`old` absent), an
-/// update or a removal (`new` absent): the NoExecute taint manager's (which act at once) and
-/// the pod garbage collector's.
+/// update or a removal (`new` absent): the NoExecute taint manager's (which act at once), the
+/// pod garbage collector's and the endpoints controllers' pod handlers.
 pub(super) fn after_change(state: &mut State, info: &ResourceInfo, old: Option<&Value>, new: Option<&Value>) {
     taint_eviction::on_change(state, info, old, new);
     pod_gc::on_change(state, info, old, new);
+    endpoints::on_pod_change(state, info, old, new);
 }
 
 /// What the workload, storage protection, volume, tokens, EndpointSlice mirroring and CronJob

@@ -14,12 +14,24 @@ use crate::semantics::quantity::Quantity;
 
 /// spew's `%#v` of `value` as a value of the table's root type.
 pub(crate) fn sprint(types: &GoTypes, value: &Value) -> String {
+    sprint_as(types, types.root(), value)
+}
+
+/// spew's `%#v` of `value` as a value of the table's type `id`.
+pub(crate) fn sprint_as(types: &GoTypes, id: &str, value: &Value) -> String {
     let mut printer = Printer {
         types,
         out: String::new(),
     };
-    printer.format(types.root(), Some(value), false);
+    printer.format(id, Some(value), false);
     printer.out
+}
+
+/// `hashutil.DeepHashObject` into an MD5 hasher, as the endpoints and EndpointSlice
+/// controllers sort ports and subsets: the digest of spew's print of `value` as type `id`.
+pub(crate) fn md5_of(types: &GoTypes, id: &str, value: &Value) -> [u8; 16] {
+    use md5::Digest;
+    md5::Md5::digest(sprint_as(types, id, value).as_bytes()).into()
 }
 
 struct Printer<'a> {

@@ -105,6 +105,8 @@ impl GoTypes {
 
 static POD_TEMPLATE_1_28: LazyLock<GoTypes> = LazyLock::new(|| parse(include_str!("go_types/pod_template_v1_28.json")));
 static POD_TEMPLATE_1_31: LazyLock<GoTypes> = LazyLock::new(|| parse(include_str!("go_types/pod_template_v1_31.json")));
+static ENDPOINTS_1_28: LazyLock<GoTypes> = LazyLock::new(|| parse(include_str!("go_types/endpoints_v1_28.json")));
+static ENDPOINTS_1_31: LazyLock<GoTypes> = LazyLock::new(|| parse(include_str!("go_types/endpoints_v1_31.json")));
 
 fn parse(table: &str) -> GoTypes {
     serde_json::from_str(table).expect("the Go type tables are valid JSON of their shape")
@@ -118,4 +120,11 @@ pub(crate) fn pod_template_types(minor: u32) -> &'static GoTypes {
     } else {
         &POD_TEMPLATE_1_28
     }
+}
+
+/// core/v1's `EndpointSubset` (the table's root) and discovery/v1's `EndpointPort`
+/// (`discovery.EndpointPort`), which the endpoints and EndpointSlice controllers sort by their
+/// hashes, as the minor's kube-controller-manager has them.
+pub(crate) fn endpoint_types(minor: u32) -> &'static GoTypes {
+    if minor >= 31 { &ENDPOINTS_1_31 } else { &ENDPOINTS_1_28 }
 }

@@ -27,6 +27,7 @@ pub(crate) mod daemonset_validation;
 pub(crate) mod decoding;
 pub(crate) mod defaults;
 pub(crate) mod deployment_strategy_validation;
+pub(crate) mod endpoint_subsets;
 pub(crate) mod endpoints_validation;
 pub(crate) mod endpointslice_strategy;
 pub(crate) mod endpointslice_validation;

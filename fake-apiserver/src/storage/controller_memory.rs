@@ -1,6 +1,6 @@
 //! What kube-controller-manager's controllers keep in memory between their runs, beside the
 //! objects: the Job controller's backoff records, the taint manager's timed evictions, the pod
-//! garbage collector's loop and quarantine.
+//! garbage collector's loop and quarantine, the endpoints controllers' trigger times.
 
 use std::collections::BTreeMap;
 use std::time::SystemTime;
@@ -38,4 +38,13 @@ impl Default for PodGcMemory {
             quarantine: BTreeMap::new(),
         }
     }
+}
+
+/// One Service in the endpoints controllers' trigger-time trackers (`ServiceState` of
+/// `endpointslice/util/trigger_time_tracker.go`): the Service's trigger time and each selected
+/// pod's (its Ready condition's transition), in Unix seconds, as of the last sync.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ServiceTriggerTimes {
+    pub(crate) service: i64,
+    pub(crate) pods: BTreeMap<String, i64>,
 }

@@ -14,13 +14,13 @@ pub(crate) mod store;
 pub(crate) mod subresources;
 pub(crate) mod verb;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
-pub(crate) use controller_memory::{JobBackoff, PodGcMemory, ScheduledEviction};
+pub(crate) use controller_memory::{JobBackoff, PodGcMemory, ScheduledEviction, ServiceTriggerTimes};
 use key::ObjectKey;
 use pending::PendingWork;
 use registry::Registry;
@@ -66,9 +66,8 @@ pub(crate) struct State {
     pub(crate) options: Options,
     /// The controllers' work the last writes left.
     pub(crate) pending: PendingWork,
-    /// The Services (`namespace/name`) the endpoints controllers have synced: their
-    /// trigger-time trackers' memory.
-    pub(crate) synced_services: BTreeSet<String>,
+    /// The endpoints controllers' trigger-time trackers, by Service `namespace/name`.
+    pub(crate) service_triggers: BTreeMap<String, ServiceTriggerTimes>,
     /// The ResourceQuota admission plugin's lister: each namespace's quota names in the slots
     /// of the Go map its informer indexes them in (a removed quota's slot is reused).
     pub(crate) quota_slots: BTreeMap<String, Vec<Option<String>>>,
@@ -87,7 +86,7 @@ impl State {
             store: Store::new(options.history_limit, options.watch_buffer),
             registry: Registry::default(),
             pending: PendingWork::new(options.controller_delay),
-            synced_services: BTreeSet::new(),
+            service_triggers: BTreeMap::new(),
             quota_slots: BTreeMap::new(),
             job_backoff: BTreeMap::new(),
             taint_evictions: BTreeMap::new(),

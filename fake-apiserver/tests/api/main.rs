@@ -19,6 +19,7 @@ mod patch;
 mod replication;
 mod scale_apply;
 mod served;
+mod service_endpoints;
 mod statefulsets;
 mod type_meta;
 mod volumes;
