@@ -7,8 +7,8 @@ use serde_json::Value;
 use crate::lifecycle::{
     apf_controller, apiservices, bootstrap, claim_binder, cronjob_controller, daemonset_controller,
     deployment_controller, disruption_controller, endpoints, endpointslice_mirroring, horizontal_controller,
-    job_controller, nodes, pod_gc, replicaset_controller, role_aggregation, statefulset_controller, storage_protection,
-    taint_eviction, token_controller, ttl_after_finished, volume_sync,
+    job_controller, node_health, nodes, pod_gc, replicaset_controller, role_aggregation, statefulset_controller,
+    storage_protection, taint_eviction, token_controller, ttl_after_finished, volume_sync,
 };
 use crate::storage::State;
 use crate::storage::object;
@@ -71,16 +71,11 @@ pub(super) fn after_any_write(state: &mut State, info: &ResourceInfo, object: &V
     }
     if nodes::concerns(info) && object.pointer("/metadata/uid").is_some() {
         let name = object::name(object).to_owned();
-        if let Some(heartbeat) = nodes::heartbeat(object) {
-            let health = Pending::NodeHealth {
-                name: name.clone(),
-                heartbeat: Some(heartbeat),
-                startup: false,
-            };
-            state.pending.push(health);
-        }
         state.pending.push(Pending::NodeTtl { name: name.clone() });
         state.pending.push(Pending::NodeTaints { name });
+    }
+    if node_health::concerns(info, object) {
+        node_health::schedule_pass(state);
     }
     if bootstrap::concerns(info, object) {
         let name = object::namespace(object).to_owned();

@@ -53,6 +53,8 @@ mod job_tracking;
 mod limit_constraints;
 mod limit_ranger;
 mod namespace;
+mod node_health;
+mod node_noexecute;
 mod nodes;
 mod pod_admission;
 mod pod_control;
@@ -216,15 +218,6 @@ pub(crate) fn after_create(state: &mut State, info: &ResourceInfo, stored: &Valu
         (Lifecycle::Namespace, _) => {
             let name = object::name(stored).to_owned();
             state.pending.push(Pending::PopulateNamespace { name });
-        }
-        _ if nodes::concerns(info) => {
-            let name = object::name(stored).to_owned();
-            let heartbeat = nodes::heartbeat(stored);
-            state.pending.push(Pending::NodeHealth {
-                name,
-                heartbeat,
-                startup: true,
-            });
         }
         _ => {}
     }

@@ -6,10 +6,8 @@
 //! - kube-controller-manager's TTL controller annotates each node with the TTL kubelets cache
 //!   objects for, 0 s in a cluster this small (`pkg/controller/ttl/ttl_controller.go`);
 //! - its node lifecycle controller keeps the NoSchedule taints in step with the node's
-//!   conditions and `unschedulable` flag (`doNoScheduleTaintingPass`), and marks the conditions
-//!   of a node whose kubelet never posted them, or stopped, `Unknown` once the grace period
-//!   passed (`tryUpdateNodeHealth`: 60 s after creation, 40 s after the last heartbeat). With
-//!   every node unready the cluster counts as fully disrupted, so no NoExecute taint follows.
+//!   conditions and `unschedulable` flag (`doNoScheduleTaintingPass`); its health monitor and
+//!   NoExecute taints are `node_health`'s and `node_noexecute`'s.
 
 use std::sync::Arc;
 
@@ -35,8 +33,6 @@ const CONDITION_TAINTS: &[(&str, &str, &str)] = &[
     ("NetworkUnavailable", "True", "node.kubernetes.io/network-unavailable"),
     ("PIDPressure", "True", "node.kubernetes.io/pid-pressure"),
 ];
-/// The conditions the health monitor turns `Unknown` (not `NetworkUnavailable`).
-const MONITORED: &[&str] = &["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"];
 
 /// Whether `info` is the Nodes resource.
 pub(super) fn concerns(info: &ResourceInfo) -> bool {
@@ -65,14 +61,6 @@ pub(super) fn admit_create(node: &mut Value) {
     if !tainted {
         taints.push(json!({ "key": "node.kubernetes.io/not-ready", "effect": "NoSchedule" }));
     }
-}
-
-/// The heartbeat of the node's Ready condition, whose absence or staleness the health
-/// monitor checks for once the grace period has passed.
-pub(super) fn heartbeat(node: &Value) -> Option<Value> {
-    condition(node, "Ready")
-        .and_then(|c| c.get("lastHeartbeatTime"))
-        .cloned()
 }
 
 /// The TTL controller's annotation, written by kube-controller-manager when it is missing.
@@ -178,55 +166,8 @@ fn tainted(node: &Value) -> Option<Value> {
     })
 }
 
-/// The health monitor's verdict once the grace period passed with no (new) heartbeat: every
-/// monitored condition `Unknown`, those never posted added, written through `/status`.
-pub(super) fn mark_unknown(state: &mut State, name: &str, heartbeat: Option<&Value>) {
-    let info: Arc<ResourceInfo> = state.info("", "v1", "nodes");
-    let Some(node) = state.object(&info, None, name) else {
-        return;
-    };
-    let ready = condition(&node, "Ready");
-    // A heartbeat posted since this check was scheduled starts the grace period over.
-    if ready.and_then(|c| c.get("lastHeartbeatTime")) != heartbeat {
-        return;
-    }
-    let now = object::now();
-    let created = node
-        .pointer("/metadata/creationTimestamp")
-        .cloned()
-        .unwrap_or(Value::Null);
-    let mut updated = (*node).clone();
-    let conditions = &mut updated["status"]["conditions"];
-    if !conditions.is_array() {
-        *conditions = json!([]);
-    }
-    let Some(list) = conditions.as_array_mut() else { return };
-    for kind in MONITORED {
-        match list
-            .iter_mut()
-            .find(|c| c.get("type").and_then(Value::as_str) == Some(kind))
-        {
-            None => list.push(json!({
-                "type": kind, "status": "Unknown", "lastHeartbeatTime": created,
-                "lastTransitionTime": now, "reason": "NodeStatusNeverUpdated",
-                "message": "Kubelet never posted node status.",
-            })),
-            Some(found) if found.get("status").and_then(Value::as_str) != Some("Unknown") => {
-                found["status"] = json!("Unknown");
-                found["reason"] = json!("NodeStatusUnknown");
-                found["message"] = json!("Kubelet stopped posting node status.");
-                found["lastTransitionTime"] = json!(now);
-            }
-            Some(_) => {}
-        }
-    }
-    if let Err(status) = state.update_object(&info, node, updated, Some(CONTROLLER_MANAGER), Some("status")) {
-        tracing::warn!(name, %status, "could not mark the node's health unknown");
-    }
-}
-
 /// The node's condition of `kind`, if posted.
-fn condition<'a>(node: &'a Value, kind: &str) -> Option<&'a Value> {
+pub(super) fn condition<'a>(node: &'a Value, kind: &str) -> Option<&'a Value> {
     node.pointer("/status/conditions")
         .and_then(Value::as_array)?
         .iter()

@@ -5,7 +5,7 @@ use crate::lifecycle::replicaset_controller::{REPLICA_SETS, REPLICATION_CONTROLL
 use crate::lifecycle::{
     apf_controller, apiservices, bootstrap, claim_binder, crd, cronjob_controller, daemonset_controller,
     deployment_controller, disruption_controller, endpoints, endpointslice_mirroring, gc, gc_owners,
-    horizontal_controller, informers, job_controller, namespace, nodes, pod_gc, quota_controller,
+    horizontal_controller, informers, job_controller, namespace, node_health, nodes, pod_gc, quota_controller,
     replicaset_controller, role_aggregation, statefulset_controller, storage_protection, taint_eviction,
     token_controller, ttl_after_finished, volume_sync,
 };
@@ -78,6 +78,7 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
                 Timer::Autoscaler => horizontal_controller::sync(state, &namespace, &name),
                 Timer::TaintEviction => taint_eviction::fire(state, &namespace, &name, due),
                 Timer::PodGc => pod_gc::gc(state),
+                Timer::NodeMonitor => node_health::pass(state),
             },
             Pending::SyncWorkload {
                 controller,
@@ -99,7 +100,6 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             } => quota_controller::replenish(state, &namespace, &group, &plural),
             Pending::NodeTtl { name } => nodes::annotate_ttl(state, &name),
             Pending::NodeTaints { name } => nodes::taint(state, &name),
-            Pending::NodeHealth { name, heartbeat, .. } => nodes::mark_unknown(state, &name, heartbeat.as_ref()),
             Pending::AttemptToDelete {
                 info,
                 namespace,

@@ -87,7 +87,7 @@ pub(crate) fn go_parse_duration(orig: &str) -> Result<i64, String> {
 
 /// The `time` package's own `quote`: ASCII as it is (quotes and backslashes escaped), every
 /// byte of anything else as `\xNN`.
-fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -5,11 +5,13 @@ use serde_json::{Value, json};
 
 use crate::storage::object;
 
-/// Sets `condition` (its `type`, `status`, `reason`, `message`) on the pod: it replaces the
-/// pod's condition of that type, keeping its transition time when its status did not change,
-/// or is appended. Returns whether anything changed.
+/// Sets `condition` (its `type`, `status`, `reason`, `message`, and `lastProbeTime` when it
+/// has one) on the pod: it replaces the pod's condition of that type, keeping its transition
+/// time when its status did not change, or is appended. Returns whether anything changed.
 pub(crate) fn update_pod_condition(pod: &mut Value, mut condition: Value) -> bool {
-    condition["lastProbeTime"] = Value::Null;
+    if condition.get("lastProbeTime").is_none() {
+        condition["lastProbeTime"] = Value::Null;
+    }
     condition["lastTransitionTime"] = json!(object::now());
     let status = &mut pod["status"];
     if !status.get("conditions").is_some_and(Value::is_array) {

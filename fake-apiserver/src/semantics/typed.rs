@@ -34,7 +34,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::semantics::flowcontrol_types::shares_field;
-use crate::semantics::{flowcontrol_conversion, go_json, minor_fields, shape};
+use crate::semantics::shape::Shape;
+use crate::semantics::{flowcontrol_conversion, go_json, go_time_parse, minor_fields, shape};
 use crate::storage::resource::ResourceInfo;
 
 /// Removes the fields of a built-in `object` its type in the emulated `minor` does not know,
@@ -59,9 +60,10 @@ pub(crate) fn prune_unknown(info: &ResourceInfo, object: &mut Value, minor: u32)
 pub(crate) fn decode_error(info: &ResourceInfo, object: &Value) -> Option<String> {
     let error = match through_type(info, object)? {
         Ok(decoded) => return micro_time_error(object, &decoded),
-        // Other failures (bad base64, a bad quantity) are the server's own checks to word.
         Err(error) if error.inner().to_string().starts_with("invalid type: ") => error,
-        Err(_) => return None,
+        // A timestamp Go cannot parse either is refused in `time.Parse`'s words; other failures
+        // (bad base64, a bad quantity) are the server's own checks to word.
+        Err(error) => return time_error(info, object, &error.path().to_string()),
     };
     let mut path = error.path().to_string();
     if info.group == flowcontrol_conversion::GROUP {
@@ -84,6 +86,25 @@ pub(crate) fn decode_error(info: &ResourceInfo, object: &Value) -> Option<String
         "json: cannot unmarshal {found} into Go struct field {declaring}.{} of type {go_type}",
         field.join(".")
     ))
+}
+
+/// `time.Parse`'s refusal of the `metav1.Time` or `MicroTime` string at `path`, if that is
+/// what the field is and Go cannot parse it.
+fn time_error(info: &ResourceInfo, object: &Value, path: &str) -> Option<String> {
+    let text = path_value(object, path)?.as_str()?;
+    let mut shape = Shape::of(info);
+    for segment in path.split('.') {
+        let mut parts = segment.split('[');
+        shape = shape.child(parts.next()?);
+        for _ in parts {
+            shape = shape.items();
+        }
+    }
+    match shape.definition()? {
+        "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime" => go_time_parse::parse_error(text, true),
+        "io.k8s.apimachinery.pkg.apis.meta.v1.Time" => go_time_parse::parse_error(text, false),
+        _ => None,
+    }
 }
 
 /// The value at a serde path (`spec.versions[0].deprecationWarning`).
@@ -258,45 +279,16 @@ fn micro_time_error(sent: &Value, decoded: &Value) -> Option<String> {
             .zip(decoded)
             .find_map(|(value, back)| micro_time_error(value, back)),
         (Value::String(sent), Value::String(decoded)) if is_micro_time(decoded) => {
-            let rest = parse_micro_time_rest(sent)?;
-            Some(format!(
-                "parsing time {sent:?} as \"{MICRO_LAYOUT}\": cannot parse {:?} as {:?}",
-                rest.0, rest.1
-            ))
+            go_time_parse::parse_error(sent, true)
         }
         _ => None,
     }
 }
 
-/// Go's `metav1.RFC3339Micro`.
-const MICRO_LAYOUT: &str = "2006-01-02T15:04:05.000000Z07:00";
-
 /// Whether `text` is a micro time as k8s-openapi writes one (`….123456Z`).
 fn is_micro_time(text: &str) -> bool {
     let bytes = text.as_bytes();
     is_timestamp(text) && bytes.len() == 27 && bytes[19] == b'.' && bytes[26] == b'Z'
-}
-
-/// Where `time.Parse` with the micro layout stops on `text` after a well-formed date and
-/// time: the text left and the layout element it fails (`None` when it parses, or fails
-/// earlier, which the k8s-openapi type already refused).
-fn parse_micro_time_rest(text: &str) -> Option<(String, &'static str)> {
-    let rest = text.get(19..)?;
-    let digits = rest
-        .get(1..7)
-        .filter(|d| rest.starts_with('.') && d.bytes().all(|b| b.is_ascii_digit()));
-    if digits.is_none() {
-        return Some((rest.to_owned(), ".000000"));
-    }
-    let zone = &rest[7..];
-    let offset = |z: &str| {
-        let b = z.as_bytes();
-        b.len() == 6 && (b[0] == b'+' || b[0] == b'-') && b[3] == b':'
-    };
-    if zone == "Z" || offset(zone) {
-        return None;
-    }
-    Some((zone.to_owned(), "Z07:00"))
 }
 
 /// Whether `text` reads as an RFC 3339 timestamp (`2026-01-01T00:00:00…`).

@@ -1,6 +1,7 @@
 //! What kube-controller-manager's controllers keep in memory between their runs, beside the
 //! objects: the Job controller's backoff records, the taint manager's timed evictions, the pod
-//! garbage collector's loop and quarantine, the endpoints controllers' trigger times.
+//! garbage collector's loop and quarantine, the endpoints controllers' trigger times, the node
+//! lifecycle controller's health records and tainting queues.
 
 use std::collections::BTreeMap;
 use std::time::SystemTime;
@@ -47,4 +48,60 @@ impl Default for PodGcMemory {
 pub(crate) struct ServiceTriggerTimes {
     pub(crate) service: i64,
     pub(crate) pods: BTreeMap<String, i64>,
+}
+
+/// What the node lifecycle controller remembers of one node (`nodeHealthData`): its Ready
+/// condition as last seen, when it last heard from the node (`probeTimestamp`), when Ready
+/// last changed, and its Lease's renew time as last seen.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeHealthRecord {
+    pub(crate) ready: Option<serde_json::Value>,
+    pub(crate) probe: SystemTime,
+    pub(crate) ready_transition: SystemTime,
+    pub(crate) lease_renewed: Option<String>,
+}
+
+/// A zone's disruption state (`ZoneState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ZoneState {
+    Initial,
+    Normal,
+    FullDisruption,
+    PartialDisruption,
+}
+
+/// A zone's NoExecute tainting queue (`RateLimitedTimedQueue`): the nodes waiting, in the
+/// order they were added, behind a token bucket of burst 1 (`rate`: tokens per second at the
+/// default controller delay; 0 never lets one through).
+#[derive(Debug, Clone)]
+pub(crate) struct ZoneTainter {
+    pub(crate) queue: Vec<String>,
+    pub(crate) rate: f64,
+    pub(crate) tokens: f64,
+    pub(crate) refilled: SystemTime,
+}
+
+/// The node lifecycle controller's memory: when its monitor loop started and its next pass,
+/// the nodes it knows (with their uids), their health, and each zone's state and tainter.
+#[derive(Debug)]
+pub(crate) struct NodeLifecycleMemory {
+    pub(crate) started: SystemTime,
+    pub(crate) next_pass: Option<SystemTime>,
+    pub(crate) known: BTreeMap<String, String>,
+    pub(crate) health: BTreeMap<String, NodeHealthRecord>,
+    pub(crate) zones: BTreeMap<String, ZoneState>,
+    pub(crate) tainters: BTreeMap<String, ZoneTainter>,
+}
+
+impl Default for NodeLifecycleMemory {
+    fn default() -> Self {
+        Self {
+            started: SystemTime::now(),
+            next_pass: None,
+            known: BTreeMap::new(),
+            health: BTreeMap::new(),
+            zones: BTreeMap::new(),
+            tainters: BTreeMap::new(),
+        }
+    }
 }

@@ -35,7 +35,11 @@ impl ResourceInfo {
                 "regarding.namespace",
                 "regarding.name",
                 "regarding.uid",
+                "regarding.apiVersion",
+                "regarding.resourceVersion",
+                "regarding.fieldPath",
                 "reason",
+                "reportingController",
                 "type",
             ],
             (true, "", "Pod") => &[
@@ -75,6 +79,7 @@ impl ResourceInfo {
             (true, "Node") => node_field,
             (true, "Pod") => pod_field,
             (true, "Job") => job_field,
+            (true, "Event") => event_field,
             _ => object::field_text,
         }
     }
@@ -115,6 +120,23 @@ fn pod_field(object: &Value, path: &str) -> Option<String> {
                 .unwrap_or_default()
                 .to_owned(),
         ),
+        _ => object::field_text(object, path),
+    }
+}
+
+/// An Event (as stored, core/v1) by `ToSelectableFields` (`pkg/registry/core/event/strategy.go`):
+/// its source is the source's component, or else the reporting controller.
+fn event_field(object: &Value, path: &str) -> Option<String> {
+    match path {
+        "source" => {
+            let component = object::text(object.pointer("/source/component"));
+            let source = if component.is_empty() {
+                object::text(object.get("reportingComponent"))
+            } else {
+                component
+            };
+            Some(source.to_owned())
+        }
         _ => object::field_text(object, path),
     }
 }

@@ -20,7 +20,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-pub(crate) use controller_memory::{JobBackoff, PodGcMemory, ScheduledEviction, ServiceTriggerTimes};
+pub(crate) use controller_memory::{
+    JobBackoff, NodeHealthRecord, NodeLifecycleMemory, PodGcMemory, ScheduledEviction, ServiceTriggerTimes, ZoneState,
+    ZoneTainter,
+};
 use key::ObjectKey;
 use pending::PendingWork;
 use registry::Registry;
@@ -78,6 +81,8 @@ pub(crate) struct State {
     pub(crate) taint_evictions: BTreeMap<String, Option<ScheduledEviction>>,
     /// The pod garbage collector's loop and quarantine.
     pub(crate) pod_gc: PodGcMemory,
+    /// The node lifecycle controller's health records, zones and tainting queues.
+    pub(crate) node_lifecycle: NodeLifecycleMemory,
 }
 
 impl State {
@@ -91,6 +96,7 @@ impl State {
             job_backoff: BTreeMap::new(),
             taint_evictions: BTreeMap::new(),
             pod_gc: PodGcMemory::default(),
+            node_lifecycle: NodeLifecycleMemory::default(),
             options,
         }
     }

@@ -43,13 +43,6 @@ pub(crate) enum Pending {
     NodeTtl { name: String },
     /// A node was written: its NoSchedule taints are brought in line with its conditions.
     NodeTaints { name: String },
-    /// A node was created (`startup`) or posted its Ready heartbeat: unless a newer heartbeat
-    /// comes within the grace period, its conditions turn Unknown.
-    NodeHealth {
-        name: String,
-        heartbeat: Option<Value>,
-        startup: bool,
-    },
     /// A Service, its Endpoints or one of its managed EndpointSlices was written or removed:
     /// the endpoints and endpointslice controllers sync the Service.
     SyncService { namespace: String, name: String },
@@ -145,6 +138,9 @@ pub(crate) enum Timer {
     TaintEviction,
     /// A run of the pod garbage collector's loop (no namespace or name).
     PodGc,
+    /// A pass of the node lifecycle controller's monitor (`monitorNodeHealth`, then its
+    /// NoExecute tainting pass; no namespace or name).
+    NodeMonitor,
 }
 
 /// The workload controllers of kube-controller-manager whose syncs are queued by key and
@@ -223,10 +219,6 @@ impl Pending {
             Pending::SyncTokenSecret { .. } | Pending::DeleteAccountTokens { .. } => base / 20,
             // The node lifecycle controller takes most of a second to notice a node.
             Pending::NodeTaints { .. } => base * 8,
-            // kube-controller-manager's node startup and monitor grace periods, 60 s and 40 s
-            // at the default delay.
-            Pending::NodeHealth { startup: true, .. } => base * 600,
-            Pending::NodeHealth { startup: false, .. } => base * 400,
             Pending::Marked { .. }
             | Pending::Removed { .. }
             | Pending::PopulateNamespace { .. }

@@ -14,6 +14,7 @@ use crate::semantics::defaults;
 use crate::semantics::endpointslice_strategy;
 use crate::semantics::hpa_strategy;
 use crate::semantics::job_strategy;
+use crate::semantics::lease_strategy;
 use crate::semantics::pod_gates;
 use crate::semantics::priorityclass;
 use crate::semantics::service_strategy;
@@ -163,6 +164,14 @@ pub(crate) fn prepare_update(
         // The field manager records the object as sent, with the fields the gates drop.
         let sent = new.clone();
         pod_gates::drop_disabled(info, &mut new, Some(old), minor);
+        if field_view.is_none() && sent != new {
+            field_view = Some(sent);
+        }
+    }
+    if lease_strategy::concerns(info) {
+        // As for the pod gates: the field manager records the Lease as sent.
+        let sent = new.clone();
+        lease_strategy::drop_disabled(info, &mut new, Some(old));
         if field_view.is_none() && sent != new {
             field_view = Some(sent);
         }

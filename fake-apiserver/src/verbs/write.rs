@@ -10,6 +10,7 @@ use crate::lifecycle;
 use crate::semantics::apparmor_strategy;
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::endpointslice_strategy;
+use crate::semantics::lease_strategy;
 use crate::semantics::omit_empty::{self, Empty};
 use crate::semantics::pod_affinity_strategy;
 use crate::semantics::pod_gates;
@@ -188,11 +189,15 @@ pub(crate) fn create(
         || volume_strategy::concerns(info)
         || hpa_strategy::changes_on_create(info);
     // Only the kinds something may change before validation pay for the copy.
-    let changeable = strategy_changes || pod_gates::concerns(info) || lifecycle::mutates_on_create(info);
+    let changeable = strategy_changes
+        || pod_gates::concerns(info)
+        || lease_strategy::concerns(info)
+        || lifecycle::mutates_on_create(info);
     let sent = changeable.then(|| body.clone());
     lifecycle::await_admission_inputs(state, info, &body);
     lifecycle::mutate_create(state, info, &mut body)?;
     pod_gates::drop_disabled(info, &mut body, None, state.options.minor());
+    lease_strategy::drop_disabled(info, &mut body, None);
     pod_affinity_strategy::prepare_create(info, &mut body, state.options.minor());
     opts.warnings.extend(apparmor_strategy::prepare_create(
         info,

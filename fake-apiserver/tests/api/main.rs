@@ -14,6 +14,7 @@ mod job_policies;
 mod jobs;
 mod kubectl;
 mod list;
+mod node_health;
 mod node_lifecycle;
 mod patch;
 mod replication;

@@ -1,0 +1,357 @@
+//! kube-controller-manager's node lifecycle controller watching node health
+//! (`pkg/controller/nodelifecycle/node_lifecycle_controller.go` `monitorNodeHealth`,
+//! `tryUpdateNodeHealth`, `classifyNodes`; `pkg/controller/util/node/controller_utils.go`
+//! `MarkPodsNotReady`, `RecordNodeEvent`, `RecordNodeStatusChange`): every 5 s (50 controller
+//! delays) a pass over the nodes hears from each through its Ready heartbeat or its Lease in
+//! `kube-node-lease`; a node silent past the grace period (60 s after creation for one that
+//! never posted, 40 s after the last heartbeat) gets its conditions `Unknown`, its pods not
+//! ready and a `NodeNotReady` event; then `node_noexecute` taints or clears it by zone.
+//!
+//! Go's loop runs forever; here a pass is queued at the loop's next tick after a node or node
+//! Lease is written, and at the tick when a grace period or a tainting token runs out.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use serde_json::{Value, json};
+
+use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
+use crate::lifecycle::writes::Writes;
+use crate::lifecycle::{events, node_noexecute, nodes};
+use crate::semantics::pod_condition::update_pod_condition;
+use crate::storage::object;
+use crate::storage::pending::{Pending, Timer};
+use crate::storage::resource::ResourceInfo;
+use crate::storage::{NodeHealthRecord, State};
+
+/// `--node-monitor-period`, `--node-monitor-grace-period` and `--node-startup-grace-period`
+/// (5 s, 40 s, 60 s), in controller delays.
+const MONITOR_PERIOD_DELAYS: u32 = 50;
+const GRACE_DELAYS: u32 = 400;
+const STARTUP_GRACE_DELAYS: u32 = 600;
+/// The conditions the monitor turns `Unknown` (not `NetworkUnavailable`).
+const MONITORED: &[&str] = &["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"];
+/// The event source of the node lifecycle controller.
+pub(super) const COMPONENT: &str = "node-controller";
+/// Where kubelets renew their Leases.
+const LEASE_NAMESPACE: &str = "kube-node-lease";
+
+/// Whether a write concerns the monitor: a node, or a node's Lease.
+pub(super) fn concerns(info: &ResourceInfo, object: &Value) -> bool {
+    info.builtin
+        && ((info.group.is_empty() && info.plural == "nodes")
+            || (info.group == "coordination.k8s.io"
+                && info.plural == "leases"
+                && object::namespace(object) == LEASE_NAMESPACE))
+}
+
+/// The monitor's next pass at its loop's next tick, unless one is queued already.
+pub(super) fn schedule_pass(state: &mut State) {
+    schedule_at(state, SystemTime::now());
+}
+
+/// The monitor's pass at the first tick of its loop at or after `at`, unless an earlier one is
+/// queued.
+pub(super) fn schedule_at(state: &mut State, at: SystemTime) {
+    let memory = &state.node_lifecycle;
+    let period = state.options.controller_delay * MONITOR_PERIOD_DELAYS;
+    let since = at.duration_since(memory.started).unwrap_or_default();
+    let ticks = since.as_nanos().div_ceil(period.as_nanos().max(1));
+    let due = memory.started + period * u32::try_from(ticks).unwrap_or(u32::MAX);
+    if memory.next_pass.is_some_and(|queued| queued <= due) {
+        return;
+    }
+    state.node_lifecycle.next_pass = Some(due);
+    state.pending.push(Pending::Deadline {
+        timer: Timer::NodeMonitor,
+        namespace: String::new(),
+        name: String::new(),
+        due,
+    });
+}
+
+/// `monitorNodeHealth`, then the NoExecute tainting pass; the next pass is queued for when
+/// anything can change without a write.
+pub(super) fn pass(state: &mut State) {
+    let now = SystemTime::now();
+    if state.node_lifecycle.next_pass.is_some_and(|due| due > now) {
+        // A later write queued a sooner pass that already ran.
+        return;
+    }
+    state.node_lifecycle.next_pass = None;
+    let info = state.info("", "v1", "nodes");
+    let nodes: Vec<Arc<Value>> = state
+        .store
+        .iter(&info.storage_key(), None)
+        .map(|(_, node)| node.clone())
+        .collect();
+    classify(state, &nodes);
+    let mut zone_conditions: std::collections::BTreeMap<String, Vec<Option<String>>> = Default::default();
+    for node in &nodes {
+        let name = object::name(node);
+        let Some(node) = state.object(&info, None, name) else {
+            continue;
+        };
+        let (observed, current) = update_health(state, &info, &node, now);
+        if !node_noexecute::excluded(&node) {
+            zone_conditions
+                .entry(node_noexecute::zone(&node))
+                .or_default()
+                .push(current.clone());
+        }
+        let Some(current) = current else { continue };
+        node_noexecute::process_eviction(state, name, &observed);
+        if current != "True" && observed == "True" {
+            let message = format!("Node {name} status is now: NodeNotReady");
+            events::record_about(
+                state,
+                node_reference(&node),
+                "Normal",
+                "NodeNotReady",
+                &message,
+                COMPONENT,
+            );
+            mark_pods_not_ready(state, name);
+        }
+    }
+    node_noexecute::handle_disruption(state, &zone_conditions, &nodes, now);
+    node_noexecute::tainting_pass(state, now);
+    if let Some(next) = next_change(state, now) {
+        schedule_at(state, next);
+    }
+}
+
+/// `RecordNodeEvent`'s and `RecordNodeStatusChange`'s reference to a node.
+pub(super) fn node_reference(node: &Value) -> Value {
+    json!({"kind": "Node", "name": object::name(node), "uid": object::uid(node), "apiVersion": "v1"})
+}
+
+/// `classifyNodes`: nodes seen for the first time are registered (and their NoExecute taints
+/// cleared), nodes gone are forgotten, each with an event.
+fn classify(state: &mut State, nodes: &[Arc<Value>]) {
+    for node in nodes {
+        let name = object::name(node);
+        if state.node_lifecycle.known.contains_key(name) {
+            node_noexecute::add_zone(state, &node_noexecute::zone(node));
+            continue;
+        }
+        let message = format!("Node {name} event: Registered Node {name} in Controller");
+        events::record_about(
+            state,
+            node_reference(node),
+            "Normal",
+            "RegisteredNode",
+            &message,
+            COMPONENT,
+        );
+        let uid = object::uid(node).to_owned();
+        state.node_lifecycle.known.insert(name.to_owned(), uid);
+        node_noexecute::add_zone(state, &node_noexecute::zone(node));
+        node_noexecute::mark_reachable(state, name);
+    }
+    let gone: Vec<(String, String)> = state
+        .node_lifecycle
+        .known
+        .iter()
+        .filter(|(name, _)| !nodes.iter().any(|n| object::name(n) == name.as_str()))
+        .map(|(name, uid)| (name.clone(), uid.clone()))
+        .collect();
+    for (name, uid) in gone {
+        let message = format!("Node {name} event: Removing Node {name} from Controller");
+        let reference = json!({"kind": "Node", "name": name, "uid": uid, "apiVersion": "v1"});
+        events::record_about(state, reference, "Normal", "RemovingNode", &message, COMPONENT);
+        state.node_lifecycle.known.remove(&name);
+        state.node_lifecycle.health.remove(&name);
+    }
+}
+
+/// `tryUpdateNodeHealth`: the Ready status the node posted (observed; `Unknown` for a node
+/// that never posted) and the one it has after the monitor's verdict (`None`: no Ready
+/// condition yet).
+fn update_health(
+    state: &mut State,
+    info: &Arc<ResourceInfo>,
+    node: &Arc<Value>,
+    now: SystemTime,
+) -> (String, Option<String>) {
+    let name = object::name(node).to_owned();
+    let delay = state.options.controller_delay;
+    let created = time_of(object::meta_str(node, "creationTimestamp")).unwrap_or(now);
+    let current = nodes::condition(node, "Ready").cloned();
+    let record = state.node_lifecycle.health.get(&name).cloned();
+    let (observed, grace, mut record) = match (&current, record) {
+        (None, record) => {
+            let record = record.map_or(
+                NodeHealthRecord {
+                    ready: None,
+                    probe: created,
+                    ready_transition: created,
+                    lease_renewed: None,
+                },
+                |r| NodeHealthRecord { ready: None, ..r },
+            );
+            ("Unknown".to_owned(), delay * STARTUP_GRACE_DELAYS, record)
+        }
+        (Some(ready), record) => {
+            let observed = object::text(ready.get("status")).to_owned();
+            let fresh = |lease_renewed| NodeHealthRecord {
+                ready: Some(ready.clone()),
+                probe: now,
+                ready_transition: now,
+                lease_renewed,
+            };
+            let record = match record {
+                None => fresh(None),
+                Some(saved) => match &saved.ready {
+                    None => fresh(saved.lease_renewed),
+                    Some(before) if before.get("lastHeartbeatTime") != ready.get("lastHeartbeatTime") => {
+                        let moved = before.get("lastTransitionTime") != ready.get("lastTransitionTime");
+                        NodeHealthRecord {
+                            ready: Some(ready.clone()),
+                            probe: now,
+                            ready_transition: if moved { now } else { saved.ready_transition },
+                            lease_renewed: saved.lease_renewed,
+                        }
+                    }
+                    Some(_) => saved,
+                },
+            };
+            (observed, delay * GRACE_DELAYS, record)
+        }
+    };
+    // A renewed Lease is a heartbeat too.
+    let leases = state.info("coordination.k8s.io", "v1", "leases");
+    if let Some(lease) = state.object(&leases, Some(LEASE_NAMESPACE), &name) {
+        let renewed = object::text(lease.pointer("/spec/renewTime")).to_owned();
+        let newer = record
+            .lease_renewed
+            .as_deref()
+            .is_none_or(|before| time_of(before) < time_of(&renewed));
+        if !renewed.is_empty() && newer {
+            record.lease_renewed = Some(renewed);
+            record.probe = now;
+        }
+    }
+    let mut verdict = current
+        .as_ref()
+        .map(|ready| object::text(ready.get("status")).to_owned());
+    if now > record.probe + grace {
+        let marked = marked_unknown(node);
+        let ready = nodes::condition(&marked, "Ready").cloned();
+        if ready != current || current.is_none() {
+            match state.update_object(info, node.clone(), marked, Some(CONTROLLER_MANAGER), Some("status")) {
+                Ok(_) => {
+                    record.ready_transition = now;
+                    verdict = Some("Unknown".to_owned());
+                }
+                Err(status) => tracing::warn!(name, %status, "could not mark the node's health unknown"),
+            }
+        }
+    }
+    state.node_lifecycle.health.insert(name, record);
+    (observed, verdict)
+}
+
+/// The node with every monitored condition `Unknown`: those never posted added (their
+/// heartbeat the node's creation), those posted marked stopped.
+fn marked_unknown(node: &Value) -> Value {
+    let now = object::now();
+    let created = node
+        .pointer("/metadata/creationTimestamp")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let mut updated = node.clone();
+    let conditions = &mut updated["status"]["conditions"];
+    if !conditions.is_array() {
+        *conditions = json!([]);
+    }
+    if let Some(list) = conditions.as_array_mut() {
+        for kind in MONITORED {
+            match list.iter_mut().find(|c| object::text(c.get("type")) == *kind) {
+                None => list.push(json!({
+                    "type": kind, "status": "Unknown", "lastHeartbeatTime": created,
+                    "lastTransitionTime": now, "reason": "NodeStatusNeverUpdated",
+                    "message": "Kubelet never posted node status.",
+                })),
+                Some(found) if object::text(found.get("status")) != "Unknown" => {
+                    found["status"] = json!("Unknown");
+                    found["reason"] = json!("NodeStatusUnknown");
+                    found["message"] = json!("Kubelet stopped posting node status.");
+                    found["lastTransitionTime"] = json!(now);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    updated
+}
+
+/// `MarkPodsNotReady`: each pod bound to the node with a Ready condition gets it `False`
+/// through `/status`, and a `NodeNotReady` event.
+fn mark_pods_not_ready(state: &mut State, node: &str) {
+    let info = state.info("", "v1", "pods");
+    let pods: Vec<Arc<Value>> = state
+        .store
+        .iter(&info.storage_key(), None)
+        .map(|(_, pod)| pod.clone())
+        .filter(|pod| object::text(pod.pointer("/spec/nodeName")) == node)
+        .collect();
+    for pod in pods {
+        let conditions = pod.pointer("/status/conditions").and_then(Value::as_array);
+        let Some(ready) = conditions
+            .into_iter()
+            .flatten()
+            .find(|c| object::text(c.get("type")) == "Ready")
+        else {
+            continue;
+        };
+        let mut condition = ready.clone();
+        condition["status"] = json!("False");
+        let mut updated = (*pod).clone();
+        if !update_pod_condition(&mut updated, condition) {
+            continue;
+        }
+        match state.update_object(&info, pod.clone(), updated, Some(CONTROLLER_MANAGER), Some("status")) {
+            Ok(_) => events::record(
+                state,
+                &info,
+                &pod,
+                "Warning",
+                "NodeNotReady",
+                "Node is not ready",
+                COMPONENT,
+            ),
+            Err(status) => tracing::warn!(pod = object::name(&pod), %status, "could not mark the pod not ready"),
+        }
+    }
+}
+
+/// When the next pass could change anything without a write: a node's grace period running
+/// out, or a queued taint's token coming.
+fn next_change(state: &State, now: SystemTime) -> Option<SystemTime> {
+    let delay = state.options.controller_delay;
+    let info = state.info("", "v1", "nodes");
+    let graces = state.node_lifecycle.health.iter().filter_map(|(name, record)| {
+        let node = state.object(&info, None, name)?;
+        let ready = nodes::condition(&node, "Ready");
+        // A node marked already has nothing more to lose.
+        let marked = ready.is_some_and(|c| object::text(c.get("status")) == "Unknown");
+        let grace = if ready.is_none() {
+            STARTUP_GRACE_DELAYS
+        } else {
+            GRACE_DELAYS
+        };
+        (!marked).then(|| record.probe + delay * grace + Duration::from_millis(1))
+    });
+    graces
+        .chain(node_noexecute::next_token(state, now))
+        .filter(|at| *at > now)
+        .min()
+}
+
+/// A Kubernetes timestamp as a time.
+pub(super) fn time_of(text: &str) -> Option<SystemTime> {
+    let stamp = text.parse::<jiff::Timestamp>().ok()?;
+    let since = Duration::try_from(stamp.duration_since(jiff::Timestamp::UNIX_EPOCH)).ok()?;
+    Some(SystemTime::UNIX_EPOCH + since)
+}
