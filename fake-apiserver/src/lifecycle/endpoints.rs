@@ -9,6 +9,7 @@
 //! reconciler (`endpointslice_reconciler`).
 
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use serde_json::{Map, Value, json};
 
@@ -16,7 +17,7 @@ use crate::lifecycle::disruption_status::is_pod_ready;
 use crate::lifecycle::writes::Writes;
 use crate::lifecycle::{endpoints_controller, endpointslice_reconciler};
 use crate::storage::object;
-use crate::storage::pending::Pending;
+use crate::storage::pending::{Pending, Timer};
 use crate::storage::resource::ResourceInfo;
 use crate::storage::{ServiceTriggerTimes, State};
 
@@ -31,6 +32,8 @@ pub(super) const SERVICE_NAME: &str = "kubernetes.io/service-name";
 /// `discovery.LabelManagedBy`, and the endpointslice controller's name in it.
 pub(super) const MANAGED_BY: &str = "endpointslice.kubernetes.io/managed-by";
 pub(super) const SLICE_CONTROLLER: &str = "endpointslice-controller.k8s.io";
+/// The endpointslice controller's `maxRetries`.
+const MAX_SLICE_RETRIES: u32 = 15;
 
 /// Whether a write to `info` makes the controllers sync a Service: the Service itself, an
 /// Endpoints object removed, a slice the endpointslice controller manages.
@@ -148,6 +151,7 @@ pub(super) fn sync_service(state: &mut State, namespace: &str, name: &str) {
         // `DeleteService`: the trackers forget it; the Endpoints object goes (its slices are
         // the garbage collector's, through their owner reference).
         state.service_triggers.remove(&key);
+        state.slice_sync_failures.remove(&key);
         let endpoints = state.info("", "v1", "endpoints");
         state.delete_object(&endpoints, Some(namespace), name, None);
         return;
@@ -165,7 +169,33 @@ pub(super) fn sync_service(state: &mut State, namespace: &str, name: &str) {
         .collect();
     let trigger = trigger_time(state, &key, &service, &pods);
     endpoints_controller::sync(state, &service, &pods, trigger.as_deref());
-    endpointslice_reconciler::reconcile(state, &service, &pods, trigger.as_deref());
+    let failed = endpointslice_reconciler::reconcile(state, &service, &pods, trigger.as_deref());
+    retry_or_forget(state, namespace, name, failed);
+}
+
+/// The endpointslice controller's `handleErr`: a failed sync is retried after its queue's
+/// backoff (1 s doubling, 1000 s at most, 15 retries; 10 controller delays a second), a good
+/// one resets it.
+fn retry_or_forget(state: &mut State, namespace: &str, name: &str, failed: bool) {
+    let key = format!("{namespace}/{name}");
+    if !failed {
+        state.slice_sync_failures.remove(&key);
+        return;
+    }
+    let failures = state.slice_sync_failures.entry(key).or_insert(0);
+    if *failures >= MAX_SLICE_RETRIES {
+        return;
+    }
+    let backoff = (1u64 << (*failures).min(10)).min(1000);
+    *failures += 1;
+    let delay = state.options.controller_delay * 10;
+    let due = SystemTime::now() + delay * u32::try_from(backoff).unwrap_or(1000);
+    state.pending.push(Pending::Deadline {
+        timer: Timer::ServiceResync,
+        namespace: namespace.to_owned(),
+        name: name.to_owned(),
+        due,
+    });
 }
 
 /// `ComputeEndpointLastChangeTriggerTime`: the Service's creation on its first sync; after

@@ -153,6 +153,8 @@ fn write(state: &mut State, service: &Value, mut subsets: Vec<Value>, trigger: O
     let mut labels = service_labels;
     if endpoints::is_headless(service) {
         labels.insert(HEADLESS.to_owned(), json!(""));
+    } else {
+        labels.remove(HEADLESS);
     }
     object::meta_mut(&mut updated).insert("labels".to_owned(), Value::Object(labels));
     if let Some(map) = updated.as_object_mut() {

@@ -2,8 +2,9 @@
 //! (`staging/src/k8s.io/endpointslice/utils.go` `podToEndpoint`, `getEndpointPorts`,
 //! `newEndpointSlice`, `setEndpointSliceLabels`, `ownedBy`; `util/controller_utils.go`
 //! `NewPortMapKey`, `EndpointsEqualBeyondHash`; `util/endpointset.go` `hashEndpoint`;
-//! `reconciler.go` `placeholderSliceCompare`): a pod's endpoint, the ports it offers in their
-//! hash order, a new slice with its labels and owner.
+//! `reconciler.go` `placeholderSliceCompare`; `getAddressTypesForService`): a pod's endpoint,
+//! the ports it offers in their hash order, a new slice with its labels and owner, the address
+//! types a Service has.
 
 use serde_json::{Map, Value, json};
 
@@ -21,16 +22,26 @@ const ZONE: &str = "topology.kubernetes.io/zone";
 /// target's namespace and name.
 pub(super) type EndpointKey = (Vec<String>, String, String, String);
 
-/// `NewPortMapKey`: the ports in the order of their hashes, printed as Go hashes them (a nil
-/// list prints otherwise than an empty one).
+/// `NewPortMapKey`: the ports sorted by their hashes, printed as Go hashes them (a nil list
+/// prints otherwise than an empty one).
 pub(super) fn port_map_key(state: &State, ports: &[Value], nil: bool) -> String {
     if nil {
         return "<nil>".to_owned();
     }
     let types = go_types::endpoint_types(state.options.minor());
-    ports
+    let mut printed: Vec<([u8; 16], String)> = ports
         .iter()
-        .map(|port| go_spew::sprint_as(types, "discovery.EndpointPort", port))
+        .map(|port| {
+            (
+                go_spew::md5_of(types, "discovery.EndpointPort", port),
+                go_spew::sprint_as(types, "discovery.EndpointPort", port),
+            )
+        })
+        .collect();
+    printed.sort_by_key(|(hash, _)| *hash);
+    printed
+        .into_iter()
+        .map(|(_, print)| print)
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -207,15 +218,33 @@ pub(super) fn new_slice(service: &Value, meta: &SliceMeta<'_>) -> Value {
     })
 }
 
-/// `placeholderSliceCompare`: the same namespace, labels, owners, address type and no ports or
-/// endpoints — what else a stored slice has (name, uid, times) does not count.
+/// `placeholderSliceCompare`: the same namespace, labels, address type and no ports or
+/// endpoints — what else a stored slice's metadata has (name, uid, owners) does not count.
 pub(super) fn same_placeholder(stored: &Value, placeholder: &Value) -> bool {
     let list = |v: &Value, key: &str| v.get(key).and_then(Value::as_array).is_some_and(|l| !l.is_empty());
     object::namespace(stored) == object::namespace(placeholder)
         && object::labels(stored).cloned().unwrap_or_default()
             == object::labels(placeholder).cloned().unwrap_or_default()
-        && object::owner_references(stored) == object::owner_references(placeholder)
         && stored.get("addressType") == placeholder.get("addressType")
         && !list(stored, "ports")
         && !list(stored, "endpoints")
+}
+
+/// `getAddressTypesForService`: one address type per IP family of the Service (without
+/// families, the family of its cluster IP, or both for a headless Service).
+pub(super) fn address_types(service: &Value) -> Vec<String> {
+    let families = object::string_list(service.pointer("/spec/ipFamilies"));
+    let mut types: Vec<String> = ["IPv4", "IPv6"]
+        .into_iter()
+        .filter(|t| families.iter().any(|f| f == t))
+        .map(str::to_owned)
+        .collect();
+    if types.is_empty() {
+        types = match object::text(service.pointer("/spec/clusterIP")) {
+            "" | "None" => vec!["IPv4".to_owned(), "IPv6".to_owned()],
+            ip if is_ipv6(ip) => vec!["IPv6".to_owned()],
+            _ => vec!["IPv4".to_owned()],
+        };
+    }
+    types
 }

@@ -15,12 +15,11 @@ use serde_json::{Value, json};
 
 use crate::lifecycle::endpoints::{self, MANAGED_BY, MANAGER, SERVICE_NAME, SLICE_CONTROLLER};
 use crate::lifecycle::endpointslice_endpoints::{
-    EndpointKey, SliceMeta, endpoint_key, endpoint_ports, equal_beyond_hash, new_slice, owned_by, pod_to_endpoint,
-    port_map_key, same_placeholder, slice_labels,
+    EndpointKey, SliceMeta, address_types, endpoint_key, endpoint_ports, equal_beyond_hash, new_slice, owned_by,
+    pod_to_endpoint, port_map_key, same_placeholder, slice_labels,
 };
 use crate::lifecycle::events;
 use crate::lifecycle::writes::Writes;
-use crate::semantics::service_ip_validation::is_ipv6;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
@@ -38,8 +37,9 @@ struct Changes {
 }
 
 /// `Reconcile`: the Service's managed slices brought to its pods, address type by address type;
-/// slices of a type the Service no longer has are deleted.
-pub(super) fn reconcile(state: &mut State, service: &Value, pods: &[Arc<Value>], trigger: Option<&str>) {
+/// slices of a type the Service no longer has are deleted. Returns whether it failed (a pod
+/// skipped, a write refused), which `syncService` reports in an event and retries.
+pub(super) fn reconcile(state: &mut State, service: &Value, pods: &[Arc<Value>], trigger: Option<&str>) -> bool {
     let info = state.info("discovery.k8s.io", "v1", "endpointslices");
     let namespace = object::namespace(service);
     // The controller's lister, by label, without the slices being deleted.
@@ -92,6 +92,7 @@ pub(super) fn reconcile(state: &mut State, service: &Value, pods: &[Arc<Value>],
             "endpoint-slice-controller",
         );
     }
+    !errors.is_empty()
 }
 
 /// `utilerrors.NewAggregate(errs).Error()`: one message as it is, several distinct ones in
@@ -107,25 +108,6 @@ fn aggregate(errors: &[SliceSyncError]) -> String {
         [one] => one.clone(),
         many => format!("[{}]", many.join(", ")),
     }
-}
-
-/// `getAddressTypesForService`: one address type per IP family of the Service (without
-/// families, the family of its cluster IP, or both for a headless Service).
-fn address_types(service: &Value) -> Vec<String> {
-    let families = object::string_list(service.pointer("/spec/ipFamilies"));
-    let mut types: Vec<String> = ["IPv4", "IPv6"]
-        .into_iter()
-        .filter(|t| families.iter().any(|f| f == t))
-        .map(str::to_owned)
-        .collect();
-    if types.is_empty() {
-        types = match object::text(service.pointer("/spec/clusterIP")) {
-            "" | "None" => vec!["IPv4".to_owned(), "IPv6".to_owned()],
-            ip if is_ipv6(ip) => vec!["IPv6".to_owned()],
-            _ => vec!["IPv4".to_owned()],
-        };
-    }
-    types
 }
 
 /// `reconcileByAddressType`.
@@ -236,16 +218,21 @@ fn reconcile_port_mapping(
             }
         }
         let (labels, labels_changed) = slice_labels(slice, service);
+        // Only a slice to update takes the new labels; one filled later keeps its own.
         let mut copy = (**slice).clone();
-        object::meta_mut(&mut copy).insert("labels".to_owned(), Value::Object(labels));
+        let relabel = |copy: &mut Value| {
+            object::meta_mut(copy).insert("labels".to_owned(), Value::Object(labels.clone()));
+        };
         if endpoint_updated || current.len() != kept.len() {
             if kept.is_empty() {
                 to_delete.insert(name.clone());
             } else {
                 copy["endpoints"] = Value::Array(kept);
+                relabel(&mut copy);
                 to_update.insert(name.clone());
             }
         } else if labels_changed {
+            relabel(&mut copy);
             to_update.insert(name.clone());
         } else {
             unchanged.insert(name.clone());

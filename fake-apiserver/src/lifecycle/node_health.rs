@@ -10,6 +10,7 @@
 //! Go's loop runs forever; here a pass is queued at the loop's next tick after a node or node
 //! Lease is written, and at the tick when a grace period or a tainting token runs out.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -70,29 +71,25 @@ pub(super) fn schedule_at(state: &mut State, at: SystemTime) {
     });
 }
 
-/// `monitorNodeHealth`, then the NoExecute tainting pass; the next pass is queued for when
-/// anything can change without a write.
-pub(super) fn pass(state: &mut State) {
-    let now = SystemTime::now();
-    if state.node_lifecycle.next_pass.is_some_and(|due| due > now) {
-        // A later write queued a sooner pass that already ran.
+/// `monitorNodeHealth` at the loop's tick `tick`, then the NoExecute tainting pass; the next
+/// pass is queued for when anything can change without a write.
+pub(super) fn pass(state: &mut State, tick: SystemTime) {
+    if state.node_lifecycle.next_pass.is_some_and(|next| next > tick) {
+        // A sooner pass queued since ran in this one's place and queued the next.
         return;
     }
     state.node_lifecycle.next_pass = None;
+    let now = SystemTime::now().max(tick);
     let info = state.info("", "v1", "nodes");
-    let nodes: Vec<Arc<Value>> = state
-        .store
-        .iter(&info.storage_key(), None)
-        .map(|(_, node)| node.clone())
-        .collect();
+    let nodes = state.objects_everywhere(&info);
     classify(state, &nodes);
-    let mut zone_conditions: std::collections::BTreeMap<String, Vec<Option<String>>> = Default::default();
+    let mut zone_conditions: BTreeMap<String, Vec<Option<String>>> = BTreeMap::new();
     for node in &nodes {
         let name = object::name(node);
         let Some(node) = state.object(&info, None, name) else {
             continue;
         };
-        let (observed, current) = update_health(state, &info, &node, now);
+        let (observed, current) = update_health(state, &info, &node, Pass { tick, now });
         if !node_noexecute::excluded(&node) {
             zone_conditions
                 .entry(node_noexecute::zone(&node))
@@ -114,11 +111,20 @@ pub(super) fn pass(state: &mut State) {
             mark_pods_not_ready(state, name);
         }
     }
-    node_noexecute::handle_disruption(state, &zone_conditions, &nodes, now);
+    node_noexecute::handle_disruption(state, &zone_conditions, &nodes, tick);
     node_noexecute::tainting_pass(state, now);
-    if let Some(next) = next_change(state, now) {
+    node_noexecute::schedule_tainting(state, now);
+    if let Some(next) = next_grace_end(state, now) {
         schedule_at(state, next);
     }
+}
+
+/// When a pass runs: the loop's tick, which Go's `nc.now()` stamps heartbeats with, and the
+/// time it compares grace periods against.
+#[derive(Clone, Copy)]
+struct Pass {
+    tick: SystemTime,
+    now: SystemTime,
 }
 
 /// `RecordNodeEvent`'s and `RecordNodeStatusChange`'s reference to a node.
@@ -160,88 +166,89 @@ fn classify(state: &mut State, nodes: &[Arc<Value>]) {
         let message = format!("Node {name} event: Removing Node {name} from Controller");
         let reference = json!({"kind": "Node", "name": name, "uid": uid, "apiVersion": "v1"});
         events::record_about(state, reference, "Normal", "RemovingNode", &message, COMPONENT);
+        // Go forgets the node but not its health: a node created again under the name starts
+        // from the old record.
         state.node_lifecycle.known.remove(&name);
-        state.node_lifecycle.health.remove(&name);
     }
 }
 
 /// `tryUpdateNodeHealth`: the Ready status the node posted (observed; `Unknown` for a node
 /// that never posted) and the one it has after the monitor's verdict (`None`: no Ready
 /// condition yet).
-fn update_health(
-    state: &mut State,
-    info: &Arc<ResourceInfo>,
-    node: &Arc<Value>,
-    now: SystemTime,
-) -> (String, Option<String>) {
+fn update_health(state: &mut State, info: &Arc<ResourceInfo>, node: &Arc<Value>, at: Pass) -> (String, Option<String>) {
     let name = object::name(node).to_owned();
     let delay = state.options.controller_delay;
-    let created = time_of(object::meta_str(node, "creationTimestamp")).unwrap_or(now);
+    let created = time_of(object::meta_str(node, "creationTimestamp")).unwrap_or(at.tick);
     let current = nodes::condition(node, "Ready").cloned();
-    let record = state.node_lifecycle.health.get(&name).cloned();
-    let (observed, grace, mut record) = match (&current, record) {
-        (None, record) => {
-            let record = record.map_or(
-                NodeHealthRecord {
+    let saved = state.node_lifecycle.health.get(&name).cloned();
+    let saved_lease = saved.as_ref().and_then(|r| r.lease_renewed.clone());
+    // A new record forgets the Lease it saw (Go's `nodeHealthData` literals leave it nil).
+    let fresh = |ready: Option<Value>, transition| NodeHealthRecord {
+        ready,
+        probe: at.tick,
+        ready_transition: transition,
+        lease_renewed: None,
+    };
+    let (observed, grace, mut record) = match &current {
+        None => {
+            let record = match saved {
+                Some(saved) => NodeHealthRecord { ready: None, ..saved },
+                None => NodeHealthRecord {
                     ready: None,
                     probe: created,
                     ready_transition: created,
                     lease_renewed: None,
                 },
-                |r| NodeHealthRecord { ready: None, ..r },
-            );
+            };
             ("Unknown".to_owned(), delay * STARTUP_GRACE_DELAYS, record)
         }
-        (Some(ready), record) => {
-            let observed = object::text(ready.get("status")).to_owned();
-            let fresh = |lease_renewed| NodeHealthRecord {
-                ready: Some(ready.clone()),
-                probe: now,
-                ready_transition: now,
-                lease_renewed,
-            };
-            let record = match record {
-                None => fresh(None),
+        Some(ready) => {
+            let record = match saved {
                 Some(saved) => match &saved.ready {
-                    None => fresh(saved.lease_renewed),
+                    None => fresh(Some(ready.clone()), at.tick),
                     Some(before) if before.get("lastHeartbeatTime") != ready.get("lastHeartbeatTime") => {
                         let moved = before.get("lastTransitionTime") != ready.get("lastTransitionTime");
-                        NodeHealthRecord {
-                            ready: Some(ready.clone()),
-                            probe: now,
-                            ready_transition: if moved { now } else { saved.ready_transition },
-                            lease_renewed: saved.lease_renewed,
-                        }
+                        let transition = if moved { at.tick } else { saved.ready_transition };
+                        fresh(Some(ready.clone()), transition)
                     }
                     Some(_) => saved,
                 },
+                None => fresh(Some(ready.clone()), at.tick),
             };
-            (observed, delay * GRACE_DELAYS, record)
+            (
+                object::text(ready.get("status")).to_owned(),
+                delay * GRACE_DELAYS,
+                record,
+            )
         }
     };
-    // A renewed Lease is a heartbeat too.
+    // A Lease seen for the first time, or renewed since, is a heartbeat too.
     let leases = state.info("coordination.k8s.io", "v1", "leases");
-    if let Some(lease) = state.object(&leases, Some(LEASE_NAMESPACE), &name) {
-        let renewed = object::text(lease.pointer("/spec/renewTime")).to_owned();
-        let newer = record
-            .lease_renewed
-            .as_deref()
-            .is_none_or(|before| time_of(before) < time_of(&renewed));
-        if !renewed.is_empty() && newer {
-            record.lease_renewed = Some(renewed);
-            record.probe = now;
+    let observed_lease = state
+        .object(&leases, Some(LEASE_NAMESPACE), &name)
+        .map(|lease| object::text(lease.pointer("/spec/renewTime")).to_owned());
+    if let Some(renewed) = &observed_lease {
+        let newer = match &saved_lease {
+            None => true,
+            Some(before) => matches!((time_of(before), time_of(renewed)), (Some(b), Some(r)) if b < r),
+        };
+        if newer {
+            record.lease_renewed = Some(renewed.clone());
+            record.probe = at.tick;
         }
     }
     let mut verdict = current
         .as_ref()
         .map(|ready| object::text(ready.get("status")).to_owned());
-    if now > record.probe + grace {
+    if at.now >= record.probe + grace {
         let marked = marked_unknown(node);
         let ready = nodes::condition(&marked, "Ready").cloned();
         if ready != current || current.is_none() {
             match state.update_object(info, node.clone(), marked, Some(CONTROLLER_MANAGER), Some("status")) {
                 Ok(_) => {
-                    record.ready_transition = now;
+                    record.ready = ready;
+                    record.ready_transition = at.tick;
+                    record.lease_renewed = observed_lease;
                     verdict = Some("Unknown".to_owned());
                 }
                 Err(status) => tracing::warn!(name, %status, "could not mark the node's health unknown"),
@@ -290,12 +297,8 @@ fn marked_unknown(node: &Value) -> Value {
 /// through `/status`, and a `NodeNotReady` event.
 fn mark_pods_not_ready(state: &mut State, node: &str) {
     let info = state.info("", "v1", "pods");
-    let pods: Vec<Arc<Value>> = state
-        .store
-        .iter(&info.storage_key(), None)
-        .map(|(_, pod)| pod.clone())
-        .filter(|pod| object::text(pod.pointer("/spec/nodeName")) == node)
-        .collect();
+    let mut pods = state.objects_everywhere(&info);
+    pods.retain(|pod| object::text(pod.pointer("/spec/nodeName")) == node);
     for pod in pods {
         let conditions = pod.pointer("/status/conditions").and_then(Value::as_array);
         let Some(ready) = conditions
@@ -326,25 +329,27 @@ fn mark_pods_not_ready(state: &mut State, node: &str) {
     }
 }
 
-/// When the next pass could change anything without a write: a node's grace period running
-/// out, or a queued taint's token coming.
-fn next_change(state: &State, now: SystemTime) -> Option<SystemTime> {
+/// When a node's grace period runs out, for the nodes not marked yet: the pass due then marks
+/// it.
+fn next_grace_end(state: &State, now: SystemTime) -> Option<SystemTime> {
     let delay = state.options.controller_delay;
     let info = state.info("", "v1", "nodes");
-    let graces = state.node_lifecycle.health.iter().filter_map(|(name, record)| {
-        let node = state.object(&info, None, name)?;
-        let ready = nodes::condition(&node, "Ready");
-        // A node marked already has nothing more to lose.
-        let marked = ready.is_some_and(|c| object::text(c.get("status")) == "Unknown");
-        let grace = if ready.is_none() {
-            STARTUP_GRACE_DELAYS
-        } else {
-            GRACE_DELAYS
-        };
-        (!marked).then(|| record.probe + delay * grace + Duration::from_millis(1))
-    });
-    graces
-        .chain(node_noexecute::next_token(state, now))
+    state
+        .node_lifecycle
+        .health
+        .iter()
+        .filter_map(|(name, record)| {
+            let node = state.object(&info, None, name)?;
+            let ready = nodes::condition(&node, "Ready");
+            // A node marked already has nothing more to lose.
+            let marked = ready.is_some_and(|c| object::text(c.get("status")) == "Unknown");
+            let grace = if ready.is_none() {
+                STARTUP_GRACE_DELAYS
+            } else {
+                GRACE_DELAYS
+            };
+            (!marked).then(|| record.probe + delay * grace)
+        })
         .filter(|at| *at > now)
         .min()
 }

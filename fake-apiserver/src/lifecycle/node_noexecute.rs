@@ -9,7 +9,7 @@
 //! controller stops tainting and clears the taints; a partially disrupted small zone is not
 //! tainted either.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -19,6 +19,7 @@ use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::nodes;
 use crate::lifecycle::writes::Writes;
 use crate::storage::object;
+use crate::storage::pending::{Pending, Timer};
 use crate::storage::{State, ZoneState, ZoneTainter};
 
 const NOT_READY: &str = "node.kubernetes.io/not-ready";
@@ -64,6 +65,7 @@ pub(super) fn add_zone(state: &mut State, zone: &str) {
     memory.zones.insert(zone.to_owned(), ZoneState::Initial);
     let tainter = ZoneTainter {
         queue: Vec::new(),
+        added: BTreeSet::new(),
         rate: EVICTION_RATE,
         tokens: 1.0,
         refilled: SystemTime::now(),
@@ -91,17 +93,24 @@ pub(super) fn process_eviction(state: &mut State, name: &str, observed: &str) {
         swap_taints(state, name, wanted, opposite);
         return;
     }
-    // `markNodeForTainting`: a node that lacks the taint goes to the back of the queue.
+    // `markNodeForTainting`: a node that lacks the taint is removed (`Remove`) and added again;
+    // one that has it was added already and stays as it is.
     let zone = zone(&node);
     let lacks = !has_taint(&node, wanted);
     if let Some(tainter) = state.node_lifecycle.tainters.get_mut(&zone) {
         if lacks {
-            tainter.queue.retain(|queued| queued != name);
+            remove_from(tainter, name);
         }
-        if !tainter.queue.iter().any(|queued| queued == name) {
+        if tainter.added.insert(name.to_owned()) {
             tainter.queue.push(name.to_owned());
         }
     }
+}
+
+/// `UniqueQueue.Remove`: off the queue, and free to be added again.
+fn remove_from(tainter: &mut ZoneTainter, name: &str) {
+    tainter.queue.retain(|queued| queued != name);
+    tainter.added.remove(name);
 }
 
 /// `markNodeAsReachable`: both NoExecute taints removed, the node out of its queue.
@@ -114,7 +123,7 @@ pub(super) fn mark_reachable(state: &mut State, name: &str) {
         .map(|node| zone(&node))
         .unwrap_or_default();
     if let Some(tainter) = state.node_lifecycle.tainters.get_mut(&zone) {
-        tainter.queue.retain(|queued| queued != name);
+        remove_from(tainter, name);
     }
 }
 
@@ -196,15 +205,29 @@ fn zone_rate(zone_state: ZoneState, size: usize) -> f64 {
     }
 }
 
-/// `SwapLimiter`: a new, full token bucket when the rate changes.
+/// `SwapLimiter`: a new token bucket when the rate changes, full unless the old one had no
+/// token to give (as Go drains the new one then).
 fn set_rate(state: &mut State, zone: &str, rate: f64, now: SystemTime) {
-    if let Some(tainter) = state.node_lifecycle.tainters.get_mut(zone)
-        && tainter.rate != rate
-    {
+    let Some(old_rate) = state.node_lifecycle.tainters.get(zone).map(|t| t.rate) else {
+        return;
+    };
+    if old_rate == rate {
+        return;
+    }
+    let old_rate = real_rate(state, old_rate);
+    if let Some(tainter) = state.node_lifecycle.tainters.get_mut(zone) {
+        refill(tainter, old_rate, now);
+        tainter.tokens = if tainter.tokens >= 1.0 { 1.0 } else { 0.0 };
         tainter.rate = rate;
-        tainter.tokens = 1.0;
         tainter.refilled = now;
     }
+}
+
+/// The bucket refilled at `rate` (tokens per real second) up to one token by `now`.
+fn refill(tainter: &mut ZoneTainter, rate: f64, now: SystemTime) {
+    let elapsed = now.duration_since(tainter.refilled).unwrap_or_default().as_secs_f64();
+    tainter.tokens = (tainter.tokens + elapsed * rate).min(1.0);
+    tainter.refilled = now;
 }
 
 /// The rate in tokens per real second: Go's rate at the default controller delay of 100 ms.
@@ -228,13 +251,12 @@ pub(super) fn tainting_pass(state: &mut State, now: SystemTime) {
                 break;
             };
             // `TryAccept`: the bucket refills at the rate, up to one token.
-            let elapsed = now.duration_since(tainter.refilled).unwrap_or_default().as_secs_f64();
-            tainter.tokens = (tainter.tokens + elapsed * rate).min(1.0);
-            tainter.refilled = now;
+            refill(tainter, rate, now);
             if rate == 0.0 || tainter.tokens < 1.0 {
                 break;
             }
             tainter.tokens -= 1.0;
+            // `RemoveFromQueue`: the node stays added, so it is not queued again.
             tainter.queue.remove(0);
             let Some(node) = state.object(&info, None, &name) else {
                 continue;
@@ -249,18 +271,42 @@ pub(super) fn tainting_pass(state: &mut State, now: SystemTime) {
     }
 }
 
-/// When a zone's queue gets its next token, for a zone with nodes waiting.
-pub(super) fn next_token(state: &State, now: SystemTime) -> Option<SystemTime> {
-    state
+/// Queues the tainting pass for when a zone with nodes waiting gets its next token, unless a
+/// sooner one is queued (Go's pass runs every 100 ms).
+pub(super) fn schedule_tainting(state: &mut State, now: SystemTime) {
+    let next = state
         .node_lifecycle
         .tainters
         .values()
         .filter(|t| !t.queue.is_empty() && t.rate > 0.0)
         .map(|t| {
             let missing = (1.0 - t.tokens).max(0.0) / real_rate(state, t.rate);
+            // A millisecond past the token, so that rounding cannot leave it just short.
             t.refilled.max(now) + Duration::from_secs_f64(missing) + Duration::from_millis(1)
         })
-        .min()
+        .min();
+    let Some(due) = next else { return };
+    if state.node_lifecycle.next_tainting.is_some_and(|queued| queued <= due) {
+        return;
+    }
+    state.node_lifecycle.next_tainting = Some(due);
+    state.pending.push(Pending::Deadline {
+        timer: Timer::NodeTainting,
+        namespace: String::new(),
+        name: String::new(),
+        due,
+    });
+}
+
+/// The tainting pass its timer runs at `due`, then the next one queued.
+pub(super) fn tainting_timer(state: &mut State, due: SystemTime) {
+    if state.node_lifecycle.next_tainting.is_some_and(|next| next > due) {
+        return;
+    }
+    state.node_lifecycle.next_tainting = None;
+    let now = SystemTime::now().max(due);
+    tainting_pass(state, now);
+    schedule_tainting(state, now);
 }
 
 fn has_taint(node: &Value, key: &str) -> bool {

@@ -75,11 +75,7 @@ fn schedule_tick(state: &mut State) {
 pub(super) fn gc(state: &mut State) {
     state.pod_gc.next_tick = None;
     let pods_info = state.info("", "v1", "pods");
-    let pods: Vec<Arc<Value>> = state
-        .store
-        .iter(&pods_info.storage_key(), None)
-        .map(|(_, pod)| pod.clone())
-        .collect();
+    let pods = state.objects_everywhere(&pods_info);
     gc_terminated(state, &pods);
     gc_terminating(state, &pods);
     gc_orphaned(state, &pods);

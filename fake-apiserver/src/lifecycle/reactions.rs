@@ -5,9 +5,9 @@ use crate::lifecycle::replicaset_controller::{REPLICA_SETS, REPLICATION_CONTROLL
 use crate::lifecycle::{
     apf_controller, apiservices, bootstrap, claim_binder, crd, cronjob_controller, daemonset_controller,
     deployment_controller, disruption_controller, endpoints, endpointslice_mirroring, gc, gc_owners,
-    horizontal_controller, informers, job_controller, namespace, node_health, nodes, pod_gc, quota_controller,
-    replicaset_controller, role_aggregation, statefulset_controller, storage_protection, taint_eviction,
-    token_controller, ttl_after_finished, volume_sync,
+    horizontal_controller, informers, job_controller, namespace, node_health, node_noexecute, nodes, pod_gc,
+    quota_controller, replicaset_controller, role_aggregation, statefulset_controller, storage_protection,
+    taint_eviction, token_controller, ttl_after_finished, volume_sync,
 };
 use crate::storage::State;
 use crate::storage::object;
@@ -78,7 +78,9 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
                 Timer::Autoscaler => horizontal_controller::sync(state, &namespace, &name),
                 Timer::TaintEviction => taint_eviction::fire(state, &namespace, &name, due),
                 Timer::PodGc => pod_gc::gc(state),
-                Timer::NodeMonitor => node_health::pass(state),
+                Timer::NodeMonitor => node_health::pass(state, due),
+                Timer::ServiceResync => endpoints::sync_service(state, &namespace, &name),
+                Timer::NodeTainting => node_noexecute::tainting_timer(state, due),
             },
             Pending::SyncWorkload {
                 controller,

@@ -48,9 +48,10 @@ pub(crate) fn parse_error(value: &str, micro: bool) -> Option<String> {
                     return cannot(hold, element);
                 };
                 rest = after;
+                // The day is checked against its month once everything parsed.
                 let (what, ok) = match *element {
                     "01" => ("month", (1..=12).contains(&number)),
-                    "02" => ("day", (1..=31).contains(&number)),
+                    "02" => ("day", true),
                     "15" => ("hour", number < 24),
                     "04" => ("minute", number < 60),
                     _ => ("second", number < 60),
@@ -67,12 +68,18 @@ pub(crate) fn parse_error(value: &str, micro: bool) -> Option<String> {
                 }
             }
             ".000000" => {
-                let fraction = rest.get(..7).filter(|f| {
-                    let b = f.as_bytes();
-                    (b[0] == b'.' || b[0] == b',') && b[1..].iter().all(u8::is_ascii_digit)
-                });
-                if fraction.is_none() {
+                // `parseNanoseconds`: a `.` or `,`, then six characters `atoi` reads (a sign
+                // included; a negative fraction is out of range).
+                let Some(fraction) = rest.get(..7).filter(|f| matches!(f.as_bytes()[0], b'.' | b',')) else {
                     return cannot(hold, element);
+                };
+                let digits = &fraction[1..];
+                let unsigned = digits.strip_prefix(['+', '-']).unwrap_or(digits);
+                if unsigned.is_empty() || !unsigned.bytes().all(|b| b.is_ascii_digit()) {
+                    return cannot(hold, element);
+                }
+                if digits.starts_with('-') && unsigned.bytes().any(|b| b != b'0') {
+                    return out_of_range("fractional second");
                 }
                 rest = &rest[7..];
             }
@@ -89,7 +96,7 @@ pub(crate) fn parse_error(value: &str, micro: bool) -> Option<String> {
     if !rest.is_empty() {
         return Some(format!("parsing time {}: extra text: {}", quote(value), quote(rest)));
     }
-    if day > days_in(month, year) {
+    if day < 1 || day > days_in(month, year) {
         return out_of_range("day");
     }
     None
@@ -163,6 +170,16 @@ mod tests {
             r#"parsing time "2026-02-30T00:00:00Z": day out of range"#
         );
         assert_eq!(parse_error("2026-02-03T04:05:06.789Z", false), None);
+        // The day is checked last: the hour's range fails first.
+        assert_eq!(
+            parse_error("2026-01-32T25:00:00Z", false).unwrap(),
+            r#"parsing time "2026-01-32T25:00:00Z": hour out of range"#
+        );
+        assert_eq!(parse_error("2026-01-01T00:00:00.+12345Z", true), None);
+        assert_eq!(
+            parse_error("2026-01-01T00:00:00.-12345Z", true).unwrap(),
+            r#"parsing time "2026-01-01T00:00:00.-12345Z": fractional second out of range"#
+        );
         assert_eq!(
             parse_error("2026-02-03T04:05:06Zjunk", false).unwrap(),
             r#"parsing time "2026-02-03T04:05:06Zjunk": extra text: "junk""#

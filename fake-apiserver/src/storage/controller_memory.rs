@@ -70,23 +70,28 @@ pub(crate) enum ZoneState {
     PartialDisruption,
 }
 
-/// A zone's NoExecute tainting queue (`RateLimitedTimedQueue`): the nodes waiting, in the
-/// order they were added, behind a token bucket of burst 1 (`rate`: tokens per second at the
-/// default controller delay; 0 never lets one through).
+/// A zone's NoExecute tainting queue (`RateLimitedTimedQueue` over a `UniqueQueue`): the nodes
+/// waiting, in the order they were added, and every node added since it was last removed (a
+/// node taken off the queue stays there, so it is not queued again), behind a token bucket of
+/// burst 1 (`rate`: tokens per second at the default controller delay; 0 never lets one
+/// through).
 #[derive(Debug, Clone)]
 pub(crate) struct ZoneTainter {
     pub(crate) queue: Vec<String>,
+    pub(crate) added: std::collections::BTreeSet<String>,
     pub(crate) rate: f64,
     pub(crate) tokens: f64,
     pub(crate) refilled: SystemTime,
 }
 
-/// The node lifecycle controller's memory: when its monitor loop started and its next pass,
+/// The node lifecycle controller's memory: when its monitor loop started, its next pass and
+/// its next tainting pass,
 /// the nodes it knows (with their uids), their health, and each zone's state and tainter.
 #[derive(Debug)]
 pub(crate) struct NodeLifecycleMemory {
     pub(crate) started: SystemTime,
     pub(crate) next_pass: Option<SystemTime>,
+    pub(crate) next_tainting: Option<SystemTime>,
     pub(crate) known: BTreeMap<String, String>,
     pub(crate) health: BTreeMap<String, NodeHealthRecord>,
     pub(crate) zones: BTreeMap<String, ZoneState>,
@@ -98,6 +103,7 @@ impl Default for NodeLifecycleMemory {
         Self {
             started: SystemTime::now(),
             next_pass: None,
+            next_tainting: None,
             known: BTreeMap::new(),
             health: BTreeMap::new(),
             zones: BTreeMap::new(),

@@ -71,6 +71,9 @@ pub(crate) struct State {
     pub(crate) pending: PendingWork,
     /// The endpoints controllers' trigger-time trackers, by Service `namespace/name`.
     pub(crate) service_triggers: BTreeMap<String, ServiceTriggerTimes>,
+    /// The endpointslice controller's failed syncs in a row, by Service `namespace/name` (its
+    /// queue's requeue count).
+    pub(crate) slice_sync_failures: BTreeMap<String, u32>,
     /// The ResourceQuota admission plugin's lister: each namespace's quota names in the slots
     /// of the Go map its informer indexes them in (a removed quota's slot is reused).
     pub(crate) quota_slots: BTreeMap<String, Vec<Option<String>>>,
@@ -92,6 +95,7 @@ impl State {
             registry: Registry::default(),
             pending: PendingWork::new(options.controller_delay),
             service_triggers: BTreeMap::new(),
+            slice_sync_failures: BTreeMap::new(),
             quota_slots: BTreeMap::new(),
             job_backoff: BTreeMap::new(),
             taint_evictions: BTreeMap::new(),
@@ -113,6 +117,15 @@ impl State {
     pub(crate) fn object(&self, info: &ResourceInfo, namespace: Option<&str>, name: &str) -> Option<Arc<Value>> {
         let key = ObjectKey::new(namespace.unwrap_or(""), name);
         self.store.get(&info.storage_key(), &key).cloned()
+    }
+
+    /// The stored objects of a resource in every namespace (or cluster-wide), in the store's
+    /// order.
+    pub(crate) fn objects_everywhere(&self, info: &ResourceInfo) -> Vec<Arc<Value>> {
+        self.store
+            .iter(&info.storage_key(), None)
+            .map(|(_, object)| object.clone())
+            .collect()
     }
 
     /// The stored objects of a built-in resource in `namespace`, in the store's order.

@@ -141,6 +141,12 @@ pub(crate) enum Timer {
     /// A pass of the node lifecycle controller's monitor (`monitorNodeHealth`, then its
     /// NoExecute tainting pass; no namespace or name).
     NodeMonitor,
+    /// The endpointslice controller's retry of a Service whose sync failed (`handleErr`'s
+    /// `AddRateLimited`).
+    ServiceResync,
+    /// The node lifecycle controller's NoExecute tainting pass when a zone's queue gets its
+    /// next token (`doNoExecuteTaintingPass`; no namespace or name).
+    NodeTainting,
 }
 
 /// The workload controllers of kube-controller-manager whose syncs are queued by key and

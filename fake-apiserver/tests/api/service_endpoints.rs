@@ -2,6 +2,8 @@
 //! get IPs and readiness are published by named port, not-ready ones apart, terminal ones and
 //! those on a missing node left out of the slices, a hundred endpoints per slice.
 
+use std::time::Duration;
+
 use fake_apiserver::FakeApiServer;
 use k8s_openapi::api::core::v1::{Endpoints, Event, Node, Pod, Service};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
@@ -24,6 +26,15 @@ async fn service(server: &FakeApiServer, spec: Value) {
         .create(&PostParams::default(), &serde_json::from_value(service).unwrap())
         .await
         .unwrap();
+}
+
+/// The Service `web` selecting `app: web`, port 80 to 8080.
+async fn web_on_8080(server: &FakeApiServer) {
+    service(
+        server,
+        json!({"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]}),
+    )
+    .await;
 }
 
 /// A pod of the Service on `node`, offering `http` on 8080, then given `ip` and `ready` as a
@@ -121,11 +132,7 @@ async fn ready_and_not_ready_pods_should_be_published_by_named_port() {
 async fn a_hundred_endpoints_should_fill_a_slice_and_the_rest_start_another() {
     let server = FakeApiServer::new();
     node(&server, "worker").await;
-    service(
-        &server,
-        json!({"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]}),
-    )
-    .await;
+    web_on_8080(&server).await;
     let pods: Api<Pod> = Api::default_namespaced(server.client());
     for i in 0..130 {
         running_pod(
@@ -162,11 +169,7 @@ async fn a_hundred_endpoints_should_fill_a_slice_and_the_rest_start_another() {
 async fn a_pod_on_a_missing_node_should_be_reported_and_left_out_of_the_slices() {
     let server = FakeApiServer::new();
     node(&server, "worker").await;
-    service(
-        &server,
-        json!({"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]}),
-    )
-    .await;
+    web_on_8080(&server).await;
     let pods: Api<Pod> = Api::default_namespaced(server.client());
     running_pod(&pods, "web-a", "worker", "10.244.0.10", true).await;
     running_pod(&pods, "web-b", "ghost", "10.244.0.11", true).await;
@@ -216,4 +219,35 @@ async fn a_deleted_service_should_take_its_endpoints_along() {
     assert!(endpoints.get_opt("web").await.unwrap().is_none());
     let slices: Api<EndpointSlice> = Api::default_namespaced(server.client());
     assert!(slices.list(&ListParams::default()).await.unwrap().items.is_empty());
+}
+
+#[tokio::test]
+async fn a_pod_should_join_the_slice_once_its_node_exists() {
+    // A sync that skipped a pod is retried after 1 s, 2 s, … (10 controller delays a second).
+    let server = FakeApiServer::builder()
+        .controller_delay(Duration::from_millis(1))
+        .build();
+    web_on_8080(&server).await;
+    let pods: Api<Pod> = Api::default_namespaced(server.client());
+    running_pod(&pods, "web-a", "late", "10.244.0.10", true).await;
+    server.settle();
+    let slices: Api<EndpointSlice> = Api::default_namespaced(server.client());
+    let endpoint_count = || async {
+        let listed = slices.list(&ListParams::default()).await.unwrap().items;
+        listed
+            .iter()
+            .map(|s| s.endpoints.as_ref().map_or(0, Vec::len))
+            .sum::<usize>()
+    };
+    assert_eq!(endpoint_count().await, 0, "its node does not exist yet");
+    node(&server, "late").await;
+    let mut count = 0;
+    for _ in 0..100 {
+        count = endpoint_count().await;
+        if count == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(count, 1, "the retry found the node");
 }
