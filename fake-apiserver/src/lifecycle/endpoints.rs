@@ -1,4 +1,4 @@
-//! What kube-controller-manager's endpoints and endpointslice controllers share
+//! When and how kube-controller-manager's endpoints and endpointslice controllers sync a Service
 //! (`pkg/controller/endpoint/endpoints_controller.go` and
 //! `pkg/controller/endpointslice/endpointslice_controller.go`, `syncService` and the pod
 //! handlers; `staging/src/k8s.io/endpointslice/util/controller_utils.go` and
@@ -6,7 +6,7 @@
 //! removed, a managed slice, and a pod whose labels, readiness, IPs, hostname or deletion
 //! changed (`GetServicesToUpdateOnPodChange`) — and the sync: the pods the Service selects and
 //! the trigger time, handed to the Endpoints writer (`endpoints_controller`) and the slice
-//! reconciler (`endpointslice_reconciler`).
+//! reconciler (`endpointslice_reconciler`); the rules both apply are `endpoint_rules`'.
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -14,6 +14,7 @@ use std::time::SystemTime;
 use serde_json::{Map, Value, json};
 
 use crate::lifecycle::disruption_status::is_pod_ready;
+use crate::lifecycle::endpoint_rules::{MANAGED_BY, SERVICE_NAME, SLICE_CONTROLLER, pod_ips};
 use crate::lifecycle::writes::Writes;
 use crate::lifecycle::{endpoints_controller, endpointslice_reconciler};
 use crate::storage::object;
@@ -21,17 +22,6 @@ use crate::storage::pending::{Pending, Timer};
 use crate::storage::resource::ResourceInfo;
 use crate::storage::{ServiceTriggerTimes, State};
 
-/// The field manager both controllers write with.
-pub(super) const MANAGER: &str = "kube-controller-manager";
-/// `v1.EndpointsLastChangeTriggerTime`.
-const TRIGGER_TIME: &str = "endpoints.kubernetes.io/last-change-trigger-time";
-/// `v1.IsHeadlessService`.
-pub(super) const HEADLESS: &str = "service.kubernetes.io/headless";
-/// `discovery.LabelServiceName`.
-pub(super) const SERVICE_NAME: &str = "kubernetes.io/service-name";
-/// `discovery.LabelManagedBy`, and the endpointslice controller's name in it.
-pub(super) const MANAGED_BY: &str = "endpointslice.kubernetes.io/managed-by";
-pub(super) const SLICE_CONTROLLER: &str = "endpointslice-controller.k8s.io";
 /// The endpointslice controller's `maxRetries`.
 const MAX_SLICE_RETRIES: u32 = 15;
 
@@ -111,11 +101,6 @@ fn services_to_update(state: &State, old: &Value, new: &Value) -> Vec<String> {
     services.sort();
     services.dedup();
     services
-}
-
-fn pod_ips(pod: &Value) -> Vec<&str> {
-    let ips = pod.pointer("/status/podIPs").and_then(Value::as_array);
-    ips.into_iter().flatten().map(|ip| object::text(ip.get("ip"))).collect()
 }
 
 /// `GetPodServiceMemberships`: the Services of the pod's namespace whose selector it matches.
@@ -237,70 +222,5 @@ fn trigger_time(state: &mut State, key: &str, service: &Value, pods: &[Arc<Value
     match known {
         None => Some(created.to_owned()),
         Some(_) => earliest,
-    }
-}
-
-/// `helper.IsServiceIPSet` negated: no cluster IP, or `None`.
-pub(super) fn is_headless(service: &Value) -> bool {
-    let ip = object::text(service.pointer("/spec/clusterIP"));
-    ip.is_empty() || ip == "None"
-}
-
-/// Whether the Service publishes its pods before they are ready.
-pub(super) fn publishes_not_ready(service: &Value) -> bool {
-    service.pointer("/spec/publishNotReadyAddresses") == Some(&json!(true))
-}
-
-/// Sets or clears the trigger-time annotation, as both controllers do on every write.
-pub(super) fn set_trigger_time(object: &mut Value, trigger: Option<&str>) {
-    let meta = object::meta_mut(object);
-    let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
-    if let Some(map) = annotations.as_object_mut() {
-        match trigger {
-            Some(time) => {
-                map.insert(TRIGGER_TIME.to_owned(), json!(time));
-            }
-            None => {
-                map.remove(TRIGGER_TIME);
-            }
-        }
-    }
-}
-
-/// `ShouldPodBeInEndpoints`: not terminal, with an IP, and not terminating unless terminating
-/// pods are included.
-pub(super) fn should_pod_be_in_endpoints(pod: &Value, include_terminating: bool) -> bool {
-    let phase = object::text(pod.pointer("/status/phase"));
-    if phase == "Failed" || phase == "Succeeded" {
-        return false;
-    }
-    if object::text(pod.pointer("/status/podIP")).is_empty() && pod_ips(pod).is_empty() {
-        return false;
-    }
-    include_terminating || !object::is_deleting(pod)
-}
-
-/// `ShouldSetHostname`: a pod with a hostname whose subdomain is the Service's name.
-pub(super) fn should_set_hostname(pod: &Value, service: &Value) -> bool {
-    !object::text(pod.pointer("/spec/hostname")).is_empty()
-        && object::text(pod.pointer("/spec/subdomain")) == object::name(service)
-        && object::namespace(pod) == object::namespace(service)
-}
-
-/// `podutil.FindPort`: a numeric target port as it is; a named one, the container port of
-/// that name and the Service port's protocol.
-pub(super) fn find_port(pod: &Value, service_port: &Value) -> Option<i64> {
-    let protocol = object::text(service_port.get("protocol"));
-    match service_port.get("targetPort") {
-        Some(Value::String(name)) => pod
-            .pointer("/spec/containers")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .flat_map(|container| container.get("ports").and_then(Value::as_array).into_iter().flatten())
-            .find(|port| object::text(port.get("name")) == name && object::text(port.get("protocol")) == protocol)
-            .and_then(|port| port.get("containerPort").and_then(Value::as_i64)),
-        Some(number) => Some(number.as_i64().unwrap_or(0)),
-        None => Some(0),
     }
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::lifecycle::disruption_status::is_pod_ready;
-use crate::lifecycle::endpoints::{self, HEADLESS, MANAGER};
+use crate::lifecycle::endpoint_rules::{self, HEADLESS, MANAGER};
 use crate::lifecycle::events;
 use crate::lifecycle::writes::Writes;
 use crate::semantics::endpoint_subsets::{self, AddressPort, MAX_CAPACITY};
@@ -24,16 +24,16 @@ const OVER_CAPACITY: &str = "endpoints.kubernetes.io/over-capacity";
 
 /// The endpoints controller's part of `syncService` for a Service with a selector.
 pub(super) fn sync(state: &mut State, service: &Value, pods: &[Arc<Value>], trigger: Option<&str>) {
-    let publish = endpoints::publishes_not_ready(service);
+    let publish = endpoint_rules::publishes_not_ready(service);
     let mut entries = Vec::new();
     for pod in pods {
-        if !endpoints::should_pod_be_in_endpoints(pod, publish) {
+        if !endpoint_rules::should_pod_be_in_endpoints(pod, publish) {
             continue;
         }
         let Some(mut address) = pod_address(service, pod) else {
             continue;
         };
-        if endpoints::should_set_hostname(pod, service) {
+        if endpoint_rules::should_set_hostname(pod, service) {
             address["hostname"] = json!(object::text(pod.pointer("/spec/hostname")));
         }
         let ready = publish || is_pod_ready(pod);
@@ -48,7 +48,7 @@ pub(super) fn sync(state: &mut State, service: &Value, pods: &[Arc<Value>], trig
             None => {}
             Some(ports) => {
                 for service_port in ports {
-                    let Some(number) = endpoints::find_port(pod, service_port) else {
+                    let Some(number) = endpoint_rules::find_port(pod, service_port) else {
                         continue;
                     };
                     entries.push(AddressPort {
@@ -72,7 +72,7 @@ fn pod_address(service: &Value, pod: &Value) -> Option<Value> {
         .next();
     let ipv6 = match family.as_deref() {
         Some(family) => family == "IPv6",
-        None if !endpoints::is_headless(service) => is_ipv6(object::text(service.pointer("/spec/clusterIP"))),
+        None if !endpoint_rules::is_headless(service) => is_ipv6(object::text(service.pointer("/spec/clusterIP"))),
         None => is_ipv6(object::text(pod.pointer("/status/podIP"))),
     };
     let ips = pod.pointer("/status/podIPs").and_then(Value::as_array);
@@ -138,7 +138,7 @@ fn write(state: &mut State, service: &Value, mut subsets: Vec<Value>, trigger: O
         .as_deref()
         .cloned()
         .unwrap_or_else(|| json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": name}}));
-    endpoints::set_trigger_time(&mut updated, trigger);
+    endpoint_rules::set_trigger_time(&mut updated, trigger);
     let truncated = endpoint_subsets::truncate(&mut subsets);
     if let Some(annotations) = object::meta_mut(&mut updated)
         .get_mut("annotations")
@@ -151,7 +151,7 @@ fn write(state: &mut State, service: &Value, mut subsets: Vec<Value>, trigger: O
         }
     }
     let mut labels = service_labels;
-    if endpoints::is_headless(service) {
+    if endpoint_rules::is_headless(service) {
         labels.insert(HEADLESS.to_owned(), json!(""));
     } else {
         labels.remove(HEADLESS);

@@ -9,7 +9,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::lifecycle::disruption_status::is_pod_ready;
-use crate::lifecycle::endpoints::{self, HEADLESS, MANAGED_BY, SERVICE_NAME, SLICE_CONTROLLER};
+use crate::lifecycle::endpoint_rules::{self, HEADLESS, MANAGED_BY, SERVICE_NAME, SLICE_CONTROLLER};
 use crate::semantics::service_ip_validation::is_ipv6;
 use crate::semantics::{go_spew, go_types};
 use crate::storage::State;
@@ -55,7 +55,7 @@ pub(super) fn endpoint_ports(state: &State, service: &Value, pod: &Value) -> Vec
         .into_iter()
         .flatten()
         .filter_map(|service_port| {
-            let number = endpoints::find_port(pod, service_port)?;
+            let number = endpoint_rules::find_port(pod, service_port)?;
             let mut port = Map::new();
             port.insert("name".to_owned(), json!(object::text(service_port.get("name"))));
             port.insert("protocol".to_owned(), json!(object::text(service_port.get("protocol"))));
@@ -77,7 +77,7 @@ pub(super) fn endpoint_ports(state: &State, service: &Value, pod: &Value) -> Vec
 pub(super) fn pod_to_endpoint(pod: &Value, node: Option<&Value>, service: &Value, address_type: &str) -> Value {
     let serving = is_pod_ready(pod);
     let terminating = object::is_deleting(pod);
-    let ready = endpoints::publishes_not_ready(service) || (serving && !terminating);
+    let ready = endpoint_rules::publishes_not_ready(service) || (serving && !terminating);
     let ips = pod.pointer("/status/podIPs").and_then(Value::as_array);
     let addresses: Vec<&str> = ips
         .into_iter()
@@ -105,7 +105,7 @@ pub(super) fn pod_to_endpoint(pod: &Value, node: Option<&Value>, service: &Value
     if let Some(zone) = zone.filter(|zone| !zone.is_empty()) {
         endpoint["zone"] = json!(zone);
     }
-    if endpoints::should_set_hostname(pod, service) {
+    if endpoint_rules::should_set_hostname(pod, service) {
         endpoint["hostname"] = json!(object::text(pod.pointer("/spec/hostname")));
     }
     endpoint
@@ -173,7 +173,7 @@ pub(super) fn slice_labels(slice: &Value, service: &Value) -> (Map<String, Value
     };
     let mut labels = unreserved(object::labels(service));
     let changed = unreserved(object::labels(slice)) != labels;
-    if endpoints::is_headless(service) {
+    if endpoint_rules::is_headless(service) {
         labels.insert(HEADLESS.to_owned(), json!(""));
     }
     labels.insert(SERVICE_NAME.to_owned(), json!(object::name(service)));

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::lifecycle::endpoints::{self, MANAGED_BY, MANAGER, SERVICE_NAME, SLICE_CONTROLLER};
+use crate::lifecycle::endpoint_rules::{self, MANAGED_BY, MANAGER, SERVICE_NAME, SLICE_CONTROLLER};
 use crate::lifecycle::endpointslice_endpoints::{
     EndpointKey, SliceMeta, address_types, endpoint_key, endpoint_ports, equal_beyond_hash, new_slice, owned_by,
     pod_to_endpoint, port_map_key, same_placeholder, slice_labels,
@@ -137,14 +137,14 @@ fn reconcile_address_type(
     let mut desired: BTreeMap<String, (Vec<Value>, BTreeMap<EndpointKey, Value>)> = BTreeMap::new();
     let nodes = state.info("", "v1", "nodes");
     for pod in pods {
-        if !endpoints::should_pod_be_in_endpoints(pod, true) {
+        if !endpoint_rules::should_pod_be_in_endpoints(pod, true) {
             continue;
         }
         let ports = endpoint_ports(state, service, pod);
         let key = port_map_key(state, &ports, false);
         let (_, set) = desired.entry(key).or_insert_with(|| (ports, BTreeMap::new()));
         let node = state.object(&nodes, None, object::text(pod.pointer("/spec/nodeName")));
-        if node.is_none() && !endpoints::publishes_not_ready(service) {
+        if node.is_none() && !endpoint_rules::publishes_not_ready(service) {
             // Reported with the sync's error (Go retries the Service later).
             changes.skipped.push(SliceSyncError::NodeNotFound {
                 pod: object::name(pod).to_owned(),
@@ -360,7 +360,7 @@ fn write(
     let service_key = format!("{namespace}/{}", object::name(service));
     if !object::is_deleting(service) {
         for mut slice in changes.create {
-            endpoints::set_trigger_time(&mut slice, trigger);
+            endpoint_rules::set_trigger_time(&mut slice, trigger);
             match state.create_object(info, Some(namespace), slice, Some(MANAGER)) {
                 Ok(_) => {}
                 Err(status) if status.has_cause("NamespaceTerminating") => return Ok(()),
@@ -374,7 +374,7 @@ fn write(
         }
     }
     for mut slice in changes.update {
-        endpoints::set_trigger_time(&mut slice, trigger);
+        endpoint_rules::set_trigger_time(&mut slice, trigger);
         let name = object::name(&slice).to_owned();
         // The slice was just listed; the update names it (and carries no resource version
         // when it reuses a deleted one's name).

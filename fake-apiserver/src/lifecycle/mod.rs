@@ -30,6 +30,7 @@ mod deployment_sync;
 mod deployment_util;
 mod disruption_controller;
 mod disruption_status;
+mod endpoint_rules;
 mod endpoints;
 mod endpoints_controller;
 mod endpointslice_endpoints;
