@@ -4,7 +4,8 @@
 //! `NewPortMapKey`, `EndpointsEqualBeyondHash`; `util/endpointset.go` `hashEndpoint`;
 //! `reconciler.go` `placeholderSliceCompare`; `getAddressTypesForService`): a pod's endpoint,
 //! the ports it offers in their hash order, a new slice with its labels and owner, the address
-//! types a Service has.
+//! types a Service has, the zone hints of its endpoints (`trafficdist/trafficdist.go`,
+//! `topologycache/utils.go` `RemoveHintsFromSlices`).
 
 use serde_json::{Map, Value, json};
 
@@ -247,4 +248,84 @@ pub(super) fn address_types(service: &Value) -> Vec<String> {
         };
     }
     types
+}
+
+/// The annotations that turn on topology-aware hints (`hintsEnabled`), whose topology cache is
+/// not ported: a Service with one keeps whatever hints its slices have.
+const TOPOLOGY_ANNOTATIONS: [&str; 2] = [
+    "service.kubernetes.io/topology-aware-hints",
+    "service.kubernetes.io/topology-mode",
+];
+
+/// How the reconciler hints a Service's endpoints: `trafficdist.ReconcileHints` on 1.31
+/// (`ServiceTrafficDistribution` on by default), 1.28's `RemoveHintsFromSlices`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Hints {
+    /// Every ready endpoint hinted for its own zone (`PreferClose`).
+    PreferClose,
+    /// No endpoint hinted.
+    None,
+    /// Left as they are (topology-aware hints, not computed here).
+    Untouched,
+}
+
+/// The hints `service` asks for on the Kubernetes `minor`.
+pub(super) fn hints_for(service: &Value, minor: u32) -> Hints {
+    let annotations = object::annotations(service);
+    let topology = TOPOLOGY_ANNOTATIONS.iter().any(|key| {
+        matches!(
+            annotations.and_then(|a| a.get(*key)).and_then(Value::as_str),
+            Some("Auto" | "auto")
+        )
+    });
+    if topology {
+        return Hints::Untouched;
+    }
+    if minor >= 31 && object::text(service.pointer("/spec/trafficDistribution")) == "PreferClose" {
+        return Hints::PreferClose;
+    }
+    Hints::None
+}
+
+/// The hint a ready endpoint should carry under `hints` (`None`: none).
+fn wanted_hint(endpoint: &Value, hints: Hints) -> Option<Value> {
+    let zone = object::text(endpoint.get("zone"));
+    (hints == Hints::PreferClose).then(|| json!({"forZones": [{"name": zone}]}))
+}
+
+fn is_ready(endpoint: &Value) -> bool {
+    endpoint.pointer("/conditions/ready") == Some(&json!(true))
+}
+
+/// The heuristic's `needsUpdate`: an unchanged slice whose endpoints are not hinted as wanted.
+pub(super) fn needs_hints(slice: &Value, hints: Hints) -> bool {
+    let endpoints = slice.get("endpoints").and_then(Value::as_array);
+    endpoints.into_iter().flatten().any(|endpoint| match hints {
+        Hints::Untouched => false,
+        Hints::None => object::present(endpoint, "hints").is_some(),
+        Hints::PreferClose => is_ready(endpoint) && endpoint.get("hints") != wanted_hint(endpoint, hints).as_ref(),
+    })
+}
+
+/// The heuristic's `update`: the slice's endpoints hinted as wanted (under `PreferClose`,
+/// only the ready ones).
+pub(super) fn set_hints(slice: &mut Value, hints: Hints) {
+    let Some(endpoints) = slice.get_mut("endpoints").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for endpoint in endpoints.iter_mut() {
+        match hints {
+            Hints::Untouched => {}
+            Hints::None => {
+                if let Some(map) = endpoint.as_object_mut() {
+                    map.remove("hints");
+                }
+            }
+            Hints::PreferClose if is_ready(endpoint) => {
+                let hint = wanted_hint(endpoint, hints);
+                endpoint["hints"] = hint.unwrap_or(Value::Null);
+            }
+            Hints::PreferClose => {}
+        }
+    }
 }

@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 
 use crate::lifecycle::endpoint_rules::{self, MANAGED_BY, MANAGER, SERVICE_NAME, SLICE_CONTROLLER};
 use crate::lifecycle::endpointslice_endpoints::{
-    EndpointKey, SliceMeta, address_types, endpoint_key, endpoint_ports, equal_beyond_hash, new_slice, owned_by,
-    pod_to_endpoint, port_map_key, same_placeholder, slice_labels,
+    EndpointKey, SliceMeta, address_types, endpoint_key, endpoint_ports, equal_beyond_hash, hints_for, needs_hints,
+    new_slice, owned_by, pod_to_endpoint, port_map_key, same_placeholder, set_hints, slice_labels,
 };
 use crate::lifecycle::events;
 use crate::lifecycle::writes::Writes;
@@ -187,6 +187,23 @@ fn reconcile_address_type(
         } else {
             changes.create.push(placeholder);
         }
+    }
+    // `ReconcileHints` (or `RemoveHintsFromSlices`): unchanged slices hinted otherwise are
+    // updated too, and every slice written is hinted as the Service asks.
+    let hints = hints_for(service, state.options.minor());
+    let written: BTreeSet<String> = changes
+        .update
+        .iter()
+        .map(|slice| object::name(slice).to_owned())
+        .chain(changes.delete.iter().map(|slice| object::name(slice).to_owned()))
+        .collect();
+    for slice in existing {
+        if !written.contains(object::name(slice)) && needs_hints(slice, hints) {
+            changes.update.push((**slice).clone());
+        }
+    }
+    for slice in changes.create.iter_mut().chain(changes.update.iter_mut()) {
+        set_hints(slice, hints);
     }
     changes
 }

@@ -251,3 +251,39 @@ async fn a_pod_should_join_the_slice_once_its_node_exists() {
     }
     assert_eq!(count, 1, "the retry found the node");
 }
+
+#[tokio::test]
+async fn prefer_close_should_hint_each_ready_endpoint_for_its_zone() {
+    // The server reports v1.31.2, where ServiceTrafficDistribution is on.
+    let server = FakeApiServer::new();
+    node(&server, "worker").await;
+    let spec = json!({"selector": {"app": "web"}, "trafficDistribution": "PreferClose", "ports": [{"port": 80, "targetPort": 8080}]});
+    service(&server, spec).await;
+    let pods: Api<Pod> = Api::default_namespaced(server.client());
+    running_pod(&pods, "web-a", "worker", "10.244.0.10", true).await;
+    running_pod(&pods, "web-b", "worker", "10.244.0.11", false).await;
+    server.settle();
+    let slices: Api<EndpointSlice> = Api::default_namespaced(server.client());
+    let slice = slices.list(&ListParams::default()).await.unwrap().items.remove(0);
+    let hints: Vec<(String, Option<String>)> = slice
+        .endpoints
+        .iter()
+        .flatten()
+        .map(|e| {
+            let zone = e
+                .hints
+                .as_ref()
+                .and_then(|h| h.for_zones.as_ref())
+                .map(|z| z[0].name.clone());
+            (e.addresses[0].clone(), zone)
+        })
+        .collect();
+    assert_eq!(
+        hints,
+        [
+            ("10.244.0.10".into(), Some("zone-a".into())),
+            ("10.244.0.11".into(), None)
+        ],
+        "only the ready endpoint is hinted"
+    );
+}
