@@ -217,9 +217,6 @@ impl Pending {
             // The persistent volume controller's first write is the claim's own update, the Job
             // controller's for a suspended Job its status.
             Pending::SyncClaim { .. } | Pending::SyncJob { retry: 0, .. } => Duration::ZERO,
-            // The endpoints controllers' `EndpointUpdatesBatchPeriod` is 0: each change is
-            // synced on its own, before the next request comes.
-            Pending::SyncService { .. } => Duration::ZERO,
             Pending::SyncJob { retry, .. } => base / 20 * 2u32.pow((*retry).min(MAX_RETRIES)),
             // The protection controllers drop a finalizer within milliseconds, the volume
             // controller's volume worker is as quick.
@@ -236,6 +233,7 @@ impl Pending {
             | Pending::NodeTtl { .. }
             | Pending::RegisterCrdApiServices { .. }
             | Pending::CheckApiService { .. }
+            | Pending::SyncService { .. }
             | Pending::SyncMirroring { .. }
             | Pending::SyncQuota { .. }
             | Pending::SyncDisruptionBudget { .. }
