@@ -21,7 +21,7 @@ use crate::lifecycle::writes::Writes;
 use crate::lifecycle::{events, node_noexecute, nodes};
 use crate::semantics::pod_condition::update_pod_condition;
 use crate::storage::object;
-use crate::storage::pending::{Pending, Timer};
+use crate::storage::pending::{Timer, loop_tick};
 use crate::storage::resource::ResourceInfo;
 use crate::storage::{NodeHealthRecord, State};
 
@@ -54,21 +54,11 @@ pub(super) fn schedule_pass(state: &mut State) {
 /// The monitor's pass at the first tick of its loop at or after `at`, unless an earlier one is
 /// queued.
 pub(super) fn schedule_at(state: &mut State, at: SystemTime) {
-    let memory = &state.node_lifecycle;
     let period = state.options.controller_delay * MONITOR_PERIOD_DELAYS;
-    let since = at.duration_since(memory.started).unwrap_or_default();
-    let ticks = since.as_nanos().div_ceil(period.as_nanos().max(1));
-    let due = memory.started + period * u32::try_from(ticks).unwrap_or(u32::MAX);
-    if memory.next_pass.is_some_and(|queued| queued <= due) {
-        return;
-    }
-    state.node_lifecycle.next_pass = Some(due);
-    state.pending.push(Pending::Deadline {
-        timer: Timer::NodeMonitor,
-        namespace: String::new(),
-        name: String::new(),
-        due,
-    });
+    let due = loop_tick(state.node_lifecycle.started, period, at);
+    state
+        .pending
+        .queue_loop_run(&mut state.node_lifecycle.next_pass, Timer::NodeMonitor, due);
 }
 
 /// `monitorNodeHealth` at the loop's tick `tick`, then the NoExecute tainting pass; the next

@@ -19,7 +19,7 @@ use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::nodes;
 use crate::lifecycle::writes::Writes;
 use crate::storage::object;
-use crate::storage::pending::{Pending, Timer};
+use crate::storage::pending::Timer;
 use crate::storage::{State, ZoneState, ZoneTainter};
 
 const NOT_READY: &str = "node.kubernetes.io/not-ready";
@@ -286,16 +286,9 @@ pub(super) fn schedule_tainting(state: &mut State, now: SystemTime) {
         })
         .min();
     let Some(due) = next else { return };
-    if state.node_lifecycle.next_tainting.is_some_and(|queued| queued <= due) {
-        return;
-    }
-    state.node_lifecycle.next_tainting = Some(due);
-    state.pending.push(Pending::Deadline {
-        timer: Timer::NodeTainting,
-        namespace: String::new(),
-        name: String::new(),
-        due,
-    });
+    state
+        .pending
+        .queue_loop_run(&mut state.node_lifecycle.next_tainting, Timer::NodeTainting, due);
 }
 
 /// The tainting pass its timer runs at `due`, then the next one queued.

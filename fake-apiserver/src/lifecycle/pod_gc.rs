@@ -18,7 +18,7 @@ use crate::lifecycle::writes::Writes;
 use crate::semantics::pod_condition::update_pod_condition;
 use crate::storage::State;
 use crate::storage::object::{self, text};
-use crate::storage::pending::{Pending, Timer};
+use crate::storage::pending::{Timer, loop_tick};
 use crate::storage::resource::ResourceInfo;
 
 /// `gcCheckPeriod` and `quarantineTime`, in the server's controller delays (20 s and 40 s at
@@ -53,22 +53,15 @@ pub(super) fn on_change(state: &mut State, info: &ResourceInfo, old: Option<&Val
 
 /// The collector's next run, at the next tick of its period, unless one is already queued.
 fn schedule_tick(state: &mut State) {
-    let now = SystemTime::now();
     // A queued run, even one overdue, covers this write.
     if state.pod_gc.next_tick.is_some() {
         return;
     }
     let period = state.options.controller_delay * CHECK_PERIOD_DELAYS;
-    let since = now.duration_since(state.pod_gc.started).unwrap_or_default();
-    let ticks = since.as_nanos().div_ceil(period.as_nanos().max(1));
-    let due = state.pod_gc.started + period * u32::try_from(ticks).unwrap_or(u32::MAX);
-    state.pod_gc.next_tick = Some(due);
-    state.pending.push(Pending::Deadline {
-        timer: Timer::PodGc,
-        namespace: String::new(),
-        name: String::new(),
-        due,
-    });
+    let due = loop_tick(state.pod_gc.started, period, SystemTime::now());
+    state
+        .pending
+        .queue_loop_run(&mut state.pod_gc.next_tick, Timer::PodGc, due);
 }
 
 /// `gc`: one run of the collector over every pod and node.

@@ -317,6 +317,21 @@ impl PendingWork {
         taken.into_iter().map(|(_, work)| work).collect()
     }
 
+    /// Queues one run of a controller's loop (`timer`) at `due`, unless the run it already has
+    /// queued (`queued`, the controller's record of it) comes no later; records the new one.
+    pub(crate) fn queue_loop_run(&mut self, queued: &mut Option<SystemTime>, timer: Timer, due: SystemTime) {
+        if queued.is_some_and(|at| at <= due) {
+            return;
+        }
+        *queued = Some(due);
+        self.push(Pending::Deadline {
+            timer,
+            namespace: String::new(),
+            name: String::new(),
+            due,
+        });
+    }
+
     /// When the next reaction is due.
     pub(crate) fn next_due(&self) -> Option<Instant> {
         self.queue.iter().map(|(at, _)| *at).min()
@@ -334,4 +349,11 @@ impl PendingWork {
     pub(crate) fn finish(&mut self) {
         self.scheduled = false;
     }
+}
+
+/// The first tick at or after `at` of a loop that started at `started` and ticks every `period`.
+pub(crate) fn loop_tick(started: SystemTime, period: Duration, at: SystemTime) -> SystemTime {
+    let since = at.duration_since(started).unwrap_or_default();
+    let ticks = since.as_nanos().div_ceil(period.as_nanos().max(1));
+    started + period * u32::try_from(ticks).unwrap_or(u32::MAX)
 }
