@@ -4,7 +4,8 @@ OpenAPI v3 documents (api/openapi-spec/v3 of a Kubernetes source tree): the stru
 built-in type, reduced to what field management and strategic merge patch read, as kube-openapi's
 schemaconv reads it: properties, items, additionalProperties, list types (a list's
 x-kubernetes-list-type, else its patch strategy and merge key, else atomic), map types, the
-defaults of list-map key fields, and each field's patch strategy and merge key as they stand.
+defaults of list-map key fields, and each field's patch strategy and merge key as they stand, and each node's type and format as
+CEL's type checker reads them.
 From the Go types of the same tree (staging/src/k8s.io/...), each definition's `x-omitempty`:
 the fields whose empty value Go's JSON encoder leaves out (`omitempty` on a value that is no
 pointer or struct: a string, number or bool at its zero value, an empty slice or map), which a
@@ -167,8 +168,26 @@ def list_semantics(node, out):
     # Anything else is atomic: left unannotated, as a CRD schema's plain list is.
 
 
+# The OpenAPI formats CEL reads off a built-in type (timestamps, bytes, durations).
+CEL_FORMATS = {"date-time", "date", "byte", "duration"}
+
+
+def cel_type(node, out):
+    """What CEL's `SchemaDeclType` reads of a node's type, as the generated Go definitions give
+    it: the JSON type and format; an IntOrString is either, a Quantity a string."""
+    if node.get("format") == "int-or-string":
+        out["x-kubernetes-int-or-string"] = True
+    elif node.get("type") in ("string", "integer", "number", "boolean", "object", "array"):
+        out["type"] = node["type"]
+    elif any(option.get("type") == "string" for option in node.get("oneOf", [])):
+        out["type"] = "string"
+    if node.get("format") in CEL_FORMATS:
+        out["format"] = node["format"]
+
+
 def reduce(node, schemas):
     out = {}
+    cel_type(node, out)
     # The field's patch strategy and merge key, which strategic merge patch reads from the
     # Go struct tags these extensions are generated from (a `$ref` field keeps them too).
     for extension in ("x-kubernetes-patch-strategy", "x-kubernetes-patch-merge-key"):

@@ -275,6 +275,8 @@ impl Inner {
                     DeleteOpts::check_body(options)?;
                 }
                 let mut opts = DeleteOpts::of_request(options.as_ref(), query);
+                opts.requester = write_opts.requester.clone();
+                opts.warnings = write_opts.warnings.clone();
                 if opts.propagation.is_none()
                     && let Some(policy) = info.default_propagation()
                 {

@@ -5,10 +5,10 @@
 use serde_json::Value;
 
 use crate::lifecycle::{
-    apf_controller, apiservices, bootstrap, claim_binder, cronjob_controller, daemonset_controller,
-    deployment_controller, disruption_controller, endpoints, endpointslice_mirroring, horizontal_controller,
-    job_controller, node_health, nodes, pod_gc, replicaset_controller, role_aggregation, statefulset_controller,
-    storage_protection, taint_eviction, token_controller, ttl_after_finished, volume_sync,
+    admission_policy_status, apf_controller, apiservices, bootstrap, claim_binder, cronjob_controller,
+    daemonset_controller, deployment_controller, disruption_controller, endpoints, endpointslice_mirroring,
+    horizontal_controller, job_controller, node_health, nodes, pod_gc, replicaset_controller, role_aggregation,
+    statefulset_controller, storage_protection, taint_eviction, token_controller, ttl_after_finished, volume_sync,
 };
 use crate::storage::State;
 use crate::storage::object;
@@ -43,6 +43,9 @@ pub(super) fn after_any_write(state: &mut State, info: &ResourceInfo, object: &V
         state.pending.push(work);
     }
     if let Some(work) = job_controller::on_change(info, object) {
+        state.pending.push(work);
+    }
+    if let Some(work) = admission_policy_status::on_change(info, object) {
         state.pending.push(work);
     }
     if let Some(work) = ttl_after_finished::on_change(info, object) {

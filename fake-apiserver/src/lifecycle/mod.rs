@@ -9,6 +9,8 @@
 //! must not depend on them, since the verbs call the hooks here: they ask for the [`Writes`] they
 //! make, which the verbs implement for the server's state.
 
+pub(crate) mod admission_policies;
+mod admission_policy_status;
 mod apf_controller;
 mod apiservices;
 mod bootstrap;
@@ -61,6 +63,7 @@ mod pod_admission;
 mod pod_control;
 mod pod_gc;
 mod pod_security_admission;
+mod policy_matching;
 mod priority_admission;
 mod quota_admission;
 mod quota_controller;
@@ -88,6 +91,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::auth::UserInfo;
 use crate::semantics::priorityclass;
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -148,19 +152,42 @@ pub(crate) fn mutate_update(info: &ResourceInfo, new: &mut Value, old: &Value, s
     }
 }
 
+/// What admission knows of a write beyond the object: whether it is a dry run, who writes
+/// (the admin when unknown), and the warnings the plugins add.
+pub(crate) struct Admitting<'a> {
+    pub(crate) dry_run: bool,
+    pub(crate) user: Option<&'a UserInfo>,
+    pub(crate) warnings: Vec<String>,
+}
+
 /// Admission of a new object, after the generic checks: namespaces start `Active`, a CRD is
 /// validated, a custom resource needs a live definition, a pod passes the validating admission
-/// (PodSecurity's among it, which may add `warnings`), a PriorityClass is the only global
-/// default; last, the ResourceQuota plugin charges the namespace's quotas (checks them only, on
-/// a `dry_run`).
+/// (PodSecurity's among it, which may add warnings), a PriorityClass is the only global
+/// default, the bound ValidatingAdmissionPolicies allow it; last, the ResourceQuota plugin
+/// charges the namespace's quotas (checks them only, on a dry run).
 pub(crate) fn admit_create(
     state: &mut State,
     info: &ResourceInfo,
     body: &mut Value,
-    dry_run: bool,
-    warnings: &mut Vec<String>,
+    admitting: &mut Admitting<'_>,
 ) -> Result<Defined, ApiStatus> {
+    let Admitting {
+        dry_run,
+        user,
+        ref mut warnings,
+    } = *admitting;
     let defined = admit_create_object(state, info, body, warnings)?;
+    let request = admission_policies::Request {
+        operation: "CREATE",
+        object: Some(body),
+        old: None,
+        name: object::name(body),
+        namespace: object::namespace(body),
+        subresource: "",
+        dry_run,
+        user,
+    };
+    admission_policies::validate(state, info, &request, warnings)?;
     quota_admission::validate(state, info, body, None, dry_run)?;
     Ok(defined)
 }
@@ -240,10 +267,25 @@ pub(crate) fn admit_update(
     new: &mut Value,
     old: &Value,
     subresource: Option<&str>,
-    dry_run: bool,
-    warnings: &mut Vec<String>,
+    admitting: &mut Admitting<'_>,
 ) -> Result<Defined, ApiStatus> {
+    let Admitting {
+        dry_run,
+        user,
+        ref mut warnings,
+    } = *admitting;
     let defined = admit_update_object(state, info, new, old, subresource, warnings)?;
+    let request = admission_policies::Request {
+        operation: "UPDATE",
+        object: Some(new),
+        old: Some(old),
+        name: object::name(new),
+        namespace: object::namespace(new),
+        subresource: subresource.unwrap_or_default(),
+        dry_run,
+        user,
+    };
+    admission_policies::validate(state, info, &request, warnings)?;
     if subresource.is_none() {
         quota_admission::validate(state, info, new, Some(old), dry_run)?;
     }

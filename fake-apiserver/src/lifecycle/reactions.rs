@@ -3,9 +3,9 @@
 
 use crate::lifecycle::replicaset_controller::{REPLICA_SETS, REPLICATION_CONTROLLERS};
 use crate::lifecycle::{
-    apf_controller, apiservices, bootstrap, claim_binder, crd, cronjob_controller, daemonset_controller,
-    deployment_controller, disruption_controller, endpoints, endpointslice_mirroring, gc, gc_owners,
-    horizontal_controller, informers, job_controller, namespace, node_health, node_noexecute, nodes, pod_gc,
+    admission_policy_status, apf_controller, apiservices, bootstrap, claim_binder, crd, cronjob_controller,
+    daemonset_controller, deployment_controller, disruption_controller, endpoints, endpointslice_mirroring, gc,
+    gc_owners, horizontal_controller, informers, job_controller, namespace, node_health, node_noexecute, nodes, pod_gc,
     quota_controller, replicaset_controller, role_aggregation, statefulset_controller, storage_protection,
     taint_eviction, token_controller, ttl_after_finished, volume_sync,
 };
@@ -46,6 +46,7 @@ pub(crate) fn react(state: &mut State, now: Option<tokio::time::Instant>) -> boo
             Pending::DigestFlowControl => apf_controller::sync(state),
             Pending::RegisterCrdApiServices { group } => apiservices::sync_crd_group(state, &group),
             Pending::CheckApiService { name } => apiservices::check_available(state, &name),
+            Pending::CheckPolicyTypes { name } => admission_policy_status::sync(state, &name),
             Pending::SyncService { namespace, name } => endpoints::sync_service(state, &namespace, &name),
             Pending::SyncMirroring { namespace, name } => endpointslice_mirroring::sync(state, &namespace, &name),
             Pending::SyncQuota { namespace, name } => quota_controller::sync(state, &namespace, &name),

@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::semantics::admission_binding_validation;
+use crate::semantics::admission_policy_validation as admission_policies;
 use crate::semantics::apiservice_validation;
 use crate::semantics::config_validation;
 use crate::semantics::controllerrevision_validation as revisions;
@@ -234,6 +236,13 @@ fn typed_errors(
                 None => webhooks::configuration_errors(object, mutating, minor),
                 Some(old) => webhooks::configuration_update_errors(object, old, mutating, minor),
             }
+        }
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy", old) => match (old, subresource) {
+            (Some(_), Some("status")) => admission_policies::status_errors(object),
+            (old, _) => admission_policies::policy_errors(object, old, minor),
+        },
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding", _) => {
+            admission_binding_validation::binding_errors(object)
         }
         ("apps", "ControllerRevision", None) => revisions::controller_revision_errors(object, minor),
         ("apps", "ControllerRevision", Some(old)) => revisions::controller_revision_update_errors(object, old, minor),

@@ -19,6 +19,7 @@ use crate::semantics::service_strategy;
 use crate::semantics::shape::Shape;
 use crate::semantics::zero;
 
+pub(crate) mod admission_policies;
 pub(crate) mod apps_sets;
 pub(crate) mod autoscaling;
 mod core_kinds;
@@ -68,6 +69,8 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("apps", "ControllerRevision") => storage::controller_revision(object),
         ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => webhooks::configuration(object, false),
         ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => webhooks::configuration(object, true),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => admission_policies::policy(object),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => admission_policies::binding(object),
         ("storage.k8s.io", "StorageClass") => storage::storage_class(object),
         ("storage.k8s.io", "CSIDriver") => storage::csi_driver(object),
         ("storage.k8s.io", "CSINode") => storage::csi_node(object),

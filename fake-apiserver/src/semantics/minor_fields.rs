@@ -13,7 +13,7 @@ use crate::semantics::shape::{self, Shape};
 use crate::storage::resource::ResourceInfo;
 
 /// The built-in definitions as one minor's kube-apiserver has them.
-struct Definitions {
+pub(crate) struct Definitions {
     /// The base tree's definitions.
     base: &'static Map<String, Value>,
     /// The `newer` sections of the minors up to the emulated one, newest first: each is
@@ -22,7 +22,7 @@ struct Definitions {
 }
 
 impl Definitions {
-    fn of(minor: u32) -> Option<Self> {
+    pub(crate) fn of(minor: u32) -> Option<Self> {
         let shapes = shape::builtin_shapes();
         let base = shapes.get("definitions")?.as_object()?;
         let mut sections: Vec<(u32, &'static Value)> = shapes
@@ -39,14 +39,14 @@ impl Definitions {
     }
 
     /// The definition `name` is in this minor; `None` for one the minor has not got.
-    fn definition(&self, name: &str) -> Option<&'static Value> {
+    pub(crate) fn definition(&self, name: &str) -> Option<&'static Value> {
         self.base
             .get(name)
             .or_else(|| self.newer.iter().find_map(|added| added.get("definitions")?.get(name)))
     }
 
     /// The fields a later minor gave definition `name`, newest first.
-    fn added_fields<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'static Map<String, Value>> + 'a {
+    pub(crate) fn added_fields<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'static Map<String, Value>> + 'a {
         self.newer
             .iter()
             .filter_map(move |added| added.get("properties")?.get(name)?.as_object())

@@ -1,6 +1,8 @@
 //! The rules objects obey, independent of HTTP and storage: validation, CRD schemas, field paths,
 //! managed fields, selectors and strategic merge patch.
 
+pub(crate) mod admission_binding_validation;
+pub(crate) mod admission_policy_validation;
 pub(crate) mod apiservice_validation;
 pub(crate) mod apparmor_strategy;
 pub(crate) mod apps_set_strategy;
@@ -86,6 +88,7 @@ pub(crate) mod node_label_warnings;
 pub(crate) mod node_selector_validation;
 pub(crate) mod node_validation;
 pub(crate) mod omit_empty;
+pub(crate) mod openapi_schema;
 pub(crate) mod pdb_validation;
 pub(crate) mod pod_affinity_strategy;
 pub(crate) mod pod_affinity_validation;

@@ -90,7 +90,7 @@ pub(crate) fn owned(items: &[&str]) -> BadValue {
 }
 
 /// Go's `%#v` of a named string slice type.
-fn typed_strings(ty: &str, items: &[&str]) -> BadValue {
+pub(crate) fn typed_strings(ty: &str, items: &[&str]) -> BadValue {
     let quoted: Vec<String> = items.iter().map(|s| go_quote(s)).collect();
     BadValue::Raw(format!("[]{ty}{{{}}}", quoted.join(", ")))
 }

@@ -209,7 +209,9 @@ fn hook_errors(hook: &Value, mutating: bool, opts: &Options, at: &str) -> Vec<Fi
         let conditions = hook.get("matchConditions").and_then(Value::as_array);
         errors.extend(match_conditions_errors(
             conditions.map_or(&[][..], Vec::as_slice),
-            opts,
+            opts.server,
+            &opts.preexisting,
+            false,
             &format!("{at}.matchConditions"),
         ));
     }
@@ -269,7 +271,16 @@ fn review_version_errors(versions: &[&str], require_recognized: bool, path: &str
 
 /// `validateMatchConditions`: at most 64, each with a qualified name (once) and an expression
 /// that compiles to a bool in the match condition environment.
-fn match_conditions_errors(conditions: &[Value], opts: &Options, path: &str) -> Vec<FieldError> {
+/// `validateMatchConditions`: at most 64, each with an expression that compiles to a bool (in
+/// the environment with `params` when the policy has a param kind; `preexisting` ones as
+/// stored expressions) and a unique qualified name.
+pub(crate) fn match_conditions_errors(
+    conditions: &[Value],
+    server: u32,
+    preexisting: &BTreeSet<String>,
+    params: bool,
+    path: &str,
+) -> Vec<FieldError> {
     let mut errors = Vec::new();
     if conditions.len() > 64 {
         errors.push(FieldError::too_many(path, conditions.len() as i64, 64));
@@ -280,8 +291,7 @@ fn match_conditions_errors(conditions: &[Value], opts: &Options, path: &str) -> 
         let expression = text(condition, "expression").trim();
         if expression.is_empty() {
             errors.push(FieldError::required(format!("{at}.expression"), ""));
-        } else if let Some(why) = match_condition_error(expression, opts.server, opts.preexisting.contains(expression))
-        {
+        } else if let Some(why) = match_condition_error(expression, server, preexisting.contains(expression), params) {
             errors.push(FieldError::invalid(format!("{at}.expression"), expression.into(), why));
         }
         let name = text(condition, "name");

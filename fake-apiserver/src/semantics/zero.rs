@@ -78,6 +78,8 @@ fn zero_of(group: &str, kind: &str) -> Value {
         }
         ("authentication.k8s.io", "TokenReview") => json!({"spec": {}, "status": {"user": {}}}),
         ("authentication.k8s.io", "SelfSubjectReview") => json!({"status": {"userInfo": {}}}),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => json!({"spec": {}, "status": {}}),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => json!({"spec": {}}),
         ("authorization.k8s.io", "SubjectAccessReview" | "SelfSubjectAccessReview" | "LocalSubjectAccessReview") => {
             json!({"spec": {}, "status": {"allowed": false}})
         }

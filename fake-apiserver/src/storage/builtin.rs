@@ -327,7 +327,35 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
         .with_categories(&["api-extensions"]),
     ];
     resources.extend(flowcontrol(minor));
+    resources.extend(admission_policies(minor));
     resources
+}
+
+/// ValidatingAdmissionPolicies and their bindings, served (as v1 alone, by default) from 1.30
+/// (`pkg/registry/admissionregistration/rest/storage_apiserver.go`, with the versions
+/// `pkg/controlplane/instance.go` enables by default): cluster-scoped, the policy with its
+/// status, both in `api-extensions` and without short names.
+fn admission_policies(minor: u32) -> Vec<ResourceInfo> {
+    if minor < 30 {
+        return Vec::new();
+    }
+    const GROUP: &str = "admissionregistration.k8s.io";
+    let policies =
+        ResourceInfo::builtin(GROUP, "v1", "ValidatingAdmissionPolicy", "validatingadmissionpolicies").with_status();
+    let bindings = ResourceInfo::builtin(
+        GROUP,
+        "v1",
+        "ValidatingAdmissionPolicyBinding",
+        "validatingadmissionpolicybindings",
+    );
+    [policies, bindings]
+        .into_iter()
+        .map(|r| {
+            r.cluster_scoped()
+                .with_generation()
+                .with_categories(&["api-extensions"])
+        })
+        .collect()
 }
 
 /// The `flowcontrol.apiserver.k8s.io` resources of the Kubernetes `minor`, preferred version

@@ -39,6 +39,8 @@ pub(crate) enum Pending {
     RegisterCrdApiServices { group: String },
     /// An APIService, or the Service behind one, was written: its availability is checked.
     CheckApiService { name: String },
+    /// A ValidatingAdmissionPolicy's spec changed: its expressions are type-checked.
+    CheckPolicyTypes { name: String },
     /// A node was written: the TTL controller annotates it.
     NodeTtl { name: String },
     /// A node was written: its NoSchedule taints are brought in line with its conditions.
@@ -233,6 +235,7 @@ impl Pending {
             | Pending::NodeTtl { .. }
             | Pending::RegisterCrdApiServices { .. }
             | Pending::CheckApiService { .. }
+            | Pending::CheckPolicyTypes { .. }
             | Pending::SyncService { .. }
             | Pending::SyncMirroring { .. }
             | Pending::SyncQuota { .. }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::lifecycle::admission_policies;
 use crate::lifecycle::{self, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, OnDelete};
 use crate::semantics::{priorityclass, versions};
 use crate::status::ApiStatus;
@@ -29,6 +30,20 @@ pub(crate) fn delete(
     if let Some(why) = precondition_mismatch(opts, &old) {
         return Err(ApiStatus::precondition_failed(info, name, &why));
     }
+    let request = admission_policies::Request {
+        operation: "DELETE",
+        object: None,
+        old: Some(&old),
+        name,
+        namespace: namespace.unwrap_or_default(),
+        subresource: "",
+        dry_run: opts.dry_run,
+        user: opts.requester.as_deref(),
+    };
+    let mut warnings = Vec::new();
+    let admitted = admission_policies::validate(state, info, &request, &mut warnings);
+    opts.warnings.extend(warnings);
+    admitted?;
     if opts.dry_run {
         return Ok(dry_run(state, info, old, opts));
     }

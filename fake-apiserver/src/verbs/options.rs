@@ -324,6 +324,10 @@ pub(crate) struct DeleteOpts {
     /// The deprecated `orphanDependents`, which alone decides between 200 and 202.
     pub(crate) orphan_dependents: Option<bool>,
     pub(crate) dry_run: bool,
+    /// Who deletes (admission policies read it); the admin when unset.
+    pub(crate) requester: Option<Arc<UserInfo>>,
+    /// Where admission's warnings go.
+    pub(crate) warnings: Warnings,
 }
 
 impl DeleteOpts {
@@ -401,6 +405,7 @@ impl DeleteOpts {
             grace_period: body.and_then(|b| b.get("gracePeriodSeconds")).and_then(Value::as_i64),
             orphan_dependents: orphan,
             dry_run,
+            ..Self::default()
         }
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::auth::escalation;
-use crate::lifecycle;
+use crate::lifecycle::{self, Admitting};
 use crate::semantics::schema::{self, Scope};
 use crate::semantics::strategy_warnings;
 use crate::semantics::validation::{
@@ -154,17 +154,13 @@ pub(crate) fn commit_update(
     if strategy::moves_generation(info, &old, &new, subresource, state.options.minor()) {
         meta_mut(&mut new).insert("generation".to_owned(), json!(object::generation(&old) + 1));
     }
-    let mut admission_warnings = Vec::new();
-    let admitted = lifecycle::admit_update(
-        state,
-        info,
-        &mut new,
-        &old,
-        subresource,
-        opts.dry_run,
-        &mut admission_warnings,
-    );
-    opts.warnings.extend(admission_warnings);
+    let mut admitting = Admitting {
+        dry_run: opts.dry_run,
+        user: opts.requester.as_deref(),
+        warnings: Vec::new(),
+    };
+    let admitted = lifecycle::admit_update(state, info, &mut new, &old, subresource, &mut admitting);
+    opts.warnings.extend(admitting.warnings);
     let defined = admitted?;
     // The field manager's `decodeLiveOrNew`: a client that sends `[]` or `[{}]` resets the
     // managed fields, and as an object without any is not tracked by updates

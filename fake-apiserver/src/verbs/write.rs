@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::auth::{UserInfo, escalation};
-use crate::lifecycle;
+use crate::lifecycle::{self, Admitting};
 use crate::semantics::apparmor_strategy;
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::endpointslice_strategy;
@@ -265,9 +265,13 @@ pub(crate) fn create(
         csr::prepare_create(&mut body, &requester);
     }
     core_strategies::prepare_create(info, &mut body);
-    let mut admission_warnings = Vec::new();
-    let admitted = lifecycle::admit_create(state, info, &mut body, opts.dry_run, &mut admission_warnings);
-    opts.warnings.extend(admission_warnings);
+    let mut admitting = Admitting {
+        dry_run: opts.dry_run,
+        user: opts.requester.as_deref(),
+        warnings: Vec::new(),
+    };
+    let admitted = lifecycle::admit_create(state, info, &mut body, &mut admitting);
+    opts.warnings.extend(admitting.warnings);
     let defined = admitted?;
     if opts.dry_run {
         return Ok(Arc::new(body));

@@ -3,6 +3,7 @@
 
 mod common;
 
+mod admission_policies;
 mod aids;
 mod auth;
 mod builtins;

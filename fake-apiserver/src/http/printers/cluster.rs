@@ -1,7 +1,8 @@
 //! The printers of the cluster's own kinds served here: Leases
 //! (`pkg/printers/internalversion/printers.go`: `printLease`) and APIServices (kube-aggregator's
 //! `registry/apiservice/etcd/etcd.go`: `ConvertToTable`) and CertificateSigningRequests
-//! (`printCertificateSigningRequest`).
+//! (`printCertificateSigningRequest`), webhook configurations and ValidatingAdmissionPolicies
+//! with their bindings (`printValidatingAdmissionPolicy`, `printValidatingAdmissionPolicyBinding`).
 
 use serde_json::{Value, json};
 
@@ -77,8 +78,102 @@ pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn) -> Option<Vec
             ),
             age,
         ],
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy") => vec![
+            column(
+                "Validations",
+                "integer",
+                "Validations indicates the number of validation rules defined in this configuration",
+                |o| {
+                    json!(
+                        o.pointer("/spec/validations")
+                            .and_then(Value::as_array)
+                            .map_or(0, Vec::len)
+                    )
+                },
+            ),
+            column(
+                "ParamKind",
+                "string",
+                "ParamKind specifies the kind of resources used to parameterize this policy",
+                |o| match o.pointer("/spec/paramKind").filter(|k| k.is_object()) {
+                    Some(kind) => json!(format!("{}/{}", text_of(kind, "apiVersion"), text_of(kind, "kind"))),
+                    None => json!("<unset>"),
+                },
+            ),
+            age,
+        ],
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding") => vec![
+            column(
+                "PolicyName",
+                "string",
+                "PolicyName indicates the policy definition which the policy binding binded to",
+                |o| text(o, "/spec/policyName"),
+            ),
+            column(
+                "ParamRef",
+                "string",
+                "ParamRef indicates the param resource which sets the configration param",
+                |o| json!(param_ref_cell(o.pointer("/spec/paramRef"))),
+            ),
+            age,
+        ],
         _ => return None,
     })
+}
+
+fn text_of<'v>(object: &'v Value, key: &str) -> &'v str {
+    object.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// A binding's param reference: `namespace/name` (`*/name` in every namespace), else its
+/// selector as gogo-protobuf's `String()` writes it, else `<unset>`.
+fn param_ref_cell(reference: Option<&Value>) -> String {
+    let Some(reference) = reference.filter(|r| r.is_object()) else {
+        return "<unset>".to_owned();
+    };
+    let (name, namespace) = (text_of(reference, "name"), text_of(reference, "namespace"));
+    if !name.is_empty() {
+        return match namespace {
+            "" => format!("*/{name}"),
+            namespace => format!("{namespace}/{name}"),
+        };
+    }
+    let Some(selector) = reference.get("selector").filter(|s| s.is_object()) else {
+        return "<unset>".to_owned();
+    };
+    let mut labels: Vec<(&String, &str)> = selector
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k, v.as_str().unwrap_or_default()))
+        .collect();
+    labels.sort();
+    let labels: String = labels.iter().map(|(k, v)| format!("{k}: {v},")).collect();
+    let expressions: String = selector
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            let values: Vec<&str> = e
+                .get("values")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            format!(
+                "LabelSelectorRequirement{{Key:{},Operator:{},Values:[{}],}},",
+                text_of(e, "key"),
+                text_of(e, "operator"),
+                values.join(" ")
+            )
+        })
+        .collect();
+    format!(
+        "&LabelSelector{{MatchLabels:map[string]string{{{labels}}},MatchExpressions:[]LabelSelectorRequirement{{{expressions}}},}}"
+    )
 }
 
 /// `spec.signerName`'s documentation.

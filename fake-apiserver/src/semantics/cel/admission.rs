@@ -1,8 +1,8 @@
-//! Admission match conditions compiled as kube-apiserver compiles them when a webhook
-//! configuration is written (`apiserver/pkg/admission/plugin/cel/compile.go`:
+//! Admission expressions (webhook match conditions, ValidatingAdmissionPolicy validations,
+//! messages, audit annotations, variables) compiled as kube-apiserver compiles them when a
+//! configuration or policy is written (`apiserver/pkg/admission/plugin/cel/compile.go`:
 //! `CompileCELExpression` in the environment `mustBuildEnvs` declares, with `BuildRequestType`
-//! and `BuildNamespaceType`; `pkg/apis/admissionregistration/validation`:
-//! `validateMatchConditionsExpression`, which gives no params but the authorizer).
+//! and `BuildNamespaceType`; `composition.go`: `CompileAndStoreVariable`).
 
 use std::sync::{Arc, OnceLock};
 
@@ -14,10 +14,56 @@ use super::environment::Environment;
 use super::issues;
 use super::types::Type;
 
+/// A declared object type: a policy's `variables`, or a kind's for the type checker.
+pub(crate) type VariablesType = Arc<DeclType>;
+
+/// What an admission expression's environment declares beyond `object`, `oldObject`,
+/// `request` and `namespaceObject` (`OptionalVariableDeclarations`, and the composition
+/// environment's `variables`).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Declared<'a> {
+    pub(crate) params: bool,
+    pub(crate) authorizer: bool,
+    /// The object type of `variables`, in a policy that has any.
+    pub(crate) variables: Option<&'a Arc<DeclType>>,
+    /// The type of `object` and `oldObject` (the type checker's; admission's are `dyn`).
+    pub(crate) object: Option<&'a Arc<DeclType>>,
+    /// The type of `params` (the type checker's; admission's is `dyn`).
+    pub(crate) params_type: Option<&'a Arc<DeclType>>,
+}
+
+/// The types an expression must evaluate to (`ReturnTypes()`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Returns {
+    Bool,
+    String,
+    /// An audit annotation's value: a string or null.
+    StringOrNull,
+    /// A variable: anything.
+    Any,
+}
+
 /// Why a match condition `expression` does not compile on a server of minor `server` (`stored`
-/// when the configuration already had it: every option of the server's minor), as the field
-/// error's detail; `None` when it compiles to a bool.
-pub(crate) fn match_condition_error(expression: &str, server: u32, stored: bool) -> Option<String> {
+/// when the configuration already had it: every option of the server's minor; `params` in a
+/// policy with a param kind), as the field error's detail; `None` when it compiles to a bool.
+pub(crate) fn match_condition_error(expression: &str, server: u32, stored: bool, params: bool) -> Option<String> {
+    let declared = Declared {
+        params,
+        authorizer: true,
+        ..Declared::default()
+    };
+    compile(expression, server, stored, declared, Returns::Bool).err()
+}
+
+/// `CompileCELExpression`: the type `expression` evaluates to, or why it does not compile in
+/// the environment of a server of minor `server` with `declared` (the field error's detail).
+pub(crate) fn compile(
+    expression: &str,
+    server: u32,
+    stored: bool,
+    declared: Declared<'_>,
+    returns: Returns,
+) -> Result<Type, String> {
     let env = if stored {
         Environment::stored_expressions(server)
     } else {
@@ -27,37 +73,103 @@ pub(crate) fn match_condition_error(expression: &str, server: u32, stored: bool)
         Ok(parsed) => parsed,
         Err(errors) => {
             let shown = issues::display(expression, &issues::from_parse(&errors));
-            return Some(format!("compilation failed: {shown}"));
+            return Err(format!("compilation failed: {shown}"));
         }
     };
-    let variables = variables();
-    let declared: Vec<(&str, Type)> = variables.iter().map(|(name, t)| (*name, t.clone())).collect();
-    let checked = checker::check(&expr, &info, expression, &declared, env)
-        .and_then(|checked| ast_validators::validated(&expr, &info, expression, checked, env));
-    match checked {
-        Err(found) => Some(format!("compilation failed: {}", issues::display(expression, &found))),
-        // `ReturnTypes()` of a match condition: bool alone.
-        Ok(checked) if checked.type_of(expr.id) != Type::Bool => Some("must evaluate to bool".to_owned()),
-        Ok(_) => None,
+    let variables = variables(declared);
+    let names: Vec<(&str, Type)> = variables.iter().map(|(name, t)| (*name, t.clone())).collect();
+    let checked = checker::check(&expr, &info, expression, &names, env)
+        .and_then(|checked| ast_validators::validated(&expr, &info, expression, checked, env))
+        .map_err(|found| format!("compilation failed: {}", issues::display(expression, &found)))?;
+    let output = checked.type_of(expr.id);
+    // The output type must be one of the return types exactly: `dyn` is none of them.
+    let fits = match returns {
+        Returns::Bool => output == Type::Bool,
+        Returns::String => output == Type::String,
+        Returns::StringOrNull => output == Type::String || output == Type::Null,
+        Returns::Any => true,
+    };
+    match (fits, returns) {
+        (true, _) => Ok(output),
+        (false, Returns::StringOrNull) => Err("must evaluate to one of [string null_type]".to_owned()),
+        (false, Returns::String) => Err("must evaluate to string".to_owned()),
+        (false, _) => Err("must evaluate to bool".to_owned()),
     }
 }
 
-/// The variables of the environment with the authorizer and without params.
-fn variables() -> &'static [(&'static str, Type)] {
-    static VARIABLES: OnceLock<Vec<(&'static str, Type)>> = OnceLock::new();
-    VARIABLES.get_or_init(|| {
+/// The variables of a policy compiled so far (`CompositedCompiler`): each adds a field of its
+/// output type to `variables`, a failed one a `dyn` field.
+#[derive(Default)]
+pub(crate) struct Composition {
+    compiled: Vec<(String, Arc<DeclType>)>,
+    declared: Option<Arc<DeclType>>,
+}
+
+impl Composition {
+    /// `kubernetes.variables` with the variables compiled so far.
+    pub(crate) fn variables(&mut self) -> &Arc<DeclType> {
+        let compiled = &self.compiled;
+        self.declared.get_or_insert_with(|| {
+            let fields = compiled
+                .iter()
+                .map(|(name, t)| (name.as_str(), Arc::clone(t)))
+                .collect();
+            DeclType::declared_object("kubernetes.variables", fields)
+        })
+    }
+
+    /// Adds the variable `name`, whose expression checked to `output` (`None`: it failed).
+    pub(crate) fn add(&mut self, name: &str, output: Option<&Type>) {
+        let decl = output.map_or_else(|| scalar(Scalar::Dyn), variable_decl);
+        self.compiled.push((name.to_owned(), decl));
+        self.declared = None;
+    }
+}
+
+/// The declaration of a variable whose expression checked to `output`: what a schema type
+/// cannot say (an optional, a library's object) is `dyn`.
+fn variable_decl(output: &Type) -> Arc<DeclType> {
+    match output {
+        Type::Bool => scalar(Scalar::Bool),
+        Type::Int => scalar(Scalar::Int),
+        Type::Double => scalar(Scalar::Double),
+        Type::String => scalar(Scalar::String),
+        Type::Bytes => scalar(Scalar::Bytes),
+        Type::Duration => scalar(Scalar::Duration),
+        Type::Timestamp => scalar(Scalar::Timestamp),
+        Type::Object(decl) => Arc::clone(decl),
+        Type::List(elem) => DeclType::declared_collection(variable_decl(elem), false),
+        Type::Map(key, value) if **key == Type::String => DeclType::declared_collection(variable_decl(value), true),
+        _ => scalar(Scalar::Dyn),
+    }
+}
+
+/// The names an environment with `declared` knows, and their types.
+fn variables(declared: Declared<'_>) -> Vec<(&'static str, Type)> {
+    static BASE: OnceLock<Vec<(&'static str, Type)>> = OnceLock::new();
+    let base = BASE.get_or_init(|| {
         vec![
-            ("authorizer", Type::Named("kubernetes.authorization.Authorizer")),
-            (
-                "authorizer.requestResource",
-                Type::Named("kubernetes.authorization.ResourceCheck"),
-            ),
-            ("object", Type::Dyn),
-            ("oldObject", Type::Dyn),
             ("namespaceObject", namespace_type().cel_type()),
             ("request", request_type().cel_type()),
         ]
-    })
+    });
+    let object = declared.object.map_or(Type::Dyn, DeclType::cel_type);
+    let mut names = vec![("object", object.clone()), ("oldObject", object)];
+    names.extend(base.iter().cloned());
+    if declared.authorizer {
+        names.push(("authorizer", Type::Named("kubernetes.authorization.Authorizer")));
+        names.push((
+            "authorizer.requestResource",
+            Type::Named("kubernetes.authorization.ResourceCheck"),
+        ));
+    }
+    if declared.params {
+        names.push(("params", declared.params_type.map_or(Type::Dyn, DeclType::cel_type)));
+    }
+    if let Some(variables) = declared.variables {
+        names.push(("variables", variables.cel_type()));
+    }
+    names
 }
 
 fn scalar(scalar: Scalar) -> Arc<DeclType> {
@@ -166,18 +278,65 @@ mod tests {
             "'a' in namespaceObject.metadata.labels",
             "has(request.dryRun) && request.dryRun",
         ] {
-            assert_eq!(match_condition_error(good, 28, false), None, "{good}");
+            assert_eq!(match_condition_error(good, 28, false, false), None, "{good}");
         }
         assert_eq!(
-            match_condition_error("request.name", 28, false).as_deref(),
+            match_condition_error("request.name", 28, false, false).as_deref(),
             Some("must evaluate to bool")
         );
-        let undefined = match_condition_error("request.nope == ''", 28, false).unwrap();
+        let undefined = match_condition_error("request.nope == ''", 28, false, false).unwrap();
         assert!(
             undefined.starts_with("compilation failed: ERROR: <input>:1:8: undefined field 'nope'"),
             "{undefined}"
         );
-        let params = match_condition_error("params.x", 28, false).unwrap();
+        let params = match_condition_error("params.x", 28, false, false).unwrap();
         assert!(params.contains("undeclared reference to 'params'"), "{params}");
+    }
+
+    #[test]
+    fn policy_expressions_should_see_params_and_earlier_variables_only() {
+        let with_params = Declared {
+            params: true,
+            authorizer: true,
+            ..Declared::default()
+        };
+        assert_eq!(
+            compile("params.x == 1", 31, false, with_params, Returns::Bool),
+            Ok(Type::Bool)
+        );
+        let replicas = compile("object.spec.replicas", 31, false, with_params, Returns::Any).unwrap();
+        let mut composition = Composition::default();
+        composition.add("replicas", Some(&replicas));
+        let vars = composition.variables().clone();
+        let declared = Declared {
+            variables: Some(&vars),
+            ..with_params
+        };
+        assert_eq!(
+            compile("variables.replicas <= 5", 31, false, declared, Returns::Bool),
+            Ok(Type::Bool)
+        );
+        let missing = compile("variables.other", 31, false, declared, Returns::Any).unwrap_err();
+        assert!(missing.contains("undefined field 'other'"), "{missing}");
+        assert_eq!(
+            compile("1", 31, false, declared, Returns::StringOrNull).unwrap_err(),
+            "must evaluate to one of [string null_type]"
+        );
+        let message = Declared {
+            authorizer: false,
+            ..declared
+        };
+        let no_authorizer = compile(
+            "authorizer.path('/').check('get').reason()",
+            31,
+            false,
+            message,
+            Returns::String,
+        );
+        assert!(
+            no_authorizer
+                .unwrap_err()
+                .contains("undeclared reference to 'authorizer'")
+        );
     }
 }

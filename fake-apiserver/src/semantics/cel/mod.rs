@@ -5,6 +5,7 @@
 //! estimator and Kubernetes' libraries are ported here.
 
 pub(crate) mod admission;
+pub(crate) mod admission_runtime;
 mod ast_validators;
 mod checker;
 mod checker_calls;
@@ -16,6 +17,7 @@ mod environment;
 mod field_path;
 mod issues;
 mod list_equality;
+pub(crate) mod policy_type_check;
 mod runtime_library;
 mod types;
 mod validator;

@@ -121,7 +121,7 @@ fn date_time(s: &str) -> Option<DateTime<FixedOffset>> {
 }
 
 /// JSON no schema types (`x-kubernetes-preserve-unknown-fields`): CEL's reading of JSON.
-fn untyped(value: &Value) -> Cel {
+pub(crate) fn untyped(value: &Value) -> Cel {
     match value {
         Value::Null => Cel::Null,
         Value::Bool(b) => Cel::Bool(*b),
