@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::auth::UserInfo;
-use crate::lifecycle::policy_matching::{collect_params, matches, param_resource};
+pub(crate) use crate::lifecycle::policy_matching::Request;
+use crate::lifecycle::policy_matching::{admission_request, collect_params, matches, namespace_object, param_resource};
 use crate::semantics::cel::admission_runtime::{Activation, Inputs, Outcome};
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -21,19 +21,6 @@ use crate::storage::resource::ResourceInfo;
 const GROUP: &str = "admissionregistration.k8s.io";
 /// `celconfig.MaxEvaluatedMessageExpressionSizeBytes`.
 const MAX_MESSAGE_BYTES: usize = 5 * 1024;
-
-/// One admission request, as the plugin sees its attributes.
-pub(crate) struct Request<'a> {
-    /// `CREATE`, `UPDATE`, `DELETE` or `CONNECT`.
-    pub(crate) operation: &'static str,
-    pub(crate) object: Option<&'a Value>,
-    pub(crate) old: Option<&'a Value>,
-    pub(crate) name: &'a str,
-    pub(crate) namespace: &'a str,
-    pub(crate) subresource: &'a str,
-    pub(crate) dry_run: bool,
-    pub(crate) user: Option<&'a UserInfo>,
-}
 
 /// A failed validation that denies: the policy, the binding, why and its reason.
 struct Denial {
@@ -358,42 +345,6 @@ fn aggregate(errors: &[String]) -> String {
         [one] => (*one).clone(),
         many => format!("[{}]", many.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(", ")),
     }
-}
-
-/// `CreateAdmissionRequest`: the request as `request` shows it.
-fn admission_request(info: &ResourceInfo, request: &Request<'_>) -> Value {
-    let kind = json!({"group": info.group, "version": info.version, "kind": info.kind});
-    let resource = json!({"group": info.group, "version": info.version, "resource": info.plural});
-    let admin = UserInfo::admin();
-    let user = request.user.unwrap_or(&admin);
-    let options = match request.operation {
-        "CREATE" => json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"}),
-        "UPDATE" => json!({"kind": "UpdateOptions", "apiVersion": "meta.k8s.io/v1"}),
-        "DELETE" => json!({"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}),
-        _ => Value::Null,
-    };
-    json!({
-        "kind": kind, "resource": resource, "subResource": request.subresource,
-        "requestKind": kind, "requestResource": resource, "requestSubResource": request.subresource,
-        "name": request.name, "namespace": request.namespace, "operation": request.operation,
-        "userInfo": {"username": user.name, "uid": user.uid, "groups": user.groups, "extra": user.extra},
-        "dryRun": request.dry_run, "options": options,
-    })
-}
-
-/// `CreateNamespaceObject`: the request's namespace without its managed fields and owners;
-/// none for cluster-scoped requests and Namespaces themselves.
-fn namespace_object(state: &State, info: &ResourceInfo, request: &Request<'_>) -> Option<Value> {
-    if request.namespace.is_empty() || (info.group.is_empty() && info.kind == "Namespace") {
-        return None;
-    }
-    let namespaces = state.info("", "v1", "namespaces");
-    let mut namespace = (*state.object(&namespaces, None, request.namespace)?).clone();
-    if let Some(meta) = namespace.get_mut("metadata").and_then(Value::as_object_mut) {
-        meta.remove("managedFields");
-        meta.remove("ownerReferences");
-    }
-    Some(namespace)
 }
 
 /// `admission.NewForbidden` of the denial, with its reason's code and the one cause the

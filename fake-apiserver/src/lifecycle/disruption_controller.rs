@@ -15,6 +15,7 @@ use crate::lifecycle::disruption_status::{Counts, fail_safe, str_of, with_status
 use crate::lifecycle::events;
 use crate::lifecycle::writes::Writes;
 use crate::semantics::label_selector_validation::{as_selector, selects};
+use crate::semantics::selector;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::pending::Pending;
@@ -272,48 +273,11 @@ fn controller_of(object: &Value) -> Option<&Value> {
 fn unmanaged_message(budget: &Value) -> String {
     let selector = budget
         .pointer("/spec/selector")
-        .map(go_selector)
+        .map(selector::gogo_string)
         .unwrap_or_else(|| "nil".to_owned());
     format!(
         "Pods selected by this PodDisruptionBudget (selector: {selector}) were found to be unmanaged. As a result, \
          the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account \
          for these pods please set \".spec.minAvailable\" field of the PDB to an integer value."
-    )
-}
-
-/// Go's `%v` of a `*metav1.LabelSelector`: `&LabelSelector{MatchLabels:map[string]string{…},MatchExpressions:[]…}`.
-fn go_selector(selector: &Value) -> String {
-    let labels: Vec<String> = selector
-        .get("matchLabels")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| format!("{k}: {},", v.as_str().unwrap_or_default()))
-        .collect();
-    let expressions: Vec<String> = selector
-        .get("matchExpressions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|e| {
-            let values: Vec<&str> = e
-                .get("values")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            format!(
-                "LabelSelectorRequirement{{Key:{},Operator:{},Values:[{}],}}",
-                str_of(e, "key"),
-                str_of(e, "operator"),
-                values.join(" ")
-            )
-        })
-        .collect();
-    format!(
-        "&LabelSelector{{MatchLabels:map[string]string{{{}}},MatchExpressions:[]LabelSelectorRequirement{{{}}},}}",
-        labels.join(""),
-        expressions.join(",")
     )
 }

@@ -1,17 +1,69 @@
-//! Which requests a ValidatingAdmissionPolicy and its bindings apply to, and the params they
-//! read, as kube-apiserver decides (`apiserver/pkg/admission/plugin/policy/matching/matching.go`:
-//! `Matcher.Matches`; `webhook/predicates/{namespace,object,rules}`; `policy/generic/
-//! policy_dispatcher.go`: `CollectParams`). Rules match the request's own resource: the
+//! A request as ValidatingAdmissionPolicies see it (`apiserver/pkg/admission/attributes.go`;
+//! `plugin/cel/activation.go`: `CreateAdmissionRequest`, `CreateNamespaceObject`), which
+//! policies and bindings apply to it, and the params they read, as kube-apiserver decides
+//! (`apiserver/pkg/admission/plugin/policy/matching/matching.go`: `Matcher.Matches`;
+//! `webhook/predicates/{namespace,object,rules}`; `policy/generic/policy_dispatcher.go`:
+//! `CollectParams`). Rules match the request's own resource: the
 //! `Equivalent` match policy's other versions of a resource are not looked up.
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
-use crate::lifecycle::admission_policies::Request;
+use crate::auth::UserInfo;
+
 use crate::semantics::label_selector_validation::{is_empty_selector, selects};
 use crate::storage::State;
 use crate::storage::resource::ResourceInfo;
+
+/// One admission request, as the plugin sees its attributes.
+pub(crate) struct Request<'a> {
+    /// `CREATE`, `UPDATE`, `DELETE` or `CONNECT`.
+    pub(crate) operation: &'static str,
+    pub(crate) object: Option<&'a Value>,
+    pub(crate) old: Option<&'a Value>,
+    pub(crate) name: &'a str,
+    pub(crate) namespace: &'a str,
+    pub(crate) subresource: &'a str,
+    pub(crate) dry_run: bool,
+    pub(crate) user: Option<&'a UserInfo>,
+}
+
+/// `CreateAdmissionRequest`: the request as `request` shows it.
+pub(crate) fn admission_request(info: &ResourceInfo, request: &Request<'_>) -> Value {
+    let kind = json!({"group": info.group, "version": info.version, "kind": info.kind});
+    let resource = json!({"group": info.group, "version": info.version, "resource": info.plural});
+    let admin = UserInfo::admin();
+    let user = request.user.unwrap_or(&admin);
+    let options = match request.operation {
+        "CREATE" => json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"}),
+        "UPDATE" => json!({"kind": "UpdateOptions", "apiVersion": "meta.k8s.io/v1"}),
+        "DELETE" => json!({"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1"}),
+        _ => Value::Null,
+    };
+    json!({
+        "kind": kind, "resource": resource, "subResource": request.subresource,
+        "requestKind": kind, "requestResource": resource, "requestSubResource": request.subresource,
+        "name": request.name, "namespace": request.namespace, "operation": request.operation,
+        "userInfo": {"username": user.name, "uid": user.uid, "groups": user.groups, "extra": user.extra},
+        "dryRun": request.dry_run, "options": options,
+    })
+}
+
+/// `CreateNamespaceObject`: the request's namespace without its managed fields and owners;
+/// none for cluster-scoped requests and Namespaces themselves.
+pub(crate) fn namespace_object(state: &State, info: &ResourceInfo, request: &Request<'_>) -> Option<Value> {
+    if request.namespace.is_empty() || (info.group.is_empty() && info.kind == "Namespace") {
+        return None;
+    }
+    let namespaces = state.info("", "v1", "namespaces");
+    let mut namespace = (*state.object(&namespaces, None, request.namespace)?).clone();
+    if let Some(meta) = namespace.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("managedFields");
+        meta.remove("ownerReferences");
+    }
+    Some(namespace)
+}
 
 fn text<'v>(object: &'v Value, key: &str) -> &'v str {
     object.get(key).and_then(Value::as_str).unwrap_or_default()

@@ -19,30 +19,6 @@ use crate::semantics::webhook_validation::match_conditions_errors;
 /// `maxAuditAnnotations` and `maxAuditAnnotationValueExpressionLength`.
 const MAX_AUDIT_ANNOTATIONS: usize = 20;
 const MAX_VALUE_EXPRESSION_BYTES: usize = 5 * 1024;
-/// CEL's reserved words, which no variable may be named (`isCELIdentifier`).
-const CEL_RESERVED: [&str; 21] = [
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
 
 fn text<'v>(object: &'v Value, key: &str) -> &'v str {
     object.get(key).and_then(Value::as_str).unwrap_or_default()
@@ -130,7 +106,7 @@ pub(crate) fn policy_errors(policy: &Value, old: Option<&Value>, server: u32) ->
         let name = text(variable, "name");
         if name.trim().is_empty() {
             errors.push(FieldError::required(format!("{at}.name"), "name is not specified"));
-        } else if !is_cel_identifier(name) {
+        } else if !admission::is_cel_identifier(name) {
             errors.push(FieldError::invalid(
                 format!("{at}.name"),
                 name.into(),
@@ -323,13 +299,6 @@ impl Compiler<'_> {
         }
         errors
     }
-}
-
-/// `isCELIdentifier`.
-fn is_cel_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    let starts = chars.next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic());
-    starts && chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) && !CEL_RESERVED.contains(&name)
 }
 
 /// Go's `%#v` of an audit annotation slice.

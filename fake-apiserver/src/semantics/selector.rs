@@ -222,18 +222,51 @@ pub(crate) fn label_selector_text(selector: &Value) -> String {
     terms.join(",")
 }
 
+/// Go's `%v` of a `*metav1.LabelSelector`, gogo-protobuf's `String()`: the labels sorted,
+/// every entry and requirement followed by a comma
+/// (`&LabelSelector{MatchLabels:map[string]string{a: b,},MatchExpressions:[]LabelSelectorRequirement{},}`).
+pub(crate) fn gogo_string(selector: &Value) -> String {
+    let text = |value: &Value, key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let mut labels: Vec<(String, String)> = selector
+        .get("matchLabels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_owned()))
+        .collect();
+    labels.sort();
+    let labels: String = labels.iter().map(|(k, v)| format!("{k}: {v},")).collect();
+    let expressions: String = selector
+        .get("matchExpressions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            format!(
+                "LabelSelectorRequirement{{Key:{},Operator:{},Values:[{}],}},",
+                text(e, "key"),
+                text(e, "operator"),
+                values_of(e).join(" ")
+            )
+        })
+        .collect();
+    format!(
+        "&LabelSelector{{MatchLabels:map[string]string{{{labels}}},MatchExpressions:[]LabelSelectorRequirement{{{expressions}}},}}"
+    )
+}
+
+/// A requirement's values, in order.
+fn values_of(expression: &Value) -> Vec<&str> {
+    let values = expression.get("values").and_then(Value::as_array);
+    values.into_iter().flatten().filter_map(Value::as_str).collect()
+}
+
 /// One `matchExpressions` requirement as a selector string writes it (`key in (a,b)`,
 /// `key notin (a)`, `key`, `!key`); `sorted` writes the values as `Requirement.String()`
 /// does, sorted (`safeSort`), duplicates kept as `LabelSelectorAsSelector` keeps them.
 pub(crate) fn requirement_text(expression: &Value, sorted: bool) -> String {
     let key = expression.get("key").and_then(Value::as_str).unwrap_or_default();
-    let mut values: Vec<&str> = expression
-        .get("values")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .collect();
+    let mut values = values_of(expression);
     if sorted {
         values.sort_unstable();
     }

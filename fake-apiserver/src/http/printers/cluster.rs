@@ -141,39 +141,7 @@ fn param_ref_cell(reference: Option<&Value>) -> String {
     let Some(selector) = reference.get("selector").filter(|s| s.is_object()) else {
         return "<unset>".to_owned();
     };
-    let mut labels: Vec<(&String, &str)> = selector
-        .get("matchLabels")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| (k, v.as_str().unwrap_or_default()))
-        .collect();
-    labels.sort();
-    let labels: String = labels.iter().map(|(k, v)| format!("{k}: {v},")).collect();
-    let expressions: String = selector
-        .get("matchExpressions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|e| {
-            let values: Vec<&str> = e
-                .get("values")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            format!(
-                "LabelSelectorRequirement{{Key:{},Operator:{},Values:[{}],}},",
-                text_of(e, "key"),
-                text_of(e, "operator"),
-                values.join(" ")
-            )
-        })
-        .collect();
-    format!(
-        "&LabelSelector{{MatchLabels:map[string]string{{{labels}}},MatchExpressions:[]LabelSelectorRequirement{{{expressions}}},}}"
-    )
+    crate::semantics::selector::gogo_string(selector)
 }
 
 /// `spec.signerName`'s documentation.

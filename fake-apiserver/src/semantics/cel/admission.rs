@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use super::ast_validators;
 use super::checker;
 use super::compile::parser;
-use super::decl_type::{DeclType, Scalar};
+use super::decl_type::{self, DeclType, Scalar};
 use super::environment::Environment;
 use super::issues;
 use super::types::Type;
@@ -53,6 +53,13 @@ pub(crate) fn match_condition_error(expression: &str, server: u32, stored: bool,
         ..Declared::default()
     };
     compile(expression, server, stored, declared, Returns::Bool).err()
+}
+
+/// `isCELIdentifier`: a name a variable may have (a CEL identifier that is no reserved word).
+pub(crate) fn is_cel_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    let starts = chars.next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic());
+    starts && chars.all(|c| c == '_' || c.is_ascii_alphanumeric()) && !decl_type::RESERVED.contains(&name)
 }
 
 /// `CompileCELExpression`: the type `expression` evaluates to, or why it does not compile in

@@ -274,7 +274,7 @@ fn assign_name(mut decl: DeclType, name: &str) -> DeclType {
 }
 
 /// Words CEL reserves: a property so named is `__name__` to CEL.
-const RESERVED: &[&str] = &[
+pub(super) const RESERVED: &[&str] = &[
     "true",
     "false",
     "null",
