@@ -37,7 +37,8 @@ pub(crate) fn apply(
     mut config: Value,
     request: &ApplyRequest<'_>,
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
-    check_applied(&config, &info.api_version(), &info.kind, request.name)?;
+    check_applied(&config, &info.api_version(), &info.kind)?;
+    let config_name = object::name(&config).to_owned();
     // kube-apiserver names the applied object as it was sent in a typed-patch error.
     let sent = format!("{}/{}", object::namespace(&config), object::name(&config));
     let rv = object::resource_version(&config).to_owned();
@@ -88,6 +89,7 @@ pub(crate) fn apply(
         if request.subresource.is_some() {
             return Err(ApiStatus::not_found(info, request.name));
         }
+        check_name(&config_name, request.name)?;
         let mut config = config;
         let entry = entry(request, &info.api_version(), &now, applied);
         managed_fields::write(&mut config, &[entry]);
@@ -134,6 +136,7 @@ pub(crate) fn apply(
     if !conflicts.is_empty() && !request.force {
         return Err(conflict_status(conflicts));
     }
+    check_name(&config_name, request.name)?;
     let taken: BTreeSet<&FieldPath> = conflicts.iter().chain(&upgraded).map(|c| &c.path).collect();
     if !taken.is_empty() {
         for e in entries.iter_mut().filter(|e| !own(e)) {
@@ -200,8 +203,8 @@ const BEFORE_FIRST_APPLY: &str = "before-first-apply";
 
 /// What kube-apiserver checks of every applied configuration first: that it is an object of the
 /// endpoint's group, version and kind (its field manager's versionCheckManager refuses absent or
-/// other ones), naming the URL's object if it names one.
-pub(crate) fn check_applied(config: &Value, api_version: &str, kind: &str, name: &str) -> Result<(), ApiStatus> {
+/// other ones).
+pub(crate) fn check_applied(config: &Value, api_version: &str, kind: &str) -> Result<(), ApiStatus> {
     // The apply patcher decodes the body into a map (`yaml.Unmarshal` into an unstructured
     // object): anything else fails there, in encoding/json's words.
     let decoded_as = match config {
@@ -225,7 +228,13 @@ pub(crate) fn check_applied(config: &Value, api_version: &str, kind: &str, name:
             "invalid object type: {group}/{version}, Kind={sent_kind}"
         )));
     }
-    let config_name = object::name(config);
+    Ok(())
+}
+
+/// `checkName`, which the patch handler runs on the object the apply produced, after the
+/// field manager merged it (so a conflict is reported first): the name the configuration gave,
+/// if any, must be the URL's.
+pub(crate) fn check_name(config_name: &str, name: &str) -> Result<(), ApiStatus> {
     if !config_name.is_empty() && config_name != name {
         return Err(ApiStatus::bad_request(format!(
             "the name of the object ({config_name}) does not match the name on the URL ({name})"

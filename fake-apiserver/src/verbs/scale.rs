@@ -17,7 +17,7 @@ use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
-use crate::verbs::apply::{ApplyRequest, Conflict, check_applied, conflict_status};
+use crate::verbs::apply::{ApplyRequest, Conflict, check_applied, check_name, conflict_status};
 use crate::verbs::options::{Ownership, WriteOpts};
 use crate::verbs::write::Checked;
 use crate::verbs::{read, write};
@@ -39,7 +39,8 @@ pub(crate) fn apply(
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
     let paths = info.scale.as_ref().expect("route checked the scale subresource");
     // The endpoint's kind is Scale, and a Scale is what the fields are checked against.
-    check_applied(config, SCALE_API_VERSION, "Scale", request.name)?;
+    check_applied(config, SCALE_API_VERSION, "Scale")?;
+    check_name(object::name(config), request.name)?;
     let findings = decoding::strict_findings(&BODY_TYPE, &mut Decoded::from(config.clone()), state.options.minor());
     decoding::enforce(findings, request.opts, ApiStatus::bad_request)?;
     let applied_replicas = match config.pointer("/spec/replicas") {
@@ -241,12 +242,11 @@ fn to_parent(
             continue;
         }
         match scale.iter().position(|s| same_manager(s, entry)) {
+            // Kept as it is, its time too: `ToParent` takes every time from the parent's
+            // entries, so a scale write never moves one.
             Some(i) => {
                 placed[i] = true;
-                entries.push(ManagedEntry {
-                    time: scale[i].time.clone(),
-                    ..entry.clone()
-                });
+                entries.push(entry.clone());
             }
             None => {
                 let mut kept = entry.clone();
@@ -257,10 +257,13 @@ fn to_parent(
             }
         }
     }
+    // A manager new to the parent gets the time the parent had for it: none.
     for (entry, _) in scale.iter().zip(placed).filter(|(_, placed)| !placed) {
+        let time = parent.iter().find(|p| same_manager(p, entry)).map(|p| p.time.clone());
         entries.push(ManagedEntry {
             api_version: api_version.to_owned(),
             fields: BTreeSet::from([replicas.clone()]),
+            time: time.unwrap_or_default(),
             ..entry.clone()
         });
     }
@@ -285,5 +288,26 @@ mod tests {
             )
         );
         assert!(check_scale(&statefulsets, "s1", &json!(0)).is_ok());
+    }
+
+    #[test]
+    fn a_scale_write_should_keep_the_parent_times() {
+        let replicas = field_path("spec.replicas");
+        let entry = |manager: &str, subresource: Option<&str>, time: &str| ManagedEntry {
+            manager: manager.to_owned(),
+            operation: "Apply".to_owned(),
+            api_version: "apps/v1".to_owned(),
+            subresource: subresource.map(str::to_owned),
+            time: time.to_owned(),
+            fields: BTreeSet::from([replicas.clone()]),
+        };
+        let parent = [entry("old-scaler", Some("scale"), "2026-01-01T00:00:00Z")];
+        let scale = [
+            entry("old-scaler", Some("scale"), "2026-02-02T00:00:00Z"),
+            entry("new-scaler", Some("scale"), "2026-02-02T00:00:00Z"),
+        ];
+        let entries = to_parent(&parent, &scale, &replicas, "apps/v1");
+        let times: Vec<(&str, &str)> = entries.iter().map(|e| (e.manager.as_str(), e.time.as_str())).collect();
+        assert_eq!(times, [("old-scaler", "2026-01-01T00:00:00Z"), ("new-scaler", "")]);
     }
 }
