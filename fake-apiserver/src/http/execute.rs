@@ -308,11 +308,14 @@ impl Inner {
                 Ok(object(code, last))
             }
             Action::DeleteCollection => {
+                let opts_of_write = opts;
                 let options = (!body.is_empty()).then(|| decode_body(body, false)).transpose()?;
                 if let Some(options) = &options {
                     DeleteOpts::check_body(options)?;
                 }
                 let mut opts = DeleteOpts::of_request(options.as_ref(), query);
+                opts.requester = opts_of_write.requester.clone();
+                opts.warnings = opts_of_write.warnings.clone();
                 if opts.propagation.is_none() {
                     opts.propagation = info.default_propagation().map(str::to_owned);
                 }
@@ -320,7 +323,7 @@ impl Inner {
                 let selected = read::select(&state, info, namespace, &filter);
                 // kube-apiserver answers with the list it selected, as it was before the deletes.
                 let resource_version = state.store.current_rv();
-                delete::delete_collection(&mut state, info, namespace, &selected, &opts);
+                delete::delete_collection(&mut state, info, namespace, &selected, &opts)?;
                 Ok(Outcome::Deleted(read::ListPage {
                     items: selected,
                     resource_version: Some(resource_version),

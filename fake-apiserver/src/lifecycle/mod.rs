@@ -280,7 +280,11 @@ pub(crate) fn admit_update(
         object: Some(new),
         old: Some(old),
         name: object::name(new),
-        namespace: object::namespace(new),
+        // A Namespace's own requests are in the namespace they name.
+        namespace: match info.lifecycle {
+            Lifecycle::Namespace => object::name(new),
+            _ => object::namespace(new),
+        },
         subresource: subresource.unwrap_or_default(),
         dry_run,
         user,

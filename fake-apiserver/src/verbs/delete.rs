@@ -30,20 +30,27 @@ pub(crate) fn delete(
     if let Some(why) = precondition_mismatch(opts, &old) {
         return Err(ApiStatus::precondition_failed(info, name, &why));
     }
-    let request = admission_policies::Request {
-        operation: "DELETE",
-        object: None,
-        old: Some(&old),
-        name,
-        namespace: namespace.unwrap_or_default(),
-        subresource: "",
-        dry_run: opts.dry_run,
-        user: opts.requester.as_deref(),
-    };
-    let mut warnings = Vec::new();
-    let admitted = admission_policies::validate(state, info, &request, &mut warnings);
-    opts.warnings.extend(warnings);
-    admitted?;
+    if !opts.skip_admission {
+        let request = admission_policies::Request {
+            operation: "DELETE",
+            object: None,
+            old: Some(&old),
+            name: if opts.in_collection { "" } else { name },
+            // A Namespace's own requests are in the namespace they name.
+            namespace: namespace.unwrap_or(if info.lifecycle == Lifecycle::Namespace {
+                name
+            } else {
+                ""
+            }),
+            subresource: "",
+            dry_run: opts.dry_run,
+            user: opts.requester.as_deref(),
+        };
+        let mut warnings = Vec::new();
+        let admitted = admission_policies::validate(state, info, &request, &mut warnings);
+        opts.warnings.extend(warnings);
+        admitted?;
+    }
     if opts.dry_run {
         return Ok(dry_run(state, info, old, opts));
     }
@@ -136,23 +143,30 @@ pub(crate) fn finish_delete(state: &mut State, info: &Arc<ResourceInfo>, last: V
     removed
 }
 
-/// DELETE on a collection: deletes every selected object.
+/// DELETE on a collection: deletes every selected object; the first refusal (an admission
+/// policy's) answers the request, after the others were tried, as the store's workers do.
 pub(crate) fn delete_collection(
     state: &mut State,
     info: &Arc<ResourceInfo>,
     namespace: Option<&str>,
     selected: &[Arc<Value>],
     opts: &DeleteOpts,
-) {
+) -> Result<(), ApiStatus> {
+    let mut refused = None;
     for object in selected {
         let no_preconditions = DeleteOpts {
             uid: None,
             resource_version: None,
+            in_collection: true,
             ..opts.clone()
         };
         // An object removed meanwhile (e.g. by the garbage collector) is simply skipped.
-        let _ = delete(state, info, namespace, object::name(object), &no_preconditions);
+        match delete(state, info, namespace, object::name(object), &no_preconditions) {
+            Err(status) if status.code != 404 && refused.is_none() => refused = Some(status),
+            _ => {}
+        }
     }
+    refused.map_or(Ok(()), Err)
 }
 /// Why `object` fails the delete's preconditions (its uid, then its resourceVersion), in the
 /// words of the storage's `Preconditions.Check`.

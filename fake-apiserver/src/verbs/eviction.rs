@@ -159,6 +159,8 @@ fn delete_pod(
             options.resource_version = Some(object::resource_version(&stored).to_owned());
         }
     }
+    // The pod is deleted without admission: the eviction itself was admitted.
+    options.skip_admission = true;
     delete::delete(state, pods, Some(&namespace), &name, &options)?;
     Ok(())
 }

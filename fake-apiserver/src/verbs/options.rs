@@ -328,6 +328,11 @@ pub(crate) struct DeleteOpts {
     pub(crate) requester: Option<Arc<UserInfo>>,
     /// Where admission's warnings go.
     pub(crate) warnings: Warnings,
+    /// A delete the server makes for another request (an eviction's), which admission does
+    /// not see again (`rest.ValidateAllObjectFunc`).
+    pub(crate) skip_admission: bool,
+    /// One of a collection's deletes, which admission sees without a name.
+    pub(crate) in_collection: bool,
 }
 
 impl DeleteOpts {

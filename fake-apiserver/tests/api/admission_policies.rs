@@ -171,6 +171,47 @@ async fn the_status_controller_should_report_type_warnings() {
 }
 
 #[tokio::test]
+async fn a_denied_delete_should_fail_a_collection_delete_and_a_namespace_delete() {
+    let server = FakeApiServer::new();
+    let spec = json!({
+        "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["DELETE"], "resources": ["configmaps", "namespaces"]}],
+                             "namespaceSelector": {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": ["default", "temp"]}]}},
+        "validations": [{"expression": "!has(oldObject.metadata.labels) || !('keep' in oldObject.metadata.labels)", "message": "kept"}],
+    });
+    policy(server.client(), spec, &["Deny"], None).await;
+    let maps: Api<ConfigMap> = Api::default_namespaced(server.client());
+    let kept: ConfigMap =
+        serde_json::from_value(json!({"metadata": {"name": "kept", "labels": {"keep": "yes"}}})).unwrap();
+    maps.create(&PostParams::default(), &kept).await.unwrap();
+    let refused = api_error(
+        maps.delete_collection(&DeleteParams::default(), &Default::default())
+            .await,
+    );
+    assert_eq!(refused.code, 422);
+    assert!(
+        refused.message.starts_with("configmaps \"Unknown\" is forbidden"),
+        "{}",
+        refused.message
+    );
+    maps.get("kept").await.unwrap();
+    // A Namespace's own delete is in the namespace it names, whose labels the selector reads.
+    let namespace =
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "temp", "labels": {"keep": "yes"}}});
+    send(
+        &server,
+        "POST",
+        "/api/v1/namespaces",
+        "application/json",
+        &namespace.to_string(),
+    )
+    .await;
+    let answer = send(&server, "DELETE", "/api/v1/namespaces/temp", "application/json", "").await;
+    assert_eq!(answer.code, 422, "{}", answer.body);
+    let message = answer.body["message"].as_str().unwrap_or_default();
+    assert!(message.ends_with("denied request: kept"), "{message}");
+}
+
+#[tokio::test]
 async fn a_1_28_server_should_not_serve_policies() {
     let server = FakeApiServer::builder().kube_version("v1.28.7").build();
     let answer = send(

@@ -133,8 +133,9 @@ impl Composition {
     }
 }
 
-/// The declaration of a variable whose expression checked to `output`: what a schema type
-/// cannot say (an optional, a library's object) is `dyn`.
+/// The declaration of a variable whose expression checked to `output`
+/// (`convertCelTypeToDeclType`): scalars, lists and maps keep their types, anything else (an
+/// object, an optional, a library's type) is `dyn`.
 fn variable_decl(output: &Type) -> Arc<DeclType> {
     match output {
         Type::Bool => scalar(Scalar::Bool),
@@ -144,7 +145,6 @@ fn variable_decl(output: &Type) -> Arc<DeclType> {
         Type::Bytes => scalar(Scalar::Bytes),
         Type::Duration => scalar(Scalar::Duration),
         Type::Timestamp => scalar(Scalar::Timestamp),
-        Type::Object(decl) => Arc::clone(decl),
         Type::List(elem) => DeclType::declared_collection(variable_decl(elem), false),
         Type::Map(key, value) if **key == Type::String => DeclType::declared_collection(variable_decl(value), true),
         _ => scalar(Scalar::Dyn),
