@@ -16,6 +16,7 @@ use crate::lifecycle::policy_matching::{admission_request, collect_params, match
 use crate::semantics::cel::admission_runtime::{Activation, Inputs, Outcome};
 use crate::status::ApiStatus;
 use crate::storage::State;
+use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 
 const GROUP: &str = "admissionregistration.k8s.io";
@@ -35,11 +36,7 @@ fn text<'v>(object: &'v Value, key: &str) -> &'v str {
 }
 
 fn named(mut objects: Vec<Arc<Value>>) -> Vec<Arc<Value>> {
-    objects.sort_by(|a, b| {
-        a.pointer("/metadata/name")
-            .map(Value::to_string)
-            .cmp(&b.pointer("/metadata/name").map(Value::to_string))
-    });
+    objects.sort_by(|a, b| object::name(a).cmp(object::name(b)));
     objects
 }
 
@@ -71,12 +68,13 @@ pub(crate) fn validate(
     }
     let bindings_info = state.info(GROUP, "v1", "validatingadmissionpolicybindings");
     let bindings = named(state.objects_everywhere(&bindings_info));
+    // Only a bound policy acts: without bindings, nothing to match on this hot path.
+    if bindings.is_empty() {
+        return Ok(());
+    }
     let mut denials = Vec::new();
     for policy in named(state.objects_everywhere(&policies_info)) {
-        let name = policy
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let name = object::name(&policy);
         let bound: Vec<&Arc<Value>> = bindings
             .iter()
             .filter(|b| b.pointer("/spec/policyName").and_then(Value::as_str) == Some(name))
@@ -102,10 +100,7 @@ fn dispatch_policy(
     warnings: &mut Vec<String>,
 ) {
     let spec = policy.get("spec").unwrap_or(&Value::Null);
-    let policy_name = policy
-        .pointer("/metadata/name")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let policy_name = object::name(policy);
     let fail = text(spec, "failurePolicy") != "Ignore";
     let config_error = |denials: &mut Vec<Denial>, binding: Option<&str>, error: String| {
         if fail {
@@ -142,10 +137,7 @@ fn dispatch_policy(
         Err(error) => return config_error(denials, None, error),
     };
     for binding in bindings {
-        let binding_name = binding
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let binding_name = object::name(binding);
         if let Some(resources) = binding.pointer("/spec/matchResources").filter(|r| r.is_object()) {
             match matches(state, info, request, resources) {
                 Ok(true) => {}

@@ -15,6 +15,7 @@ use crate::semantics::condition_validation::conditions_errors;
 use crate::semantics::field_error::{BadValue, FieldError, go_quote};
 use crate::semantics::names::{dns1035_label_errors, dns1123_subdomain_errors, qualified_name_errors};
 use crate::semantics::webhook_validation::match_conditions_errors;
+use crate::storage::object;
 
 /// `maxAuditAnnotations` and `maxAuditAnnotationValueExpressionLength`.
 const MAX_AUDIT_ANNOTATIONS: usize = 20;
@@ -167,10 +168,7 @@ pub(crate) fn policy_errors(policy: &Value, old: Option<&Value>, server: u32) ->
                 format!("must not have more than {MAX_AUDIT_ANNOTATIONS} auditAnnotations"),
             ));
         }
-        let policy_name = policy
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let policy_name = object::name(policy);
         let mut keys = BTreeSet::new();
         for (i, annotation) in annotations.iter().enumerate() {
             let at = format!("spec.auditAnnotations[{i}]");
