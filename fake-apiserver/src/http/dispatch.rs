@@ -1,12 +1,10 @@
 //! One request through the fake server: latency, routing, action recording, injected faults,
 //! reactors, then the verb itself, answered as kube-apiserver would answer it.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 
 use bytes::Bytes;
 use http::{HeaderMap, Request, Response, StatusCode, header};
-use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, StreamBody};
 use tokio::sync::mpsc;
 
@@ -14,21 +12,19 @@ use crate::auth::{self, UserInfo};
 use crate::http::openapi;
 use crate::http::query;
 use crate::http::render::Render;
+use crate::http::responses::{self, ResponseBody, json_response, page_not_found, plain_response, status_response};
+use crate::http::restful_route::{self, RouteRequest};
 use crate::http::route::{ResourceRoute, Route, route};
 use crate::http::warning::add_warnings;
 use crate::http::{aggregated, discovery};
 use crate::semantics::go_json_writer;
 use crate::server::Inner;
 use crate::status::ApiStatus;
-use crate::status_body;
 use crate::storage::verb::Verb;
 use crate::testing::Action;
 use crate::verbs::options::{Query, Warnings};
 use crate::verbs::patch::decode_body;
 use crate::verbs::watch;
-
-/// The body of every fake server response: a buffer, or a watch stream.
-pub type ResponseBody = UnsyncBoxBody<Bytes, Infallible>;
 
 impl Inner {
     /// Answers one request.
@@ -37,11 +33,17 @@ impl Inner {
         if !latency.is_zero() {
             tokio::time::sleep(latency).await;
         }
+        let head = request.method() == http::Method::HEAD;
         let answer = self.route_and_run(request).await;
         self.schedule_controllers();
-        match answer {
+        let response = match answer {
             Ok(response) => response,
             Err(status) => status_response(&status),
+        };
+        // An answer to HEAD has its headers and no body, as Go's server writes it.
+        match head {
+            true => response.map(|_| Full::new(Bytes::new()).boxed_unsync()),
+            false => response,
         }
     }
 
@@ -70,11 +72,20 @@ impl Inner {
                 return self.resource_request(resource, request).await;
             }
             Route::Version => discovery::version(&self.options.version),
-            Route::Health => return Ok(plain_response(StatusCode::OK, Bytes::from_static(b"ok"), "text/plain")),
-            Route::PageNotFound => {
-                let body = Bytes::from_static(b"404 page not found\n");
-                return Ok(plain_response(StatusCode::NOT_FOUND, body, "text/plain; charset=utf-8"));
+            Route::Health { endpoint, check } => {
+                let minor = self.options.minor();
+                let answer = match check {
+                    None => endpoint.answer(raw_query, minor),
+                    Some(check) if endpoint.has_check(&check, minor) => "ok".to_owned(),
+                    Some(_) => return Ok(page_not_found()),
+                };
+                return Ok(plain_response(
+                    StatusCode::OK,
+                    Bytes::from(answer),
+                    "text/plain; charset=utf-8",
+                ));
             }
+            Route::PageNotFound => return Ok(page_not_found()),
             Route::CoreVersions | Route::Groups => {
                 return self.discovery_root(&parts, matches!(routed, Route::CoreVersions));
             }
@@ -183,6 +194,14 @@ impl Inner {
         if needs_namespace && route.name.is_some() {
             return Err(ApiStatus::no_route());
         }
+        let accept = header_text(headers, header::ACCEPT);
+        restful_route::check_accept(&RouteRequest {
+            info: &route.info,
+            verb: route.verb,
+            names_object: route.name.is_some(),
+            subresource: route.subresource.as_deref(),
+            accept: &accept,
+        })?;
         let content_type = header_text(headers, header::CONTENT_TYPE);
         let user_agent = header_text(headers, header::USER_AGENT);
         let mut action = action_of(&route, &query, &content_type, &user_agent);
@@ -209,17 +228,20 @@ impl Inner {
                 return reaction.map(|object| json_response(code, go_json_writer::to_vec(&object)));
             }
         }
-        let render = Render::negotiate(
-            &route.info,
-            &header_text(headers, header::ACCEPT),
-            raw_query,
-            self.options.minor(),
-        )?;
-        render.check_fits(route.verb == Verb::List, &route.info.kind)?;
+        let (render, media) = Render::negotiate(&accept, raw_query, self.options.minor())?;
         if route.verb == Verb::Watch {
             // Watches do not go through `run_verb`, which validates the other verbs' options;
             // a watch has no body, so no content type.
             query.validate(route.verb, "", self.options.watch_list)?;
+            // Each event of a watch asked for as a metadata list fails its transform, which
+            // ends the stream before anything is sent.
+            if matches!(render, Render::Metadata { list: true, .. }) {
+                return Ok(plain_response(StatusCode::OK, Bytes::new(), "application/json"));
+            }
+            let mut query = query.clone();
+            if let Some(name) = &route.name {
+                query.field_selector = name_selector(&query.field_selector, name)?;
+            }
             let renderer: watch::EventRenderer =
                 Box::new(move |info, object, first| render.event_object(info, object, first));
             let plan = watch::start(
@@ -248,6 +270,7 @@ impl Inner {
             );
             return Ok(response);
         }
+        render.check_fits(route.verb == Verb::List, &route.info.kind)?;
         let warnings = Warnings::default();
         if let Some(deprecation) = &route.info.deprecation_warning {
             warnings.extend([deprecation.clone()]);
@@ -262,10 +285,7 @@ impl Inner {
             &warnings,
             &user,
         );
-        let mut response = match answer {
-            Ok((code, bytes)) => json_response(code, bytes),
-            Err(status) => status_response(&status),
-        };
+        let mut response = responses::negotiated(answer, media, route.info.builtin);
         add_warnings(response.headers_mut(), warnings.take());
         Ok(response)
     }
@@ -308,40 +328,20 @@ fn header_text(headers: &HeaderMap, name: header::HeaderName) -> String {
         .to_owned()
 }
 
-fn status_response(status: &ApiStatus) -> Response<ResponseBody> {
-    if status.plain_text {
-        let code = StatusCode::from_u16(status.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let mut response = plain_response(
-            code,
-            Bytes::from(format!("{}\n", status.message)),
-            "text/plain; charset=utf-8",
-        );
-        response
-            .headers_mut()
-            .insert("x-content-type-options", header::HeaderValue::from_static("nosniff"));
-        return response;
+/// The field selector of a watch of one object (`ListResource` with a name): the object's
+/// name, or a selector that already asks for exactly it.
+fn name_selector(selector: &str, name: &str) -> Result<String, ApiStatus> {
+    if selector.trim().is_empty() {
+        return Ok(format!("metadata.name={name}"));
     }
-    json_response(
-        StatusCode::from_u16(status.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-        status_body::to_bytes(status),
-    )
-}
-
-fn json_response(code: StatusCode, bytes: Vec<u8>) -> Response<ResponseBody> {
-    if code == StatusCode::NO_CONTENT {
-        // Nothing, and no type for it.
-        let mut response = Response::new(Full::new(Bytes::new()).boxed_unsync());
-        *response.status_mut() = code;
-        return response;
+    let selects_name = selector.split(',').any(|term| {
+        let term = term.trim();
+        term == format!("metadata.name={name}") || term == format!("metadata.name=={name}")
+    });
+    match selects_name {
+        true => Ok(selector.to_owned()),
+        false => Err(ApiStatus::bad_request(
+            "fieldSelector metadata.name doesn't match requested name",
+        )),
     }
-    plain_response(code, Bytes::from(bytes), "application/json")
-}
-
-fn plain_response(code: StatusCode, bytes: Bytes, content_type: &'static str) -> Response<ResponseBody> {
-    let mut response = Response::new(Full::new(bytes).boxed_unsync());
-    *response.status_mut() = code;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, header::HeaderValue::from_static(content_type));
-    response
 }

@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use crate::auth::UserInfo;
 use crate::go_order::{GoStruct, Ordered};
-use crate::http::protobuf;
 use crate::http::render::Render;
+use crate::http::request_body;
 use crate::http::route::ResourceRoute;
 use crate::http::table;
 use crate::semantics::{decoding, go_json_writer, scale_view, versions};
@@ -45,14 +45,8 @@ impl Inner {
         user: &Arc<UserInfo>,
     ) -> Answer {
         let info = &route.info;
-        // A typed client's protobuf body, read as the JSON the verbs take.
-        let decoded;
-        let (body, content_type) = if protobuf::is_protobuf(content_type) {
-            decoded = Bytes::from(protobuf::to_json(info, body)?);
-            (&decoded, "application/json")
-        } else {
-            (body, content_type)
-        };
+        let (body, content_type) = request_body::read(info, route.verb, body, content_type)?;
+        let body = &body;
         // A delete with a `DeleteOptions` body reads its options from the body alone: the
         // handlers decode the query's only when there is no body.
         let without_delete_options;

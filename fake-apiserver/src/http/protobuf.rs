@@ -16,27 +16,33 @@ use crate::storage::resource::ResourceInfo;
 
 /// The media type of Kubernetes' protobuf encoding.
 pub(crate) const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
-const MAGIC: &[u8] = b"k8s\0";
+pub(crate) const MAGIC: &[u8] = b"k8s\0";
 
 /// Whether a `Content-Type` is the protobuf encoding.
 pub(crate) fn is_protobuf(content_type: &str) -> bool {
     content_type.split(';').next().is_some_and(|t| t.trim() == MEDIA_TYPE)
 }
 
+/// `runtime.Unknown`: the envelope of every protobuf body.
 #[derive(Clone, PartialEq, Message)]
-struct Unknown {
+pub(crate) struct Unknown {
     #[prost(message, optional, tag = "1")]
-    type_meta: Option<TypeMeta>,
+    pub(crate) type_meta: Option<TypeMeta>,
     #[prost(bytes = "vec", optional, tag = "2")]
-    raw: Option<Vec<u8>>,
+    pub(crate) raw: Option<Vec<u8>>,
+    #[prost(string, optional, tag = "3")]
+    pub(crate) content_encoding: Option<String>,
+    #[prost(string, optional, tag = "4")]
+    pub(crate) content_type: Option<String>,
 }
 
+/// `runtime.TypeMeta`.
 #[derive(Clone, PartialEq, Message)]
-struct TypeMeta {
+pub(crate) struct TypeMeta {
     #[prost(string, optional, tag = "1")]
-    api_version: Option<String>,
+    pub(crate) api_version: Option<String>,
     #[prost(string, optional, tag = "2")]
-    kind: Option<String>,
+    pub(crate) kind: Option<String>,
 }
 
 /// A review: the metadata, a spec (of whichever review it is), no status (the server's).
@@ -219,6 +225,7 @@ mod tests {
                 kind: Some("SelfSubjectAccessReview".into()),
             }),
             raw: Some(review.encode_to_vec()),
+            ..Unknown::default()
         };
         [MAGIC, &unknown.encode_to_vec()].concat()
     }

@@ -31,23 +31,22 @@ pub(crate) enum Render {
 const KNOWN_PARAMETERS: &[&str] = &["as", "g", "v", "stream", "sv", "export", "profile"];
 
 impl Render {
-    /// Reads the `Accept` header and the `includeObject` parameter of a request for a resource
-    /// of `info`'s, on a server of `minor`: 406 when no clause is acceptable, 400 for an
-    /// `includeObject` a table cannot carry.
+    /// Reads the `Accept` header and the `includeObject` parameter of a resource request on a
+    /// server of `minor`: how to render, and the subtype of the media type chosen (`json`,
+    /// `yaml`, `vnd.kubernetes.protobuf`); 406 when no clause is acceptable, 400 for an
+    /// `includeObject` a table cannot carry. Built-in and custom resources serve the same
+    /// three (`unstructuredNegotiatedSerializer` lists protobuf, though it cannot write a custom
+    /// resource in it).
     pub(crate) fn negotiate(
-        info: &ResourceInfo,
         accept: &str,
         raw_query: Option<&str>,
         minor: u32,
-    ) -> Result<Self, ApiStatus> {
+    ) -> Result<(Self, &'static str), ApiStatus> {
+        const SERVED: [&str; 3] = ["json", "yaml", "vnd.kubernetes.protobuf"];
         if accept.trim().is_empty() {
-            return Ok(Render::Object);
+            return Ok((Render::Object, SERVED[0]));
         }
-        let served: &[&str] = if info.builtin {
-            &["json", "yaml", "vnd.kubernetes.protobuf"]
-        } else {
-            &["json", "yaml"]
-        };
+        let served = &SERVED;
         for clause in clauses(accept) {
             let mut parts = clause.split(';').map(str::trim);
             let Some((kind, subtype)) = parts.next().and_then(|media| media.split_once('/')) else {
@@ -56,7 +55,10 @@ impl Render {
             // The first serializer the range matches.
             let matched = match (kind, subtype) {
                 ("*", "*") | ("application", "*") => served[0],
-                ("application", subtype) if served.contains(&subtype) => subtype,
+                ("application", subtype) => match served.iter().find(|served| **served == subtype) {
+                    Some(served) => *served,
+                    None => continue,
+                },
                 _ => continue,
             };
             let params: Vec<(&str, &str)> = parts
@@ -69,7 +71,7 @@ impl Render {
             }
             let param = |key: &str| params.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
             if param("as").is_none() && param("g").is_none() && param("v").is_none() {
-                return Ok(Render::Object);
+                return Ok((Render::Object, matched));
             }
             let version = match (param("g"), param("v")) {
                 (Some("meta.k8s.io"), Some("v1")) => MetaVersion::V1,
@@ -79,14 +81,15 @@ impl Render {
             match param("as") {
                 Some("Table") if matches!(matched, "json" | "yaml") => {
                     let include = include_object(raw_query)?;
-                    return Ok(Render::Table(TableOptions {
+                    let options = TableOptions {
                         include,
                         minor,
                         version,
-                    }));
+                    };
+                    return Ok((Render::Table(options), matched));
                 }
-                Some("PartialObjectMetadata") => return Ok(Render::Metadata { list: false, version }),
-                Some("PartialObjectMetadataList") => return Ok(Render::Metadata { list: true, version }),
+                Some("PartialObjectMetadata") => return Ok((Render::Metadata { list: false, version }, matched)),
+                Some("PartialObjectMetadataList") => return Ok((Render::Metadata { list: true, version }, matched)),
                 _ => continue,
             }
         }
@@ -171,30 +174,33 @@ fn include_object(raw_query: Option<&str>) -> Result<IncludeObject, ApiStatus> {
 mod tests {
     use super::*;
 
-    fn configmaps() -> ResourceInfo {
-        ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps")
-    }
-
     #[test]
     fn render_should_want_a_table_only_when_asked_first() {
         let accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
         assert_eq!(
-            Render::negotiate(&configmaps(), accept, Some("includeObject=Object"), 28),
-            Ok(Render::Table(TableOptions {
-                include: IncludeObject::Object,
-                minor: 28,
-                version: MetaVersion::V1,
-            }))
+            Render::negotiate(accept, Some("includeObject=Object"), 28),
+            Ok((
+                Render::Table(TableOptions {
+                    include: IncludeObject::Object,
+                    minor: 28,
+                    version: MetaVersion::V1,
+                }),
+                "json"
+            ))
         );
         assert_eq!(
-            Render::negotiate(&configmaps(), "application/json", None, 28),
-            Ok(Render::Object)
+            Render::negotiate("application/json", None, 28),
+            Ok((Render::Object, "json"))
+        );
+        assert_eq!(
+            Render::negotiate("application/vnd.kubernetes.protobuf", None, 28),
+            Ok((Render::Object, "vnd.kubernetes.protobuf"))
         );
     }
 
     #[test]
     fn a_clause_kube_apiserver_cannot_serve_should_give_way_to_the_next() {
-        let metadata = |accept: &str| Render::negotiate(&configmaps(), accept, None, 31);
+        let metadata = |accept: &str| Render::negotiate(accept, None, 31).map(|(render, _)| render);
         assert_eq!(
             metadata("application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1"),
             Ok(Render::Metadata {
@@ -219,7 +225,7 @@ mod tests {
     #[test]
     fn an_unknown_include_object_should_be_refused() {
         let accept = "application/json;as=Table;v=v1;g=meta.k8s.io";
-        let refused = Render::negotiate(&configmaps(), accept, Some("includeObject=Everything"), 28).unwrap_err();
+        let refused = Render::negotiate(accept, Some("includeObject=Everything"), 28).unwrap_err();
         assert_eq!(
             (refused.code, refused.message.as_str()),
             (

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use http::Method;
 
+use crate::http::health::Endpoint;
 use crate::status::ApiStatus;
 use crate::storage::registry::Registry;
 use crate::storage::resource::ResourceInfo;
@@ -13,7 +14,11 @@ use crate::storage::verb::Verb;
 #[derive(Clone, Debug)]
 pub(crate) enum Route {
     Version,
-    Health,
+    /// A health endpoint, or one of its checks (`/readyz/etcd`).
+    Health {
+        endpoint: Endpoint,
+        check: Option<String>,
+    },
     CoreVersions,
     Groups,
     Group(String),
@@ -47,14 +52,44 @@ pub(crate) struct ResourceRoute {
 
 /// Parses `method path` against the registered resources.
 pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &Registry) -> Result<Route, ApiStatus> {
+    // The health endpoints' paths are the mux's, matched exactly: `/healthz/ping/` is not one.
+    let relative = path.strip_prefix('/').unwrap_or(path);
+    let (first, check) = match relative.split_once('/') {
+        Some((first, check)) => (first, Some(check.to_owned())),
+        None => (relative, None),
+    };
+    if let Some(endpoint) = Endpoint::of(first) {
+        if method != Method::GET {
+            return Err(ApiStatus::method_not_allowed());
+        }
+        return Ok(Route::Health { endpoint, check });
+    }
+    // An empty namespace segment is go-restful's empty path parameter: no namespace, which
+    // lists across all of them.
+    let path = path.replacen("/namespaces//", "/", 1);
     let segments: Vec<&str> = path.trim_matches('/').split('/').filter(|s| !s.is_empty()).collect();
+    // go-restful's web services claim `/api/…` and `/apis/<group>/…` of the built-in groups
+    // (`director` in `apiserver/pkg/server/handler.go`): what they do not route is their 404
+    // `Status`, not the mux's.
+    let builtin_group = |group: &str| {
+        registry
+            .groups()
+            .filter(|(served, _)| served.as_str() == group)
+            .flat_map(|(_, versions)| versions.iter())
+            .any(|version| registry.resources_in(group, version).iter().any(|info| info.builtin))
+    };
+    match segments[..] {
+        ["api", version, ..] if registry.resources_in("", version).is_empty() => return Err(ApiStatus::no_route()),
+        ["apis", group, version, ..] if registry.resources_in(group, version).is_empty() && builtin_group(group) => {
+            return Err(ApiStatus::no_route());
+        }
+        _ => {}
+    }
     let simple = match segments[..] {
         ["version"] => Some(Route::Version),
-        ["healthz"] | ["readyz"] | ["livez"] => Some(Route::Health),
         ["api"] => Some(Route::CoreVersions),
         ["apis"] => Some(Route::Groups),
         ["apis", group] if registry.groups().any(|(served, _)| served == group) => Some(Route::Group(group.to_owned())),
-        ["api", version] if registry.resources_in("", version).is_empty() => Some(Route::PageNotFound),
         ["apis", group, version] if registry.resources_in(group, version).is_empty() => Some(Route::PageNotFound),
         ["apis", _] => Some(Route::PageNotFound),
         ["api", version] => Some(Route::Resources {
@@ -95,10 +130,11 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
         _ => return Ok(Route::PageNotFound),
     };
     // The legacy `/watch/` prefix means the same as `?watch=true`.
-    let (rest, watch) = match rest {
+    let (rest, prefixed) = match rest {
         ["watch", rest @ ..] => (rest, true),
-        rest => (rest, watch_param),
+        rest => (rest, false),
     };
+    let watch = prefixed || watch_param;
     let served = registry.resources_in(group, version);
     if served.is_empty() {
         return Ok(Route::PageNotFound);
@@ -129,6 +165,9 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
         return Err(ApiStatus::no_route());
     }
     let verb = match (method, name.is_some()) {
+        // The `/watch/` prefix watches one object (a name field selector); `?watch` on an
+        // object's path is a GET.
+        (&Method::GET, true) if prefixed && subresource.is_none() => Verb::Watch,
         (&Method::GET, true) => Verb::Get,
         (&Method::GET, false) if watch => Verb::Watch,
         (&Method::GET, false) => Verb::List,

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use http::{Request, Response};
 use http_body_util::BodyExt;
 
-use crate::http::dispatch::ResponseBody;
+use crate::http::responses::ResponseBody;
 use crate::server::{FakeApiServer, Inner};
 use crate::status::ApiStatus;
 use crate::status_body;

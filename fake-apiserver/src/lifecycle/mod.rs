@@ -55,7 +55,7 @@ mod job_manage;
 mod job_tracking;
 mod limit_constraints;
 mod limit_ranger;
-mod namespace;
+pub(crate) mod namespace;
 mod node_health;
 mod node_noexecute;
 mod nodes;

@@ -17,10 +17,11 @@ use serde_json::{Value, json};
 use crate::lifecycle::OnDelete;
 use crate::lifecycle::bootstrap::CONTROLLER_MANAGER;
 use crate::lifecycle::writes::Writes;
+use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::pending::Pending;
-use crate::storage::resource::ResourceInfo;
+use crate::storage::resource::{Lifecycle, ResourceInfo};
 
 /// The finalizer the namespace controller owns (`FinalizerKubernetes`).
 const KUBERNETES_FINALIZER: &str = "kubernetes";
@@ -75,6 +76,23 @@ pub(super) fn on_delete(state: &mut State, info: &Arc<ResourceInfo>, old: Arc<Va
 }
 
 /// `ShouldDeleteNamespaceDuringUpdate`: an update that leaves a deleted namespace without
+/// The namespaces the NamespaceLifecycle admission plugin keeps (`default`, `kube-system`,
+/// `kube-public`: `apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go`).
+const IMMORTAL: [&str; 3] = ["default", "kube-system", "kube-public"];
+
+/// NamespaceLifecycle's refusal of a DELETE of an immortal namespace: mutating admission,
+/// before the namespace is even looked up.
+pub(crate) fn admit_delete(info: &ResourceInfo, name: &str) -> Result<(), ApiStatus> {
+    if info.lifecycle == Lifecycle::Namespace && IMMORTAL.contains(&name) {
+        return Err(ApiStatus::forbidden_object(
+            info,
+            name,
+            "this namespace may not be deleted",
+        ));
+    }
+    Ok(())
+}
+
 /// metadata finalizers removes it only when its spec has none left either.
 pub(crate) fn may_remove_on_update(info: &ResourceInfo, namespace: &Value) -> bool {
     !(info.builtin && info.group.is_empty() && info.plural == "namespaces") || spec_finalizers(namespace).is_empty()

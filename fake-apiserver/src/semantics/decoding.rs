@@ -83,20 +83,46 @@ pub(crate) fn decode_object(info: &ResourceInfo, bytes: &Bytes) -> Result<Decode
 
 /// kube-apiserver's 400 for a body it cannot take as an object of any kind.
 pub(crate) fn unrecognized(info: &ResourceInfo, why: &str, bytes: &[u8]) -> ApiStatus {
-    let text = String::from_utf8_lossy(bytes);
     ApiStatus::bad_request(format!(
         "the object provided is unrecognized (must be of type {}): {why} ({})",
         info.kind,
-        summarize(&text)
+        summarize(bytes)
     ))
 }
 
-/// kube-apiserver's summary of a body it could not decode: its first 30 bytes.
-fn summarize(text: &str) -> String {
-    match text.char_indices().nth(30) {
-        Some((end, _)) => format!("{} ...", &text[..end]),
-        None => text.to_owned(),
-    }
+/// The JSON serializer's first step, `SimpleMetaFactory.Interpret`: reading `apiVersion` and
+/// `kind` of a body (or a patched object) into a struct of two strings, which null passes.
+pub(crate) fn interpret_error(body: &Value) -> Option<String> {
+    const FIND_KIND: &str =
+        r#"struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#;
+    let why = match body {
+        Value::Null => return None,
+        Value::Object(map) => ["apiVersion", "kind"].iter().find_map(|field| {
+            let value = map.get(*field).filter(|v| !v.is_string() && !v.is_null())?;
+            Some(format!(
+                "json: cannot unmarshal {} into Go struct field .{field} of type string",
+                go_json::type_name(value)
+            ))
+        })?,
+        other => format!(
+            "json: cannot unmarshal {} into Go value of type {FIND_KIND}",
+            go_json::type_name(other)
+        ),
+    };
+    Some(format!("couldn't get version/kind; json parse error: {why}"))
+}
+
+/// `summarizeData` of the handlers: the first 30 bytes of a body, as text when it starts
+/// like a JSON object, in hex otherwise (YAML, garbage).
+fn summarize(bytes: &[u8]) -> String {
+    const MAX: usize = 30;
+    let shown = &bytes[..bytes.len().min(MAX)];
+    let text = match bytes.first() {
+        None => return "<empty>".to_owned(),
+        Some(b'{') => String::from_utf8_lossy(shown).into_owned(),
+        Some(_) => shown.iter().map(|byte| format!("{byte:02x}")).collect(),
+    };
+    if bytes.len() > MAX { format!("{text} ...") } else { text }
 }
 
 /// What the strict decoder finds in `decoded` as an object of `info`, which loses the unknown
@@ -272,6 +298,10 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        // serde_json reads `-0` as a float to keep its sign; Go reads it as the integer 0.
+        if v == 0.0 {
+            return Ok(Value::from(0));
+        }
         Ok(Value::from(v))
     }
 

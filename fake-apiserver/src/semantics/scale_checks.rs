@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::semantics::field_error::{BadValue, FieldError};
+use crate::semantics::strategic_error;
 use crate::storage::resource::ScalePaths;
 
 /// The field errors of every scale field of `object` that breaks the rules; the fields are
@@ -78,7 +79,7 @@ fn accessor_error(path: &str, value: &Value, expected: &str) -> String {
     let (shown, go_type) = match value {
         Value::Null => ("<nil>".to_owned(), "<nil>"),
         Value::Bool(b) => (b.to_string(), "bool"),
-        Value::Number(n) if n.is_f64() => (n.to_string(), "float64"),
+        Value::Number(n) if n.is_f64() => (strategic_error::go_text(value), "float64"),
         Value::Number(n) => (n.to_string(), "int64"),
         Value::String(s) => (s.clone(), "string"),
         Value::Array(_) => (value.to_string(), "[]interface {}"),

@@ -61,6 +61,7 @@ pub(crate) fn decode_error(info: &ResourceInfo, object: &Value) -> Option<String
     let error = match through_type(info, object)? {
         Ok(decoded) => return micro_time_error(object, &decoded),
         Err(error) if error.inner().to_string().starts_with("invalid type: ") => error,
+        Err(error) if error.inner().to_string().starts_with("invalid value: integer") => error,
         // A timestamp Go cannot parse either is refused in `time.Parse`'s words; other failures
         // (bad base64, a bad quantity) are the server's own checks to word.
         Err(error) => return time_error(info, object, &error.path().to_string()),
@@ -73,12 +74,15 @@ pub(crate) fn decode_error(info: &ResourceInfo, object: &Value) -> Option<String
             &format!("limited.{}", shares_field(&info.version)),
         );
     }
-    let found = path_value(object, &path).map_or("value", go_json::type_name);
-    let field: Vec<&str> = path
-        .split('.')
-        .map(|segment| segment.split('[').next().unwrap_or(segment))
-        .collect();
+    let value = path_value(object, &path);
     let go_type = go_type_of(&error.inner().to_string());
+    // A number an integer field cannot hold (a fraction, too large) is quoted, as Go's
+    // `literalStore` quotes it; any other mismatch names only the JSON type.
+    let found = match value {
+        Some(Value::Number(number)) if go_type.starts_with("int") => format!("number {}", number_literal(number)),
+        other => other.map_or("value", go_json::type_name).to_owned(),
+    };
+    let field = go_field_stack(info, &path);
     // Go names the struct that declares the field; the kind's own when the shapes do not say.
     let group_version_kind = format!("{}/{}/{}", info.group, info.version, info.kind);
     let declaring = shape::go_struct_name(&group_version_kind, &field).unwrap_or_else(|| info.kind.clone());
@@ -86,6 +90,45 @@ pub(crate) fn decode_error(info: &ResourceInfo, object: &Value) -> Option<String
         "json: cannot unmarshal {found} into Go struct field {declaring}.{} of type {go_type}",
         field.join(".")
     ))
+}
+
+/// A JSON number as it was probably written: Go quotes the literal, which the decoded value
+/// keeps but for its exponent form (`1e1` reads back as `10.0`).
+fn number_literal(number: &serde_json::Number) -> String {
+    match number.as_f64() {
+        Some(float) if number.is_f64() => format!("{float:?}"),
+        _ => number.to_string(),
+    }
+}
+
+/// serde's description of the first value `object`'s type cannot take, and of what it wanted
+/// (`("map", "a sequence")`), with that value's path; `None` when it takes them all or the kind
+/// has no type here.
+pub(crate) fn type_mismatch(info: &ResourceInfo, object: &Value) -> Option<(String, String, String)> {
+    let error = through_type(info, object)?.err()?;
+    let message = error.inner().to_string();
+    let (found, expected) = message.strip_prefix("invalid type: ")?.split_once(", expected ")?;
+    Some((error.path().to_string(), found.to_owned(), expected.to_owned()))
+}
+
+/// The fields of a serde path as Go's decoder names them in an `UnmarshalTypeError`: struct
+/// fields only, without list indexes or the keys of maps (`data.port` of a ConfigMap is its
+/// field `data`).
+fn go_field_stack<'p>(info: &ResourceInfo, path: &'p str) -> Vec<&'p str> {
+    let mut shape = Shape::of(info);
+    let mut fields = Vec::new();
+    for segment in path.split('.') {
+        let mut parts = segment.split('[');
+        let name = parts.next().unwrap_or(segment);
+        if !shape.is_map() {
+            fields.push(name);
+        }
+        shape = shape.child(name);
+        for _ in parts {
+            shape = shape.items();
+        }
+    }
+    fields
 }
 
 /// `time.Parse`'s refusal of the `metav1.Time` or `MicroTime` string at `path`, if that is
@@ -129,6 +172,8 @@ fn go_type_of(message: &str) -> &'static str {
         e if e.starts_with("i64") || e.starts_with("u32") || e.starts_with("u64") => "int64",
         e if e.starts_with("f64") || e.starts_with("f32") => "float64",
         e if e.starts_with("a sequence") => "[]interface {}",
+        // An int-or-string reads a number into its `IntVal`.
+        e if e.contains("IntOrString") || e.contains("int or string") => "int32",
         _ => "map[string]interface {}",
     }
 }
@@ -303,93 +348,5 @@ fn is_timestamp(text: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn a_micro_time_should_have_six_fractional_digits() {
-        let info = ResourceInfo::builtin("coordination.k8s.io", "v1", "Lease", "leases");
-        let lease = |renew: &str| json!({"metadata": {"name": "l"}, "spec": {"renewTime": renew}});
-        assert_eq!(
-            decode_error(&info, &lease("2026-01-01T00:00:01Z")).as_deref(),
-            Some(
-                "parsing time \"2026-01-01T00:00:01Z\" as \"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\""
-            )
-        );
-        assert!(
-            decode_error(&info, &lease("2026-01-01T00:00:01.1234567Z"))
-                .unwrap()
-                .ends_with("cannot parse \"7Z\" as \"Z07:00\"")
-        );
-        assert_eq!(decode_error(&info, &lease("2026-01-01T00:00:01.123456+02:00")), None);
-    }
-
-    #[test]
-    fn times_should_be_kept_in_utc_at_their_precision() {
-        let info = ResourceInfo::builtin("coordination.k8s.io", "v1", "Lease", "leases");
-        let mut lease = json!({"metadata": {"name": "l"}, "spec": {
-            "acquireTime": "2026-01-01T00:00:00.123456Z",
-            "renewTime": "2026-01-01T00:00:01.500000+02:00",
-            "holderIdentity": "2026-01-01T00:00:01+02:00 is not a time field"
-        }});
-        assert!(prune_unknown(&info, &mut lease, 28).is_empty());
-        assert_eq!(lease["spec"]["acquireTime"], "2026-01-01T00:00:00.123456Z");
-        assert_eq!(lease["spec"]["renewTime"], "2025-12-31T22:00:01.500000Z");
-        assert_eq!(
-            lease["spec"]["holderIdentity"],
-            "2026-01-01T00:00:01+02:00 is not a time field"
-        );
-    }
-
-    #[test]
-    fn unknown_fields_of_a_deployment_should_be_named_and_dropped() {
-        let info = ResourceInfo::builtin("apps", "v1", "Deployment", "deployments");
-        let mut deployment = json!({
-            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
-            "spec": {
-                "replica": 2, "replicas": null, "selector": {"matchLabels": {"app": "web"}},
-                "template": {"metadata": {"labels": {"app": "web"}},
-                             "spec": {"containers": [{"name": "web", "image": "nginx", "imagePullPolcy": "Always"}]}}
-            }
-        });
-        let unknown = prune_unknown(&info, &mut deployment, 28);
-        assert_eq!(
-            unknown,
-            ["spec.replica", "spec.template.spec.containers[0].imagePullPolcy"]
-        );
-        assert!(deployment["spec"].get("replica").is_none());
-        assert_eq!(
-            deployment["spec"]["template"]["spec"]["containers"][0],
-            json!({"name": "web", "image": "nginx"})
-        );
-        // A body the type cannot take is left alone.
-        let mut wrong = json!({"spec": {"replicas": "two", "bogus": 1}});
-        assert!(prune_unknown(&info, &mut wrong, 28).is_empty());
-    }
-
-    #[test]
-    fn decode_errors_should_name_the_struct_that_declares_the_field() {
-        let info = ResourceInfo::builtin(
-            "autoscaling",
-            "v2",
-            "HorizontalPodAutoscaler",
-            "horizontalpodautoscalers",
-        );
-        let hpa =
-            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "spec": {"maxReplicas": "two"}});
-        assert_eq!(
-            decode_error(&info, &hpa).as_deref(),
-            Some(
-                "json: cannot unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32"
-            )
-        );
-        let info = ResourceInfo::builtin("apps", "v1", "ControllerRevision", "controllerrevisions");
-        let revision = json!({"apiVersion": "apps/v1", "kind": "ControllerRevision", "revision": "1"});
-        assert_eq!(
-            decode_error(&info, &revision).as_deref(),
-            Some("json: cannot unmarshal string into Go struct field ControllerRevision.revision of type int64")
-        );
-    }
-}
+#[path = "typed_tests.rs"]
+mod tests;

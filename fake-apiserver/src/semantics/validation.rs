@@ -19,12 +19,18 @@ use crate::storage::resource::{Lifecycle, ResourceInfo};
 /// absent ones and refuses others (400).
 pub(crate) fn check_type_meta(decoded: &mut Decoded, info: &ResourceInfo) -> Result<(), ApiStatus> {
     let body = &mut decoded.value;
-    let Some(map) = body.as_object() else {
-        return Err(ApiStatus::bad_request("the request body must be a JSON object"));
-    };
+    // A null body decodes into an empty object; anything else that is no object stops the
+    // serializer reading its type meta.
+    if body.is_null() {
+        *body = json!({});
+    }
+    if let Some(why) = decoding::interpret_error(body) {
+        let raw = decoded.raw.clone().unwrap_or_else(|| body.to_string().into());
+        return Err(decoding::unrecognized(info, &why, &raw));
+    }
+    let map = body.as_object().expect("checked object");
     let expected = info.api_version();
     let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
     let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
     if info.lifecycle == Lifecycle::CustomResource {
         if kind.is_empty() {
@@ -45,29 +51,45 @@ pub(crate) fn check_type_meta(decoded: &mut Decoded, info: &ResourceInfo) -> Res
             );
             return Err(ApiStatus::invalid_kind(kind, &info.group, object::name(body), &[cause]));
         }
-    } else {
-        let internal_group = if info.group.is_empty() {
-            "core"
-        } else {
-            info.group.as_str()
-        };
-        if !kind.is_empty() && kind != info.kind {
-            return Err(ApiStatus::bad_request(format!(
-                "{kind} in version {:?} cannot be handled as a {}: converting ({}.{kind}) to ({internal_group}.{}): unknown conversion",
-                info.version, info.kind, info.version, info.kind
-            )));
-        }
-        if !api_version.is_empty() && group != info.group {
-            return Err(ApiStatus::bad_request(format!(
-                "{} in version {:?} cannot be handled as a {}: no kind {:?} is registered for version {api_version:?} in scheme \"pkg/runtime/scheme.go:100\"",
-                info.kind, info.version, info.kind, info.kind
-            )));
-        }
+    } else if let Some((subject, why)) = builtin_type_meta_error(info, body) {
+        return Err(ApiStatus::bad_request(format!(
+            "{subject} in version {:?} cannot be handled as a {}: {why}",
+            info.version, info.kind
+        )));
     }
     let map = body.as_object_mut().expect("checked object");
     map.insert("apiVersion".to_owned(), json!(expected));
     map.insert("kind".to_owned(), json!(info.kind));
     Ok(())
+}
+
+/// Why the typed decoder refuses a built-in kind's body for its `kind` (another kind: the
+/// conversion to the internal type fails) or its `apiVersion` (another group: no such kind
+/// there), in the decoder's words, with the kind `transformDecodeError` names as the one sent.
+pub(crate) fn builtin_type_meta_error(info: &ResourceInfo, body: &Value) -> Option<(String, String)> {
+    let api_version = body.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    let kind = body.get("kind").and_then(Value::as_str).unwrap_or_default();
+    let internal_group = if info.group.is_empty() {
+        "core"
+    } else {
+        info.group.as_str()
+    };
+    if !kind.is_empty() && kind != info.kind {
+        let why = format!(
+            "converting ({}.{kind}) to ({internal_group}.{}): unknown conversion",
+            info.version, info.kind
+        );
+        return Some((kind.to_owned(), why));
+    }
+    if !api_version.is_empty() && group != info.group {
+        let why = format!(
+            "no kind {:?} is registered for version {api_version:?} in scheme \"pkg/runtime/scheme.go:100\"",
+            info.kind
+        );
+        return Some((info.kind.clone(), why));
+    }
+    None
 }
 
 /// Puts the object in the request's namespace, or refuses a different one.

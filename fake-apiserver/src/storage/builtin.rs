@@ -80,11 +80,18 @@ pub(crate) fn builtins(minor: u32) -> Vec<ResourceInfo> {
         b("", "v1", "ServiceAccount", "serviceaccounts")
             .returning_deleted_object()
             .with_short_names(&["sa"]),
-        b("", "v1", "Service", "services")
-            .with_categories(&["all"])
-            .with_status()
-            .returning_deleted_object()
-            .with_short_names(&["svc"]),
+        ResourceInfo {
+            // 1.31's conversion admits a Service's cluster IP and type in field selectors.
+            selectable_fields: match minor {
+                31.. => vec!["spec.clusterIP".to_owned(), "spec.type".to_owned()],
+                _ => Vec::new(),
+            },
+            ..b("", "v1", "Service", "services")
+                .with_categories(&["all"])
+                .with_status()
+                .returning_deleted_object()
+                .with_short_names(&["svc"])
+        },
         b("", "v1", "Pod", "pods")
             .with_categories(&["all"])
             .with_status()

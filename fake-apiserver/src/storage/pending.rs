@@ -225,11 +225,13 @@ impl Pending {
             Pending::ReleaseStorage { .. } | Pending::SyncVolume { .. } => base / 20,
             // The tokens controller fills a Secret within milliseconds.
             Pending::SyncTokenSecret { .. } | Pending::DeleteAccountTokens { .. } => base / 20,
+            // The service account controller and the root CA publisher fill a new namespace
+            // within milliseconds of its creation.
+            Pending::PopulateNamespace { .. } => base / 20,
             // The node lifecycle controller takes most of a second to notice a node.
             Pending::NodeTaints { .. } => base * 8,
             Pending::Marked { .. }
             | Pending::Removed { .. }
-            | Pending::PopulateNamespace { .. }
             | Pending::AggregateClusterRoles
             | Pending::DigestFlowControl
             | Pending::NodeTtl { .. }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle::admission_policies;
+use crate::lifecycle::namespace as namespace_lifecycle;
 use crate::lifecycle::{self, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, OnDelete};
 use crate::semantics::{priorityclass, versions};
 use crate::status::ApiStatus;
@@ -25,6 +26,7 @@ pub(crate) fn delete(
     name: &str,
     opts: &DeleteOpts,
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
+    namespace_lifecycle::admit_delete(info, name)?;
     priorityclass::check_delete(info, name)?;
     let old = read::get(state, info, namespace, name)?;
     if let Some(why) = precondition_mismatch(opts, &old) {

@@ -9,6 +9,7 @@ pub(crate) mod connect;
 pub(crate) mod delete;
 pub(crate) mod eviction;
 mod graceful_delete;
+pub(crate) mod option_validation;
 pub(crate) mod options;
 pub(crate) mod patch;
 pub(crate) mod pod_log;

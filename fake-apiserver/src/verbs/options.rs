@@ -7,7 +7,6 @@ use serde_json::Value;
 
 use crate::auth::UserInfo;
 use crate::status::ApiStatus;
-use crate::storage::verb::Verb;
 
 /// Query parameters the fake API server understands; unknown ones are ignored like the real
 /// server ignores them.
@@ -26,6 +25,8 @@ pub(crate) struct Query {
     pub(crate) timeout_seconds: Option<u64>,
     pub(crate) field_manager: Option<String>,
     pub(crate) force: bool,
+    /// Whether `force` was sent at all: a non-apply patch may not carry it.
+    pub(crate) force_given: bool,
     /// `fieldValidation` as sent (`None` when absent), checked by [`Query::validate`].
     pub(crate) field_validation: Option<String>,
     /// Every `dryRun` value sent, checked by [`Query::validate`].
@@ -85,148 +86,6 @@ impl Query {
             None => watch_list && legacy && self.resource_version_match.is_none(),
         }
     }
-
-    /// Refuses option values kube-apiserver refuses, with its 422 on `<Verb>Options.meta.k8s.io`
-    /// ([`Query::write_option_causes`], [`Query::list_option_causes`]); `watch_list`: whether
-    /// the server's WatchList feature is on.
-    pub(crate) fn validate(&self, verb: Verb, content_type: &str, watch_list: bool) -> Result<(), ApiStatus> {
-        let kind = match verb {
-            Verb::Get => return Ok(()),
-            Verb::List | Verb::Watch => "ListOptions",
-            Verb::Create => "CreateOptions",
-            Verb::Update => "UpdateOptions",
-            Verb::Patch => "PatchOptions",
-            Verb::Delete | Verb::DeleteCollection => "DeleteOptions",
-        };
-        let causes = match verb {
-            Verb::List | Verb::Watch => self.list_option_causes(verb == Verb::Watch, watch_list),
-            _ => self.write_option_causes(verb, content_type),
-        };
-        match causes.is_empty() {
-            true => Ok(()),
-            false => Err(ApiStatus::invalid_kind(kind, "meta.k8s.io", "", &causes)),
-        }
-    }
-
-    /// What kube-apiserver refuses in a write's options: a `dryRun` other than `All`, an unknown
-    /// `fieldValidation` or `propagationPolicy`, an apply without a field manager.
-    fn write_option_causes(&self, verb: Verb, content_type: &str) -> Vec<(String, String)> {
-        let deletes = matches!(verb, Verb::Delete | Verb::DeleteCollection);
-        let mut causes = Vec::new();
-        // `ValidateDeleteOptions` of the query's options, in its order: the deprecated
-        // `orphanDependents` beside a policy, the policy, then the dry run.
-        if deletes
-            && self.orphan_dependents.is_some()
-            && let Some(policy) = &self.propagation_policy
-        {
-            let why = format!("Invalid value: {policy:?}: orphanDependents and deletionPropagation cannot be both set");
-            causes.push(("propagationPolicy".to_owned(), why));
-        }
-        if deletes
-            && let Some(policy) = &self.propagation_policy
-            && !matches!(policy.as_str(), "Foreground" | "Background" | "Orphan")
-        {
-            let why = not_supported(policy, &["Foreground", "Background", "Orphan", "nil"]);
-            causes.push(("propagationPolicy".to_owned(), why));
-        }
-        let dry_run: Vec<&str> = self.dry_run_values.iter().map(String::as_str).collect();
-        causes.extend(dry_run_cause(&dry_run));
-        if !deletes
-            && let Some(directive) = &self.field_validation
-            && !matches!(directive.as_str(), "" | "Ignore" | "Warn" | "Strict")
-        {
-            let why = not_supported(directive, &["", "Ignore", "Strict", "Warn"]);
-            causes.push(("fieldValidation".to_owned(), why));
-        }
-        if verb == Verb::Patch && content_type.starts_with(APPLY_PATCH) && self.field_manager.is_none() {
-            causes.push((
-                "fieldManager".to_owned(),
-                "Required value: is required for apply patch".to_owned(),
-            ));
-        }
-        causes
-    }
-
-    /// What kube-apiserver's `ValidateListOptions` refuses in a list's or a watch's options, in
-    /// its order. Without the WatchList feature (off by default in 1.28 to 1.31, the server's default, and in 1.33) a
-    /// watch may not carry `sendInitialEvents` at all, even `false`.
-    fn list_option_causes(&self, watch: bool, watch_list: bool) -> Vec<(String, String)> {
-        const MATCH: &str = "resourceVersionMatch";
-        let forbidden = |why: &str| (MATCH.to_owned(), format!("Forbidden: {why}"));
-        let with_continue = "resourceVersionMatch is forbidden when continue is provided";
-        let matching = self.resource_version_match.as_deref();
-        let mut causes = Vec::new();
-        if watch {
-            if self.send_initial_events.is_some() {
-                if matching != Some("NotOlderThan") {
-                    causes.push(forbidden(
-                        "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-                    ));
-                }
-                if !watch_list {
-                    let why = "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled";
-                    causes.push(("sendInitialEvents".to_owned(), why.to_owned()));
-                }
-            }
-            if let Some(matching) = matching {
-                if self.send_initial_events.is_none() {
-                    causes.push(forbidden(
-                        "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
-                    ));
-                }
-                if matching != "NotOlderThan" {
-                    causes.push((MATCH.to_owned(), not_supported(matching, &["NotOlderThan"])));
-                }
-                if self.continue_token.is_some() {
-                    causes.push(forbidden(with_continue));
-                }
-            }
-            return causes;
-        }
-        if let Some(matching) = matching {
-            if self.resource_version.is_none() {
-                causes.push(forbidden(
-                    "resourceVersionMatch is forbidden unless resourceVersion is provided",
-                ));
-            }
-            if self.continue_token.is_some() {
-                causes.push(forbidden(with_continue));
-            }
-            if !matches!(matching, "Exact" | "NotOlderThan") {
-                let why = not_supported(matching, &["Exact", "NotOlderThan", ""]);
-                causes.push((MATCH.to_owned(), why));
-            }
-            if matching == "Exact" && self.resource_version.as_deref() == Some("0") {
-                causes.push(forbidden(
-                    r#"resourceVersionMatch "exact" is forbidden for resourceVersion "0""#,
-                ));
-            }
-        }
-        if self.send_initial_events.is_some() {
-            let why = "Forbidden: sendInitialEvents is forbidden for list";
-            causes.push(("sendInitialEvents".to_owned(), why.to_owned()));
-        }
-        causes
-    }
-}
-
-/// A value outside `supported`, as Go's `field.NotSupported` words it.
-/// `ValidateDryRun`: every value must be `All`; the cause names them all, as Go prints a
-/// `[]string`.
-fn dry_run_cause(values: &[&str]) -> Option<(String, String)> {
-    values.iter().any(|v| *v != "All").then(|| {
-        let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
-        let why = format!(
-            "Unsupported value: []string{{{}}}: supported values: \"All\"",
-            quoted.join(", ")
-        );
-        ("dryRun".to_owned(), why)
-    })
-}
-
-fn not_supported(value: &str, supported: &[&str]) -> String {
-    let quoted: Vec<String> = supported.iter().map(|value| format!("{value:?}")).collect();
-    format!("Unsupported value: {value:?}: supported values: {}", quoted.join(", "))
 }
 
 /// The media type of a server-side apply patch.
@@ -336,39 +195,6 @@ pub(crate) struct DeleteOpts {
 }
 
 impl DeleteOpts {
-    /// `ValidateDeleteOptions` of a `DeleteOptions` body (the query's values are checked with
-    /// the other options): `orphanDependents` and `propagationPolicy` not both, a policy it
-    /// knows, `dryRun` only `All`; refused as kube-apiserver's delete handler refuses them,
-    /// before anything is deleted.
-    pub(crate) fn check_body(body: &Value) -> Result<(), ApiStatus> {
-        let mut causes = Vec::new();
-        let policy = body.get("propagationPolicy").filter(|p| !p.is_null());
-        let orphan = body.get("orphanDependents").filter(|o| !o.is_null());
-        let policy_text = policy.and_then(Value::as_str);
-        if let (Some(_), Some(policy)) = (orphan, policy_text) {
-            let why = format!("Invalid value: {policy:?}: orphanDependents and deletionPropagation cannot be both set");
-            causes.push(("propagationPolicy".to_owned(), why));
-        }
-        if let Some(policy) = policy_text
-            && !matches!(policy, "Foreground" | "Background" | "Orphan")
-        {
-            let why = not_supported(policy, &["Foreground", "Background", "Orphan", "nil"]);
-            causes.push(("propagationPolicy".to_owned(), why));
-        }
-        let dry_run: Vec<&str> = body
-            .get("dryRun")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        causes.extend(dry_run_cause(&dry_run));
-        match causes.is_empty() {
-            true => Ok(()),
-            false => Err(ApiStatus::invalid_kind("DeleteOptions", "meta.k8s.io", "", &causes)),
-        }
-    }
-
     /// The options of a delete: its `DeleteOptions` body, or without one the query's.
     pub(crate) fn of_request(body: Option<&Value>, query: &Query) -> Self {
         match body {

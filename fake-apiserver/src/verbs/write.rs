@@ -20,7 +20,7 @@ use crate::semantics::strategy_warnings;
 use crate::semantics::validation::{check_type_meta, set_namespace};
 use crate::semantics::{
     apps_set_strategy, builtin_validation, claim_strategy, core_strategies, csr, defaults, hpa_strategy, job_strategy,
-    managed_fields, names, typed, versions, volume_strategy, zero,
+    managed_fields, names, quantity_fields, typed, versions, volume_strategy, zero,
 };
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -110,10 +110,11 @@ fn check_as(
 ) -> Result<Checked, ApiStatus> {
     let mut body = body.into();
     check_type_meta(&mut body, info)?;
-    if typing == Typing::Decoded
-        && let Some(why) = typed::decode_error(info, &body.value)
-    {
-        return Err(decoding::cannot_handle(info)(why));
+    if typing == Typing::Decoded {
+        if let Some(why) = typed::decode_error(info, &body.value) {
+            return Err(decoding::cannot_handle(info)(why));
+        }
+        quantity_fields::decode(info, &mut body.value).map_err(|why| decoding::cannot_handle(info)(why.to_string()))?;
     }
     let findings = decoding::strict_findings(info, &mut body, minor);
     decoding::enforce(findings, opts, decoding::cannot_handle(info))?;
@@ -296,6 +297,7 @@ fn reset_status(info: &ResourceInfo, object: &mut Value) {
 pub(super) fn encoded(info: &ResourceInfo, object: &mut Value) {
     if info.builtin {
         omit_empty::drop_empty(object, Shape::of(info), Empty::All);
+        quantity_fields::encode(info, object);
     }
 }
 

@@ -132,6 +132,14 @@ impl Quantity {
         10i128.checked_pow(exponent.max(0) as u32).unwrap_or(i128::MAX)
     }
 
+    /// `MarshalJSON`: the string `ParseQuantity` kept, or the canonical form.
+    pub(crate) fn to_json_string(&self) -> String {
+        match self.parsed.is_empty() {
+            true => self.to_string(),
+            false => self.parsed.clone(),
+        }
+    }
+
     /// `inf.RoundUp` to nine decimals, away from zero, as Go's slow path rounds.
     fn round_up_to_nanos(&mut self) {
         self.round_up(-9);

@@ -1,0 +1,140 @@
+//! What go-restful checks of a request for a built-in resource before kube-apiserver's own
+//! handler sees it (`emicklei/go-restful/v3/jsr311.go`, `detectRoute`; the routes' media types
+//! from `apiserver/pkg/endpoints/installer.go`): a route consumes anything (`ws.Consumes("*/*")`)
+//! but produces only its serializers' media types, and an `Accept` header naming none of them
+//! exactly (nor `*/*`) finds no route: 406, worded by go-restful and wrapped in a `Status` by
+//! the server's `serviceErrorHandler`. Custom resources are served past go-restful (the CRD
+//! handler), and negotiate in `render` alone.
+
+use crate::status::ApiStatus;
+use crate::storage::resource::ResourceInfo;
+use crate::storage::verb::Verb;
+
+/// The media types of the built-in serializers (`MediaTypesForSerializer`), and their streaming
+/// forms, which the list and watch routes also produce.
+const MEDIA_TYPES: [&str; 3] = [
+    "application/json",
+    "application/yaml",
+    "application/vnd.kubernetes.protobuf",
+];
+const STREAM_MEDIA_TYPES: [&str; 2] = [
+    "application/json;stream=watch",
+    "application/vnd.kubernetes.protobuf;stream=watch",
+];
+
+/// A request for a resource, as go-restful matches it to a route.
+pub(crate) struct RouteRequest<'a> {
+    pub(crate) info: &'a ResourceInfo,
+    pub(crate) verb: Verb,
+    /// Whether the path names an object (a GET of one, not a list).
+    pub(crate) names_object: bool,
+    pub(crate) subresource: Option<&'a str>,
+    pub(crate) accept: &'a str,
+}
+
+/// Refuses, as go-restful does, an `Accept` header the route cannot produce.
+pub(crate) fn check_accept(request: &RouteRequest<'_>) -> Result<(), ApiStatus> {
+    if !request.info.builtin {
+        return Ok(());
+    }
+    let produces = produces(request);
+    if produces.contains(&"*/*") || matches_accept(request.accept, &produces) {
+        return Ok(());
+    }
+    let mut status = ApiStatus::not_acceptable(format!(
+        "406: Not Acceptable\n\nAvailable representations: {}",
+        produces.join(", ")
+    ));
+    // `NewGenericServerResponse` with no group, resource or name: empty details.
+    status.details = Some(serde_json::json!({}));
+    Err(status)
+}
+
+/// The route's `Produces`: the storage's own types first (`ProducesMIMETypes`: a pod's log is
+/// text, a connection anything), then the serializers'.
+fn produces(request: &RouteRequest<'_>) -> Vec<&'static str> {
+    let mut produces = Vec::new();
+    match (request.info.kind.as_str(), request.subresource) {
+        ("Pod", Some("log")) => produces.push("text/plain"),
+        (_, Some("exec" | "attach" | "portforward" | "proxy")) => return vec!["*/*"],
+        _ => {}
+    }
+    produces.extend(MEDIA_TYPES);
+    let streams = matches!(request.verb, Verb::List | Verb::Watch) && !request.names_object;
+    if streams {
+        produces.extend(STREAM_MEDIA_TYPES);
+    }
+    produces
+}
+
+/// `Route.matchesAccept`: some clause of the header, without its parameters, is `*/*` or one
+/// of the produced types exactly; no header at all is `*/*`.
+fn matches_accept(accept: &str, produces: &[&str]) -> bool {
+    if accept.is_empty() {
+        return true;
+    }
+    accept.split(',').any(|clause| {
+        let media = clause.split(';').next().unwrap_or_default().trim();
+        media == "*/*" || produces.contains(&media)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request<'a>(info: &'a ResourceInfo, verb: Verb, accept: &'a str) -> RouteRequest<'a> {
+        RouteRequest {
+            info,
+            verb,
+            names_object: verb == Verb::Get,
+            subresource: None,
+            accept,
+        }
+    }
+
+    #[test]
+    fn an_accept_header_should_name_a_produced_type_exactly() {
+        let info = ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps");
+        for accept in [
+            "",
+            "*/*",
+            "application/json",
+            "text/html;q=0.9, application/json;q=0.5",
+            "application/json;as=Table;v=v1;g=meta.k8s.io",
+        ] {
+            assert!(check_accept(&request(&info, Verb::Get, accept)).is_ok(), "{accept}");
+        }
+        let refused = check_accept(&request(&info, Verb::Get, "text/plain")).unwrap_err();
+        assert_eq!(refused.code, 406);
+        assert_eq!(
+            refused.message,
+            "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+        );
+        // go-restful knows no `application/*`.
+        assert!(check_accept(&request(&info, Verb::Get, "application/*")).is_err());
+        let list = check_accept(&request(&info, Verb::List, "text/plain")).unwrap_err();
+        assert!(
+            list.message
+                .ends_with("application/vnd.kubernetes.protobuf;stream=watch")
+        );
+    }
+
+    #[test]
+    fn custom_resources_and_connections_should_not_be_checked_here() {
+        let mut widget = ResourceInfo::builtin("example.com", "v1", "Widget", "widgets");
+        widget.builtin = false;
+        assert!(check_accept(&request(&widget, Verb::Get, "text/plain")).is_ok());
+        let pod = ResourceInfo::builtin("", "v1", "Pod", "pods");
+        let exec = RouteRequest {
+            subresource: Some("exec"),
+            ..request(&pod, Verb::Get, "text/plain")
+        };
+        assert!(check_accept(&exec).is_ok());
+        let log = RouteRequest {
+            subresource: Some("log"),
+            ..request(&pod, Verb::Get, "text/plain")
+        };
+        assert!(check_accept(&log).is_ok());
+    }
+}
