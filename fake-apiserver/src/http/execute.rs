@@ -45,7 +45,11 @@ impl Inner {
         user: &Arc<UserInfo>,
     ) -> Answer {
         let info = &route.info;
-        let (body, content_type) = request_body::read(info, route.verb, body, content_type)?;
+        // A connection (exec, attach, port-forward, proxy) takes its body as it comes.
+        let (body, content_type) = match connect::concerns(info, route.subresource.as_deref()) {
+            true => (body.clone(), content_type),
+            false => request_body::read(info, route.verb, body, content_type)?,
+        };
         let body = &body;
         // A delete with a `DeleteOptions` body reads its options from the body alone: the
         // handlers decode the query's only when there is no body.

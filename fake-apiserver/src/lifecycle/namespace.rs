@@ -80,8 +80,8 @@ pub(super) fn on_delete(state: &mut State, info: &Arc<ResourceInfo>, old: Arc<Va
 /// `kube-public`: `apiserver/pkg/admission/plugin/namespace/lifecycle/admission.go`).
 const IMMORTAL: [&str; 3] = ["default", "kube-system", "kube-public"];
 
-/// NamespaceLifecycle's refusal of a DELETE of an immortal namespace: mutating admission,
-/// before the namespace is even looked up.
+/// NamespaceLifecycle's refusal of a DELETE of an immortal namespace (its admission runs as
+/// the store's delete validation: after the lookup and the preconditions).
 pub(crate) fn admit_delete(info: &ResourceInfo, name: &str) -> Result<(), ApiStatus> {
     if info.lifecycle == Lifecycle::Namespace && IMMORTAL.contains(&name) {
         return Err(ApiStatus::forbidden_object(

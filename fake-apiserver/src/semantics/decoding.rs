@@ -298,8 +298,9 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        // serde_json reads `-0` as a float to keep its sign; Go reads it as the integer 0.
-        if v == 0.0 {
+        // serde_json reads `-0` as a float to keep its sign; Go reads it as the integer 0
+        // (`0.0` stays a float, which an integer field refuses).
+        if v == 0.0 && v.is_sign_negative() {
             return Ok(Value::from(0));
         }
         Ok(Value::from(v))

@@ -197,7 +197,7 @@ fn resolves_as_string(s: &str) -> bool {
         "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", ".inf", ".Inf", ".INF", "+.inf",
         "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN", "<<",
     ];
-    if NON_STRINGS.contains(&s) {
+    if NON_STRINGS.contains(&s) || is_timestamp(s) {
         return false;
     }
     let first = s.chars().next().unwrap_or_default();
@@ -219,6 +219,32 @@ fn resolves_as_string(s: &str) -> bool {
             .split(':')
             .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit() || c == '.'));
     !(integer || float || base60)
+}
+
+/// Whether go-yaml v2 resolves `s` as a timestamp (`parseTimestamp`: a date, alone or with a
+/// time after `T`, `t` or a space), which it quotes to keep a string.
+fn is_timestamp(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    let digits = |range: std::ops::Range<usize>| bytes.get(range).is_some_and(|b| b.iter().all(u8::is_ascii_digit));
+    if bytes.len() < 8 || !digits(0..4) || bytes[4] != b'-' {
+        return false;
+    }
+    // `2006-1-2`: a month and a day of one or two digits.
+    let rest = &s[5..];
+    let mut parts = rest.splitn(3, |c: char| !c.is_ascii_digit());
+    let (Some(month), Some(day)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    let date_len = 5 + month.len() + 1 + day.len().min(2);
+    let separator_ok = rest.as_bytes().get(month.len()) == Some(&b'-');
+    if !(1..=2).contains(&month.len()) || day.is_empty() || !separator_ok {
+        return false;
+    }
+    match s.as_bytes().get(date_len) {
+        None => true,
+        Some(b'T' | b't' | b' ') => s[date_len + 1..].chars().next().is_some_and(|c| c.is_ascii_digit()),
+        _ => false,
+    }
 }
 
 /// Whether libyaml's emitter may write `s` plain in block context
@@ -301,10 +327,11 @@ mod tests {
 
     #[test]
     fn strings_should_be_quoted_only_where_they_would_read_otherwise() {
-        let object = json!({"data": {"a": "80", "b": "y", "c": "", "d": "*", "e": "plain text", "f": "it's: here"}});
+        let object = json!({"data": {"a": "80", "b": "y", "c": "", "d": "*", "e": "plain text", "f": "it's: here",
+            "g": "2026-01-02T03:04:05Z", "h": "2026-1-2", "i": "2026-01-02x"}});
         assert_eq!(
             to_yaml(&object),
-            "data:\n  a: \"80\"\n  b: \"y\"\n  c: \"\"\n  d: '*'\n  e: plain text\n  f: 'it''s: here'\n"
+            "data:\n  a: \"80\"\n  b: \"y\"\n  c: \"\"\n  d: '*'\n  e: plain text\n  f: 'it''s: here'\n  g: \"2026-01-02T03:04:05Z\"\n  h: \"2026-1-2\"\n  i: 2026-01-02x\n"
         );
     }
 

@@ -21,6 +21,8 @@ pub(crate) fn to_json(info: &ResourceInfo, yaml: &Bytes) -> Result<Bytes, ApiSta
     // strict request); so does saphyr, told to.
     let options = serde_saphyr::options! {
         duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::LastWins,
+        // YAML 1.1's octal: `defaultMode: 0644` is 420.
+        legacy_octal_numbers: true,
     };
     let value: Value = serde_saphyr::from_slice_with_options(yaml, options)
         .map_err(|why| decoding::unrecognized(info, &format!("yaml: {}", first_line(&why.to_string())), yaml))?;
@@ -44,10 +46,11 @@ mod tests {
 
     #[test]
     fn yaml_should_read_as_yaml_1_1() {
-        let body =
-            Bytes::from_static(b"apiVersion: v1\nkind: ConfigMap\ndata:\n  a: y\n  b: \"80\"\n  c: 80\n  c: 81\n");
+        let body = Bytes::from_static(
+            b"apiVersion: v1\nkind: ConfigMap\ndata:\n  a: y\n  b: \"80\"\n  c: 80\n  c: 81\n  d: 0644\n",
+        );
         let json: Value = serde_json::from_slice(&to_json(&configmaps(), &body).unwrap()).unwrap();
-        assert_eq!(json["data"], json!({"a": true, "b": "80", "c": 81}));
+        assert_eq!(json["data"], json!({"a": true, "b": "80", "c": 81, "d": 420}));
     }
 
     #[test]

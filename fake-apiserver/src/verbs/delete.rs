@@ -26,12 +26,13 @@ pub(crate) fn delete(
     name: &str,
     opts: &DeleteOpts,
 ) -> Result<(Arc<Value>, bool), ApiStatus> {
-    namespace_lifecycle::admit_delete(info, name)?;
     priorityclass::check_delete(info, name)?;
     let old = read::get(state, info, namespace, name)?;
     if let Some(why) = precondition_mismatch(opts, &old) {
         return Err(ApiStatus::precondition_failed(info, name, &why));
     }
+    // Admission runs as the store's delete validation, after the preconditions.
+    namespace_lifecycle::admit_delete(info, name)?;
     if !opts.skip_admission {
         let request = admission_policies::Request {
             operation: "DELETE",
