@@ -154,6 +154,22 @@ impl FakeApiServer {
         stored
     }
 
+    /// Stores an object as it is over the stored one of its name (like client-go's
+    /// `tracker.Update`): no decoding, no action recorded, no reactor, but watches see the
+    /// change. For tests that need what a cluster would refuse, such as an object an old
+    /// client type cannot decode.
+    ///
+    /// # Errors
+    /// When the kind is not registered or no object of that name is stored.
+    pub fn replace<K: Serialize>(&self, object: &K) -> Result<Value, ApiStatus> {
+        let value = serde_json::to_value(object)
+            .map_err(|e| ApiStatus::bad_request(format!("object does not serialize to JSON: {e}")))?;
+        let mut state = self.inner.state();
+        let stored = write::replace_seed(&mut state, value).map(|stored| (*stored).clone());
+        lifecycle::settle(&mut state);
+        stored
+    }
+
     /// Lets the controllers finish every reaction still pending (CRDs established, namespaces
     /// emptied, garbage collected) now, instead of after their delay: for tests that want the
     /// settled state without polling for it. A deadline a controller set itself (a Deployment's

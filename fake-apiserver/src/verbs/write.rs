@@ -26,7 +26,7 @@ use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::ResourceInfo;
-use crate::verbs::options::WriteOpts;
+use crate::verbs::options::{Ownership, WriteOpts};
 pub(crate) use crate::verbs::update::{check_resource_version, commit_update, create_on_update, update};
 
 /// Creates namespace `name` if it does not exist.
@@ -41,8 +41,9 @@ pub(crate) fn ensure_namespace(state: &mut State, name: &str) -> Result<(), ApiS
     Ok(())
 }
 
-/// Stores a seed object of any registered kind.
-pub(crate) fn seed(state: &mut State, value: Value) -> Result<Arc<Value>, ApiStatus> {
+/// The registered resource of a seed object and the namespace it goes in (`default` when it
+/// names none).
+fn seed_target(state: &State, value: &Value) -> Result<(Arc<ResourceInfo>, Option<String>), ApiStatus> {
     let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
     let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
     let info = state.registry.by_kind(api_version, kind).cloned().ok_or_else(|| {
@@ -50,7 +51,7 @@ pub(crate) fn seed(state: &mut State, value: Value) -> Result<Arc<Value>, ApiSta
             "no resource is registered for apiVersion {api_version:?} kind {kind:?}: register its CRD or type first"
         ))
     })?;
-    let namespace = object::namespace(&value).to_owned();
+    let namespace = object::namespace(value).to_owned();
     let namespace = (info.namespaced).then(|| {
         if namespace.is_empty() {
             "default".to_owned()
@@ -58,6 +59,29 @@ pub(crate) fn seed(state: &mut State, value: Value) -> Result<Arc<Value>, ApiSta
             namespace
         }
     });
+    Ok((info, namespace))
+}
+
+/// Stores a seed object over the stored one of its name, as it is (`tracker.Update`).
+pub(crate) fn replace_seed(state: &mut State, value: Value) -> Result<Arc<Value>, ApiStatus> {
+    let (info, namespace) = seed_target(state, &value)?;
+    let current = crate::verbs::read::get(state, &info, namespace.as_deref(), object::name(&value))?;
+    let mut value = value;
+    set_namespace(&mut value, &info, namespace.as_deref())?;
+    commit_update(
+        state,
+        &info,
+        current,
+        value,
+        None,
+        &WriteOpts::default(),
+        Ownership::Update,
+    )
+}
+
+/// Stores a seed object of any registered kind.
+pub(crate) fn seed(state: &mut State, value: Value) -> Result<Arc<Value>, ApiStatus> {
+    let (info, namespace) = seed_target(state, &value)?;
     if let Some(ns) = &namespace {
         ensure_namespace(state, ns)?;
     }
