@@ -146,12 +146,7 @@ impl FakeApiServer {
     /// Stores an object as it is (like client-go's `tracker.Add`): no action is recorded and no
     /// reactor runs, but watches see it. The kind must be registered; a CRD registers its types.
     pub fn insert<K: Serialize>(&self, object: &K) -> Result<Value, ApiStatus> {
-        let value = serde_json::to_value(object)
-            .map_err(|e| ApiStatus::bad_request(format!("object does not serialize to JSON: {e}")))?;
-        let mut state = self.inner.state();
-        let stored = write::seed(&mut state, value).map(|stored| (*stored).clone());
-        lifecycle::settle(&mut state);
-        stored
+        self.store_as_is(object, write::seed)
     }
 
     /// Stores an object as it is over the stored one of its name (like client-go's
@@ -162,10 +157,19 @@ impl FakeApiServer {
     /// # Errors
     /// When the kind is not registered or no object of that name is stored.
     pub fn replace<K: Serialize>(&self, object: &K) -> Result<Value, ApiStatus> {
+        self.store_as_is(object, write::replace_seed)
+    }
+
+    /// A fixture's write of `object` through `store`, then the controllers' reactions to it.
+    fn store_as_is<K: Serialize>(
+        &self,
+        object: &K,
+        store: fn(&mut State, Value) -> Result<Arc<Value>, ApiStatus>,
+    ) -> Result<Value, ApiStatus> {
         let value = serde_json::to_value(object)
             .map_err(|e| ApiStatus::bad_request(format!("object does not serialize to JSON: {e}")))?;
         let mut state = self.inner.state();
-        let stored = write::replace_seed(&mut state, value).map(|stored| (*stored).clone());
+        let stored = store(&mut state, value).map(|stored| (*stored).clone());
         lifecycle::settle(&mut state);
         stored
     }

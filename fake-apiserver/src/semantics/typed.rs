@@ -163,7 +163,7 @@ fn path_value<'v>(object: &'v Value, path: &str) -> Option<&'v Value> {
 }
 
 /// The Go type serde expected, from its "invalid type: …, expected …" message.
-fn go_type_of(message: &str) -> &'static str {
+pub(crate) fn go_type_of(message: &str) -> &'static str {
     let expected = message.rsplit("expected ").next().unwrap_or_default();
     match expected {
         e if e.starts_with("a string") => "string",

@@ -54,19 +54,18 @@ enum Destination {
 }
 
 impl Destination {
+    /// From serde's `expected …`, through the Go type the JSON decoder would name
+    /// ([`typed::go_type_of`]); k8s-openapi names its structs, and its quantities, times and
+    /// int-or-strings have unmarshallers of their own.
     fn of(expected: &str) -> Option<Self> {
-        Some(match expected {
-            e if e.starts_with("a sequence") => Self::Slice,
-            e if e.starts_with("a map") => Self::Map,
-            e if e.starts_with("a string") => Self::Scalar("string"),
-            e if e.starts_with("a boolean") => Self::Scalar("bool"),
-            e if e.starts_with("i32") || e.starts_with("u16") => Self::Scalar("int32"),
-            e if e.starts_with("i64") || e.starts_with("u32") || e.starts_with("u64") => Self::Scalar("int64"),
-            e if e.starts_with("f64") || e.starts_with("f32") => Self::Scalar("float64"),
-            // k8s-openapi names its structs; its quantities, times and int-or-strings have
-            // their own unmarshallers.
-            e if e.contains("Quantity") || e.contains("Time") || e.contains("IntOrString") => return None,
-            _ => Self::Struct,
+        if expected.contains("Quantity") || expected.contains("Time") || expected.contains("IntOrString") {
+            return None;
+        }
+        Some(match typed::go_type_of(&format!("expected {expected}")) {
+            "[]interface {}" => Self::Slice,
+            "map[string]interface {}" if expected.starts_with("a map") => Self::Map,
+            "map[string]interface {}" => Self::Struct,
+            scalar => Self::Scalar(scalar),
         })
     }
 }
