@@ -32,7 +32,7 @@ mod storage;
 mod testing;
 mod verbs;
 
-pub use http::responses::ResponseBody;
+pub use http::responses::{HandlerPanicked, ResponseBody};
 pub use http::serve::{ServeError, ServedApiServer};
 pub use http::service::FakeService;
 pub use server::{FakeApiServer, FakeApiServerBuilder};

@@ -52,6 +52,9 @@ pub(crate) struct Inner {
     /// reaction due sooner (a node's health check is due in a minute, a CRD's establishment in
     /// a few milliseconds).
     pub(crate) wake: tokio::sync::Notify,
+    /// The address discovery reports clients may reach it at (`ExternalAddress`): where it was
+    /// first served, unset in process.
+    pub(crate) external_address: std::sync::OnceLock<String>,
 }
 
 impl Inner {
@@ -380,6 +383,7 @@ impl FakeApiServerBuilder {
                 state: Mutex::new(state),
                 testing: Mutex::new(Testing::new(self.record_actions)),
                 wake: tokio::sync::Notify::new(),
+                external_address: std::sync::OnceLock::new(),
                 options: self.options,
                 authenticator: self.authenticator,
             }),

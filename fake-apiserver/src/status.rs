@@ -21,6 +21,9 @@ pub struct ApiStatus {
     /// Answered as Go's `http.Error` answers (the message as `text/plain`, no Status object),
     /// as kube-apiserver's filters answer before a request reaches the API handlers.
     pub plain_text: bool,
+    /// Not answered at all: the connection is closed, as Go's server closes it when a handler
+    /// panics (kube-apiserver's timeout filter re-raises the panic with `http.ErrAbortHandler`).
+    pub abort_connection: bool,
 }
 
 impl ApiStatus {
@@ -32,7 +35,16 @@ impl ApiStatus {
             message: message.into(),
             details: None,
             plain_text: false,
+            abort_connection: false,
         }
+    }
+
+    /// The request a kube-apiserver handler panics on: no answer, the connection closed.
+    /// `message` says what panicked, for this server's logs.
+    pub fn handler_panicked(message: impl Into<String>) -> Self {
+        let mut status = Self::new(500, "InternalError", message);
+        status.abort_connection = true;
+        status
     }
 
     fn with_details(self, info: &ResourceInfo, name: &str) -> Self {
@@ -269,14 +281,15 @@ impl ApiStatus {
         status
     }
 
-    /// 405 MethodNotAllowed for a watch on a resource that is listed but not watched
+    /// 405 MethodNotAllowed for a verb a handler has no storage for: a watch on a resource that
+    /// is listed but not watched, a delete on a custom resource's `/status` or `/scale`
     /// (`errors.NewMethodNotSupported`: the details name the resource, not the kind).
-    pub fn watch_not_supported(info: &ResourceInfo) -> Self {
+    pub fn method_not_supported(info: &ResourceInfo, verb: &str) -> Self {
         let resource = info.group_resource();
         let mut status = Self::new(
             405,
             "MethodNotAllowed",
-            format!("watch is not supported on resources of kind {resource:?}"),
+            format!("{verb} is not supported on resources of kind {resource:?}"),
         );
         let mut details = json!({ "kind": info.plural });
         if !info.group.is_empty() {

@@ -32,6 +32,8 @@ pub struct Normalizer {
     run: Option<String>,
     now: f64,
     uids: HashMap<String, String>,
+    /// How many uids were named `UID<n>` (the rest are named after their object).
+    anonymous_uids: usize,
     gen_names: Vec<(String, String)>,
     rv_by_object: HashMap<String, HashMap<String, String>>,
     rv_any: HashMap<String, String>,
@@ -53,6 +55,7 @@ impl Normalizer {
             run: text("run"),
             now: transcript.get("recordedAt").and_then(Value::as_f64).unwrap_or(0.0),
             uids: HashMap::new(),
+            anonymous_uids: 0,
             gen_names: Vec::new(),
             rv_by_object: HashMap::new(),
             rv_any: HashMap::new(),
@@ -175,8 +178,15 @@ impl Normalizer {
         if self.literal_uids.contains(uid) {
             return uid.to_owned();
         }
-        let next = format!("UID{}", self.uids.len() + 1);
-        self.uids.entry(uid.to_owned()).or_insert(next).clone()
+        if let Some(placeholder) = self.uids.get(uid) {
+            return placeholder.clone();
+        }
+        // Numbered among the anonymous uids only: an object one server listed and the other had
+        // not made yet (named `uid(name)`) must not renumber the uids seen after it.
+        self.anonymous_uids += 1;
+        let placeholder = format!("UID{}", self.anonymous_uids);
+        self.uids.insert(uid.to_owned(), placeholder.clone());
+        placeholder
     }
 
     /// `<now>` (`<now.N>` with N fraction digits) for an RFC 3339 time within 3 days of the recording.

@@ -269,11 +269,12 @@ impl Recorder {
             }
             uri = format!("{uri}?{}", query.finish());
         }
-        let mut builder = http::Request::builder()
-            .method(outgoing.method.as_str())
-            .uri(uri)
-            .header(http::header::USER_AGENT, USER_AGENT);
-        let mut headers: Vec<(String, String)> = vec![("Accept".into(), "application/json".into())];
+        let mut builder = http::Request::builder().method(outgoing.method.as_str()).uri(uri);
+        // A step's own headers replace these defaults.
+        let mut headers: Vec<(String, String)> = vec![
+            ("Accept".into(), "application/json".into()),
+            ("User-Agent".into(), USER_AGENT.into()),
+        ];
         if let Some(authorization) = &self.authorization {
             headers.push(("Authorization".into(), authorization.clone()));
         }

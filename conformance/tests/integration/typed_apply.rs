@@ -7,7 +7,6 @@
 //! recorded requests got.
 
 use std::collections::BTreeMap;
-use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -21,7 +20,7 @@ use conformance::node::Node;
 use conformance::runner::{Recorder, random_id, rendered_request, response_record};
 use conformance::scenario::Env;
 use conformance::{Corpus, corpus_dir, crate_dir, report};
-use fake_apiserver::{FakeApiServer, FakeService};
+use fake_apiserver::{FakeApiServer, FakeService, HandlerPanicked};
 use http_body_util::{BodyExt, Full};
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use kube::api::{Api, Patch};
@@ -104,10 +103,10 @@ struct Keeping {
 
 impl tower::Service<http::Request<kube::client::Body>> for Keeping {
     type Response = http::Response<Full<Bytes>>;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+    type Error = HandlerPanicked;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, HandlerPanicked>> + Send>>;
 
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), HandlerPanicked>> {
         Poll::Ready(Ok(()))
     }
 

@@ -20,8 +20,9 @@ use crate::storage::resource::{Lifecycle, ResourceInfo};
 pub(crate) enum Wanted {
     /// The aggregated list, in this `apidiscovery.k8s.io` version.
     Aggregated(&'static str),
-    /// The legacy document (`APIVersions`, `APIGroupList`) as JSON.
-    Legacy,
+    /// The legacy document (`APIVersions`, `APIGroupList`, `APIGroup`, `APIResourceList`), as
+    /// JSON or, asked for, as YAML (`WriteObjectNegotiated` with the default serializers).
+    Legacy { yaml: bool },
 }
 
 /// The media types kube-apiserver names when it can answer none of those accepted.
@@ -33,7 +34,7 @@ const SUPPORTED: &str = "application/json, application/yaml, application/vnd.kub
 /// only the legacy document is served (`/apis/<group>`). 406 when no clause fits.
 pub(crate) fn negotiate(accept: &str, minor: u32, aggregate: bool) -> Result<Wanted, ApiStatus> {
     if accept.trim().is_empty() {
-        return Ok(Wanted::Legacy);
+        return Ok(Wanted::Legacy { yaml: false });
     }
     for clause in render::clauses(accept) {
         let mut parts = clause.split(';').map(str::trim);
@@ -43,12 +44,16 @@ pub(crate) fn negotiate(accept: &str, minor: u32, aggregate: bool) -> Result<Wan
             .filter(|(k, _)| *k != "q")
             .collect();
         let param = |key: &str| params.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+        let plain = param("g").is_none() && param("v").is_none() && param("as").is_none();
+        if media == "application/yaml" && plain {
+            return Ok(Wanted::Legacy { yaml: true });
+        }
         let json = matches!(media, "application/json" | "application/*" | "*/*");
         if !json {
             continue;
         }
-        if param("g").is_none() && param("v").is_none() && param("as").is_none() {
-            return Ok(Wanted::Legacy);
+        if plain {
+            return Ok(Wanted::Legacy { yaml: false });
         }
         let version = match param("v") {
             Some("v2beta1") if minor >= 26 => "v2beta1",
@@ -185,10 +190,14 @@ mod tests {
         assert_eq!(negotiate(&kubectl_130, 33, true).unwrap(), Wanted::Aggregated("v2"));
         assert_eq!(
             negotiate(&format!("{V2},application/json"), 28, true).unwrap(),
-            Wanted::Legacy
+            Wanted::Legacy { yaml: false }
         );
-        assert_eq!(negotiate("", 28, true).unwrap(), Wanted::Legacy);
-        assert_eq!(negotiate("*/*", 28, true).unwrap(), Wanted::Legacy);
+        assert_eq!(negotiate("", 28, true).unwrap(), Wanted::Legacy { yaml: false });
+        assert_eq!(negotiate("*/*", 28, true).unwrap(), Wanted::Legacy { yaml: false });
+        assert_eq!(
+            negotiate("application/yaml", 28, true).unwrap(),
+            Wanted::Legacy { yaml: true }
+        );
         assert_eq!(negotiate(V2BETA1, 28, false).unwrap_err().code, 406);
         assert_eq!(negotiate(V2, 28, true).unwrap_err().code, 406);
         let item_kind = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscovery";

@@ -9,6 +9,7 @@ use http_body_util::{BodyExt, Full, StreamBody};
 use tokio::sync::mpsc;
 
 use crate::auth::{self, UserInfo};
+use crate::http::discovery;
 use crate::http::openapi;
 use crate::http::query;
 use crate::http::render::Render;
@@ -16,7 +17,6 @@ use crate::http::responses::{self, ResponseBody, json_response, page_not_found, 
 use crate::http::restful_route::{self, RouteRequest};
 use crate::http::route::{ResourceRoute, Route, route};
 use crate::http::warning::add_warnings;
-use crate::http::{aggregated, discovery};
 use crate::semantics::go_json_writer;
 use crate::server::Inner;
 use crate::status::ApiStatus;
@@ -34,11 +34,17 @@ impl Inner {
             tokio::time::sleep(latency).await;
         }
         let head = request.method() == http::Method::HEAD;
+        let accept = header_text(request.headers(), header::ACCEPT);
         let answer = self.route_and_run(request).await;
         self.schedule_controllers();
         let response = match answer {
             Ok(response) => response,
-            Err(status) => status_response(&status),
+            // `ErrorNegotiated`: a refusal before the handler (no route, a method or media type
+            // refused, authentication) is written in the media type asked for too.
+            Err(status) => {
+                let media = Render::negotiate(&accept, None, self.options.minor()).map_or("json", |(_, media)| media);
+                responses::negotiated(Err(status), media, true)
+            }
         };
         // An answer to HEAD has its headers and no body, as Go's server writes it.
         match head {
@@ -50,7 +56,10 @@ impl Inner {
     async fn route_and_run(self: &Arc<Self>, request: Request<Bytes>) -> Result<Response<ResponseBody>, ApiStatus> {
         let (parts, body) = request.into_parts();
         let raw_query = parts.uri.query();
-        let path = parts.uri.path();
+        // Go's server routes and authorizes `URL.Path`, the path with its escapes decoded
+        // (`/configmaps/p%31` names `p1`).
+        let decoded = percent_encoding::percent_decode_str(parts.uri.path()).decode_utf8_lossy();
+        let path = decoded.as_ref();
         let asked = auth::Request {
             method: parts.method.as_str(),
             path,
@@ -90,14 +99,13 @@ impl Inner {
                 return self.discovery_root(&parts, matches!(routed, Route::CoreVersions));
             }
             Route::Group(group) => {
-                aggregated::negotiate(
-                    &header_text(&parts.headers, header::ACCEPT),
-                    self.options.minor(),
-                    false,
-                )?;
-                discovery::group(&self.state().registry, &group)?
+                let document = discovery::group(&self.state().registry, &group)?;
+                return self.legacy_discovery(&parts, &document);
             }
-            Route::Resources { group, version } => discovery::resources(&self.state().registry, &group, &version)?,
+            Route::Resources { group, version } => {
+                let document = discovery::resources(&self.state().registry, &group, &version)?;
+                return self.legacy_discovery(&parts, &document);
+            }
             Route::OpenApiV2 if header_text(&parts.headers, header::ACCEPT).contains(openapi::V2_PROTOBUF) => {
                 // `@` is not a token character, so Go's mime parser refuses the requested type
                 // as a Content-Type; kubectl decodes the body whatever it is labelled.
@@ -109,46 +117,6 @@ impl Inner {
             Route::OpenApiV3 { group, version } => openapi::v3_group_version(&self.state().registry, &group, &version)?,
         };
         Ok(json_response(StatusCode::OK, go_json_writer::to_vec(&document)))
-    }
-
-    /// `/api` or `/apis`: the legacy document or, when `Accept` asks for it, the aggregated one
-    /// with its `ETag` (304 to an `If-None-Match` that names it).
-    fn discovery_root(&self, parts: &http::request::Parts, core: bool) -> Result<Response<ResponseBody>, ApiStatus> {
-        let accept = header_text(&parts.headers, header::ACCEPT);
-        let head = parts.method == http::Method::HEAD;
-        let (json, content_type, etag) = match aggregated::negotiate(&accept, self.options.minor(), true)? {
-            aggregated::Wanted::Legacy => {
-                let document = if core {
-                    discovery::core_versions()
-                } else {
-                    discovery::groups(&self.state().registry)
-                };
-                (go_json_writer::to_vec(&document), "application/json".to_owned(), None)
-            }
-            aggregated::Wanted::Aggregated(version) => {
-                let json = go_json_writer::to_vec(&aggregated::document(&self.state().registry, core, version));
-                let etag = aggregated::etag(&json);
-                (json, aggregated::content_type(version), Some(etag))
-            }
-        };
-        let not_modified = etag
-            .as_deref()
-            .is_some_and(|tag| header_text(&parts.headers, header::IF_NONE_MATCH) == tag);
-        let (code, body) = match (not_modified, head) {
-            (true, _) => (StatusCode::NOT_MODIFIED, Bytes::new()),
-            (false, true) => (StatusCode::OK, Bytes::new()),
-            (false, false) => (StatusCode::OK, Bytes::from(json)),
-        };
-        let mut response = Response::new(Full::new(body).boxed_unsync());
-        *response.status_mut() = code;
-        let headers = response.headers_mut();
-        let value = |text: &str| header::HeaderValue::from_str(text).map_err(|e| ApiStatus::internal(e.to_string()));
-        headers.insert(header::CONTENT_TYPE, value(&content_type)?);
-        if let Some(etag) = etag {
-            headers.insert(header::ETAG, value(&etag)?);
-            headers.insert(header::VARY, header::HeaderValue::from_static("Accept"));
-        }
-        Ok(response)
     }
 
     async fn resource_request(
@@ -171,7 +139,7 @@ impl Inner {
         if route.verb == Verb::Watch && !served && route.info.serves(Verb::List, None) {
             // The list handler itself refuses a watch its storage cannot serve, after the
             // request reached the resource (so with its warnings).
-            let mut response = status_response(&ApiStatus::watch_not_supported(&route.info));
+            let mut response = status_response(&ApiStatus::method_not_supported(&route.info, "watch"));
             add_warnings(
                 response.headers_mut(),
                 route.info.deprecation_warning.iter().cloned().collect(),
@@ -195,14 +163,16 @@ impl Inner {
             return Err(ApiStatus::no_route());
         }
         let accept = header_text(headers, header::ACCEPT);
-        restful_route::check_accept(&RouteRequest {
+        let content_type = header_text(headers, header::CONTENT_TYPE);
+        restful_route::check(&RouteRequest {
             info: &route.info,
             verb: route.verb,
             names_object: route.name.is_some(),
             subresource: route.subresource.as_deref(),
             accept: &accept,
+            content_type: &content_type,
+            has_body: !body.is_empty(),
         })?;
-        let content_type = header_text(headers, header::CONTENT_TYPE);
         let user_agent = header_text(headers, header::USER_AGENT);
         let mut action = action_of(&route, &query, &content_type, &user_agent);
         let reactors = {
@@ -230,40 +200,17 @@ impl Inner {
         }
         let (render, media) = Render::negotiate(&accept, raw_query, self.options.minor())?;
         if route.verb == Verb::Watch {
-            // Watches do not go through `run_verb`, which validates the other verbs' options;
-            // a watch has no body, so no content type.
-            query.validate(route.verb, "", self.options.watch_list)?;
-            // Each event of a watch asked for as a metadata list fails its transform, which
-            // ends the stream before anything is sent.
-            if matches!(render, Render::Metadata { list: true, .. }) {
-                return Ok(plain_response(StatusCode::OK, Bytes::new(), "application/json"));
-            }
-            let mut query = query.clone();
-            if let Some(name) = &route.name {
-                query.field_selector = name_selector(&query.field_selector, name)?;
-            }
-            let renderer: watch::EventRenderer =
-                Box::new(move |info, object, first| render.event_object(info, object, first));
-            let plan = watch::start(
-                &self.state(),
-                route.info.clone(),
-                route.namespace.clone(),
-                &query,
-                renderer,
-            )?;
-            let (sender, receiver) = mpsc::channel(64);
-            tokio::spawn(plan.run(sender));
-            let frames = futures::stream::unfold(receiver, |mut receiver| async move {
-                receiver
-                    .recv()
-                    .await
-                    .map(|bytes| (Ok(http_body::Frame::data(bytes)), receiver))
-            });
-            let mut response = Response::new(StreamBody::new(frames).boxed_unsync());
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                header::HeaderValue::from_static("application/json"),
-            );
+            // A deprecated version's warning is added before the handler runs: it comes with
+            // the watch's refusals too.
+            // A watch is written by a stream serializer, which YAML has none of.
+            let watched = match media {
+                "yaml" => Err(ApiStatus::not_acceptable(
+                    "only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch",
+                )),
+                _ => self.watch(&route, &query, render),
+            };
+            let mut response =
+                watched.unwrap_or_else(|status| responses::negotiated(Err(status), media, route.info.builtin));
             add_warnings(
                 response.headers_mut(),
                 route.info.deprecation_warning.iter().cloned().collect(),
@@ -287,6 +234,50 @@ impl Inner {
         );
         let mut response = responses::negotiated(answer, media, route.info.builtin);
         add_warnings(response.headers_mut(), warnings.take());
+        Ok(response)
+    }
+
+    /// Starts a watch: its options checked, then the stream of its events.
+    fn watch(
+        self: &Arc<Self>,
+        route: &ResourceRoute,
+        query: &Query,
+        render: Render,
+    ) -> Result<Response<ResponseBody>, ApiStatus> {
+        // Watches do not go through `run_verb`, which validates the other verbs' options;
+        // a watch has no body, so no content type.
+        query.validate(route.verb, "", self.options.watch_list)?;
+        // Each event of a watch asked for as a metadata list fails its transform, which
+        // ends the stream before anything is sent.
+        if matches!(render, Render::Metadata { list: true, .. }) {
+            return Ok(plain_response(StatusCode::OK, Bytes::new(), "application/json"));
+        }
+        let mut query = query.clone();
+        if let Some(name) = &route.name {
+            query.field_selector = name_selector(&query.field_selector, name)?;
+        }
+        let renderer: watch::EventRenderer =
+            Box::new(move |info, object, first| render.event_object(info, object, first));
+        let plan = watch::start(
+            &self.state(),
+            route.info.clone(),
+            route.namespace.clone(),
+            &query,
+            renderer,
+        )?;
+        let (sender, receiver) = mpsc::channel(64);
+        tokio::spawn(plan.run(sender));
+        let frames = futures::stream::unfold(receiver, |mut receiver| async move {
+            receiver
+                .recv()
+                .await
+                .map(|bytes| (Ok(http_body::Frame::data(bytes)), receiver))
+        });
+        let mut response = Response::new(StreamBody::new(frames).boxed_unsync());
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static("application/json"),
+        );
         Ok(response)
     }
 }
@@ -320,7 +311,7 @@ fn action_of(route: &ResourceRoute, query: &Query, content_type: &str, user_agen
     }
 }
 
-fn header_text(headers: &HeaderMap, name: header::HeaderName) -> String {
+pub(super) fn header_text(headers: &HeaderMap, name: header::HeaderName) -> String {
     headers
         .get(name)
         .and_then(|v| v.to_str().ok())

@@ -384,13 +384,22 @@ fn render_one(info: &ResourceInfo, render: Render, object: &Value) -> Vec<u8> {
     }
 }
 
-/// kube-apiserver's default field manager: the user agent up to its first `/`.
+/// kube-apiserver's default field manager (`prefixFromUserAgent` in
+/// `apiserver/pkg/endpoints/handlers/rest.go`): the user agent up to its first `/`, without
+/// what does not print, stopped once 128 bytes are written.
 fn default_manager(user_agent: &str) -> String {
-    let prefix = user_agent.split('/').next().unwrap_or_default().trim();
-    if prefix.is_empty() {
+    let prefix = user_agent.split('/').next().unwrap_or_default();
+    let mut manager = String::new();
+    for c in prefix.chars().filter(|c| !c.is_control()) {
+        if manager.len() >= 128 {
+            break;
+        }
+        manager.push(c);
+    }
+    if manager.is_empty() {
         "unknown".to_owned()
     } else {
-        prefix.chars().take(128).collect()
+        manager
     }
 }
 

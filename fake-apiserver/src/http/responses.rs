@@ -56,6 +56,13 @@ fn code_of(status: &ApiStatus) -> StatusCode {
 /// `status` as kube-apiserver answers it: a `Status` body, or plain text where its filters
 /// answer before the API handlers.
 pub(crate) fn status_response(status: &ApiStatus) -> Response<ResponseBody> {
+    if status.abort_connection {
+        let mut response = Response::new(Full::new(Bytes::new()).boxed_unsync());
+        response
+            .extensions_mut()
+            .insert(HandlerPanicked(status.message.clone()));
+        return response;
+    }
     if status.plain_text {
         let code = code_of(status);
         let mut response = plain_response(
@@ -70,6 +77,12 @@ pub(crate) fn status_response(status: &ApiStatus) -> Response<ResponseBody> {
     }
     json_response(code_of(status), status_body::to_bytes(status))
 }
+
+/// What marks a response that must not be sent: the handler panicked, and the service closes
+/// the connection instead (its message says what panicked).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("the API handler panicked ({0}): the connection is closed without an answer, as kube-apiserver closes it")]
+pub struct HandlerPanicked(pub(crate) String);
 
 /// A JSON body, or none for 204.
 pub(crate) fn json_response(code: StatusCode, bytes: Vec<u8>) -> Response<ResponseBody> {

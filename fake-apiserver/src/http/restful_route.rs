@@ -1,10 +1,11 @@
 //! What go-restful checks of a request for a built-in resource before kube-apiserver's own
 //! handler sees it (`emicklei/go-restful/v3/jsr311.go`, `detectRoute`; the routes' media types
 //! from `apiserver/pkg/endpoints/installer.go`): a route consumes anything (`ws.Consumes("*/*")`)
-//! but produces only its serializers' media types, and an `Accept` header naming none of them
-//! exactly (nor `*/*`) finds no route: 406, worded by go-restful and wrapped in a `Status` by
-//! the server's `serviceErrorHandler`. Custom resources are served past go-restful (the CRD
-//! handler), and negotiate in `render` alone.
+//! but a PATCH route, which consumes the four patch types alone, and produces only its
+//! serializers' media types. A body of another type finds no route (415), and so does an
+//! `Accept` header naming none of the produced types exactly (nor `*/*`): 406, both worded by
+//! go-restful and wrapped in a `Status` by the server's `serviceErrorHandler`. Custom resources
+//! are served past go-restful (the CRD handler), and negotiate in `render` alone.
 
 use crate::status::ApiStatus;
 use crate::storage::resource::ResourceInfo;
@@ -30,24 +31,58 @@ pub(crate) struct RouteRequest<'a> {
     pub(crate) names_object: bool,
     pub(crate) subresource: Option<&'a str>,
     pub(crate) accept: &'a str,
+    pub(crate) content_type: &'a str,
+    pub(crate) has_body: bool,
 }
 
-/// Refuses, as go-restful does, an `Accept` header the route cannot produce.
-pub(crate) fn check_accept(request: &RouteRequest<'_>) -> Result<(), ApiStatus> {
+/// The media types a PATCH route consumes: the patch types (`supportedTypes`).
+const PATCH_TYPES: [&str; 4] = [
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+];
+
+/// Refuses, as go-restful does, a body the route cannot consume or an `Accept` header the
+/// route cannot produce, in that order.
+pub(crate) fn check(request: &RouteRequest<'_>) -> Result<(), ApiStatus> {
     if !request.info.builtin {
         return Ok(());
     }
+    let consumed = request.verb != Verb::Patch || matches_content_type(request.content_type);
+    if !consumed && request.has_body {
+        return Err(generic(ApiStatus::new(
+            415,
+            "UnsupportedMediaType",
+            "415: Unsupported Media Type",
+        )));
+    }
     let produces = produces(request);
-    if produces.contains(&"*/*") || matches_accept(request.accept, &produces) {
+    // Without a body the route is not refused for its content type, but no route is left to
+    // produce anything: the 406 lists no representations.
+    let available = if consumed { produces.join(", ") } else { String::new() };
+    if consumed && (produces.contains(&"*/*") || matches_accept(request.accept, &produces)) {
         return Ok(());
     }
-    let mut status = ApiStatus::not_acceptable(format!(
-        "406: Not Acceptable\n\nAvailable representations: {}",
-        produces.join(", ")
-    ));
-    // `NewGenericServerResponse` with no group, resource or name: empty details.
+    Err(generic(ApiStatus::not_acceptable(format!(
+        "406: Not Acceptable\n\nAvailable representations: {available}"
+    ))))
+}
+
+/// go-restful's errors become `NewGenericServerResponse`s with no group, resource or name:
+/// empty details.
+fn generic(mut status: ApiStatus) -> ApiStatus {
     status.details = Some(serde_json::json!({}));
-    Err(status)
+    status
+}
+
+/// `Route.matchesContentType` of a PATCH route: some comma-separated clause of the header,
+/// without its parameters, is a patch type; no header at all is `application/octet-stream`.
+fn matches_content_type(content_type: &str) -> bool {
+    content_type.split(',').any(|clause| {
+        let media = clause.split(';').next().unwrap_or_default().trim();
+        PATCH_TYPES.contains(&media)
+    })
 }
 
 /// The route's `Produces`: the storage's own types first (`ProducesMIMETypes`: a pod's log is
@@ -90,6 +125,8 @@ mod tests {
             names_object: verb == Verb::Get,
             subresource: None,
             accept,
+            content_type: "application/json",
+            has_body: true,
         }
     }
 
@@ -103,17 +140,17 @@ mod tests {
             "text/html;q=0.9, application/json;q=0.5",
             "application/json;as=Table;v=v1;g=meta.k8s.io",
         ] {
-            assert!(check_accept(&request(&info, Verb::Get, accept)).is_ok(), "{accept}");
+            assert!(check(&request(&info, Verb::Get, accept)).is_ok(), "{accept}");
         }
-        let refused = check_accept(&request(&info, Verb::Get, "text/plain")).unwrap_err();
+        let refused = check(&request(&info, Verb::Get, "text/plain")).unwrap_err();
         assert_eq!(refused.code, 406);
         assert_eq!(
             refused.message,
             "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf"
         );
         // go-restful knows no `application/*`.
-        assert!(check_accept(&request(&info, Verb::Get, "application/*")).is_err());
-        let list = check_accept(&request(&info, Verb::List, "text/plain")).unwrap_err();
+        assert!(check(&request(&info, Verb::Get, "application/*")).is_err());
+        let list = check(&request(&info, Verb::List, "text/plain")).unwrap_err();
         assert!(
             list.message
                 .ends_with("application/vnd.kubernetes.protobuf;stream=watch")
@@ -121,20 +158,48 @@ mod tests {
     }
 
     #[test]
+    fn a_patch_should_carry_a_patch_type() {
+        let info = ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps");
+        let patch = |content_type, has_body| RouteRequest {
+            content_type,
+            has_body,
+            ..request(&info, Verb::Patch, "application/json")
+        };
+        assert!(check(&patch("application/merge-patch+json; charset=utf-8", true)).is_ok());
+        let refused = check(&patch("application/apply-patch+json", true)).unwrap_err();
+        assert_eq!(
+            (refused.code, refused.message.as_str()),
+            (415, "415: Unsupported Media Type")
+        );
+        assert_eq!(refused.details, Some(serde_json::json!({})));
+        let empty = check(&patch("application/json", false)).unwrap_err();
+        assert_eq!(
+            (empty.code, empty.message.as_str()),
+            (406, "406: Not Acceptable\n\nAvailable representations: ")
+        );
+        // Other verbs consume anything.
+        let put = RouteRequest {
+            content_type: "text/plain",
+            ..request(&info, Verb::Update, "application/json")
+        };
+        assert!(check(&put).is_ok());
+    }
+
+    #[test]
     fn custom_resources_and_connections_should_not_be_checked_here() {
         let mut widget = ResourceInfo::builtin("example.com", "v1", "Widget", "widgets");
         widget.builtin = false;
-        assert!(check_accept(&request(&widget, Verb::Get, "text/plain")).is_ok());
+        assert!(check(&request(&widget, Verb::Get, "text/plain")).is_ok());
         let pod = ResourceInfo::builtin("", "v1", "Pod", "pods");
         let exec = RouteRequest {
             subresource: Some("exec"),
             ..request(&pod, Verb::Get, "text/plain")
         };
-        assert!(check_accept(&exec).is_ok());
+        assert!(check(&exec).is_ok());
         let log = RouteRequest {
             subresource: Some("log"),
             ..request(&pod, Verb::Get, "text/plain")
         };
-        assert!(check_accept(&log).is_ok());
+        assert!(check(&log).is_ok());
     }
 }

@@ -186,16 +186,17 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
     let subresource = subresource.map(str::to_owned);
     // A subresource the table does not list with this verb is a path this server does not have;
     // a verb the resource itself does not serve is refused by dispatch (405, as kube-apiserver).
-    // The CRD handler answers an unknown subresource as an object it cannot find.
+    // The CRD handler answers an unknown subresource as an object it cannot find, and a verb
+    // its `/status` or `/scale` handler has no case for with `NewMethodNotSupported`
+    // (`serveStatus`, `serveScale` in `apiextensions-apiserver/pkg/apiserver/customresource_handler.go`).
     if let (Some(sub), Some(object)) = (subresource.as_deref(), name)
         && !info.serves(verb, Some(sub))
     {
-        return Err(if info.builtin && info.has_subresource(sub) {
-            ApiStatus::method_not_allowed()
-        } else if info.builtin {
-            ApiStatus::no_route()
-        } else {
-            ApiStatus::not_found(info, object)
+        return Err(match (info.builtin, info.has_subresource(sub)) {
+            (true, true) => ApiStatus::method_not_allowed(),
+            (true, false) => ApiStatus::no_route(),
+            (false, true) => ApiStatus::method_not_supported(info, verb.discovery_name()),
+            (false, false) => ApiStatus::not_found(info, object),
         });
     }
     Ok(Route::Resource(ResourceRoute {

@@ -68,6 +68,7 @@ impl FakeApiServer {
         let addr = listener
             .local_addr()
             .map_err(|source| ServeError::Bind { addr, source })?;
+        self.inner.external_address.get_or_init(|| addr.to_string());
         let service = self.service();
         let secure = tls.is_some();
         let accept = tokio::spawn(async move {

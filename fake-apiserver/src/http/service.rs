@@ -1,6 +1,5 @@
 //! The fake server as a tower `Service`, the shape `kube::Client::new` takes.
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -10,7 +9,7 @@ use bytes::Bytes;
 use http::{Request, Response};
 use http_body_util::BodyExt;
 
-use crate::http::responses::ResponseBody;
+use crate::http::responses::{HandlerPanicked, ResponseBody};
 use crate::server::{FakeApiServer, Inner};
 use crate::status::ApiStatus;
 use crate::status_body;
@@ -39,10 +38,11 @@ where
     B::Error: std::fmt::Display,
 {
     type Response = Response<ResponseBody>;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+    /// A request kube-apiserver's handler panics on has no answer: the connection is closed.
+    type Error = HandlerPanicked;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, HandlerPanicked>> + Send>>;
 
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), HandlerPanicked>> {
         Poll::Ready(Ok(()))
     }
 
@@ -67,7 +67,11 @@ where
                     return Ok(response);
                 }
             };
-            Ok(inner.handle(Request::from_parts(parts, bytes)).await)
+            let mut response = inner.handle(Request::from_parts(parts, bytes)).await;
+            match response.extensions_mut().remove::<HandlerPanicked>() {
+                Some(panicked) => Err(panicked),
+                None => Ok(response),
+            }
         })
     }
 }

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle::bootstrap::APISERVER_MANAGER;
+use crate::lifecycle::status_conditions::set_condition;
 use crate::lifecycle::writes::Writes;
 use crate::storage::State;
 use crate::storage::object;
@@ -253,33 +254,6 @@ fn remote_condition(state: &State, service: &Value) -> Value {
     })
 }
 
-/// `SetAPIServiceCondition`: the transition time moves only with the status. Whether anything
-/// changed.
-fn set_condition(api_service: &mut Value, condition: Value) -> bool {
-    if !api_service.get("status").is_some_and(Value::is_object) {
-        api_service["status"] = json!({});
-    }
-    let conditions = &mut api_service["status"]["conditions"];
-    if !conditions.is_array() {
-        *conditions = json!([]);
-    }
-    let Some(list) = conditions.as_array_mut() else {
-        return false;
-    };
-    let Some(existing) = list.iter_mut().find(|c| c.get("type") == condition.get("type")) else {
-        list.push(condition);
-        return true;
-    };
-    let before = existing.clone();
-    if existing.get("status") != condition.get("status") {
-        existing["status"] = condition["status"].clone();
-        existing["lastTransitionTime"] = condition["lastTransitionTime"].clone();
-    }
-    existing["reason"] = condition["reason"].clone();
-    existing["message"] = condition["message"].clone();
-    *existing != before
-}
-
 /// The APIServices backed by the Service `namespace/name`, whose availability a change of it
 /// decides.
 pub(super) fn backed_by(state: &State, namespace: &str, name: &str) -> Vec<String> {
@@ -301,17 +275,6 @@ pub(super) fn backed_by(state: &State, namespace: &str, name: &str) -> Vec<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_condition_should_move_its_transition_time_with_its_status_only() {
-        let mut service = json!({"status": {}});
-        let condition = |status: &str, time: &str| json!({"type": "Available", "status": status, "lastTransitionTime": time, "reason": "R", "message": "m"});
-        assert!(set_condition(&mut service, condition("False", "t1")));
-        assert!(!set_condition(&mut service, condition("False", "t2")));
-        assert_eq!(service["status"]["conditions"][0]["lastTransitionTime"], "t1");
-        assert!(set_condition(&mut service, condition("True", "t3")));
-        assert_eq!(service["status"]["conditions"][0]["lastTransitionTime"], "t3");
-    }
 
     #[test]
     fn the_core_group_should_have_no_group_field() {

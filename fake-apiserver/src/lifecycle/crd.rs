@@ -6,8 +6,10 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::lifecycle::bootstrap::APISERVER_MANAGER;
 use crate::lifecycle::crd_names;
-use crate::lifecycle::writes::{Writes, drop_finalizer};
+use crate::lifecycle::status_conditions::set_condition;
+use crate::lifecycle::writes::Writes;
 use crate::semantics::cel::CompiledRules;
 use crate::semantics::crd_validation;
 use crate::status::ApiStatus;
@@ -192,18 +194,14 @@ pub(super) fn prepare_delete(state: &mut State, info: &ResourceInfo, crd: Arc<Va
         finalizers.push(CRD_CLEANUP_FINALIZER.to_owned());
         object::set_finalizers(&mut marked, &finalizers);
     }
-    let terminating = json!({
-        "type": "Terminating", "status": "True", "lastTransitionTime": object::now(),
-        "reason": "InstanceDeletionPending",
-        "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
-    });
-    match marked.pointer_mut("/status/conditions").and_then(Value::as_array_mut) {
-        Some(conditions) => {
-            conditions.retain(|c| c.get("type").and_then(Value::as_str) != Some("Terminating"));
-            conditions.push(terminating);
-        }
-        None => marked["status"]["conditions"] = json!([terminating]),
-    }
+    set_condition(
+        &mut marked,
+        terminating(
+            "True",
+            "InstanceDeletionPending",
+            "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+        ),
+    );
     state.store.put(&info.storage_key(), marked)
 }
 
@@ -247,11 +245,11 @@ fn crd_of(state: &State, storage: &StorageKey) -> Option<(Arc<ResourceInfo>, Arc
 /// Custom resources cannot be created while their CRD is being deleted.
 pub(super) fn check_not_terminating(state: &State, info: &ResourceInfo) -> Result<(), ApiStatus> {
     match crd_of(state, &info.storage_key()) {
-        Some((_, crd)) if object::is_deleting(&crd) => Err(ApiStatus::new(
-            405,
-            "MethodNotAllowed",
-            "create not allowed while custom resource definition is terminating",
-        )),
+        // `NewMethodNotSupported` with its message replaced (`customresource_handler.go`).
+        Some((_, crd)) if object::is_deleting(&crd) => Err(ApiStatus {
+            message: "create not allowed while custom resource definition is terminating".to_owned(),
+            ..ApiStatus::method_not_supported(info, "create")
+        }),
         _ => Ok(()),
     }
 }
@@ -264,6 +262,17 @@ pub(super) fn clean_up_if_marked(state: &mut State, crd: &Value) {
     }
     let Ok(infos) = ResourceInfo::from_crd(crd) else { return };
     let storage = infos[0].storage_key();
+    // `CRDFinalizer.sync` says so before it deletes anything: the cleanup may take a while.
+    set_terminating(
+        state,
+        &storage,
+        terminating(
+            "True",
+            "InstanceDeletionInProgress",
+            "CustomResource deletion is in progress",
+        ),
+        false,
+    );
     if let Some(info) = state.registry.preferred(&storage).cloned() {
         let keys: Vec<_> = state.store.iter(&storage, None).map(|(key, _)| key.clone()).collect();
         for key in keys {
@@ -274,14 +283,48 @@ pub(super) fn clean_up_if_marked(state: &mut State, crd: &Value) {
     release_if_empty(state, &storage);
 }
 
-/// Drops the cleanup finalizer of a terminating CRD whose objects are all gone.
+/// Drops the cleanup finalizer of a terminating CRD whose objects are all gone, in the status
+/// write that says so.
 pub(super) fn release_if_empty(state: &mut State, storage: &StorageKey) {
+    if state.store.iter(storage, None).next().is_none() {
+        set_terminating(
+            state,
+            storage,
+            terminating("False", "InstanceDeletionCompleted", "removed all instances"),
+            true,
+        );
+    }
+}
+
+/// A `Terminating` condition as the CRD's registry and finalizer controller write it.
+fn terminating(status: &str, reason: &str, message: &str) -> Value {
+    json!({
+        "type": "Terminating", "status": status, "lastTransitionTime": object::now(),
+        "reason": reason, "message": message,
+    })
+}
+
+/// The status write of the finalizer controller to a CRD it cleans up (`UpdateStatus` as the
+/// apiserver itself), with the cleanup finalizer removed when `release`; nothing when the CRD
+/// is not waiting for it or nothing would change.
+fn set_terminating(state: &mut State, storage: &StorageKey, condition: Value, release: bool) {
     let Some((info, crd)) = crd_of(state, storage) else {
         return;
     };
-    let waiting = object::is_deleting(&crd) && object::finalizers(&crd).iter().any(|f| f == CRD_CLEANUP_FINALIZER);
-    if waiting && state.store.iter(storage, None).next().is_none() {
-        drop_finalizer(state, &info, &crd, CRD_CLEANUP_FINALIZER);
+    let finalizers = object::finalizers(&crd);
+    if !object::is_deleting(&crd) || !finalizers.iter().any(|f| f == CRD_CLEANUP_FINALIZER) {
+        return;
+    }
+    let mut updated = (*crd).clone();
+    let changed = set_condition(&mut updated, condition);
+    if release {
+        let remaining: Vec<String> = finalizers.into_iter().filter(|f| f != CRD_CLEANUP_FINALIZER).collect();
+        object::set_finalizers(&mut updated, &remaining);
+    } else if !changed {
+        return;
+    }
+    if let Err(status) = state.update_object(&info, crd, updated, Some(APISERVER_MANAGER), Some("status")) {
+        tracing::warn!(crd = %storage.plural, %status, "could not write the CRD's Terminating condition");
     }
 }
 

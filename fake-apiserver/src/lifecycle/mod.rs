@@ -78,6 +78,7 @@ mod statefulset_claims;
 mod statefulset_controller;
 mod statefulset_pods;
 mod statefulset_update;
+mod status_conditions;
 mod storage_admission;
 mod storage_protection;
 mod taint_eviction;
@@ -176,7 +177,7 @@ pub(crate) fn admit_create(
         user,
         ref mut warnings,
     } = *admitting;
-    let defined = admit_create_object(state, info, body, warnings)?;
+    let defined = admit_create_object(state, info, body, dry_run, warnings)?;
     let request = admission_policies::Request {
         operation: "CREATE",
         object: Some(body),
@@ -197,6 +198,7 @@ fn admit_create_object(
     state: &State,
     info: &ResourceInfo,
     body: &mut Value,
+    dry_run: bool,
     warnings: &mut Vec<String>,
 ) -> Result<Defined, ApiStatus> {
     if limit_ranger::concerns(info) {
@@ -212,7 +214,9 @@ fn admit_create_object(
             Ok(Some(defined))
         }
         Lifecycle::CustomResource => crd::check_not_terminating(state, info).map(|()| None),
-        Lifecycle::Plain if service_ips::concerns(info) => service_ips::allocate(state, info, body).map(|()| None),
+        Lifecycle::Plain if service_ips::concerns(info) => {
+            service_ips::allocate(state, info, body, dry_run).map(|()| None)
+        }
         Lifecycle::Plain if apiservices::concerns(info) => {
             apiservices::admit_create(body);
             Ok(None)

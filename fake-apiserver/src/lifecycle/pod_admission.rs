@@ -61,8 +61,27 @@ pub(super) fn admit_create(state: &State, info: &ResourceInfo, pod: &mut Value) 
     let class = runtime_class_admission::runtime_class(state, fields).map_err(|why| forbidden(info, name, &why))?;
     runtime_class_admission::validate(class.as_deref(), spec).map_err(|why| forbidden(info, name, &why))?;
     let qos = qos_class(spec);
+    let gated = spec
+        .get("schedulingGates")
+        .and_then(Value::as_array)
+        .is_some_and(|gates| !gates.is_empty());
     pod["status"] = json!({ "phase": "Pending", "qosClass": qos });
+    if gated {
+        pod["status"]["conditions"] = json!([scheduling_gated(state.options.minor())]);
+    }
     Ok(())
+}
+
+/// The `PodScheduled` condition of a pod created with scheduling gates
+/// (`applySchedulingGatedCondition` in `pkg/registry/core/pod/strategy.go`): appended with no
+/// times before 1.31 (`applyWaitingForSchedulingGatesCondition`), through `UpdatePodCondition`,
+/// which stamps the transition, from 1.31.
+fn scheduling_gated(minor: u32) -> Value {
+    let transition = if minor >= 31 { json!(object::now()) } else { Value::Null };
+    json!({
+        "type": "PodScheduled", "status": "False", "lastProbeTime": null, "lastTransitionTime": transition,
+        "reason": "SchedulingGated", "message": "Scheduling is blocked due to non-empty scheduling gates",
+    })
 }
 
 /// The mutating admission of a pod update (not of a subresource): Priority keeps the stored

@@ -4,7 +4,9 @@
 //! recorded with) unless it is headless or an ExternalName, node ports from 30000–32767 for
 //! NodePort and LoadBalancer Services and a health check port for a LoadBalancer keeping its
 //! traffic local (the walks in `semantics::service_strategy`), and the IP family fields.
-//! kube-apiserver picks free addresses at random; this server takes the lowest free one.
+//! kube-apiserver picks free addresses at random; this server takes the lowest free one. A dry
+//! run's allocator does not look for a free address: it answers the range's network address
+//! (`allocateNext(dryRun)` in `ipallocator/bitmap.go`).
 
 use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
@@ -30,7 +32,12 @@ pub(super) fn concerns(info: &ResourceInfo) -> bool {
 
 /// Fills in the cluster IP, the node ports and the IP family fields of a new Service, or
 /// refuses an address that is taken or outside the range.
-pub(super) fn allocate(state: &State, info: &ResourceInfo, service: &mut Value) -> Result<(), ApiStatus> {
+pub(super) fn allocate(
+    state: &State,
+    info: &ResourceInfo,
+    service: &mut Value,
+    dry_run: bool,
+) -> Result<(), ApiStatus> {
     let name = crate::storage::object::name(service).to_owned();
     let (used_ips, mut used_ports) = in_use(state, info);
     let Some(spec) = service.get_mut("spec").filter(|s| s.is_object()) else {
@@ -41,7 +48,7 @@ pub(super) fn allocate(state: &State, info: &ResourceInfo, service: &mut Value) 
         return Ok(());
     }
     refuse_invalid(info, &name, service_strategy::init_ip_families(spec, None))?;
-    allocate_cluster_ip(info, &name, spec, &used_ips)?;
+    allocate_cluster_ip(info, &name, spec, &used_ips, dry_run)?;
     service_node_ports::assign_node_ports(spec, &mut used_ports).map_err(|e| refusal(info, &name, e))
 }
 
@@ -62,7 +69,7 @@ pub(super) fn allocate_update(
     if service_strategy::needs_cluster_ip(spec) {
         refuse_invalid(info, &name, service_strategy::init_ip_families(spec, Some(&old_spec)))?;
         if !service_strategy::needs_cluster_ip(&old_spec) {
-            allocate_cluster_ip(info, &name, spec, &used_ips)?;
+            allocate_cluster_ip(info, &name, spec, &used_ips, false)?;
         }
     }
     service_node_ports::update_node_ports(spec, &old_spec, &mut used_ports).map_err(|e| refusal(info, &name, e))
@@ -88,12 +95,14 @@ fn refusal(info: &ResourceInfo, name: &str, error: AllocError) -> ApiStatus {
     }
 }
 
-/// The primary cluster IP: the one asked for, if it is free and in range, or the lowest free.
+/// The primary cluster IP: the one asked for, if it is free and in range, or the lowest free
+/// (on a dry run, the network address).
 fn allocate_cluster_ip(
     info: &ResourceInfo,
     name: &str,
     spec: &mut Value,
     used_ips: &BTreeSet<String>,
+    dry_run: bool,
 ) -> Result<(), ApiStatus> {
     let requested = spec
         .get("clusterIP")
@@ -102,6 +111,7 @@ fn allocate_cluster_ip(
         .to_owned();
     let ip = match requested.as_str() {
         "None" => "None".to_owned(),
+        "" if dry_run => Ipv4Addr::from(NETWORK).to_string(),
         "" => free_ip(used_ips).ok_or_else(|| ApiStatus::internal("failed to allocate a serviceIP: range is full"))?,
         given => {
             let parsed: Option<Ipv4Addr> = given.parse().ok();

@@ -214,11 +214,19 @@ fn resolves_as_string(s: &str) -> bool {
             .strip_prefix("0b")
             .is_some_and(|b| u64::from_str_radix(b, 2).is_ok());
     let float = unsigned.parse::<f64>().is_ok() && unsigned.chars().any(|c| c.is_ascii_digit());
-    let base60 = unsigned.contains(':')
-        && unsigned
-            .split(':')
-            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit() || c == '.'));
-    !(integer || float || base60)
+    !(integer || float || is_base60_float(s))
+}
+
+/// `isBase60Float` of go-yaml v2's encoder: YAML 1.1's sexagesimal numbers (`1:20`, `-1:30:00.5`),
+/// which it no longer reads but still quotes for older parsers.
+fn is_base60_float(s: &str) -> bool {
+    static BASE60: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    s.contains(':')
+        && BASE60
+            .get_or_init(|| {
+                regex::Regex::new(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$").expect("the pattern compiles")
+            })
+            .is_match(s)
 }
 
 /// Whether go-yaml v2 resolves `s` as a timestamp (`parseTimestamp`: a date, alone or with a
@@ -328,10 +336,10 @@ mod tests {
     #[test]
     fn strings_should_be_quoted_only_where_they_would_read_otherwise() {
         let object = json!({"data": {"a": "80", "b": "y", "c": "", "d": "*", "e": "plain text", "f": "it's: here",
-            "g": "2026-01-02T03:04:05Z", "h": "2026-1-2", "i": "2026-01-02x"}});
+            "g": "2026-01-02T03:04:05Z", "h": "2026-1-2", "i": "2026-01-02x", "j": "1:20", "k": "127.0.0.1:6443"}});
         assert_eq!(
             to_yaml(&object),
-            "data:\n  a: \"80\"\n  b: \"y\"\n  c: \"\"\n  d: '*'\n  e: plain text\n  f: 'it''s: here'\n  g: \"2026-01-02T03:04:05Z\"\n  h: \"2026-1-2\"\n  i: 2026-01-02x\n"
+            "data:\n  a: \"80\"\n  b: \"y\"\n  c: \"\"\n  d: '*'\n  e: plain text\n  f: 'it''s: here'\n  g: \"2026-01-02T03:04:05Z\"\n  h: \"2026-1-2\"\n  i: 2026-01-02x\n  j: \"1:20\"\n  k: 127.0.0.1:6443\n"
         );
     }
 

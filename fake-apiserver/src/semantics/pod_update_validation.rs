@@ -14,6 +14,38 @@ use crate::semantics::pod_validation::pod_metadata_and_spec_errors;
 /// What a pod update may change, as `updatablePodSpecFieldsNoResources` lists it.
 const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
 
+/// `validateOnlyDeletedSchedulingGates`: a gate may be removed, never added. (Go walks the
+/// added gates in map order; one added gate, the usual case, reads the same.)
+fn added_scheduling_gates(spec: &Value, old_spec: &Value) -> Vec<FieldError> {
+    let names = |s: &Value| -> Vec<String> {
+        s.get("schedulingGates")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|gate| gate.get("name").and_then(Value::as_str).unwrap_or_default().to_owned())
+            .collect()
+    };
+    let (new, old) = (names(spec), names(old_spec));
+    let mut added: Vec<(usize, &String)> = Vec::new();
+    for (i, name) in new.iter().enumerate() {
+        // The last index of a name, as the map Go fills keeps it.
+        added.retain(|(_, seen)| *seen != name);
+        if !old.contains(name) {
+            added.push((i, name));
+        }
+    }
+    added.sort_unstable();
+    added
+        .into_iter()
+        .map(|(i, name)| {
+            FieldError::forbidden(
+                format!("spec.schedulingGates[{i}].name"),
+                format!("only deletion is allowed, but found new scheduling gate '{name}'"),
+            )
+        })
+        .collect()
+}
+
 /// `ValidatePodUpdate`: the pod as a create checks it, the annotations fixed at creation kept,
 /// and no change but the images, the deadline (only shorter) and added tolerations.
 pub(crate) fn pod_update_errors(pod: &Value, old: &Value, minor: u32) -> Vec<FieldError> {
@@ -49,6 +81,7 @@ pub(crate) fn pod_update_errors(pod: &Value, old: &Value, minor: u32) -> Vec<Fie
         )),
         _ => {}
     }
+    errors.extend(added_scheduling_gates(spec, old_spec));
     let mut munged = spec.clone();
     for list in ["containers", "initContainers"] {
         let olds = old_spec
@@ -139,10 +172,26 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::semantics::field_error::rendered;
 
     fn pod() -> Value {
         json!({"spec": {"restartPolicy": "Never", "dnsPolicy": "ClusterFirst",
             "containers": [{"name": "c", "image": "busybox", "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent"}]}})
+    }
+
+    #[test]
+    fn scheduling_gates_should_only_be_removed() {
+        let gated = |names: &[&str]| {
+            let mut pod = pod();
+            pod["spec"]["schedulingGates"] = names.iter().map(|n| json!({"name": n})).collect();
+            pod
+        };
+        assert!(pod_update_errors(&gated(&["a"]), &gated(&["a", "b"]), 28).is_empty());
+        let added = pod_update_errors(&gated(&["a", "b"]), &gated(&["a"]), 28);
+        assert_eq!(
+            rendered(&added),
+            ["spec.schedulingGates[1].name: Forbidden: only deletion is allowed, but found new scheduling gate 'b'"]
+        );
     }
 
     #[test]

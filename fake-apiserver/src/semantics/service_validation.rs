@@ -273,6 +273,16 @@ fn service_errors(service: &Value, spec: &Value, minor: u32) -> Vec<FieldError> 
     }
     errors.extend(load_balancer_class_errors(spec, None));
     errors.extend(traffic_policy_errors(spec, minor));
+    // `validateServiceTrafficDistribution` (1.30+; the field is dropped where its gate is off).
+    if let Some(distribution) = spec.get("trafficDistribution").and_then(Value::as_str)
+        && distribution != "PreferClose"
+    {
+        errors.push(FieldError::not_supported(
+            "spec.trafficDistribution",
+            distribution.into(),
+            &["PreferClose".to_owned()],
+        ));
+    }
     errors
 }
 

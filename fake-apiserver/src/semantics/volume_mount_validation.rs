@@ -107,6 +107,40 @@ fn mount_errors(
                 &format!("{field}.mountPropagation"),
             ));
         }
+        errors.extend(recursive_read_only_errors(mount, &format!("{field}.recursiveReadOnly")));
+    }
+    errors
+}
+
+/// `validateMountRecursiveReadOnly` (1.30+; the field is dropped where its gate is off): a
+/// recursive read-only mount is read-only and propagates nothing. Go names the list's path,
+/// not the mount's.
+fn recursive_read_only_errors(mount: &Value, field: &str) -> Vec<FieldError> {
+    let Some(mode) = mount.get("recursiveReadOnly").and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    let mut errors = Vec::new();
+    match mode {
+        "Disabled" => {}
+        "Enabled" | "IfPossible" => {
+            if mount.get("readOnly").and_then(Value::as_bool) != Some(true) {
+                errors.push(FieldError::forbidden(
+                    field,
+                    "may only be specified when readOnly is true",
+                ));
+            }
+            let propagation = mount.get("mountPropagation").and_then(Value::as_str);
+            if propagation.is_some_and(|p| p != "None") {
+                errors.push(FieldError::forbidden(
+                    field,
+                    "may only be specified when mountPropagation is None or not specified",
+                ));
+            }
+        }
+        other => {
+            let supported = ["Disabled", "Enabled", "IfPossible"].map(str::to_owned);
+            errors.push(FieldError::not_supported(field, other.into(), &supported));
+        }
     }
     errors
 }
@@ -227,5 +261,38 @@ mod tests {
         let mut privileged = mount.clone();
         privileged["securityContext"] = json!({"privileged": true});
         assert!(container_volume_errors(&privileged, "c", &[volume("a", false)]).is_empty());
+    }
+
+    #[test]
+    fn a_recursive_read_only_mount_should_be_read_only_and_not_propagate() {
+        let mount = |extra: Value| {
+            let mut mount = json!({"name": "a", "mountPath": "/x", "recursiveReadOnly": "Enabled"});
+            mount
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            json!({"volumeMounts": [mount]})
+        };
+        let volumes = [volume("a", false)];
+        assert!(container_volume_errors(&mount(json!({"readOnly": true})), "c", &volumes).is_empty());
+        assert_eq!(
+            reasons(container_volume_errors(
+                &mount(json!({"mountPropagation": "HostToContainer"})),
+                "c",
+                &volumes
+            )),
+            [
+                "FieldValueForbidden c.volumeMounts.recursiveReadOnly",
+                "FieldValueForbidden c.volumeMounts.recursiveReadOnly",
+            ]
+        );
+        assert_eq!(
+            reasons(container_volume_errors(
+                &mount(json!({"recursiveReadOnly": "Always"})),
+                "c",
+                &volumes
+            )),
+            ["FieldValueNotSupported c.volumeMounts.recursiveReadOnly"]
+        );
     }
 }

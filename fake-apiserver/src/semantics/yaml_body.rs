@@ -17,6 +17,14 @@ pub(crate) const MEDIA_TYPE: &str = "application/yaml";
 /// refused as the handlers refuse a body they cannot recognise (the parser's words are
 /// saphyr's, not go-yaml's).
 pub(crate) fn to_json(info: &ResourceInfo, yaml: &Bytes) -> Result<Bytes, ApiStatus> {
+    let value = parse(yaml)
+        .map_err(|why| decoding::unrecognized(info, &format!("yaml: {}", first_line(&why.to_string())), yaml))?;
+    Ok(Bytes::from(serde_json::to_vec(&value).unwrap_or_default()))
+}
+
+/// A YAML document read as `sigs.k8s.io/yaml` reads it with go-yaml v2, for a body and for an
+/// apply configuration alike.
+pub(crate) fn parse(yaml: &[u8]) -> Result<Value, serde_saphyr::Error> {
     // go-yaml v2 keeps the last of duplicate keys (`YAMLToJSON` is not strict even for a
     // strict request); so does saphyr, told to.
     let options = serde_saphyr::options! {
@@ -24,9 +32,7 @@ pub(crate) fn to_json(info: &ResourceInfo, yaml: &Bytes) -> Result<Bytes, ApiSta
         // YAML 1.1's octal: `defaultMode: 0644` is 420.
         legacy_octal_numbers: true,
     };
-    let value: Value = serde_saphyr::from_slice_with_options(yaml, options)
-        .map_err(|why| decoding::unrecognized(info, &format!("yaml: {}", first_line(&why.to_string())), yaml))?;
-    Ok(Bytes::from(serde_json::to_vec(&value).unwrap_or_default()))
+    serde_saphyr::from_slice_with_options(yaml, options)
 }
 
 /// The first line of a parser's message (saphyr adds a snippet of the document below it).

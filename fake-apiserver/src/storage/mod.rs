@@ -13,6 +13,7 @@ pub(crate) mod resource;
 pub(crate) mod store;
 pub(crate) mod subresources;
 pub(crate) mod verb;
+pub(crate) mod version_priority;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

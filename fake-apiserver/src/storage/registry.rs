@@ -3,13 +3,16 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::storage::resource::{ResourceInfo, StorageKey};
+use crate::storage::resource::{Lifecycle, ResourceInfo, StorageKey};
+use crate::storage::version_priority;
 
-/// Served resources; the first version registered for a group is its preferred version.
+/// Served resources. A built-in group's versions are in registration order, its preferred first;
+/// a custom resource group's are sorted by their names (`version_priority`), as the CRD
+/// discovery controller sorts them (`customresource_discovery_controller.go`).
 #[derive(Default)]
 pub(crate) struct Registry {
     resources: BTreeMap<(String, String, String), Arc<ResourceInfo>>,
-    /// Versions of each group in registration order.
+    /// Versions of each group, the preferred first.
     versions: BTreeMap<String, Vec<String>>,
 }
 
@@ -19,6 +22,9 @@ impl Registry {
         let versions = self.versions.entry(info.group.clone()).or_default();
         if !versions.contains(&info.version) {
             versions.push(info.version.clone());
+            if info.lifecycle == Lifecycle::CustomResource {
+                versions.sort_by(|a, b| version_priority::order(a, b));
+            }
         }
         let key = (info.group.clone(), info.version.clone(), info.plural.clone());
         self.resources.insert(key, Arc::new(info));

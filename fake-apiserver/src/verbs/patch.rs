@@ -9,7 +9,9 @@ use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::field_error::go_quote;
 use crate::semantics::shape::Shape;
 use crate::semantics::{go_json, go_json_writer, scale_view};
-use crate::semantics::{quantity_fields, strategic, strategic_error, typed, unstructured_restore, validation};
+use crate::semantics::{
+    quantity_fields, strategic, strategic_error, typed, unstructured_restore, validation, yaml_body,
+};
 use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
@@ -44,7 +46,7 @@ pub(crate) fn decode_body(body: &[u8], yaml: bool) -> Result<Value, ApiStatus> {
     match serde_json::from_slice(body) {
         Ok(value) => Ok(value),
         Err(_) if yaml => {
-            serde_saphyr::from_slice(body).map_err(|e| ApiStatus::bad_request(format!("error decoding YAML: {e}")))
+            yaml_body::parse(body).map_err(|e| ApiStatus::bad_request(format!("error decoding YAML: {e}")))
         }
         Err(e) => Err(ApiStatus::bad_request(format!(
             "error decoding the request body as JSON: {e}"

@@ -26,6 +26,11 @@ pub(crate) enum FieldPathError {
 
 /// The path as apimachinery's `field.Path` prints it, relative to the rule's node.
 pub(crate) fn normalize(path: &str, schema: &Value) -> Result<String, FieldPathError> {
+    resolve(path, schema).map(|(normalized, _)| normalized)
+}
+
+/// The path as apimachinery's `field.Path` prints it, and the schema of the field it names.
+pub(crate) fn resolve<'a>(path: &str, schema: &'a Value) -> Result<(String, &'a Value), FieldPathError> {
     let mut tokens = tokens(path).into_iter();
     let mut node = schema;
     let mut normalized = String::new();
@@ -62,7 +67,7 @@ pub(crate) fn normalize(path: &str, schema: &Value) -> Result<String, FieldPathE
             }
         }
     }
-    Ok(normalized)
+    Ok((normalized, node))
 }
 
 /// Whether Go's structural schema has the (non-nil) keyword.

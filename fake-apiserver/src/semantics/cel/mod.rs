@@ -29,6 +29,7 @@ use serde_json::Value;
 
 pub(crate) use compile::{Loader, Preexisting};
 pub(crate) use field_path::normalize as normalize_field_path;
+pub(crate) use field_path::resolve as resolve_field_path;
 pub(crate) use validator::{At, Ratchet, Validator};
 
 /// The compiled rules of a resource's schema, built on first use and shared by the clones of

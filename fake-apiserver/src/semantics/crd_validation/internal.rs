@@ -1,7 +1,8 @@
 //! A v1 `CustomResourceDefinition` as kube-apiserver validates it: converted to the internal
 //! version first (`apiextensions/v1/conversion.go`), which moves a schema, subresources or
 //! printer columns that every version shares to the top level (`spec.validation`,
-//! `spec.subresources`, `spec.additionalPrinterColumns`), and so decides the paths errors name.
+//! `spec.subresources`, `spec.additionalPrinterColumns`, `spec.selectableFields`), and so decides
+//! the paths errors name.
 
 use serde_json::Value;
 
@@ -15,6 +16,8 @@ pub(crate) struct Version<'a> {
     pub(crate) schema: Option<&'a Value>,
     pub(crate) subresources: Option<&'a Value>,
     pub(crate) columns: Option<&'a Vec<Value>>,
+    /// `selectableFields`, unless hoisted; an empty list is none.
+    pub(crate) selectable: Option<&'a Vec<Value>>,
 }
 
 /// The internal spec: top-level fields where every version agreed.
@@ -25,6 +28,7 @@ pub(crate) struct Spec<'a> {
     pub(crate) validation: Option<&'a Value>,
     pub(crate) subresources: Option<&'a Value>,
     pub(crate) columns: Option<&'a Vec<Value>>,
+    pub(crate) selectable: Option<&'a Vec<Value>>,
 }
 
 impl<'a> Spec<'a> {
@@ -45,6 +49,10 @@ impl<'a> Spec<'a> {
                 schema: present(v.get("schema")),
                 subresources: present(v.get("subresources")),
                 columns: v.get("additionalPrinterColumns").and_then(Value::as_array),
+                selectable: v
+                    .get("selectableFields")
+                    .and_then(Value::as_array)
+                    .filter(|fields| !fields.is_empty()),
             })
             .collect();
         let mut spec = Self {
@@ -53,9 +61,11 @@ impl<'a> Spec<'a> {
             validation: None,
             subresources: None,
             columns: None,
+            selectable: None,
         };
         if let Some(first) = versions.first() {
-            let (schema, subresources, columns) = (first.schema, first.subresources, first.columns);
+            let (schema, subresources, columns, selectable) =
+                (first.schema, first.subresources, first.columns, first.selectable);
             if versions.iter().all(|v| v.schema == schema) {
                 spec.validation = schema;
                 versions.iter_mut().for_each(|v| v.schema = None);
@@ -67,6 +77,10 @@ impl<'a> Spec<'a> {
             if versions.iter().all(|v| v.columns == columns) {
                 spec.columns = columns;
                 versions.iter_mut().for_each(|v| v.columns = None);
+            }
+            if versions.iter().all(|v| v.selectable == selectable) {
+                spec.selectable = selectable;
+                versions.iter_mut().for_each(|v| v.selectable = None);
             }
         }
         spec.versions = versions;

@@ -14,6 +14,7 @@ mod go_dump;
 mod internal;
 mod openapi;
 mod root_fields;
+mod selectable_fields;
 mod spec;
 mod structural;
 

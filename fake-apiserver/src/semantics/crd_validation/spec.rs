@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::internal::{Spec, Version, has_keyword, has_status};
+use super::selectable_fields::{self, Scope};
 use super::{Options, conversion, definition_names, go_dump, openapi};
 use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::names;
@@ -144,6 +145,14 @@ pub(crate) fn errors(spec: &Spec<'_>, opts: &Options) -> Vec<FieldError> {
     for (i, column) in spec.columns.into_iter().flatten().enumerate() {
         errors.extend(column_errors(column, &format!("spec.additionalPrinterColumns[{i}]")));
     }
+    if let Some(fields) = spec.selectable {
+        errors.extend(selectable_fields::errors(
+            fields,
+            spec.validation,
+            "spec.selectableFields",
+            Scope::Spec,
+        ));
+    }
     errors.extend(conversion::errors(spec.raw.get("conversion"), pruning, &opts));
     errors
 }
@@ -169,6 +178,14 @@ fn version_errors(version: &Version<'_>, path: &str, status: bool, opts: &Option
     ));
     for (i, column) in version.columns.into_iter().flatten().enumerate() {
         errors.extend(column_errors(column, &format!("{path}.additionalPrinterColumns[{i}]")));
+    }
+    if let Some(fields) = version.selectable {
+        errors.extend(selectable_fields::errors(
+            fields,
+            version.schema,
+            &format!("{path}.selectableFields"),
+            Scope::Version,
+        ));
     }
     errors
 }
