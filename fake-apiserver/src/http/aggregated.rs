@@ -154,7 +154,7 @@ fn resource(info: &ResourceInfo) -> Value {
         "responseKind": response_kind(&info.kind),
         "scope": if info.namespaced { "Namespaced" } else { "Cluster" },
         "singularResource": info.singular,
-        "verbs": super::discovery::verb_names(&info.verbs),
+        "verbs": super::discovery::resource_verbs(info),
     });
     if !info.short_names.is_empty() {
         entry["shortNames"] = json!(info.short_names);

@@ -142,7 +142,7 @@ fn resource_entry(info: &ResourceInfo) -> Value {
 
 /// A resource's verbs as its discovery entry lists them: a custom resource's in the CRD
 /// discovery controller's own order, a built-in's sorted.
-fn resource_verbs(info: &ResourceInfo) -> Vec<&'static str> {
+pub(crate) fn resource_verbs(info: &ResourceInfo) -> Vec<&'static str> {
     const CUSTOM_RESOURCE_ORDER: [&str; 8] = [
         "delete",
         "deletecollection",

@@ -42,7 +42,8 @@ impl Inner {
             // `ErrorNegotiated`: a refusal before the handler (no route, a method or media type
             // refused, authentication) is written in the media type asked for too.
             Err(status) => {
-                let media = Render::negotiate(&accept, None, self.options.minor()).map_or("json", |(_, media)| media);
+                let media = Render::negotiate(&without_conversions(&accept), None, self.options.minor())
+                    .map_or("json", |(_, media)| media);
                 responses::negotiated(Err(status), media, true)
             }
         };
@@ -202,15 +203,9 @@ impl Inner {
         if route.verb == Verb::Watch {
             // A deprecated version's warning is added before the handler runs: it comes with
             // the watch's refusals too.
-            // A watch is written by a stream serializer, which YAML has none of.
-            let watched = match media {
-                "yaml" => Err(ApiStatus::not_acceptable(
-                    "only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch",
-                )),
-                _ => self.watch(&route, &query, render),
-            };
-            let mut response =
-                watched.unwrap_or_else(|status| responses::negotiated(Err(status), media, route.info.builtin));
+            let mut response = self
+                .watch(&route, &query, render, media)
+                .unwrap_or_else(|status| responses::negotiated(Err(status), media, route.info.builtin));
             add_warnings(
                 response.headers_mut(),
                 route.info.deprecation_warning.iter().cloned().collect(),
@@ -237,12 +232,14 @@ impl Inner {
         Ok(response)
     }
 
-    /// Starts a watch: its options checked, then the stream of its events.
+    /// Starts a watch: its options checked, the watch opened, then the stream serializer
+    /// negotiated (`serveWatch`: YAML has none, a 406), and the stream of its events.
     fn watch(
         self: &Arc<Self>,
         route: &ResourceRoute,
         query: &Query,
         render: Render,
+        media: &str,
     ) -> Result<Response<ResponseBody>, ApiStatus> {
         // Watches do not go through `run_verb`, which validates the other verbs' options;
         // a watch has no body, so no content type.
@@ -265,6 +262,11 @@ impl Inner {
             &query,
             renderer,
         )?;
+        if media == "yaml" {
+            return Err(ApiStatus::not_acceptable(
+                "only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch",
+            ));
+        }
         let (sender, receiver) = mpsc::channel(64);
         tokio::spawn(plan.run(sender));
         let frames = futures::stream::unfold(receiver, |mut receiver| async move {
@@ -309,6 +311,19 @@ fn action_of(route: &ResourceRoute, query: &Query, content_type: &str, user_agen
         field_selector: selector(&query.field_selector),
         user_agent: (!user_agent.is_empty()).then(|| user_agent.to_owned()),
     }
+}
+
+/// `accept` without the clauses that ask for a conversion (`as`, `g`, `v`): an error is
+/// negotiated with `DefaultEndpointRestrictions`, which allow none.
+fn without_conversions(accept: &str) -> String {
+    let converts = |clause: &&str| {
+        clause.split(';').skip(1).any(|param| {
+            let key = param.split('=').next().unwrap_or_default().trim();
+            matches!(key, "as" | "g" | "v")
+        })
+    };
+    let kept: Vec<&str> = accept.split(',').filter(|clause| !converts(clause)).collect();
+    kept.join(",")
 }
 
 pub(super) fn header_text(headers: &HeaderMap, name: header::HeaderName) -> String {

@@ -18,7 +18,7 @@ use crate::server::Inner;
 use crate::status::{ApiStatus, deleted_status};
 use crate::storage::resource::ResourceInfo;
 use crate::storage::verb::Verb;
-use crate::verbs::options::{DeleteOpts, Query, Warnings, WriteOpts};
+use crate::verbs::options::{DeleteOpts, FieldValidation, Query, Warnings, WriteOpts};
 use crate::verbs::patch::{PatchRequest, decode_body};
 use crate::verbs::read::{Filter, list_body};
 use crate::verbs::write::Checked;
@@ -48,7 +48,15 @@ impl Inner {
         // A connection (exec, attach, port-forward, proxy) takes its body as it comes.
         let (body, content_type) = match connect::concerns(info, route.subresource.as_deref()) {
             true => (body.clone(), content_type),
-            false => request_body::read(info, route.verb, body, content_type)?,
+            false => {
+                let incoming = request_body::Incoming {
+                    info,
+                    verb: route.verb,
+                    subresource: route.subresource.as_deref(),
+                    lenient: query.validation() == FieldValidation::Ignore,
+                };
+                request_body::read(&incoming, body, content_type)?
+            }
         };
         let body = &body;
         // A delete with a `DeleteOptions` body reads its options from the body alone: the

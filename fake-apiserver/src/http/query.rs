@@ -6,7 +6,14 @@ use crate::verbs::options::Query;
 /// Parses the raw query string of a request.
 pub(crate) fn parse(raw: Option<&str>) -> Result<Query, ApiStatus> {
     let mut query = Query::default();
+    let mut seen: Vec<String> = Vec::new();
     for (key, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+        // The parameter codec converts each option from its first value
+        // (`Convert_Slice_string_To_*` read `(*in)[0]`); only `dryRun` is a list.
+        if key != "dryRun" && seen.iter().any(|k| *k == key) {
+            continue;
+        }
+        seen.push(key.clone().into_owned());
         let value = value.into_owned();
         match key.as_ref() {
             "labelSelector" => query.label_selector = value,
@@ -84,6 +91,17 @@ mod tests {
             parse(Some("limit=x")).unwrap_err().message,
             r#"strconv.ParseInt: parsing "x": invalid syntax"#
         );
+    }
+
+    #[test]
+    fn a_repeated_option_should_take_its_first_value_and_dry_run_all() {
+        let q = parse(Some(
+            "limit=1&limit=x&labelSelector=a%3D1&labelSelector=b%3D2&continue=&continue=t&dryRun=All&dryRun=All",
+        ))
+        .unwrap();
+        assert_eq!((q.limit, q.label_selector.as_str()), (Some(1), "a=1"));
+        assert_eq!(q.continue_token, None);
+        assert_eq!(q.dry_run_values, ["All", "All"]);
     }
 
     #[test]

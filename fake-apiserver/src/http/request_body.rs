@@ -6,21 +6,30 @@
 use bytes::Bytes;
 
 use crate::http::protobuf;
-use crate::semantics::yaml_body;
+use crate::semantics::{decoding, yaml_body};
 use crate::status::ApiStatus;
 use crate::storage::resource::ResourceInfo;
 use crate::storage::verb::Verb;
 
+/// A request's body as the handler of one resource (or subresource) reads it.
+pub(crate) struct Incoming<'a> {
+    pub(crate) info: &'a ResourceInfo,
+    pub(crate) verb: Verb,
+    pub(crate) subresource: Option<&'a str>,
+    /// `fieldValidation=Ignore`: the plain serializer decodes, not the strict one.
+    pub(crate) lenient: bool,
+}
+
 /// The body of a request for `info` as JSON, and the content type it now has.
 pub(crate) fn read<'a>(
-    info: &ResourceInfo,
-    verb: Verb,
+    incoming: &Incoming<'_>,
     body: &Bytes,
     content_type: &'a str,
 ) -> Result<(Bytes, &'a str), ApiStatus> {
     const JSON: &str = "application/json";
+    let Incoming { info, verb, .. } = *incoming;
     if protobuf::is_protobuf(content_type) && !info.builtin {
-        return custom_resource_protobuf(verb, body, content_type);
+        return custom_resource_protobuf(incoming, body, content_type);
     }
     if protobuf::is_protobuf(content_type) {
         return Ok((Bytes::from(protobuf::to_json(info, body)?), JSON));
@@ -49,30 +58,43 @@ pub(crate) fn read<'a>(
     }
 }
 
-/// A custom resource's body sent as protobuf. The CRD handler offers protobuf, but its decoder
-/// for objects wraps no protobuf decoder: `schemaCoercingDecoder.Decode` dereferences nil and
-/// the handler panics (`customresource_handler.go`), while delete options decode with the plain
-/// protobuf serializer, which finds no `k8s\0` prefix in what was sent (a 500, not a 400).
+/// A custom resource's body sent as protobuf. The CRD handler offers protobuf, but its strict
+/// decoder for objects wraps no protobuf serializer: with `fieldValidation` Warn (the default)
+/// or Strict, `schemaCoercingDecoder.Decode` dereferences nil and the handler panics
+/// (`customresource_handler.go`). With Ignore, and for `/scale` (the built-in codecs'), the
+/// plain protobuf serializer finds no `k8s\0` prefix in what was sent: a 400 from
+/// `transformDecodeError`; delete options decode with it too, but that error is a 500.
 fn custom_resource_protobuf<'a>(
-    verb: Verb,
+    incoming: &Incoming<'_>,
     body: &Bytes,
     content_type: &'a str,
 ) -> Result<(Bytes, &'a str), ApiStatus> {
-    match verb {
-        Verb::Create | Verb::Update => Err(ApiStatus::handler_panicked(
-            "a custom resource's protobuf body meets a decoder with no delegate",
+    // Go's `%v` of the prefix bytes.
+    let no_prefix = || {
+        let prefix: Vec<String> = protobuf::MAGIC.iter().map(u8::to_string).collect();
+        format!(
+            "provided data does not appear to be a protobuf message, expected prefix [{}]",
+            prefix.join(" ")
+        )
+    };
+    let prefixed = body.starts_with(protobuf::MAGIC);
+    let scale = incoming.subresource == Some("scale");
+    match incoming.verb {
+        Verb::Create | Verb::Update if !scale && !incoming.lenient => Err(ApiStatus::handler_panicked(
+            "a custom resource's protobuf body meets a strict decoder with no delegate",
         )),
-        Verb::Delete | Verb::DeleteCollection if !body.is_empty() && !body.starts_with(protobuf::MAGIC) => {
-            // Go's `%v` of the prefix bytes; the error is no API status, so no reason.
-            let prefix: Vec<String> = protobuf::MAGIC.iter().map(u8::to_string).collect();
-            Err(ApiStatus::new(
-                500,
-                "",
-                format!(
-                    "provided data does not appear to be a protobuf message, expected prefix [{}]",
-                    prefix.join(" ")
-                ),
-            ))
+        Verb::Create | Verb::Update if !prefixed => {
+            let kind = if scale { "Scale" } else { incoming.info.kind.as_str() };
+            Err(decoding::unrecognized_kind(kind, &no_prefix(), body))
+        }
+        // What a real protobuf object would decode to is not read here.
+        Verb::Create | Verb::Update => Err(ApiStatus::unsupported_media_type(&[
+            "application/json",
+            yaml_body::MEDIA_TYPE,
+        ])),
+        // The error is no API status: no reason.
+        Verb::Delete | Verb::DeleteCollection if !body.is_empty() && !prefixed => {
+            Err(ApiStatus::new(500, "", no_prefix()))
         }
         _ => Ok((body.clone(), content_type)),
     }
@@ -86,15 +108,29 @@ mod tests {
         ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps")
     }
 
+    fn incoming(info: &ResourceInfo, verb: Verb) -> Incoming<'_> {
+        Incoming {
+            info,
+            verb,
+            subresource: None,
+            lenient: false,
+        }
+    }
+
     #[test]
     fn yaml_should_be_read_as_json_and_unknown_types_refused() {
         let yaml = Bytes::from_static(b"kind: ConfigMap\ndata:\n  a: \"1\"\n");
-        let (json, content_type) = read(&configmaps(), Verb::Create, &yaml, "application/yaml; charset=utf-8").unwrap();
+        let (json, content_type) = read(
+            &incoming(&configmaps(), Verb::Create),
+            &yaml,
+            "application/yaml; charset=utf-8",
+        )
+        .unwrap();
         assert_eq!(
             (&json[..], content_type),
             (&br#"{"data":{"a":"1"},"kind":"ConfigMap"}"#[..], "application/json")
         );
-        let refused = read(&configmaps(), Verb::Update, &yaml, "text/plain").unwrap_err();
+        let refused = read(&incoming(&configmaps(), Verb::Update), &yaml, "text/plain").unwrap_err();
         assert_eq!(refused.code, 415);
         assert!(
             refused
@@ -102,8 +138,15 @@ mod tests {
                 .ends_with("application/json, application/yaml, application/vnd.kubernetes.protobuf")
         );
         // A body-less delete and a patch are not read here.
-        assert!(read(&configmaps(), Verb::Delete, &Bytes::new(), "text/plain").is_ok());
-        assert!(read(&configmaps(), Verb::Patch, &yaml, "application/merge-patch+json").is_ok());
+        assert!(read(&incoming(&configmaps(), Verb::Delete), &Bytes::new(), "text/plain").is_ok());
+        assert!(
+            read(
+                &incoming(&configmaps(), Verb::Patch),
+                &yaml,
+                "application/merge-patch+json"
+            )
+            .is_ok()
+        );
     }
 
     #[test]
@@ -113,16 +156,35 @@ mod tests {
         let json = Bytes::from_static(br#"{"kind":"Widget"}"#);
         let protobuf = "application/vnd.kubernetes.protobuf";
         assert!(
-            read(&widgets, Verb::Create, &json, protobuf)
+            read(&incoming(&widgets, Verb::Create), &json, protobuf)
                 .unwrap_err()
                 .abort_connection
         );
         assert!(
-            read(&widgets, Verb::Update, &json, protobuf)
+            read(&incoming(&widgets, Verb::Update), &json, protobuf)
                 .unwrap_err()
                 .abort_connection
         );
-        let delete = read(&widgets, Verb::Delete, &json, protobuf).unwrap_err();
+        let lenient = Incoming {
+            lenient: true,
+            ..incoming(&widgets, Verb::Create)
+        };
+        let refused = read(&lenient, &json, protobuf).unwrap_err();
+        assert_eq!(refused.code, 400);
+        assert!(refused.message.starts_with(
+            "the object provided is unrecognized (must be of type Widget): provided data does not appear to be a protobuf message"
+        ));
+        let scale = Incoming {
+            subresource: Some("scale"),
+            ..incoming(&widgets, Verb::Update)
+        };
+        assert!(
+            read(&scale, &json, protobuf)
+                .unwrap_err()
+                .message
+                .contains("(must be of type Scale)")
+        );
+        let delete = read(&incoming(&widgets, Verb::Delete), &json, protobuf).unwrap_err();
         assert_eq!(
             (
                 delete.code,
@@ -137,6 +199,6 @@ mod tests {
                 false
             )
         );
-        assert!(read(&widgets, Verb::Delete, &Bytes::new(), protobuf).is_ok());
+        assert!(read(&incoming(&widgets, Verb::Delete), &Bytes::new(), protobuf).is_ok());
     }
 }

@@ -49,7 +49,9 @@ pub(crate) fn check(request: &RouteRequest<'_>) -> Result<(), ApiStatus> {
     if !request.info.builtin {
         return Ok(());
     }
-    let consumed = request.verb != Verb::Patch || matches_content_type(request.content_type);
+    // Connection routes consume anything, PATCH included (`Consumes("*/*")`).
+    let connection = matches!(request.subresource, Some("exec" | "attach" | "portforward" | "proxy"));
+    let consumed = request.verb != Verb::Patch || connection || matches_content_type(request.content_type);
     if !consumed && request.has_body {
         return Err(generic(ApiStatus::new(
             415,

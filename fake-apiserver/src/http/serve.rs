@@ -68,7 +68,12 @@ impl FakeApiServer {
         let addr = listener
             .local_addr()
             .map_err(|source| ServeError::Bind { addr, source })?;
-        self.inner.external_address.get_or_init(|| addr.to_string());
+        // kube-apiserver advertises an address clients can reach, never the unspecified one.
+        let advertised = match addr.ip().is_unspecified() {
+            true => SocketAddr::from(([127, 0, 0, 1], addr.port())),
+            false => addr,
+        };
+        self.inner.external_address.get_or_init(|| advertised.to_string());
         let service = self.service();
         let secure = tls.is_some();
         let accept = tokio::spawn(async move {

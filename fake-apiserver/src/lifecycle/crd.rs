@@ -245,11 +245,14 @@ fn crd_of(state: &State, storage: &StorageKey) -> Option<(Arc<ResourceInfo>, Arc
 /// Custom resources cannot be created while their CRD is being deleted.
 pub(super) fn check_not_terminating(state: &State, info: &ResourceInfo) -> Result<(), ApiStatus> {
     match crd_of(state, &info.storage_key()) {
-        // `NewMethodNotSupported` with its message replaced (`customresource_handler.go`).
-        Some((_, crd)) if object::is_deleting(&crd) => Err(ApiStatus {
-            message: "create not allowed while custom resource definition is terminating".to_owned(),
-            ..ApiStatus::method_not_supported(info, "create")
-        }),
+        // `NewMethodNotSupported` with its message replaced, while the `Terminating` condition
+        // is true (`customresource_handler.go`).
+        Some((_, crd)) if find_condition(&crd, "Terminating").and_then(|c| c.get("status")) == Some(&json!("True")) => {
+            Err(ApiStatus {
+                message: "create not allowed while custom resource definition is terminating".to_owned(),
+                ..ApiStatus::method_not_supported(info, "create")
+            })
+        }
         _ => Ok(()),
     }
 }
@@ -273,6 +276,13 @@ pub(super) fn clean_up_if_marked(state: &mut State, crd: &Value) {
         ),
         false,
     );
+    // A definition never established has no instances to delete (`deleteInstances`).
+    let established = find_condition(crd, "Established").and_then(|c| c.get("status")) == Some(&json!("True"));
+    if !established {
+        let never = terminating("False", "NeverEstablished", "resource was never established");
+        set_terminating(state, &storage, never, true);
+        return;
+    }
     if let Some(info) = state.registry.preferred(&storage).cloned() {
         let keys: Vec<_> = state.store.iter(&storage, None).map(|(key, _)| key.clone()).collect();
         for key in keys {

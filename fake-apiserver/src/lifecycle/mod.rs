@@ -278,7 +278,7 @@ pub(crate) fn admit_update(
         user,
         ref mut warnings,
     } = *admitting;
-    let defined = admit_update_object(state, info, new, old, subresource, warnings)?;
+    let defined = admit_update_object(state, info, new, old, subresource, dry_run, warnings)?;
     let request = admission_policies::Request {
         operation: "UPDATE",
         object: Some(new),
@@ -307,6 +307,7 @@ fn admit_update_object(
     new: &mut Value,
     old: &Value,
     subresource: Option<&str>,
+    dry_run: bool,
     warnings: &mut Vec<String>,
 ) -> Result<Defined, ApiStatus> {
     let status = subresource == Some("status");
@@ -321,7 +322,7 @@ fn admit_update_object(
             crd::resources(state, info, new, crd::Write::Update { old }).map(Some)
         }
         Lifecycle::Plain if !status && service_ips::concerns(info) => {
-            service_ips::allocate_update(state, info, new, old).map(|()| None)
+            service_ips::allocate_update(state, info, new, old, dry_run).map(|()| None)
         }
         Lifecycle::Plain if !status && storage_admission::concerns(info) => {
             storage_admission::admit_update(info, new, old).map(|()| None)

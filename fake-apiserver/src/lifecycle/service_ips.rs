@@ -6,7 +6,8 @@
 //! traffic local (the walks in `semantics::service_strategy`), and the IP family fields.
 //! kube-apiserver picks free addresses at random; this server takes the lowest free one. A dry
 //! run's allocator does not look for a free address: it answers the range's network address
-//! (`allocateNext(dryRun)` in `ipallocator/bitmap.go`).
+//! (`allocateNext(dryRun)` in `ipallocator/bitmap.go`), and takes an address asked for if it
+//! is in range, free or not. (Its node ports are not ported: a dry run takes free ones.)
 
 use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
@@ -59,6 +60,7 @@ pub(super) fn allocate_update(
     info: &ResourceInfo,
     service: &mut Value,
     old: &Value,
+    dry_run: bool,
 ) -> Result<(), ApiStatus> {
     let name = crate::storage::object::name(service).to_owned();
     let (used_ips, mut used_ports) = in_use(state, info);
@@ -69,7 +71,7 @@ pub(super) fn allocate_update(
     if service_strategy::needs_cluster_ip(spec) {
         refuse_invalid(info, &name, service_strategy::init_ip_families(spec, Some(&old_spec)))?;
         if !service_strategy::needs_cluster_ip(&old_spec) {
-            allocate_cluster_ip(info, &name, spec, &used_ips, false)?;
+            allocate_cluster_ip(info, &name, spec, &used_ips, dry_run)?;
         }
     }
     service_node_ports::update_node_ports(spec, &old_spec, &mut used_ports).map_err(|e| refusal(info, &name, e))
@@ -121,7 +123,8 @@ fn allocate_cluster_ip(
                     "failed to allocate IP {given}: the provided IP ({given}) is not in the valid range. The range of valid IPs is {}/{PREFIX}",
                     Ipv4Addr::from(NETWORK)
                 ))
-            } else if used_ips.contains(given) {
+            } else if used_ips.contains(given) && !dry_run {
+                // A dry run's allocator checks the range only (`allocate(ip, dryRun)`).
                 Some(format!(
                     "failed to allocate IP {given}: provided IP is already allocated"
                 ))

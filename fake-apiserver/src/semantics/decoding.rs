@@ -83,9 +83,13 @@ pub(crate) fn decode_object(info: &ResourceInfo, bytes: &Bytes) -> Result<Decode
 
 /// kube-apiserver's 400 for a body it cannot take as an object of any kind.
 pub(crate) fn unrecognized(info: &ResourceInfo, why: &str, bytes: &[u8]) -> ApiStatus {
+    unrecognized_kind(&info.kind, why, bytes)
+}
+
+/// [`unrecognized`] for a body of `kind` (a subresource's, such as `Scale`).
+pub(crate) fn unrecognized_kind(kind: &str, why: &str, bytes: &[u8]) -> ApiStatus {
     ApiStatus::bad_request(format!(
-        "the object provided is unrecognized (must be of type {}): {why} ({})",
-        info.kind,
+        "the object provided is unrecognized (must be of type {kind}): {why} ({})",
         summarize(bytes)
     ))
 }

@@ -273,7 +273,7 @@ fn service_errors(service: &Value, spec: &Value, minor: u32) -> Vec<FieldError> 
     }
     errors.extend(load_balancer_class_errors(spec, None));
     errors.extend(traffic_policy_errors(spec, minor));
-    // `validateServiceTrafficDistribution` (1.30+; the field is dropped where its gate is off).
+    // `validateServiceTrafficDistribution` (served from 1.31; dropped where its gate is off).
     if let Some(distribution) = spec.get("trafficDistribution").and_then(Value::as_str)
         && distribution != "PreferClose"
     {

@@ -112,7 +112,7 @@ fn mount_errors(
     errors
 }
 
-/// `validateMountRecursiveReadOnly` (1.30+; the field is dropped where its gate is off): a
+/// `validateMountRecursiveReadOnly` (served from 1.31; the field is dropped where its gate is off): a
 /// recursive read-only mount is read-only and propagates nothing. Go names the list's path,
 /// not the mount's.
 fn recursive_read_only_errors(mount: &Value, field: &str) -> Vec<FieldError> {

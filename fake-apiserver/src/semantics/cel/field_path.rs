@@ -22,20 +22,28 @@ pub(crate) enum FieldPathError {
     NotClosed(String),
     #[error("expected [ or . but got: {0}")]
     Unexpected(String),
+    #[error("array notation is not allowed")]
+    ArrayNotation,
 }
 
 /// The path as apimachinery's `field.Path` prints it, relative to the rule's node.
 pub(crate) fn normalize(path: &str, schema: &Value) -> Result<String, FieldPathError> {
-    resolve(path, schema).map(|(normalized, _)| normalized)
+    resolve(path, schema, true).map(|(normalized, _)| normalized)
 }
 
-/// The path as apimachinery's `field.Path` prints it, and the schema of the field it names.
-pub(crate) fn resolve<'a>(path: &str, schema: &'a Value) -> Result<(String, &'a Value), FieldPathError> {
+/// The path as apimachinery's `field.Path` prints it, and the schema of the field it names;
+/// `brackets` false refuses `['name']` steps (`WithFieldPathAllowArrayNotation(false)`).
+pub(crate) fn resolve<'a>(
+    path: &str,
+    schema: &'a Value,
+    brackets: bool,
+) -> Result<(String, &'a Value), FieldPathError> {
     let mut tokens = tokens(path).into_iter();
     let mut node = schema;
     let mut normalized = String::new();
     while let Some(token) = tokens.next() {
         let (name, bracketed) = match token {
+            "[" if !brackets => return Err(FieldPathError::ArrayNotation),
             "[" => {
                 let quoted = tokens.next().ok_or(FieldPathError::UnexpectedEnd)?;
                 if quoted.len() < 2 || !quoted.starts_with('\'') || !quoted.ends_with('\'') {

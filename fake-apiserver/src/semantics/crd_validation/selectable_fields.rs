@@ -1,7 +1,8 @@
 //! `ValidateCustomResourceSelectableFields` (`apiextensions-apiserver/pkg/apis/apiextensions/validation/validation.go`,
-//! from 1.30): each field a custom resource may be selected by is a path into the schema, as a
-//! CEL rule's `fieldPath` is read, to a string, boolean or integer outside `metadata`, named
-//! once, and at most eight of them.
+//! served from 1.31, where `CustomResourceFieldSelectors` is on): each field a custom resource
+//! may be selected by is a path into the schema, read as a CEL rule's `fieldPath` is but without
+//! `['name']` steps, to a string, boolean or integer outside `metadata`, named once, and at most
+//! eight of them.
 
 use serde_json::Value;
 
@@ -27,7 +28,7 @@ pub(crate) fn errors(fields: &[Value], schema: Option<&Value>, path: &str, scope
             errors.push(FieldError::required(at, ""));
             continue;
         }
-        let (normalized, node) = match resolve_field_path(json_path, schema) {
+        let (normalized, node) = match resolve_field_path(json_path, schema, false) {
             Ok(found) => found,
             Err(why) => {
                 errors.push(FieldError::invalid(
@@ -108,7 +109,8 @@ mod tests {
     fn paths_should_name_scalars_outside_metadata_once() {
         let fields = json!([
             {"jsonPath": ".spec.color"}, {"jsonPath": ".spec.items"}, {"jsonPath": ".spec.nothing"},
-            {"jsonPath": ".spec['color']"}, {"jsonPath": ".metadata.name"}, {"jsonPath": "spec.size"}, {}
+            {"jsonPath": ".spec['color']"}, {"jsonPath": ".metadata.name"}, {"jsonPath": "spec.size"}, {},
+            {"jsonPath": ".spec.color"}
         ]);
         let errors = errors(
             fields.as_array().unwrap(),
@@ -121,10 +123,11 @@ mod tests {
             [
                 "spec.selectableFields[1].jsonPath: Invalid value: \".spec.items\": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.",
                 "spec.selectableFields[2].jsonPath: Invalid value: \".spec.nothing\": is an invalid path: does not refer to a valid field",
-                "spec.selectableFields[3].jsonPath: Duplicate value: \".spec['color']\"",
+                "spec.selectableFields[3].jsonPath: Invalid value: \".spec['color']\": is an invalid path: array notation is not allowed",
                 "spec.selectableFields[4].jsonPath: Invalid value: \".metadata.name\": must not point to fields in metadata",
                 "spec.selectableFields[5].jsonPath: Invalid value: \"spec.size\": is an invalid path: expected [ or . but got: spec",
                 "spec.selectableFields[6].jsonPath: Required value",
+                "spec.selectableFields[7].jsonPath: Duplicate value: \".spec.color\"",
             ]
         );
     }
