@@ -1,16 +1,8 @@
 //! Discovery documents (`/version`, `/api`, `/apis`, resource lists) as kubectl and kube's
-//! `Discovery` read them, and their answers in the media type asked for.
+//! `Discovery` read them.
 
-use bytes::Bytes;
-use http::{Response, StatusCode, header};
-use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
 
-use crate::http::aggregated;
-use crate::http::dispatch::header_text;
-use crate::http::responses::{ResponseBody, json_response, plain_response};
-use crate::semantics::{go_json_writer, go_yaml, yaml_body};
-use crate::server::Inner;
 use crate::status::ApiStatus;
 use crate::storage::registry::Registry;
 use crate::storage::resource::ResourceInfo;
@@ -168,74 +160,4 @@ pub(crate) fn verb_names(verbs: &[Verb]) -> Vec<&'static str> {
     let mut names: Vec<&'static str> = verbs.iter().map(|verb| verb.discovery_name()).collect();
     names.sort_unstable();
     names
-}
-
-impl Inner {
-    /// `/apis/<group>` or a group version's resources, as JSON or YAML.
-    pub(super) fn legacy_discovery(
-        &self,
-        parts: &http::request::Parts,
-        document: &Value,
-    ) -> Result<Response<ResponseBody>, ApiStatus> {
-        let accept = header_text(&parts.headers, header::ACCEPT);
-        match aggregated::negotiate(&accept, self.options.minor(), false)? {
-            aggregated::Wanted::Legacy { yaml: true } => Ok(plain_response(
-                StatusCode::OK,
-                Bytes::from(go_yaml::to_yaml(document)),
-                yaml_body::MEDIA_TYPE,
-            )),
-            _ => Ok(json_response(StatusCode::OK, go_json_writer::to_vec(document))),
-        }
-    }
-
-    /// `/api` or `/apis`: the legacy document or, when `Accept` asks for it, the aggregated one
-    /// with its `ETag` (304 to an `If-None-Match` that names it).
-    pub(super) fn discovery_root(
-        &self,
-        parts: &http::request::Parts,
-        core: bool,
-    ) -> Result<Response<ResponseBody>, ApiStatus> {
-        let accept = header_text(&parts.headers, header::ACCEPT);
-        let head = parts.method == http::Method::HEAD;
-        let (json, content_type, etag) = match aggregated::negotiate(&accept, self.options.minor(), true)? {
-            aggregated::Wanted::Legacy { yaml } => {
-                let document = if core {
-                    core_versions(self.external_address.get().map(String::as_str))
-                } else {
-                    groups(&self.state().registry)
-                };
-                match yaml {
-                    true => (
-                        go_yaml::to_yaml(&document).into_bytes(),
-                        yaml_body::MEDIA_TYPE.to_owned(),
-                        None,
-                    ),
-                    false => (go_json_writer::to_vec(&document), "application/json".to_owned(), None),
-                }
-            }
-            aggregated::Wanted::Aggregated(version) => {
-                let json = go_json_writer::to_vec(&aggregated::document(&self.state().registry, core, version));
-                let etag = aggregated::etag(&json);
-                (json, aggregated::content_type(version), Some(etag))
-            }
-        };
-        let not_modified = etag
-            .as_deref()
-            .is_some_and(|tag| header_text(&parts.headers, header::IF_NONE_MATCH) == tag);
-        let (code, body) = match (not_modified, head) {
-            (true, _) => (StatusCode::NOT_MODIFIED, Bytes::new()),
-            (false, true) => (StatusCode::OK, Bytes::new()),
-            (false, false) => (StatusCode::OK, Bytes::from(json)),
-        };
-        let mut response = Response::new(Full::new(body).boxed_unsync());
-        *response.status_mut() = code;
-        let headers = response.headers_mut();
-        let value = |text: &str| header::HeaderValue::from_str(text).map_err(|e| ApiStatus::internal(e.to_string()));
-        headers.insert(header::CONTENT_TYPE, value(&content_type)?);
-        if let Some(etag) = etag {
-            headers.insert(header::ETAG, value(&etag)?);
-            headers.insert(header::VARY, header::HeaderValue::from_static("Accept"));
-        }
-        Ok(response)
-    }
 }

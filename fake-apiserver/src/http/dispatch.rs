@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 
 use crate::auth::{self, UserInfo};
 use crate::http::discovery;
+use crate::http::discovery_answers::RootRequest;
 use crate::http::openapi;
 use crate::http::query;
 use crate::http::render::Render;
@@ -97,15 +98,24 @@ impl Inner {
             }
             Route::PageNotFound => return Ok(page_not_found()),
             Route::CoreVersions | Route::Groups => {
-                return self.discovery_root(&parts, matches!(routed, Route::CoreVersions));
+                let (accept, if_none_match) = (
+                    header_text(&parts.headers, header::ACCEPT),
+                    header_text(&parts.headers, header::IF_NONE_MATCH),
+                );
+                return self.discovery_root(&RootRequest {
+                    accept: &accept,
+                    if_none_match: &if_none_match,
+                    head: parts.method == http::Method::HEAD,
+                    core: matches!(routed, Route::CoreVersions),
+                });
             }
             Route::Group(group) => {
                 let document = discovery::group(&self.state().registry, &group)?;
-                return self.legacy_discovery(&parts, &document);
+                return self.legacy_discovery(&header_text(&parts.headers, header::ACCEPT), &document);
             }
             Route::Resources { group, version } => {
                 let document = discovery::resources(&self.state().registry, &group, &version)?;
-                return self.legacy_discovery(&parts, &document);
+                return self.legacy_discovery(&header_text(&parts.headers, header::ACCEPT), &document);
             }
             Route::OpenApiV2 if header_text(&parts.headers, header::ACCEPT).contains(openapi::V2_PROTOBUF) => {
                 // `@` is not a token character, so Go's mime parser refuses the requested type
@@ -326,7 +336,7 @@ fn without_conversions(accept: &str) -> String {
     kept.join(",")
 }
 
-pub(super) fn header_text(headers: &HeaderMap, name: header::HeaderName) -> String {
+fn header_text(headers: &HeaderMap, name: header::HeaderName) -> String {
     headers
         .get(name)
         .and_then(|v| v.to_str().ok())

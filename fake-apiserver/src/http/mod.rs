@@ -3,6 +3,7 @@
 
 pub(crate) mod aggregated;
 pub(crate) mod discovery;
+pub(crate) mod discovery_answers;
 pub(crate) mod dispatch;
 pub(crate) mod execute;
 pub(crate) mod health;
