@@ -13,7 +13,7 @@ use crate::http::discovery;
 use crate::http::discovery_answers::RootRequest;
 use crate::http::openapi;
 use crate::http::query;
-use crate::http::render::Render;
+use crate::http::render::{self, Render};
 use crate::http::responses::{self, ResponseBody, json_response, page_not_found, plain_response, status_response};
 use crate::http::restful_route::{self, RouteRequest};
 use crate::http::route::{ResourceRoute, Route, route};
@@ -35,7 +35,8 @@ impl Inner {
             tokio::time::sleep(latency).await;
         }
         let head = request.method() == http::Method::HEAD;
-        let accept = header_text(request.headers(), header::ACCEPT);
+        // Kept as the header (a cheap clone) and read only when the request is refused.
+        let accept = request.headers().get(header::ACCEPT).cloned();
         let answer = self.route_and_run(request).await;
         self.schedule_controllers();
         let response = match answer {
@@ -43,7 +44,8 @@ impl Inner {
             // `ErrorNegotiated`: a refusal before the handler (no route, a method or media type
             // refused, authentication) is written in the media type asked for too.
             Err(status) => {
-                let media = Render::negotiate(&without_conversions(&accept), None, self.options.minor())
+                let accept = accept.as_ref().and_then(|v| v.to_str().ok()).unwrap_or_default();
+                let media = Render::negotiate(&without_conversions(accept), None, self.options.minor())
                     .map_or("json", |(_, media)| media);
                 responses::negotiated(Err(status), media, true)
             }
@@ -332,7 +334,10 @@ fn without_conversions(accept: &str) -> String {
             matches!(key, "as" | "g" | "v")
         })
     };
-    let kept: Vec<&str> = accept.split(',').filter(|clause| !converts(clause)).collect();
+    let kept: Vec<&str> = render::clauses(accept)
+        .into_iter()
+        .filter(|clause| !converts(clause))
+        .collect();
     kept.join(",")
 }
 

@@ -49,7 +49,7 @@ impl Inner {
         let (body, content_type) = match connect::concerns(info, route.subresource.as_deref()) {
             true => (body.clone(), content_type),
             false => {
-                let incoming = request_body::Incoming {
+                let incoming = request_body::BodyFor {
                     info,
                     verb: route.verb,
                     subresource: route.subresource.as_deref(),

@@ -12,7 +12,7 @@ use crate::storage::resource::ResourceInfo;
 use crate::storage::verb::Verb;
 
 /// A request's body as the handler of one resource (or subresource) reads it.
-pub(crate) struct Incoming<'a> {
+pub(crate) struct BodyFor<'a> {
     pub(crate) info: &'a ResourceInfo,
     pub(crate) verb: Verb,
     pub(crate) subresource: Option<&'a str>,
@@ -22,14 +22,14 @@ pub(crate) struct Incoming<'a> {
 
 /// The body of a request for `info` as JSON, and the content type it now has.
 pub(crate) fn read<'a>(
-    incoming: &Incoming<'_>,
+    body_for: &BodyFor<'_>,
     body: &Bytes,
     content_type: &'a str,
 ) -> Result<(Bytes, &'a str), ApiStatus> {
     const JSON: &str = "application/json";
-    let Incoming { info, verb, .. } = *incoming;
+    let BodyFor { info, verb, .. } = *body_for;
     if protobuf::is_protobuf(content_type) && !info.builtin {
-        return custom_resource_protobuf(incoming, body, content_type);
+        return custom_resource_protobuf(body_for, body, content_type);
     }
     if protobuf::is_protobuf(content_type) {
         return Ok((Bytes::from(protobuf::to_json(info, body)?), JSON));
@@ -65,7 +65,7 @@ pub(crate) fn read<'a>(
 /// plain protobuf serializer finds no `k8s\0` prefix in what was sent: a 400 from
 /// `transformDecodeError`; delete options decode with it too, but that error is a 500.
 fn custom_resource_protobuf<'a>(
-    incoming: &Incoming<'_>,
+    body_for: &BodyFor<'_>,
     body: &Bytes,
     content_type: &'a str,
 ) -> Result<(Bytes, &'a str), ApiStatus> {
@@ -78,13 +78,13 @@ fn custom_resource_protobuf<'a>(
         )
     };
     let prefixed = body.starts_with(protobuf::MAGIC);
-    let scale = incoming.subresource == Some("scale");
-    match incoming.verb {
-        Verb::Create | Verb::Update if !scale && !incoming.lenient => Err(ApiStatus::handler_panicked(
+    let scale = body_for.subresource == Some("scale");
+    match body_for.verb {
+        Verb::Create | Verb::Update if !scale && !body_for.lenient => Err(ApiStatus::handler_panicked(
             "a custom resource's protobuf body meets a strict decoder with no delegate",
         )),
         Verb::Create | Verb::Update if !prefixed => {
-            let kind = if scale { "Scale" } else { incoming.info.kind.as_str() };
+            let kind = if scale { "Scale" } else { body_for.info.kind.as_str() };
             Err(decoding::unrecognized_kind(kind, &no_prefix(), body))
         }
         // What a real protobuf object would decode to is not read here.
@@ -108,8 +108,8 @@ mod tests {
         ResourceInfo::builtin("", "v1", "ConfigMap", "configmaps")
     }
 
-    fn incoming(info: &ResourceInfo, verb: Verb) -> Incoming<'_> {
-        Incoming {
+    fn incoming(info: &ResourceInfo, verb: Verb) -> BodyFor<'_> {
+        BodyFor {
             info,
             verb,
             subresource: None,
@@ -165,7 +165,7 @@ mod tests {
                 .unwrap_err()
                 .abort_connection
         );
-        let lenient = Incoming {
+        let lenient = BodyFor {
             lenient: true,
             ..incoming(&widgets, Verb::Create)
         };
@@ -174,7 +174,7 @@ mod tests {
         assert!(refused.message.starts_with(
             "the object provided is unrecognized (must be of type Widget): provided data does not appear to be a protobuf message"
         ));
-        let scale = Incoming {
+        let scale = BodyFor {
             subresource: Some("scale"),
             ..incoming(&widgets, Verb::Update)
         };

@@ -10,6 +10,7 @@
 use crate::status::ApiStatus;
 use crate::storage::resource::ResourceInfo;
 use crate::storage::verb::Verb;
+use crate::verbs::connect;
 
 /// The media types of the built-in serializers (`MediaTypesForSerializer`), and their streaming
 /// forms, which the list and watch routes also produce.
@@ -50,7 +51,7 @@ pub(crate) fn check(request: &RouteRequest<'_>) -> Result<(), ApiStatus> {
         return Ok(());
     }
     // Connection routes consume anything, PATCH included (`Consumes("*/*")`).
-    let connection = matches!(request.subresource, Some("exec" | "attach" | "portforward" | "proxy"));
+    let connection = connect::concerns(request.info, request.subresource);
     let consumed = request.verb != Verb::Patch || connection || matches_content_type(request.content_type);
     if !consumed && request.has_body {
         return Err(generic(ApiStatus::new(
@@ -90,11 +91,12 @@ fn matches_content_type(content_type: &str) -> bool {
 /// The route's `Produces`: the storage's own types first (`ProducesMIMETypes`: a pod's log is
 /// text, a connection anything), then the serializers'.
 fn produces(request: &RouteRequest<'_>) -> Vec<&'static str> {
+    if connect::concerns(request.info, request.subresource) {
+        return vec!["*/*"];
+    }
     let mut produces = Vec::new();
-    match (request.info.kind.as_str(), request.subresource) {
-        ("Pod", Some("log")) => produces.push("text/plain"),
-        (_, Some("exec" | "attach" | "portforward" | "proxy")) => return vec!["*/*"],
-        _ => {}
+    if (request.info.kind.as_str(), request.subresource) == ("Pod", Some("log")) {
+        produces.push("text/plain");
     }
     produces.extend(MEDIA_TYPES);
     let streams = matches!(request.verb, Verb::List | Verb::Watch) && !request.names_object;

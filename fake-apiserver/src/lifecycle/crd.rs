@@ -177,6 +177,14 @@ fn find_condition<'c>(crd: &'c Value, type_: &str) -> Option<&'c Value> {
         .find(|c| c.get("type").and_then(Value::as_str) == Some(type_))
 }
 
+/// Whether the CRD's condition of `type_` is `True` (`IsCRDConditionTrue`).
+fn condition_true(crd: &Value, type_: &str) -> bool {
+    find_condition(crd, type_)
+        .and_then(|c| c.get("status"))
+        .and_then(Value::as_str)
+        == Some("True")
+}
+
 /// Whether the CRD asks for names it has not been given yet.
 pub(super) fn names_pending(crd: &Value) -> bool {
     crd.pointer("/spec/names") != crd.pointer("/status/acceptedNames")
@@ -277,8 +285,7 @@ pub(super) fn clean_up_if_marked(state: &mut State, crd: &Value) {
         false,
     );
     // A definition never established has no instances to delete (`deleteInstances`).
-    let established = find_condition(crd, "Established").and_then(|c| c.get("status")) == Some(&json!("True"));
-    if !established {
+    if !condition_true(crd, "Established") {
         let never = terminating("False", "NeverEstablished", "resource was never established");
         set_terminating(state, &storage, never, true);
         return;

@@ -26,17 +26,10 @@ fn added_scheduling_gates(spec: &Value, old_spec: &Value) -> Vec<FieldError> {
             .collect()
     };
     let (new, old) = (names(spec), names(old_spec));
-    let mut added: Vec<(usize, &String)> = Vec::new();
-    for (i, name) in new.iter().enumerate() {
-        // The last index of a name, as the map Go fills keeps it.
-        added.retain(|(_, seen)| *seen != name);
-        if !old.contains(name) {
-            added.push((i, name));
-        }
-    }
-    added.sort_unstable();
-    added
-        .into_iter()
+    new.iter()
+        .enumerate()
+        // A name at its last index, as the map Go fills keeps it.
+        .filter(|(i, name)| !old.contains(name) && !new[i + 1..].contains(name))
         .map(|(i, name)| {
             FieldError::forbidden(
                 format!("spec.schedulingGates[{i}].name"),
