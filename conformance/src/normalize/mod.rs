@@ -150,6 +150,9 @@ impl Normalizer {
         }
         if message {
             s = strings::POINTER_RE.replace_all(&s, "<ptr>").into_owned();
+            s = strings::SCHEME_NAME_RE
+                .replace_all(&s, r#"in scheme "<scheme>""#)
+                .into_owned();
             s = strings::TIME_IN_TEXT_RE
                 .replace_all(&s, |caps: &regex::Captures| {
                     self.recent_time(&caps[0]).unwrap_or_else(|| caps[0].to_owned())

@@ -22,6 +22,11 @@ pub static RV_MESSAGE_RE: LazyLock<Regex> = LazyLock::new(|| pattern(r"(?i)resou
 /// A pointer in a Go `%#v` dump.
 pub static POINTER_RE: LazyLock<Regex> = LazyLock::new(|| pattern(r"0x[0-9a-f]{6,}"));
 
+/// The name of a Go scheme in a decoder's error, which depends on how kube-apiserver was built
+/// (`naming.GetNameFromCallsite`: `pkg/runtime/scheme.go:100` in module mode,
+/// `pkg/api/legacyscheme/scheme.go:30` vendored).
+pub static SCHEME_NAME_RE: LazyLock<Regex> = LazyLock::new(|| pattern(r#"in scheme "[^"]*""#));
+
 /// An RFC 3339 time inside a text.
 pub static TIME_IN_TEXT_RE: LazyLock<Regex> =
     LazyLock::new(|| pattern(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)"));

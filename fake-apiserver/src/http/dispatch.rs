@@ -145,6 +145,14 @@ impl Inner {
             user,
         } = request;
         let needs_namespace = route.info.namespaced && route.namespace.is_none();
+        if let Some(refusal) = &route.refusal {
+            let mut response = status_response(refusal);
+            add_warnings(
+                response.headers_mut(),
+                route.info.deprecation_warning.iter().cloned().collect(),
+            );
+            return Ok(response);
+        }
         let served = route.subresource.is_some() || route.info.serves(route.verb, None);
         // kube-apiserver has no all-namespaces create or deletecollection route: 405 as for a verb
         // the resource does not serve; a name without a namespace is no route at all.

@@ -13,7 +13,7 @@ use crate::http::render::Render;
 use crate::http::request_body;
 use crate::http::route::ResourceRoute;
 use crate::http::table;
-use crate::semantics::{decoding, go_json_writer, scale_view, versions};
+use crate::semantics::{decoding, go_json_writer, registered_kinds, scale_view, versions};
 use crate::server::Inner;
 use crate::status::{ApiStatus, deleted_status};
 use crate::storage::resource::ResourceInfo;
@@ -45,18 +45,24 @@ impl Inner {
         user: &Arc<UserInfo>,
     ) -> Answer {
         let info = &route.info;
-        // A connection (exec, attach, port-forward, proxy) takes its body as it comes.
-        let (body, content_type) = match connect::concerns(info, route.subresource.as_deref()) {
+        let incoming = request_body::BodyFor {
+            info,
+            verb: route.verb,
+            subresource: route.subresource.as_deref(),
+            lenient: query.validation() == FieldValidation::Ignore,
+        };
+        // A connection (exec, attach, port-forward, proxy) takes its body as it comes. The
+        // create and update handlers negotiate the body's serializer, then decode and check
+        // their options, and decode the body last (`createHandler`, `UpdateResource`).
+        let connection = connect::concerns(info, route.subresource.as_deref());
+        let options_first = !connection && matches!(route.verb, Verb::Create | Verb::Update);
+        if options_first {
+            request_body::negotiate(&incoming, body, content_type)?;
+            query.validate(route.verb, content_type, self.options.watch_list)?;
+        }
+        let (body, content_type) = match connection {
             true => (body.clone(), content_type),
-            false => {
-                let incoming = request_body::BodyFor {
-                    info,
-                    verb: route.verb,
-                    subresource: route.subresource.as_deref(),
-                    lenient: query.validation() == FieldValidation::Ignore,
-                };
-                request_body::read(&incoming, body, content_type)?
-            }
+            false => request_body::read(&incoming, body, content_type)?,
         };
         let body = &body;
         // A delete with a `DeleteOptions` body reads its options from the body alone: the
@@ -68,7 +74,9 @@ impl Inner {
         } else {
             query
         };
-        query.validate(route.verb, content_type, self.options.watch_list)?;
+        if !options_first {
+            query.validate(route.verb, content_type, self.options.watch_list)?;
+        }
         let subresource = route.subresource.as_deref();
         let manager = query
             .field_manager
@@ -138,7 +146,21 @@ impl Inner {
             return Ok((StatusCode::CREATED, render_one(info, render, &answer)));
         }
         let minor = self.options.minor();
-        let check = || write::check(sent_as, decoding::decode_object(sent_as, body)?, &opts, minor);
+        // The CRD handler's `/scale` decodes a Scale but names its types from the custom
+        // resources' own scheme, which has none: any decoding error becomes that
+        // (`transformDecodeError` failing on `typer.ObjectKinds`).
+        let scale_of_custom = !info.builtin && subresource == Some("scale");
+        let check = || {
+            let checked =
+                decoding::decode_object(sent_as, body).and_then(|decoded| write::check(sent_as, decoded, &opts, minor));
+            checked.map_err(|refusal| match scale_of_custom {
+                true => ApiStatus::bad_request(format!(
+                    "no kind is registered for the type v1.Scale in scheme {:?}",
+                    registered_kinds::SCHEME_NAME
+                )),
+                false => refusal,
+            })
+        };
         let action = match route.verb {
             Verb::Get => Action::Get,
             Verb::List => Action::List,

@@ -84,7 +84,10 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
     match group {
         "" if kind == "Pod" => Some(pods::columns(age, minor)),
         "" if kind == "ResourceQuota" => Some(quota::quota_columns(age)),
+        // The registries that keep `rest.NewDefaultTableConvertor` (Name and Created At).
         "" if kind == "LimitRange" => Some(quota::default_columns()),
+        "rbac.authorization.k8s.io" if matches!(kind, "Role" | "ClusterRole") => Some(quota::default_columns()),
+        "apiextensions.k8s.io" if kind == "CustomResourceDefinition" => Some(quota::default_columns()),
         "" if kind == "PodTemplate" => Some(core_controllers::pod_template_columns()),
         "" if kind == "ReplicationController" => Some(core_controllers::replication_controller_columns(age)),
         "" if kind == "PersistentVolume" => Some(volumes::volume_columns(age, minor)),
@@ -102,7 +105,7 @@ pub(crate) fn columns(group: &str, kind: &str, minor: u32) -> Option<Vec<Builtin
         "policy" | "scheduling.k8s.io" | "node.k8s.io" => policy::columns(kind, age),
         "discovery.k8s.io" => discovery::columns(kind, age),
         "flowcontrol.apiserver.k8s.io" => flowcontrol::columns(kind, age, minor),
-        _ => cluster::columns(group, kind, age),
+        _ => cluster::columns(group, kind, age, minor),
     }
 }
 

@@ -20,41 +20,60 @@ pub(crate) struct BodyFor<'a> {
     pub(crate) lenient: bool,
 }
 
-/// The body of a request for `info` as JSON, and the content type it now has.
-pub(crate) fn read<'a>(
-    body_for: &BodyFor<'_>,
-    body: &Bytes,
-    content_type: &'a str,
-) -> Result<(Bytes, &'a str), ApiStatus> {
-    const JSON: &str = "application/json";
-    let BodyFor { info, verb, .. } = *body_for;
-    if protobuf::is_protobuf(content_type) && !info.builtin {
-        return custom_resource_protobuf(body_for, body, content_type);
-    }
-    if protobuf::is_protobuf(content_type) {
-        return Ok((Bytes::from(protobuf::to_json(info, body)?), JSON));
-    }
-    let reads_body = match verb {
-        Verb::Create | Verb::Update => true,
-        Verb::Delete | Verb::DeleteCollection => !body.is_empty(),
-        _ => false,
-    };
+const JSON: &str = "application/json";
+
+/// `NegotiateInputSerializer` alone: a body the handler reads must come in a media type it has
+/// a serializer for (415 otherwise). The create and update handlers ask before they decode
+/// their options, and decode the body only after.
+pub(crate) fn negotiate(body_for: &BodyFor<'_>, body: &Bytes, content_type: &str) -> Result<(), ApiStatus> {
     let media = content_type
         .split(';')
         .next()
         .unwrap_or_default()
         .trim()
         .to_ascii_lowercase();
-    match media.as_str() {
-        _ if !reads_body => Ok((body.clone(), content_type)),
-        // No type is the serializers' first, JSON.
-        "" | JSON => Ok((body.clone(), content_type)),
-        yaml_body::MEDIA_TYPE => Ok((yaml_body::to_json(info, body)?, JSON)),
-        _ => Err(ApiStatus::unsupported_media_type(&[
+    // No type is the serializers' first, JSON.
+    let served = matches!(media.as_str(), "" | JSON | yaml_body::MEDIA_TYPE) || protobuf::is_protobuf(content_type);
+    match served || !reads_body(body_for.verb, body) {
+        true => Ok(()),
+        false => Err(ApiStatus::unsupported_media_type(&[
             JSON,
             yaml_body::MEDIA_TYPE,
             protobuf::MEDIA_TYPE,
         ])),
+    }
+}
+
+/// Whether the verb's handler reads the body at all: a delete only when one was sent.
+fn reads_body(verb: Verb, body: &Bytes) -> bool {
+    match verb {
+        Verb::Create | Verb::Update => true,
+        Verb::Delete | Verb::DeleteCollection => !body.is_empty(),
+        _ => false,
+    }
+}
+
+/// The body of a request for `info` as JSON, and the content type it now has.
+pub(crate) fn read<'a>(
+    body_for: &BodyFor<'_>,
+    body: &Bytes,
+    content_type: &'a str,
+) -> Result<(Bytes, &'a str), ApiStatus> {
+    negotiate(body_for, body, content_type)?;
+    let info = body_for.info;
+    if protobuf::is_protobuf(content_type) && !info.builtin {
+        return custom_resource_protobuf(body_for, body, content_type);
+    }
+    if protobuf::is_protobuf(content_type) {
+        return Ok((Bytes::from(protobuf::to_json(info, body)?), JSON));
+    }
+    let yaml = content_type
+        .split(';')
+        .next()
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case(yaml_body::MEDIA_TYPE));
+    match reads_body(body_for.verb, body) && yaml {
+        true => Ok((yaml_body::to_json(info, body)?, JSON)),
+        false => Ok((body.clone(), content_type)),
     }
 }
 

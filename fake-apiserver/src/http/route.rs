@@ -48,6 +48,10 @@ pub(crate) struct ResourceRoute {
     pub(crate) namespace: Option<String>,
     pub(crate) name: Option<String>,
     pub(crate) subresource: Option<String>,
+    /// The CRD handler's answer to a subresource it does not serve with this verb (an object it
+    /// cannot find, `NewMethodNotSupported`): given after its namespace checks, with the
+    /// version's deprecation warning.
+    pub(crate) refusal: Option<ApiStatus>,
 }
 
 /// Parses `method path` against the registered resources.
@@ -164,10 +168,16 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
     if !proxied && (rest.len() > 5 || (namespace.is_none() && rest.len() > 3)) {
         return Err(ApiStatus::no_route());
     }
+    // The CRD handler passes a namespaced resource's request without a namespace on to the
+    // mux's 404, unless it lists or watches (`possiblyAcrossAllNamespacesVerbs`).
+    let across_namespaces = method == Method::GET && (name.is_none() || prefixed);
+    if !info.builtin && info.namespaced && namespace.is_none() && !across_namespaces {
+        return Ok(Route::PageNotFound);
+    }
     let verb = match (method, name.is_some()) {
         // The `/watch/` prefix watches one object (a name field selector); `?watch` on an
         // object's path is a GET.
-        (&Method::GET, true) if prefixed && subresource.is_none() => Verb::Watch,
+        (&Method::GET, true) if prefixed => Verb::Watch,
         (&Method::GET, true) => Verb::Get,
         (&Method::GET, false) if watch => Verb::Watch,
         (&Method::GET, false) => Verb::List,
@@ -189,15 +199,19 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
     // The CRD handler answers an unknown subresource as an object it cannot find, and a verb
     // its `/status` or `/scale` handler has no case for with `NewMethodNotSupported`
     // (`serveStatus`, `serveScale` in `apiextensions-apiserver/pkg/apiserver/customresource_handler.go`).
+    // The `/watch/` prefix makes any object path a watch (`RequestInfoFactory`); go-restful
+    // registers it for objects only.
+    let mut refusal = None;
     if let (Some(sub), Some(object)) = (subresource.as_deref(), name)
         && !info.serves(verb, Some(sub))
     {
-        return Err(match (info.builtin, info.has_subresource(sub)) {
-            (true, true) => ApiStatus::method_not_allowed(),
-            (true, false) => ApiStatus::no_route(),
-            (false, true) => ApiStatus::method_not_supported(info, verb.discovery_name()),
-            (false, false) => ApiStatus::not_found(info, object),
-        });
+        match (info.builtin, info.has_subresource(sub)) {
+            (true, true) if prefixed => return Err(ApiStatus::no_route()),
+            (true, true) => return Err(ApiStatus::method_not_allowed()),
+            (true, false) => return Err(ApiStatus::no_route()),
+            (false, true) => refusal = Some(ApiStatus::method_not_supported(info, verb.discovery_name())),
+            (false, false) => refusal = Some(ApiStatus::not_found(info, object)),
+        }
     }
     Ok(Route::Resource(ResourceRoute {
         verb,
@@ -205,5 +219,6 @@ pub(crate) fn route(method: &Method, path: &str, watch_param: bool, registry: &R
         namespace: namespace.map(str::to_owned),
         name: name.map(str::to_owned),
         subresource,
+        refusal,
     }))
 }

@@ -196,8 +196,14 @@ pub(super) fn prepare_delete(state: &mut State, info: &ResourceInfo, crd: Arc<Va
     if object::is_deleting(&crd) {
         return crd;
     }
-    let mut marked = (*crd).clone();
-    let mut finalizers = object::finalizers(&crd);
+    state.store.put(&info.storage_key(), with_cleanup_pending(&crd))
+}
+
+/// A CRD as the registry's first DELETE leaves it (a dry run's answer, with its deletion time):
+/// the cleanup finalizer added and the `Terminating` condition true.
+pub(crate) fn with_cleanup_pending(crd: &Value) -> Value {
+    let mut marked = crd.clone();
+    let mut finalizers = object::finalizers(crd);
     if !finalizers.iter().any(|f| f == CRD_CLEANUP_FINALIZER) {
         finalizers.push(CRD_CLEANUP_FINALIZER.to_owned());
         object::set_finalizers(&mut marked, &finalizers);
@@ -210,7 +216,7 @@ pub(super) fn prepare_delete(state: &mut State, info: &ResourceInfo, crd: Arc<Va
             "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
         ),
     );
-    state.store.put(&info.storage_key(), marked)
+    marked
 }
 
 /// Serves exactly the versions a CRD now lists.

@@ -17,7 +17,7 @@ mod bootstrap;
 mod claim_binder;
 mod controller_history;
 mod controller_refs;
-mod crd;
+pub(crate) mod crd;
 mod crd_names;
 mod cronjob_controller;
 mod cronjob_jobs;

@@ -66,13 +66,19 @@ pub(super) fn on_delete(state: &mut State, info: &Arc<ResourceInfo>, old: Arc<Va
             OnDelete::Answered(old)
         };
     }
-    let mut marked = (*old).clone();
-    meta_mut(&mut marked).insert("deletionTimestamp".to_owned(), json!(object::now()));
-    marked["status"]["phase"] = json!("Terminating");
-    let marked = state.store.put(&info.storage_key(), marked);
+    let marked = state.store.put(&info.storage_key(), marked_for_deletion(&old));
     let name = object::name(&marked).to_owned();
     state.pending.push(Pending::EmptyNamespace { name });
     OnDelete::Answered(marked)
+}
+
+/// A namespace as the registry's first DELETE leaves it (a dry run's answer too): a deletion
+/// time, no grace period, and the phase `Terminating`.
+pub(crate) fn marked_for_deletion(old: &Value) -> Value {
+    let mut marked = old.clone();
+    meta_mut(&mut marked).insert("deletionTimestamp".to_owned(), json!(object::now()));
+    marked["status"]["phase"] = json!("Terminating");
+    marked
 }
 
 /// `ShouldDeleteNamespaceDuringUpdate`: an update that leaves a deleted namespace without

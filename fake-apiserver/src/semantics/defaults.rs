@@ -88,6 +88,8 @@ pub(crate) fn apply(info: &ResourceInfo, object: &mut Value, minor: u32) -> Resu
         ("", "Secret") => secret(object)?,
         ("", "Namespace") => namespace(object),
         ("", "Event") => zero::fill_unset(object, "", "Event"),
+        // `spec` is a struct: `omitempty` never leaves it out.
+        ("coordination.k8s.io", "Lease") => zero::fill_unset(object, "coordination.k8s.io", "Lease"),
         ("", "Service") => service(object, minor),
         ("", "Node") => node(object),
         ("certificates.k8s.io", "CertificateSigningRequest") => certificate_signing_request(object)?,

@@ -59,7 +59,8 @@ fn find<'q>(list: &'q [(String, Quantity)], key: &str) -> Option<&'q Quantity> {
 }
 
 fn shown(quantity: &Quantity) -> BadValue {
-    BadValue::Raw(quantity.go_syntax())
+    // Each message prints the value with `String()` before the error's `%#v` copies it.
+    BadValue::Raw(quantity.stringified().go_syntax())
 }
 
 /// `ValidateLimitRange` less the object metadata.

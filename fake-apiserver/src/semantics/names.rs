@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::storage::object::{is_dns_subdomain, is_label_shaped};
+use crate::storage::object::{self, is_dns_subdomain, is_label_shaped};
 
 const QUALIFIED_NAME: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 const LABEL_VALUE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
@@ -229,11 +229,25 @@ pub(crate) fn metadata_errors(object: &Value) -> Vec<(String, String)> {
             ));
         }
     }
-    let finalizers = meta.and_then(|m| m.get("finalizers")).and_then(Value::as_array);
-    for finalizer in finalizers.into_iter().flatten().filter_map(Value::as_str) {
+    // `ValidateFinalizers`: each name, then the two deletion policies' finalizers together.
+    let finalizers = object::finalizers(object);
+    for finalizer in &finalizers {
         for why in qualified_name_errors(finalizer) {
-            errors.push(("metadata.finalizers".to_owned(), invalid(&Value::from(finalizer), &why)));
+            errors.push((
+                "metadata.finalizers".to_owned(),
+                invalid(&Value::from(finalizer.as_str()), &why),
+            ));
         }
+    }
+    let has = |name: &str| finalizers.iter().any(|f| f == name);
+    if has("orphan") && has("foregroundDeletion") {
+        errors.push((
+            "metadata.finalizers".to_owned(),
+            format!(
+                "Invalid value: {}: finalizer orphan and foregroundDeletion cannot be both set",
+                go_strings(&finalizers)
+            ),
+        ));
     }
     errors
 }

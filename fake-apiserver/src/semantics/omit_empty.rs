@@ -40,6 +40,31 @@ pub(crate) fn drop_empty(value: &mut Value, shape: Shape<'_>, which: Empty) {
     }
 }
 
+/// What a built-in object holds once it went through its protobuf storage encoding: an empty
+/// slice or map without `omitempty` comes back nil, which Go's encoder writes as `null` (a
+/// ClusterRole sent `rules: []` is stored and answered with `rules: null`).
+pub(crate) fn null_empty_collections(value: &mut Value, shape: Shape<'_>) {
+    match value {
+        Value::Object(fields) => {
+            for (key, field) in fields.iter_mut() {
+                let empty = matches!(&*field, Value::Array(items) if items.is_empty())
+                    || matches!(&*field, Value::Object(entries) if entries.is_empty());
+                if empty && !shape.omits_empty(key) && shape.declares_collection(key) {
+                    *field = Value::Null;
+                } else {
+                    null_empty_collections(field, shape.child(key));
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                null_empty_collections(item, shape.items());
+            }
+        }
+        _ => {}
+    }
+}
+
 /// `isEmptyValue` of the Go value a JSON value decodes to.
 fn is_empty(value: &Value, which: Empty) -> bool {
     match value {

@@ -59,7 +59,8 @@ fn nested<'a>(
             return Ok(None);
         }
         let Some(map) = current.as_object() else {
-            let walked = format!(".{}", fields[..depth].join("."));
+            // `NestedFieldNoCopy` names the path up to the field it could not look up.
+            let walked = format!(".{}", fields[..=depth].join("."));
             return Err(accessor_error(&walked, current, "map[string]interface{}"));
         };
         match map.get(*field) {
@@ -82,8 +83,8 @@ fn accessor_error(path: &str, value: &Value, expected: &str) -> String {
         Value::Number(n) if n.is_f64() => (strategic_error::go_text(value), "float64"),
         Value::Number(n) => (n.to_string(), "int64"),
         Value::String(s) => (s.clone(), "string"),
-        Value::Array(_) => (value.to_string(), "[]interface {}"),
-        Value::Object(_) => (value.to_string(), "map[string]interface {}"),
+        Value::Array(_) => (strategic_error::go_text(value), "[]interface {}"),
+        Value::Object(_) => (strategic_error::go_text(value), "map[string]interface {}"),
     };
     format!("{path} accessor error: {shown} is of the type {go_type}, expected {expected}")
 }
@@ -120,5 +121,15 @@ mod tests {
         let fine = json!({ "spec": { "replicas": 3 } });
         assert!(errors(&paths(), &fine, true).is_empty());
         assert_eq!(errors(&paths(), &object, false).len(), 2);
+    }
+
+    #[test]
+    fn a_parent_that_is_no_map_is_named_with_the_field_looked_up() {
+        let listed = json!({ "spec": ["size", "small"] });
+        let shown = errors(&paths(), &listed, true)[0].to_string();
+        assert_eq!(
+            shown,
+            ".spec.replicas: Invalid value: 0: .spec.replicas accessor error: [size small] is of the type []interface {}, expected map[string]interface{}"
+        );
     }
 }

@@ -6,7 +6,7 @@
 //! `api/openapi-spec/v3` documents: a list's type, else its patch strategy and merge key, else
 //! atomic; a kind only a later minor serves, flowcontrol's v1, from that minor's).
 
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use serde_json::{Map, Value};
 
@@ -22,6 +22,11 @@ pub(crate) struct Shape<'a> {
     /// The definition `schema` is, by name (`io.k8s.api.apps.v1.DeploymentSpec`).
     definition: Option<&'a str>,
 }
+
+/// The schema structured-merge-diff gives a value below `x-kubernetes-preserve-unknown-fields`
+/// (`__untyped_deduced_`): a map of more such values, each key an entry of its own; its lists
+/// and scalars are atomic.
+static DEDUCED: LazyLock<Value> = LazyLock::new(|| serde_json::json!({"x-kubernetes-preserve-unknown-fields": true}));
 
 /// A field's strategic merge patch metadata (`strategicpatch.PatchMeta`): its patch strategies
 /// and merge key, as its Go struct tags give them (`x-kubernetes-patch-strategy`, `-merge-key`).
@@ -45,7 +50,7 @@ pub(crate) fn builtin_shapes() -> &'static Value {
 /// of the kinds a later minor serves and the base does not (flowcontrol's `v1`), with the
 /// definitions they reach. Only a server of that minor registers such a kind, so one map serves
 /// every minor; the fields later minors add to base definitions stay `minor_fields`' to read.
-fn served_shapes() -> &'static (Map<String, Value>, Map<String, Value>) {
+pub(crate) fn served_shapes() -> &'static (Map<String, Value>, Map<String, Value>) {
     static SERVED: OnceLock<(Map<String, Value>, Map<String, Value>)> = OnceLock::new();
     SERVED.get_or_init(|| {
         let shapes = builtin_shapes();
@@ -120,12 +125,24 @@ impl<'a> Shape<'a> {
     }
 
     pub(crate) fn child(self, key: &str) -> Self {
-        let schema = self.property(key).or_else(|| {
-            self.schema
-                .and_then(|s| s.get("additionalProperties"))
-                .filter(|a| a.is_object())
-        });
+        let schema = self
+            .property(key)
+            .or_else(|| {
+                self.schema
+                    .and_then(|s| s.get("additionalProperties"))
+                    .filter(|a| a.is_object())
+            })
+            .or_else(|| self.preserves_unknown().then(|| &*DEDUCED));
         self.resolve(schema)
+    }
+
+    /// Whether the schema keeps fields it does not declare (`x-kubernetes-preserve-unknown-fields`),
+    /// which structured-merge-diff types as a map of deduced values.
+    fn preserves_unknown(self) -> bool {
+        self.schema
+            .and_then(|s| s.get("x-kubernetes-preserve-unknown-fields"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
     }
 
     pub(crate) fn items(self) -> Self {
@@ -187,7 +204,7 @@ impl<'a> Shape<'a> {
     pub(crate) fn is_map_entry(self, key: &str) -> bool {
         self.schema.is_some_and(|s| {
             s.get("properties").and_then(|p| p.get(key)).is_none()
-                && s.get("additionalProperties").is_some_and(Value::is_object)
+                && (s.get("additionalProperties").is_some_and(Value::is_object) || self.preserves_unknown())
         })
     }
 
@@ -218,6 +235,14 @@ impl<'a> Shape<'a> {
                 .is_some_and(|fields| fields.iter().any(|f| f == key))
     }
 
+    /// Whether this built-in type declares `key` as a slice or a map (a Go value that can be
+    /// nil), not a struct or a scalar.
+    pub(crate) fn declares_collection(self, key: &str) -> bool {
+        let declared = self.definitions.is_some() && self.property(key).is_some();
+        let child = self.child(key);
+        declared && (child.schema.is_some_and(|s| s.get("items").is_some()) || child.is_map())
+    }
+
     /// The default of a list item's field `name`, from the list's schema.
     fn item_default(self, name: &str) -> Option<Value> {
         let items = self.items().schema?;
@@ -226,24 +251,6 @@ impl<'a> Shape<'a> {
             .filter(|d| !d.is_null())
             .cloned()
     }
-}
-
-/// The Go struct type that declares the field at `path` (JSON field names, list indexes left
-/// out) of a built-in kind of `group/version/kind`: the type of its parent, as the definitions'
-/// `$ref`s name it (`io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec` names
-/// `HorizontalPodAutoscalerSpec`); `None` where a parent is not a named struct.
-pub(crate) fn go_struct_name(group_version_kind: &str, path: &[&str]) -> Option<String> {
-    let (kinds, definitions) = served_shapes();
-    let mut name = kinds.get(group_version_kind)?.as_str()?;
-    let (_, parents) = path.split_last()?;
-    for field in parents {
-        let mut node = definitions.get(name)?.pointer("/properties")?.get(*field)?;
-        while let Some(items) = node.get("items") {
-            node = items;
-        }
-        name = node.get("$ref")?.as_str()?;
-    }
-    name.rsplit('.').next().map(str::to_owned)
 }
 
 /// How a list's elements are identified.

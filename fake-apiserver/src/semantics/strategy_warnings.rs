@@ -18,6 +18,7 @@ use super::runtimeclass;
 use super::service_warnings::service_warnings;
 use super::storage_warnings::{csi_storage_capacity_warnings, storage_class_warnings};
 use super::tls_key_pair;
+use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
 
 /// The path of a workload's pod template.
@@ -26,7 +27,7 @@ const TEMPLATE: &str = "spec.template";
 /// `WarningsOnCreate` of the kind's strategy on the Kubernetes `minor`.
 pub(crate) fn on_create(info: &ResourceInfo, object: &Value, minor: u32) -> Vec<String> {
     if !info.builtin {
-        return Vec::new();
+        return custom_finalizer_warnings(object, None, minor);
     }
     match (info.group.as_str(), info.kind.as_str()) {
         ("", "Service") => service_warnings(object),
@@ -78,8 +79,11 @@ pub(crate) fn on_update(
     subresource: Option<&str>,
     minor: u32,
 ) -> Vec<String> {
-    if !info.builtin || !matches!(subresource, None | Some("scale")) {
+    if !matches!(subresource, None | Some("scale")) {
         return Vec::new();
+    }
+    if !info.builtin {
+        return custom_finalizer_warnings(object, Some(old), minor);
     }
     match (info.group.as_str(), info.kind.as_str()) {
         ("", "Service") if subresource.is_none() => service_warnings(object),
@@ -125,7 +129,7 @@ pub(crate) fn on_update(
 /// The replicationcontroller strategy's name warning: its pods and their hostnames are named
 /// after it, so a name that is no DNS label surprises.
 fn name_label_warnings(object: &Value) -> Vec<String> {
-    let why = dns1123_label_errors(crate::storage::object::name(object));
+    let why = dns1123_label_errors(object::name(object));
     if why.is_empty() {
         return Vec::new();
     }
@@ -194,6 +198,33 @@ fn claim_template_warnings(object: &Value, suffix: &str) -> Vec<String> {
         warnings.extend(claim_spec_warnings(claim.get("spec").unwrap_or(&Value::Null), &at));
     }
     warnings
+}
+
+/// A custom resource's strategy from 1.29 (`generateWarningsFromObj`, apiextensions-apiserver's
+/// registry/customresource/strategy.go): each finalizer the write adds, in sorted order, that
+/// names no domain and is not one of Kubernetes' own. Its qualified-name checks cannot fire
+/// here: the metadata's validation already refused such names.
+fn custom_finalizer_warnings(object: &Value, old: Option<&Value>, minor: u32) -> Vec<String> {
+    const STANDARD: [&str; 3] = ["orphan", "foregroundDeletion", "kubernetes"];
+    if minor < 29 {
+        return Vec::new();
+    }
+    let before = old.map(object::finalizers).unwrap_or_default();
+    let mut added: Vec<String> = object::finalizers(object)
+        .into_iter()
+        .filter(|name| !before.contains(name))
+        .collect();
+    added.sort();
+    added.dedup();
+    added
+        .into_iter()
+        .filter(|name| !name.contains('/') && !STANDARD.contains(&name.as_str()))
+        .map(|name| {
+            format!(
+                "metadata.finalizers: {name:?}: prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers"
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]

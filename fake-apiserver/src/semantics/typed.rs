@@ -35,7 +35,7 @@ use serde_json::Value;
 
 use crate::semantics::flowcontrol_types::shares_field;
 use crate::semantics::shape::Shape;
-use crate::semantics::{flowcontrol_conversion, go_json, go_time_parse, minor_fields, shape};
+use crate::semantics::{flowcontrol_conversion, go_json, go_time_parse, go_type_names, minor_fields};
 use crate::storage::resource::ResourceInfo;
 
 /// Removes the fields of a built-in `object` its type in the emulated `minor` does not know,
@@ -85,7 +85,14 @@ pub(crate) fn decode_error(info: &ResourceInfo, object: &Value) -> Option<String
     let field = go_field_stack(info, &path);
     // Go names the struct that declares the field; the kind's own when the shapes do not say.
     let group_version_kind = format!("{}/{}/{}", info.group, info.version, info.kind);
-    let declaring = shape::go_struct_name(&group_version_kind, &field).unwrap_or_else(|| info.kind.clone());
+    let declaring = go_type_names::go_struct_name(&group_version_kind, &field).unwrap_or_else(|| info.kind.clone());
+    // serde only says it wanted a map: the field's own Go type says which.
+    let go_type = match go_type {
+        "map[string]interface {}" => {
+            go_type_names::go_field_type(&group_version_kind, &field).unwrap_or_else(|| go_type.to_owned())
+        }
+        other => other.to_owned(),
+    };
     Some(format!(
         "json: cannot unmarshal {found} into Go struct field {declaring}.{} of type {go_type}",
         field.join(".")

@@ -7,6 +7,8 @@ use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::field_error::go_quote;
 use crate::semantics::names;
 use crate::semantics::namespace_validation;
+use crate::semantics::registered_kinds;
+use crate::semantics::schema::object_meta;
 use crate::status::ApiStatus;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::{Lifecycle, ResourceInfo};
@@ -38,6 +40,15 @@ pub(crate) fn check_type_meta(decoded: &mut Decoded, info: &ResourceInfo) -> Res
             let why = format!("Object 'Kind' is missing in '{}'", String::from_utf8_lossy(&raw));
             return Err(decoding::unrecognized(info, &why, &raw));
         }
+        // The decoder's coercer reads the metadata alone as an `ObjectMeta`, before the handler
+        // compares the body's version with its own (`unstructuredSchemaCoercer.apply`).
+        if let Some(why) = map.get("metadata").and_then(object_meta::decode_error) {
+            let version = api_version.rsplit_once('/').map_or(api_version, |(_, version)| version);
+            return Err(ApiStatus::bad_request(format!(
+                "{kind} in version {version:?} cannot be handled as a {}: {why}",
+                info.kind
+            )));
+        }
         // The custom resource handler decodes into the request's version, and only that one.
         if api_version != expected {
             return Err(ApiStatus::bad_request(format!(
@@ -51,45 +62,16 @@ pub(crate) fn check_type_meta(decoded: &mut Decoded, info: &ResourceInfo) -> Res
             );
             return Err(ApiStatus::invalid_kind(kind, &info.group, object::name(body), &[cause]));
         }
-    } else if let Some((subject, why)) = builtin_type_meta_error(info, body) {
+    } else if let Some((subject, why)) = registered_kinds::builtin_type_meta_error(info, body) {
         return Err(ApiStatus::bad_request(format!(
-            "{subject} in version {:?} cannot be handled as a {}: {why}",
-            info.version, info.kind
+            "{subject} cannot be handled as a {}: {why}",
+            info.kind
         )));
     }
     let map = body.as_object_mut().expect("checked object");
     map.insert("apiVersion".to_owned(), json!(expected));
     map.insert("kind".to_owned(), json!(info.kind));
     Ok(())
-}
-
-/// Why the typed decoder refuses a built-in kind's body for its `kind` (another kind: the
-/// conversion to the internal type fails) or its `apiVersion` (another group: no such kind
-/// there), in the decoder's words, with the kind `transformDecodeError` names as the one sent.
-pub(crate) fn builtin_type_meta_error(info: &ResourceInfo, body: &Value) -> Option<(String, String)> {
-    let api_version = body.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
-    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    let kind = body.get("kind").and_then(Value::as_str).unwrap_or_default();
-    let internal_group = if info.group.is_empty() {
-        "core"
-    } else {
-        info.group.as_str()
-    };
-    if !kind.is_empty() && kind != info.kind {
-        let why = format!(
-            "converting ({}.{kind}) to ({internal_group}.{}): unknown conversion",
-            info.version, info.kind
-        );
-        return Some((kind.to_owned(), why));
-    }
-    if !api_version.is_empty() && group != info.group {
-        let why = format!(
-            "no kind {:?} is registered for version {api_version:?} in scheme \"pkg/runtime/scheme.go:100\"",
-            info.kind
-        );
-        return Some((info.kind.clone(), why));
-    }
-    None
 }
 
 /// Puts the object in the request's namespace, or refuses a different one.
@@ -128,7 +110,9 @@ pub(crate) fn check_name(body: &Value, name: &str) -> Result<(), ApiStatus> {
 }
 
 /// Name, namespace and uid cannot change: a write (typically a patch) that sets them to other
-/// values is Invalid; leaving them out keeps them.
+/// values is Invalid; leaving them out keeps them. kube-apiserver checks the metadata update
+/// twice, in `rest.BeforeUpdate`'s common checks and in the strategy's `ValidateUpdate`, and
+/// answers with both causes.
 pub(crate) fn check_identity_unchanged(info: &ResourceInfo, old: &Value, new: &Value) -> Result<(), ApiStatus> {
     let mut causes = Vec::new();
     for field in ["name", "namespace", "uid"] {
@@ -143,7 +127,8 @@ pub(crate) fn check_identity_unchanged(info: &ResourceInfo, old: &Value, new: &V
     if causes.is_empty() {
         Ok(())
     } else {
-        Err(ApiStatus::invalid(info, object::name(old), &causes))
+        let twice: Vec<_> = causes.iter().chain(&causes).cloned().collect();
+        Err(ApiStatus::invalid(info, object::name(old), &twice))
     }
 }
 

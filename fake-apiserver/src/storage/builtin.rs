@@ -5,12 +5,12 @@ use crate::storage::verb::Verb;
 
 impl ResourceInfo {
     /// Whether the resource's objects are stored: the computed ones (component statuses,
-    /// bindings, token and self reviews) have no storage version, so discovery lists no `storageVersionHash`
+    /// bindings, token, access and self reviews) have no storage version, so discovery lists no `storageVersionHash`
     /// for them.
     pub fn is_stored(&self) -> bool {
         let computed = match self.group.as_str() {
             "" => matches!(self.plural.as_str(), "componentstatuses" | "bindings"),
-            "authentication.k8s.io" => true,
+            "authentication.k8s.io" | "authorization.k8s.io" => true,
             _ => false,
         };
         !(self.builtin && computed)

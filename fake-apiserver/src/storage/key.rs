@@ -5,6 +5,7 @@ use std::cmp::Ordering;
 use serde_json::Value;
 
 use crate::storage::object;
+use crate::storage::resource::{Lifecycle, ResourceInfo};
 
 /// An object's namespace (empty for cluster-scoped objects) and name.
 ///
@@ -52,6 +53,27 @@ impl Ord for ObjectKey {
 impl PartialOrd for ObjectKey {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
+    }
+}
+
+/// The etcd key kube-apiserver keeps an object under, which its storage errors quote:
+/// `/registry/<prefix>[/<namespace>]/<name>`. The prefix of a built-in resource is its name, or
+/// the one compiled in (`SpecialDefaultResourcePrefixes`, pkg/kubeapiserver/default_storage_factory_builder.go);
+/// the apiextensions and aggregator servers, and custom resources, prefix the group.
+pub(crate) fn etcd_key(info: &ResourceInfo, namespace: Option<&str>, name: &str) -> String {
+    let own_server = matches!(info.group.as_str(), "apiextensions.k8s.io" | "apiregistration.k8s.io");
+    let prefix = match (info.group.as_str(), info.plural.as_str()) {
+        _ if info.lifecycle == Lifecycle::CustomResource || own_server => format!("{}/{}", info.group, info.plural),
+        ("", "replicationcontrollers") => "controllers".to_owned(),
+        ("", "endpoints") => "services/endpoints".to_owned(),
+        ("", "nodes") => "minions".to_owned(),
+        ("", "services") => "services/specs".to_owned(),
+        ("networking.k8s.io", "ingresses") => "ingress".to_owned(),
+        (_, plural) => plural.to_owned(),
+    };
+    match namespace {
+        Some(namespace) => format!("/registry/{prefix}/{namespace}/{name}"),
+        None => format!("/registry/{prefix}/{name}"),
     }
 }
 

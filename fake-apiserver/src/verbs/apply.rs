@@ -16,6 +16,7 @@ use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
+use crate::verbs::applied_config::{check_applied, check_name};
 use crate::verbs::options::{Ownership, WriteOpts};
 use crate::verbs::{read, write};
 
@@ -96,7 +97,6 @@ pub(crate) fn apply(
         let checked = write::check(info, config, &opts, state.options.minor())?;
         return Ok((write::create(state, info, request.namespace, checked, &opts)?, true));
     };
-    write::check_resource_version(info, request.name, &rv, &old)?;
     let mut entries = managed_fields::read(&old);
     if entries.is_empty() {
         entries = before_first_apply(info, &old, request.subresource, &now);
@@ -137,6 +137,8 @@ pub(crate) fn apply(
         return Err(conflict_status(conflicts));
     }
     check_name(&config_name, request.name)?;
+    // The storage compares the resourceVersion once the apply has made the object.
+    write::check_resource_version(info, request.name, &rv, &old)?;
     let taken: BTreeSet<&FieldPath> = conflicts.iter().chain(&upgraded).map(|c| &c.path).collect();
     if !taken.is_empty() {
         for e in entries.iter_mut().filter(|e| !own(e)) {
@@ -200,48 +202,6 @@ fn before_first_apply(info: &ResourceInfo, old: &Value, subresource: Option<&str
 
 /// The manager `skipNonAppliedManager` records an object's fields under before its first apply.
 const BEFORE_FIRST_APPLY: &str = "before-first-apply";
-
-/// What kube-apiserver checks of every applied configuration first: that it is an object of the
-/// endpoint's group, version and kind (its field manager's versionCheckManager refuses absent or
-/// other ones).
-pub(crate) fn check_applied(config: &Value, api_version: &str, kind: &str) -> Result<(), ApiStatus> {
-    // The apply patcher decodes the body into a map (`yaml.Unmarshal` into an unstructured
-    // object): anything else fails there, in encoding/json's words.
-    let decoded_as = match config {
-        // `null` leaves the map empty: no apiVersion nor kind then.
-        Value::Object(_) | Value::Null => None,
-        Value::Array(_) => Some("array"),
-        Value::String(_) => Some("string"),
-        Value::Number(_) => Some("number"),
-        Value::Bool(_) => Some("bool"),
-    };
-    if let Some(json_kind) = decoded_as {
-        return Err(ApiStatus::bad_request(format!(
-            "error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal {json_kind} into Go value of type map[string]interface {{}}"
-        )));
-    }
-    let type_meta = |field| config.get(field).and_then(Value::as_str).unwrap_or_default();
-    let (sent_version, sent_kind) = (type_meta("apiVersion"), type_meta("kind"));
-    if sent_version != api_version || sent_kind != kind {
-        let (group, version) = sent_version.rsplit_once('/').unwrap_or(("", sent_version));
-        return Err(ApiStatus::bad_request(format!(
-            "invalid object type: {group}/{version}, Kind={sent_kind}"
-        )));
-    }
-    Ok(())
-}
-
-/// `checkName`, which the patch handler runs on the object the apply produced, after the
-/// field manager merged it (so a conflict is reported first): the name the configuration gave,
-/// if any, must be the URL's.
-pub(crate) fn check_name(config_name: &str, name: &str) -> Result<(), ApiStatus> {
-    if !config_name.is_empty() && config_name != name {
-        return Err(ApiStatus::bad_request(format!(
-            "the name of the object ({config_name}) does not match the name on the URL ({name})"
-        )));
-    }
-    Ok(())
-}
 
 /// structured-merge-diff's typed conversion of the applied configuration (`ObjectToTyped` in
 /// `structuredmerge.go`'s `Apply`): lists whose items it cannot name or that name one twice, and

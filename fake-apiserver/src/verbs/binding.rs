@@ -11,6 +11,7 @@ use crate::semantics::field_error::{BadValue, FieldError};
 use crate::semantics::pod_condition::update_pod_condition;
 use crate::status::ApiStatus;
 use crate::storage::State;
+use crate::storage::key::etcd_key;
 use crate::storage::object;
 use crate::verbs::authentication;
 
@@ -126,7 +127,7 @@ fn assign(
             .and_then(Value::as_str)
             .filter(|v| !v.is_empty())
     };
-    let key = format!("/registry/pods/{namespace}/{name}");
+    let key = etcd_key(&pods, Some(namespace), name);
     let precondition = |what: &str, sent: &str, stored: &str| {
         // The storage's invalid-object error, which `InterpretUpdateError` makes a Conflict.
         let why = format!(

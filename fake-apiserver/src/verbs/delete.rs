@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::lifecycle::admission_policies;
+use crate::lifecycle::crd;
 use crate::lifecycle::namespace as namespace_lifecycle;
 use crate::lifecycle::{self, FOREGROUND_FINALIZER, ORPHAN_FINALIZER, OnDelete};
 use crate::semantics::{priorityclass, versions};
@@ -96,7 +97,26 @@ pub(crate) fn delete(
 
 /// What a delete would answer, with nothing stored: the object as it would be marked, or gone.
 fn dry_run(state: &State, info: &ResourceInfo, old: Arc<Value>, opts: &DeleteOpts) -> (Arc<Value>, bool) {
+    if info.lifecycle == Lifecycle::Namespace && !object::is_deleting(&old) {
+        return (Arc::new(namespace_lifecycle::marked_for_deletion(&old)), false);
+    }
+    // The CRD registry's first delete is an update of its own (`REST.Delete`).
+    if info.lifecycle == Lifecycle::CustomResourceDefinition && !object::is_deleting(&old) {
+        let mut marked = crd::with_cleanup_pending(&old);
+        meta_mut(&mut marked).insert("deletionTimestamp".to_owned(), json!(object::now()));
+        return (Arc::new(marked), false);
+    }
     let finalizers = finalizers_after(state, &old, opts);
+    // A pod's graceful deletion marks it first (in memory only here), even when it is then
+    // removed at once.
+    match graceful_delete::before_delete(info, &old, opts) {
+        Graceful::Pending => return (old, false),
+        Graceful::Mark { timestamp, grace } => {
+            let marked = graceful_delete::marked(&old, &finalizers, &timestamp, grace);
+            return (Arc::new(marked), grace == 0 && finalizers.is_empty());
+        }
+        Graceful::No => {}
+    }
     if finalizers.is_empty() && info.lifecycle != Lifecycle::Namespace {
         return (old, true);
     }

@@ -1,5 +1,6 @@
 //! The Kubernetes verbs, one file per family, each a transaction on the storage under one lock.
 
+pub(crate) mod applied_config;
 pub(crate) mod apply;
 pub(crate) mod authentication;
 pub(crate) mod authorization;
@@ -11,6 +12,7 @@ pub(crate) mod eviction;
 mod graceful_delete;
 pub(crate) mod option_validation;
 pub(crate) mod options;
+mod owner_references;
 pub(crate) mod patch;
 pub(crate) mod pod_log;
 pub(crate) mod read;

@@ -168,6 +168,9 @@ impl Warnings {
 pub(crate) enum Ownership {
     /// An ordinary write: the manager takes the fields it changed.
     Update,
+    /// A patch: as an update, but its owner references are deduplicated only after the field
+    /// manager saw them (which then records nothing when it met duplicates).
+    Patched,
     /// Server-side apply already set `managedFields`.
     Applied,
 }

@@ -7,10 +7,11 @@ use serde_json::{Value, json};
 
 use crate::semantics::decoding::{self, Decoded};
 use crate::semantics::field_error::go_quote;
+use crate::semantics::schema::object_meta;
 use crate::semantics::shape::Shape;
 use crate::semantics::{go_json, go_json_writer, scale_view};
 use crate::semantics::{
-    quantity_fields, strategic, strategic_error, typed, unstructured_restore, validation, yaml_body,
+    quantity_fields, registered_kinds, strategic, strategic_error, typed, unstructured_restore, validation, yaml_body,
 };
 use crate::status::ApiStatus;
 use crate::storage::State;
@@ -109,6 +110,13 @@ pub(crate) fn patch(
     {
         return Err(invalid_patch(&shown, &why));
     }
+    // A custom resource's decoder reads the patched metadata alone as an `ObjectMeta`.
+    if !decoded_as.builtin
+        && let Some(why) = patched.get("metadata").and_then(object_meta::decode_error)
+    {
+        let shown = String::from_utf8_lossy(&go_json_writer::to_vec(&patched)).into_owned();
+        return Err(invalid_patch(&shown, &why));
+    }
     let mut decoded = Decoded {
         value: patched,
         duplicates: patch.duplicates,
@@ -141,7 +149,7 @@ pub(crate) fn patch(
             patched,
             request.subresource,
             request.opts,
-            Ownership::Update,
+            Ownership::Patched,
         )?,
         false,
     ))
@@ -160,7 +168,7 @@ fn decode_failure(media: &str, info: &ResourceInfo, patch: &Value, patched: &mut
     let why = match media {
         STRATEGIC_MERGE_PATCH => unstructured_restore::restore_error(info, patched),
         _ => decoding::interpret_error(patched)
-            .or_else(|| validation::builtin_type_meta_error(info, patched).map(|(_, why)| why))
+            .or_else(|| registered_kinds::builtin_type_meta_error(info, patched).map(|(_, why)| why))
             .or_else(|| typed::decode_error(info, patched)),
     };
     if let Some(why) = why {

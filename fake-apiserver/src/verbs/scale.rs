@@ -17,7 +17,8 @@ use crate::status::ApiStatus;
 use crate::storage::State;
 use crate::storage::object;
 use crate::storage::resource::ResourceInfo;
-use crate::verbs::apply::{ApplyRequest, Conflict, check_applied, check_name, conflict_status};
+use crate::verbs::applied_config::{check_applied, check_name};
+use crate::verbs::apply::{ApplyRequest, Conflict, conflict_status};
 use crate::verbs::options::{Ownership, WriteOpts};
 use crate::verbs::write::Checked;
 use crate::verbs::{read, write};
@@ -55,14 +56,26 @@ pub(crate) fn apply(
         }
     };
     let old = parent(state, info, request.namespace, request.name)?;
+    let replicas_in_object = field_path(&paths.spec_replicas);
+    let parent_entries = managed_fields::read(&old);
+    if !info.builtin && !parent_entries.iter().any(|e| e.fields.contains(&replicas_in_object)) {
+        // With no manager of the replicas, the Scale has no managed fields, and the field
+        // manager first records the live Scale as an update (`skipNonAppliedManager.Apply`),
+        // which the custom resources' converter cannot convert: kube-apiserver answers a 500.
+        return Err(ApiStatus::new(
+            500,
+            "",
+            "failed to create manager for existing fields: failed to convert live object (/; autoscaling/v1, Kind=Scale) \
+             to proper version: request to convert CR to an invalid group/version: autoscaling/v1",
+        ));
+    }
     write::check_resource_version(info, request.name, object::resource_version(config), &old)?;
     if let Some(replicas) = &applied_replicas {
         check_scale(info, request.name, replicas)?;
     }
 
     let replicas_in_scale = field_path(".spec.replicas");
-    let replicas_in_object = field_path(&paths.spec_replicas);
-    let parent = managed_fields::read(&old);
+    let parent = parent_entries;
     // ToSubresource: every manager of the object's replicas owns the Scale's.
     let mut scale_entries: Vec<ManagedEntry> = parent
         .iter()

@@ -15,10 +15,12 @@ use crate::semantics::validation::{
 use crate::semantics::{builtin_validation, defaults, managed_fields, managed_versions, names, versions};
 use crate::status::ApiStatus;
 use crate::storage::State;
+use crate::storage::key::etcd_key;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::delete;
 use crate::verbs::options::{Ownership, WriteOpts};
+use crate::verbs::owner_references::{self, Moment};
 use crate::verbs::read;
 use crate::verbs::strategy::{self, prepare_update};
 use crate::verbs::write::{Checked, create, encoded};
@@ -33,8 +35,11 @@ pub(crate) fn update(
     subresource: Option<&str>,
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
+    // Before the field manager sees the body.
+    opts.warnings.extend(owner_references::dedup(&mut body, Moment::AsSent));
     set_namespace(&mut body, info, namespace)?;
     check_name(&body, name)?;
+    check_uid_precondition(state, info, namespace, name, &body)?;
     let old = read::get(state, info, namespace, name)?;
     let rv = object::resource_version(&body);
     if rv.is_empty() && !info.allow_unconditional_update {
@@ -61,7 +66,31 @@ pub(crate) fn create_on_update(
 ) -> Result<Arc<Value>, ApiStatus> {
     set_namespace(&mut body, info, namespace)?;
     check_name(&body, name)?;
+    check_uid_precondition(state, info, namespace, name, &body)?;
     create(state, info, namespace, Checked(body), opts)
+}
+
+/// The uid a PUT's body carries is a precondition of its storage update
+/// (`defaultUpdatedObjectInfo.Preconditions`), checked against the stored object, or against
+/// nothing when there is none, before the resourceVersion: a Conflict quoting the storage error.
+fn check_uid_precondition(
+    state: &State,
+    info: &ResourceInfo,
+    namespace: Option<&str>,
+    name: &str,
+    body: &Value,
+) -> Result<(), ApiStatus> {
+    let sent = object::meta_str(body, "uid");
+    let stored = state.object(info, namespace, name);
+    let stored = stored.as_deref().map_or("", object::uid);
+    if sent.is_empty() || sent == stored {
+        return Ok(());
+    }
+    let key = etcd_key(info, namespace, name);
+    let why = format!(
+        "StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: {sent}, UID in object meta: {stored}"
+    );
+    Err(ApiStatus::conflict(info, name, &why))
 }
 
 /// A write may carry a resourceVersion (`sent`, empty when it does not): it must be the
@@ -101,6 +130,13 @@ pub(crate) fn commit_update(
     // they are not kept.
     let minor = state.options.minor();
     let typeable = managed_fields::is_typeable(info, &new, minor) && managed_fields::is_typeable(info, &old, minor);
+    // A patch's field manager has already met its owner references as patched (and failed on
+    // repeats up to 1.29: `typeable`); only then are they deduplicated.
+    let mut new = new;
+    if ownership == Ownership::Patched {
+        opts.warnings
+            .extend(owner_references::dedup(&mut new, Moment::AfterAdmission));
+    }
     let (mut new, mut field_view) = prepare_update(info, &old, new, subresource, ownership, state.options.minor());
     // The field manager sees the write decoded and encoded again (a pod's `podIP` already won).
     if let Some(view) = field_view.as_mut() {
@@ -115,8 +151,6 @@ pub(crate) fn commit_update(
     if let Some(view) = field_view.as_mut() {
         encoded(info, view);
     }
-    opts.warnings
-        .extend(strategy_warnings::on_update(info, &new, &old, subresource, minor));
     if object::is_deleting(&old) {
         let before = object::finalizers(&old);
         let added: Vec<String> = object::finalizers(&new)
@@ -145,6 +179,9 @@ pub(crate) fn commit_update(
     let admitted = schema::admit(info, &mut new, scope, Some(&old), state.options.minor(), &mut ratcheted);
     opts.warnings.extend(ratcheted);
     admitted?;
+    // `WarningsOnUpdate`, once the object validated (a custom resource's by its schema).
+    opts.warnings
+        .extend(strategy_warnings::on_update(info, &new, &old, subresource, minor));
     if subresource == Some("status") && !info.builtin {
         // A custom resource's status strategy copies the old object over the decoded one
         // (`statusStrategy.PrepareForUpdate`, after decoding defaulted it): what decoding
@@ -175,7 +212,7 @@ pub(crate) fn commit_update(
     }
     // kube-apiserver 1.28 records no managed fields for an ephemeral containers write.
     let tracked = subresource != Some("ephemeralcontainers");
-    if ownership == Ownership::Update
+    if ownership != Ownership::Applied
         && !replaced
         && tracked
         && let Some(manager) = &opts.manager

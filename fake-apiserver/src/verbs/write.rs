@@ -27,6 +27,7 @@ use crate::storage::State;
 use crate::storage::object::{self, meta_mut};
 use crate::storage::resource::ResourceInfo;
 use crate::verbs::options::{Ownership, WriteOpts};
+use crate::verbs::owner_references::{self, Moment};
 pub(crate) use crate::verbs::update::{check_resource_version, commit_update, create_on_update, update};
 
 /// Creates namespace `name` if it does not exist.
@@ -153,6 +154,8 @@ pub(crate) fn create(
     Checked(mut body): Checked,
     opts: &WriteOpts,
 ) -> Result<Arc<Value>, ApiStatus> {
+    // Before the field manager sees the body.
+    opts.warnings.extend(owner_references::dedup(&mut body, Moment::AsSent));
     defaults::apply(info, &mut body, state.options.minor())?;
     // The field manager sees the object as sent, before the strategy drops its status.
     let typeable = managed_fields::is_typeable(info, &body, state.options.minor());
@@ -238,8 +241,6 @@ pub(crate) fn create(
     job_strategy::prepare_create(info, &mut body, state.options.minor());
     builtin_validation::check(info, &body, None, None, state.options.minor())?;
     encoded(info, &mut body);
-    opts.warnings
-        .extend(strategy_warnings::on_create(info, &body, state.options.minor()));
     if info.status_subresource && !info.create_keeps_status() {
         // Status is the controllers' to write: kube-apiserver's strategies reset it on create, to
         // the Go zero value a built-in kind encodes (`{}` for a Deployment) and to nothing for a
@@ -255,6 +256,9 @@ pub(crate) fn create(
         state.options.minor(),
         &mut Vec::new(),
     )?;
+    // `WarningsOnCreate`, once the object validated (a custom resource's by its schema).
+    opts.warnings
+        .extend(strategy_warnings::on_create(info, &body, state.options.minor()));
     if state.object(info, namespace, &name).is_some() {
         return Err(ApiStatus::already_exists(info, &name));
     }
@@ -316,11 +320,16 @@ fn reset_status(info: &ResourceInfo, object: &mut Value) {
     }
 }
 
-/// A validated built-in object as its Go type encodes it: without its empty `omitempty` slices
-/// and maps (the scalars went when it was decoded).
+/// A validated built-in object as its Go type encodes it and its storage keeps it: without its
+/// empty `omitempty` slices and maps (the scalars went when it was decoded), its other empty
+/// ones nil.
 pub(super) fn encoded(info: &ResourceInfo, object: &mut Value) {
     if info.builtin {
         omit_empty::drop_empty(object, Shape::of(info), Empty::All);
+        // The apiextensions and aggregator servers store their objects as JSON.
+        if !matches!(info.group.as_str(), "apiextensions.k8s.io" | "apiregistration.k8s.io") {
+            omit_empty::null_empty_collections(object, Shape::of(info));
+        }
         quantity_fields::encode(info, object);
     }
 }

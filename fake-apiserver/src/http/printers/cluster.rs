@@ -8,14 +8,18 @@ use serde_json::{Value, json};
 
 use super::{BuiltinColumn, column, human_duration, text};
 
+const HOLDER_28: &str = "holderIdentity contains the identity of the holder of a current lease.";
+const HOLDER_31: &str = "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.";
+
 /// The columns after Name of a cluster kind's printer (`age` is the Age column).
-pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn) -> Option<Vec<BuiltinColumn>> {
+pub(super) fn columns(group: &str, kind: &str, age: BuiltinColumn, minor: u32) -> Option<Vec<BuiltinColumn>> {
     Some(match (group, kind) {
         ("coordination.k8s.io", "Lease") => vec![
             column(
                 "Holder",
                 "string",
-                "HolderIdentity contains the identity of the holder of a current lease.",
+                // The field's doc comment, which 1.31 extended for coordinated leader election.
+                if minor >= 31 { HOLDER_31 } else { HOLDER_28 },
                 |o| text(o, "/spec/holderIdentity"),
             ),
             age,

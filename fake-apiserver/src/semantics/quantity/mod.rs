@@ -159,6 +159,16 @@ impl Quantity {
         self.parsed.clear();
     }
 
+    /// The quantity after Go's `String()`, which keeps the canonical form it printed as the
+    /// cached string (a message that prints a value before `%#v` shows it shows that too).
+    pub(crate) fn stringified(&self) -> Self {
+        let mut printed = self.clone();
+        if printed.cached.is_empty() {
+            printed.cached = printed.to_string();
+        }
+        printed
+    }
+
     /// `NewQuantity(value, DecimalExponent)`: an integer, as the CEL library adds one.
     pub(crate) fn from_int(value: i64) -> Self {
         Self::exact(i128::from(value), 0, Format::DecimalExponent, "")
