@@ -52,12 +52,15 @@ impl Inner {
             lenient: query.validation() == FieldValidation::Ignore,
         };
         // A connection (exec, attach, port-forward, proxy) takes its body as it comes. The
-        // create and update handlers negotiate the body's serializer, then decode and check
-        // their options, and decode the body last (`createHandler`, `UpdateResource`).
+        // create handler negotiates the body's serializer, then decodes and checks its options;
+        // the update handler checks its options first (`createHandler`, `UpdateResource`); both
+        // decode the body last.
         let connection = connect::concerns(info, route.subresource.as_deref());
         let options_first = !connection && matches!(route.verb, Verb::Create | Verb::Update);
         if options_first {
-            request_body::negotiate(&incoming, body, content_type)?;
+            if route.verb == Verb::Create {
+                request_body::negotiate(&incoming, body, content_type)?;
+            }
             query.validate(route.verb, content_type, self.options.watch_list)?;
         }
         let (body, content_type) = match connection {

@@ -21,6 +21,9 @@ pub(crate) struct Shape<'a> {
     definitions: Option<&'static Map<String, Value>>,
     /// The definition `schema` is, by name (`io.k8s.api.apps.v1.DeploymentSpec`).
     definition: Option<&'a str>,
+    /// Whether this is an object's root, whose `apiVersion`, `kind` and `metadata` are typed
+    /// whatever its schema keeps.
+    root: bool,
 }
 
 /// The schema structured-merge-diff gives a value below `x-kubernetes-preserve-unknown-fields`
@@ -86,6 +89,7 @@ impl<'a> Shape<'a> {
                     schema: Some(root),
                     definitions: Some(definitions),
                     definition: Some(name),
+                    root: true,
                 };
             }
         }
@@ -93,6 +97,7 @@ impl<'a> Shape<'a> {
             schema: info.schema.as_ref(),
             definitions: None,
             definition: None,
+            root: true,
         }
     }
 
@@ -102,6 +107,7 @@ impl<'a> Shape<'a> {
             return Self {
                 schema: None,
                 definition: None,
+                root: false,
                 ..self
             };
         };
@@ -109,11 +115,13 @@ impl<'a> Shape<'a> {
             (Some(name), Some(definitions)) => Self {
                 schema: definitions.get(name),
                 definition: Some(name),
+                root: false,
                 ..self
             },
             _ => Self {
                 schema: Some(node),
                 definition: None,
+                root: false,
                 ..self
             },
         }
@@ -132,17 +140,22 @@ impl<'a> Shape<'a> {
                     .and_then(|s| s.get("additionalProperties"))
                     .filter(|a| a.is_object())
             })
-            .or_else(|| self.preserves_unknown().then(|| &*DEDUCED));
+            .or_else(|| self.deduces(key).then(|| &*DEDUCED));
         self.resolve(schema)
     }
 
-    /// Whether the schema keeps fields it does not declare (`x-kubernetes-preserve-unknown-fields`),
-    /// which structured-merge-diff types as a map of deduced values.
-    fn preserves_unknown(self) -> bool {
-        self.schema
-            .and_then(|s| s.get("x-kubernetes-preserve-unknown-fields"))
-            .and_then(Value::as_bool)
-            .unwrap_or(false)
+    /// Whether the undeclared field `key` is typed by deduction: the schema keeps fields it does
+    /// not declare (`x-kubernetes-preserve-unknown-fields`), which structured-merge-diff types as
+    /// a map of deduced values, but never an object's own type meta and metadata (the CRD's
+    /// OpenAPI builder always declares `metadata` as `ObjectMeta`).
+    fn deduces(self, key: &str) -> bool {
+        let type_meta = self.root && matches!(key, "apiVersion" | "kind" | "metadata");
+        !type_meta
+            && self
+                .schema
+                .and_then(|s| s.get("x-kubernetes-preserve-unknown-fields"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
     }
 
     pub(crate) fn items(self) -> Self {
@@ -204,7 +217,7 @@ impl<'a> Shape<'a> {
     pub(crate) fn is_map_entry(self, key: &str) -> bool {
         self.schema.is_some_and(|s| {
             s.get("properties").and_then(|p| p.get(key)).is_none()
-                && (s.get("additionalProperties").is_some_and(Value::is_object) || self.preserves_unknown())
+                && (s.get("additionalProperties").is_some_and(Value::is_object) || self.deduces(key))
         })
     }
 
@@ -298,6 +311,7 @@ fn object_meta(path: &[String]) -> Shape<'static> {
         schema: definitions.and_then(|d| d.get(name)),
         definitions,
         definition: Some(name),
+        root: false,
     };
     path.iter()
         .fold(root, |shape, segment| match segment.strip_prefix("f:") {

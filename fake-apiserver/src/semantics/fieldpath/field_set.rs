@@ -220,6 +220,23 @@ mod tests {
     }
 
     #[test]
+    fn values_kept_as_unknown_fields_should_be_deduced_maps_but_not_the_metadata() {
+        let mut info = ResourceInfo::builtin("g.io", "v1", "Loose", "looses");
+        info.schema = Some(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}));
+        let object = json!({"metadata": {"labels": {"a": "1"}}, "spec": {"deep": {"x": 1}, "list": [1]}});
+        let set = applied_set(&object, Shape::of(&info));
+        assert_eq!(set.get(&path(&["f:spec", "f:deep"])), Some(&true));
+        assert_eq!(set.get(&path(&["f:spec", "f:deep", "f:x"])), Some(&false));
+        assert_eq!(set.get(&path(&["f:spec", "f:list"])), Some(&false), "atomic list");
+        assert!(
+            !set.contains_key(&path(&["f:metadata"])),
+            "metadata is ObjectMeta, declared"
+        );
+        assert!(!set.contains_key(&path(&["f:metadata", "f:labels"])));
+        assert_eq!(set.get(&path(&["f:metadata", "f:labels", "f:a"])), Some(&false));
+    }
+
+    #[test]
     fn unnameable_and_repeated_items_should_be_errors() {
         let info = board();
         let shape = Shape::of(&info);
