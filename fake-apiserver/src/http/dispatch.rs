@@ -21,6 +21,7 @@ use crate::http::warning::add_warnings;
 use crate::semantics::go_json_writer;
 use crate::server::Inner;
 use crate::status::ApiStatus;
+use crate::storage::resource::ResourceInfo;
 use crate::storage::verb::Verb;
 use crate::testing::Action;
 use crate::verbs::options::{Query, Warnings};
@@ -146,12 +147,7 @@ impl Inner {
         } = request;
         let needs_namespace = route.info.namespaced && route.namespace.is_none();
         if let Some(refusal) = &route.refusal {
-            let mut response = status_response(refusal);
-            add_warnings(
-                response.headers_mut(),
-                route.info.deprecation_warning.iter().cloned().collect(),
-            );
-            return Ok(response);
+            return Ok(with_deprecation(&route.info, status_response(refusal)));
         }
         let served = route.subresource.is_some() || route.info.serves(route.verb, None);
         // kube-apiserver has no all-namespaces create or deletecollection route: 405 as for a verb
@@ -160,12 +156,8 @@ impl Inner {
         if route.verb == Verb::Watch && !served && route.info.serves(Verb::List, None) {
             // The list handler itself refuses a watch its storage cannot serve, after the
             // request reached the resource (so with its warnings).
-            let mut response = status_response(&ApiStatus::method_not_supported(&route.info, "watch"));
-            add_warnings(
-                response.headers_mut(),
-                route.info.deprecation_warning.iter().cloned().collect(),
-            );
-            return Ok(response);
+            let refusal = ApiStatus::method_not_supported(&route.info, "watch");
+            return Ok(with_deprecation(&route.info, status_response(&refusal)));
         }
         // A resource with no verb on single objects (bindings, reviews) registers no object
         // path at all: a request naming an object finds no route, where one on the collection
@@ -373,4 +365,14 @@ fn name_selector(selector: &str, name: &str) -> Result<String, ApiStatus> {
             "fieldSelector metadata.name doesn't match requested name",
         )),
     }
+}
+
+/// A refusal the resource's handler gives after the request reached it, with its version's
+/// deprecation warning (added before the handler runs).
+fn with_deprecation(info: &ResourceInfo, mut response: Response<ResponseBody>) -> Response<ResponseBody> {
+    add_warnings(
+        response.headers_mut(),
+        info.deprecation_warning.iter().cloned().collect(),
+    );
+    response
 }

@@ -98,7 +98,7 @@ impl Inner {
             Some("scale") if route.verb == Verb::Update => &scale::BODY_TYPE,
             _ => &**info,
         };
-        if connect::concerns(info, subresource) {
+        if connection {
             let state = self.state();
             let id = route.name.as_deref().unwrap_or_default();
             let sub = subresource.unwrap_or_default();
